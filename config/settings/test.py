@@ -1,0 +1,17 @@
+"""Test settings: PostgreSQL and Redis on localhost (make test checks they run), fast hashing."""
+import os
+
+os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-a-secret")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tco")
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+
+from .base import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
+# Tasks run inline unless a test starts a real worker process (tests/worker.py).
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+
+# Serve static files from the apps directly; no collectstatic needed outside production.
+WHITENOISE_AUTOREFRESH = True

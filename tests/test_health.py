@@ -1,0 +1,68 @@
+"""/healthz and the two brokers: Redis in tests and production, the filesystem broker on a bare machine."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.worker import REPO_ROOT, WorkerProcess
+
+
+@pytest.mark.django_db
+def test_healthz_reports_database_and_broker_and_no_worker(client):
+    response = client.get("/healthz")
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["database"] == {"ok": True, "vendor": "postgresql"}
+    assert body["broker"]["ok"] is True
+    assert body["workers"]["count"] == 0
+
+
+@pytest.mark.worker
+def test_healthz_sees_a_real_worker_on_redis(client, redis_worker):
+    body = client.get("/healthz").json()
+
+    assert body["workers"]["ok"] is True
+    assert redis_worker.name in body["workers"]["names"]
+
+
+def test_healthz_answers_503_when_the_broker_is_down(client, settings, db):
+    from config.celery_app import app
+
+    old = app.conf.broker_url
+    app.conf.broker_url = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    try:
+        response = client.get("/healthz")
+    finally:
+        app.conf.broker_url = old
+
+    assert response.status_code == 503
+    assert response.json()["broker"]["ok"] is False
+
+
+@pytest.mark.worker
+def test_embedded_filesystem_broker_delivers_to_a_real_worker(tmp_path, transactional_db):
+    # No REDIS_URL: the settings fall back to kombu's filesystem transport under TCO_VAR_DIR.
+    # The test process itself is on Redis, so the ping goes out through the celery CLI.
+    worker = WorkerProcess(broker_env={"REDIS_URL": "", "TCO_VAR_DIR": str(tmp_path)})
+    worker.start(wait=False)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            ping = subprocess.run(
+                [sys.executable, "-m", "celery", "-A", "config", "inspect", "ping",
+                 "-d", worker.name, "--timeout", "2"],
+                cwd=REPO_ROOT, env=worker.env, capture_output=True, text=True, timeout=60,
+            )
+            if ping.returncode == 0 or time.monotonic() > deadline:
+                break
+    finally:
+        worker.stop()
+
+    assert ping.returncode == 0, ping.stdout + ping.stderr + worker.log_path.read_text()
+    assert "pong" in ping.stdout
+    assert (tmp_path / "broker" / "control").is_dir()
