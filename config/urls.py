@@ -8,6 +8,7 @@ from config.health import healthz
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("catalog.api.urls")),
+    path("api/v1/", include("tco.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("healthz", healthz, name="healthz"),

@@ -35,3 +35,33 @@ def redis_worker(transactional_db, live_celery):
     worker = WorkerProcess(broker_env={"REDIS_URL": settings.REDIS_URL}).start()
     yield worker
     worker.stop()
+
+
+def _load_catalog_once() -> None:
+    from catalog.models import Source
+    from catalog.services import catalog_load
+
+    if not Source.objects.exists():
+        catalog_load()
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    # Loaded once for the session; tests roll back on top of it. Transactional tests, which
+    # pytest-django runs last, flush it, and the catalog fixture loads it again.
+    with django_db_blocker.unblock():
+        _load_catalog_once()
+
+
+@pytest.fixture
+def catalog(db):
+    """The real catalog, loaded from catalog/data like `make run` does."""
+    _load_catalog_once()
+
+
+@pytest.fixture
+def demo_scenarios(catalog):
+    """The three demo scenarios of `load_demo`, on top of the real catalog."""
+    from tco.demo import load_demo
+
+    return {scenario.name: scenario for scenario in load_demo()}

@@ -1,4 +1,17 @@
+"""Catalog API routes, mounted at /api/v1/ by config/urls.py."""
+from __future__ import annotations
+
 from rest_framework.routers import SimpleRouter
 
+from catalog.api import views
+
 router = SimpleRouter()
+router.register("sources", views.SourceViewSet)
+router.register("accelerators", views.AcceleratorViewSet)
+router.register("systems", views.SystemSkuViewSet)
+router.register("offerings", views.CloudOfferingViewSet)
+router.register("price-points", views.PricePointViewSet)
+router.register("cooling-technologies", views.CoolingTechnologyViewSet)
+router.register("facility-profiles", views.FacilityProfileViewSet)
+router.register("power-densities", views.PowerDensityReferenceViewSet)
 urlpatterns = router.urls

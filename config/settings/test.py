@@ -15,3 +15,6 @@ CELERY_TASK_EAGER_PROPAGATES = True
 
 # Serve static files from the apps directly; no collectstatic needed outside production.
 WHITENOISE_AUTOREFRESH = True
+
+# One test database per pytest process, so concurrent runs on one machine don't collide.
+DATABASES["default"]["TEST"] = {"NAME": f"test_tco_{os.getpid()}"}  # noqa: F405

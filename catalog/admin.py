@@ -1,0 +1,230 @@
+"""Admin for every catalog model, with provenance shown and a quote-file upload on price points."""
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from catalog.forms import QuoteImportForm
+from catalog.importers import QuoteFileRejected
+from catalog.models import (
+    Accelerator,
+    AcceleratorPowerCap,
+    AcceleratorThroughput,
+    CloudOffering,
+    CoolingTechnology,
+    FacilityProfile,
+    PowerDensityReference,
+    PricePoint,
+    Source,
+    SystemSku,
+)
+from catalog.services import quote_file_import
+
+
+class ProvenanceMixin:
+    """Shows ``field_sources`` as one readable line per figure."""
+
+    @admin.display(description="sources of each figure")
+    def provenance(self, obj) -> str:
+        if not obj.field_sources:
+            return "—"
+        lines = "".join(
+            format_html("<li><code>{}</code>: {}</li>", name, ", ".join(keys))
+            for name, keys in sorted(obj.field_sources.items())
+        )
+        return format_html("<ul style='margin:0'>{}</ul>", format_html(lines))
+
+
+class ThroughputInline(admin.TabularInline):
+    """Every source's throughput figure for the accelerator."""
+
+    model = AcceleratorThroughput
+    extra = 0
+    fields = ("precision", "tflops", "is_sparse", "is_preferred", "source", "note")
+    autocomplete_fields = ("source",)
+
+
+class PowerCapInline(admin.TabularInline):
+    """Throughput lost at lower power limits."""
+
+    model = AcceleratorPowerCap
+    extra = 0
+    autocomplete_fields = ("source",)
+
+
+class PriceHistoryInline(admin.TabularInline):
+    """A target's prices, newest first; history is read-only (a new price is a new row)."""
+
+    model = PricePoint
+    extra = 0
+    can_delete = False
+    ordering = ("-as_of", "-retrieved_at", "-id")
+    fields = ("as_of", "amount", "amount_high", "currency", "source", "source_url", "retrieved_at", "note")
+    readonly_fields = fields
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Source)
+class SourceAdmin(admin.ModelAdmin):
+    list_display = ("key", "title", "kind", "published_on", "retrieved_on")
+    list_filter = ("kind",)
+    search_fields = ("key", "title", "url", "document")
+    date_hierarchy = "published_on"
+
+
+@admin.register(Accelerator)
+class AcceleratorAdmin(ProvenanceMixin, admin.ModelAdmin):
+    list_display = ("slug", "name", "vendor", "kind", "architecture", "memory_gb", "tdp_w", "form_factor", "year")
+    list_filter = ("vendor", "kind", "form_factor", "architecture")
+    search_fields = ("slug", "name", "family", "architecture")
+    readonly_fields = ("provenance",)
+    inlines = (ThroughputInline, PowerCapInline)
+
+
+@admin.register(AcceleratorThroughput)
+class AcceleratorThroughputAdmin(admin.ModelAdmin):
+    list_display = ("accelerator", "precision", "tflops", "is_sparse", "is_preferred", "source")
+    list_filter = ("precision", "is_sparse", "is_preferred", "source", "accelerator__vendor")
+    search_fields = ("accelerator__slug", "accelerator__name", "note")
+    autocomplete_fields = ("accelerator", "source")
+    list_select_related = ("accelerator", "source")
+
+
+@admin.register(AcceleratorPowerCap)
+class AcceleratorPowerCapAdmin(admin.ModelAdmin):
+    list_display = ("accelerator", "power_limit_w", "throughput_loss_pct_low", "throughput_loss_pct_high", "source")
+    list_filter = ("source",)
+    search_fields = ("accelerator__slug", "note")
+    autocomplete_fields = ("accelerator", "source")
+
+
+@admin.register(SystemSku)
+class SystemSkuAdmin(ProvenanceMixin, admin.ModelAdmin):
+    list_display = (
+        "slug",
+        "name",
+        "kind",
+        "accelerator",
+        "accelerators_per_system",
+        "power_max_kw",
+        "power_idle_kw",
+        "rack_units",
+        "purchase_price_low_usd",
+        "purchase_price_high_usd",
+    )
+    list_filter = ("kind", "vendor", "accelerator__vendor")
+    search_fields = ("slug", "name", "vendor", "cpu", "accelerator__slug")
+    autocomplete_fields = ("accelerator",)
+    list_select_related = ("accelerator",)
+    readonly_fields = ("provenance",)
+    inlines = (PriceHistoryInline,)
+
+
+@admin.register(CloudOffering)
+class CloudOfferingAdmin(admin.ModelAdmin):
+    list_display = ("provider", "instance_type", "region", "pricing_model", "accelerator", "accelerators_per_instance")
+    list_filter = ("provider", "pricing_model", "region", "accelerator__vendor")
+    search_fields = ("instance_type", "region", "accelerator__slug", "notes")
+    autocomplete_fields = ("accelerator",)
+    list_select_related = ("accelerator",)
+    inlines = (PriceHistoryInline,)
+
+
+@admin.register(PricePoint)
+class PricePointAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "as_of", "amount", "amount_high", "currency", "source", "retrieved_at")
+    list_filter = ("currency", "source__kind", "offering__provider", "offering__pricing_model", "source")
+    search_fields = ("offering__instance_type", "system__slug", "source__key", "note")
+    date_hierarchy = "as_of"
+    autocomplete_fields = ("offering", "system", "source")
+    list_select_related = ("offering", "system", "source")
+    change_list_template = "admin/catalog/pricepoint/change_list.html"
+
+    def has_change_permission(self, request: HttpRequest, obj: PricePoint | None = None) -> bool:
+        # Price history is never overwritten: record a new price instead of editing one.
+        return False
+
+    def get_urls(self):
+        upload = path(
+            "import/",
+            self.admin_site.admin_view(self.import_quotes_view),
+            name="catalog_pricepoint_import",
+        )
+        return [upload, *super().get_urls()]
+
+    def import_quotes_view(self, request: HttpRequest) -> HttpResponse:
+        """Upload a vendor quote file; a file with any bad row is refused whole."""
+        if not self.has_add_permission(request):
+            return HttpResponseRedirect(reverse("admin:catalog_pricepoint_changelist"))
+        form = QuoteImportForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                result = quote_file_import(file_name=upload.name, content=upload.read())
+            except QuoteFileRejected as exc:
+                for error in exc.errors:
+                    form.add_error("file", str(error))
+            else:
+                self.message_user(
+                    request,
+                    f"{upload.name}: {result.prices_created} price(s) added, "
+                    f"{result.prices_unchanged} already known, {result.offerings_created} new offering(s).",
+                    messages.SUCCESS,
+                )
+                return HttpResponseRedirect(reverse("admin:catalog_pricepoint_changelist"))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Import a quote file",
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/catalog/pricepoint/import_quotes.html", context)
+
+
+@admin.register(CoolingTechnology)
+class CoolingTechnologyAdmin(ProvenanceMixin, admin.ModelAdmin):
+    list_display = (
+        "slug",
+        "name",
+        "min_kw_per_rack",
+        "max_kw_per_rack",
+        "capex_rating",
+        "opex_rating",
+        "relative_capex_per_kw",
+        "capex_usd_per_kw",
+        "opex_usd_per_kw_month",
+    )
+    list_filter = ("capex_rating", "opex_rating", "complexity")
+    search_fields = ("slug", "name", "notes")
+    readonly_fields = ("provenance",)
+
+
+@admin.register(FacilityProfile)
+class FacilityProfileAdmin(ProvenanceMixin, admin.ModelAdmin):
+    list_display = (
+        "slug",
+        "name",
+        "kind",
+        "electricity_usd_per_kwh",
+        "pue",
+        "colocation_usd_per_kw_month",
+        "rack_power_limit_kw",
+        "rack_units_per_rack",
+        "max_cooling",
+    )
+    list_filter = ("kind", "max_cooling")
+    search_fields = ("slug", "name", "notes")
+    readonly_fields = ("provenance",)
+
+
+@admin.register(PowerDensityReference)
+class PowerDensityReferenceAdmin(admin.ModelAdmin):
+    list_display = ("configuration", "power_kw", "racks", "kw_per_rack_low", "kw_per_rack_high", "cooling_note", "source")
+    list_filter = ("source",)
+    search_fields = ("configuration", "cooling_note", "note")

@@ -1,0 +1,293 @@
+"""Serializers of the catalog API: explicit fields; invariants come from the models."""
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from catalog.choices import Rating
+from catalog.models import (
+    Accelerator,
+    AcceleratorPowerCap,
+    AcceleratorThroughput,
+    CloudOffering,
+    CoolingTechnology,
+    FacilityProfile,
+    PowerDensityReference,
+    PricePoint,
+    Source,
+    SystemSku,
+)
+from catalog.selectors import dense_tflops
+
+
+class ModelCleanMixin:
+    """Runs the model's ``clean()`` on the would-be instance, so cross-field rules (idle power
+    within maximum, one price target, sourced figures) give the same field errors as the admin."""
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        model = self.Meta.model
+        current = {
+            field.attname: getattr(self.instance, field.attname)
+            for field in model._meta.concrete_fields
+            if self.instance is not None
+        }
+        instance = model(**current)
+        for name, value in attrs.items():
+            setattr(instance, name, value)
+        try:
+            instance.clean()
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(
+                exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+            ) from exc
+        return attrs
+
+
+def _source_key_field() -> serializers.SlugRelatedField:
+    return serializers.SlugRelatedField(slug_field="key", queryset=Source.objects.all())
+
+
+class SourceSerializer(serializers.ModelSerializer):
+    """A document figures come from."""
+
+    class Meta:
+        model = Source
+        fields = [
+            "id",
+            "key",
+            "title",
+            "kind",
+            "url",
+            "document",
+            "published_on",
+            "date_basis",
+            "retrieved_on",
+            "note",
+        ]
+
+
+class ThroughputSerializer(serializers.ModelSerializer):
+    """One source's throughput figure."""
+
+    source = serializers.SlugRelatedField(slug_field="key", read_only=True)
+
+    class Meta:
+        model = AcceleratorThroughput
+        fields = ["precision", "tflops", "is_sparse", "is_preferred", "source", "note"]
+
+
+class PowerCapSerializer(serializers.ModelSerializer):
+    """Throughput lost at a power limit."""
+
+    source = serializers.SlugRelatedField(slug_field="key", read_only=True)
+
+    class Meta:
+        model = AcceleratorPowerCap
+        fields = ["power_limit_w", "throughput_loss_pct_low", "throughput_loss_pct_high", "source", "note"]
+
+
+class AcceleratorSerializer(ModelCleanMixin, serializers.ModelSerializer):
+    """An accelerator with every source's throughput and the dense figures the catalog uses."""
+
+    dense_tflops = serializers.SerializerMethodField()
+    throughputs = ThroughputSerializer(many=True, read_only=True)
+    power_caps = PowerCapSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Accelerator
+        fields = [
+            "id",
+            "slug",
+            "vendor",
+            "family",
+            "name",
+            "kind",
+            "architecture",
+            "year",
+            "memory_gb",
+            "memory_type",
+            "memory_bandwidth_gb_per_s",
+            "tdp_w",
+            "interconnect",
+            "interconnect_bandwidth_gb_per_s",
+            "form_factor",
+            "field_sources",
+            "notes",
+            "dense_tflops",
+            "throughputs",
+            "power_caps",
+        ]
+
+    @extend_schema_field(
+        {"type": "object", "additionalProperties": {"type": "string", "format": "decimal"}}
+    )
+    def get_dense_tflops(self, obj: Accelerator) -> dict[str, str]:
+        return {precision: str(tflops) for precision, tflops in dense_tflops(obj).items()}
+
+
+class SystemSkuSerializer(ModelCleanMixin, serializers.ModelSerializer):
+    """A purchasable system."""
+
+    accelerator = serializers.SlugRelatedField(slug_field="slug", queryset=Accelerator.objects.all())
+
+    class Meta:
+        model = SystemSku
+        fields = [
+            "id",
+            "slug",
+            "name",
+            "vendor",
+            "kind",
+            "accelerator",
+            "accelerators_per_system",
+            "cpu",
+            "power_max_kw",
+            "power_idle_kw",
+            "rack_units",
+            "purchase_price_low_usd",
+            "purchase_price_high_usd",
+            "field_sources",
+            "notes",
+        ]
+
+
+class PriceInForceSerializer(serializers.Serializer):
+    """The price of an offering in force on the requested date (per instance-hour)."""
+
+    id = serializers.IntegerField()
+    amount = serializers.DecimalField(max_digits=14, decimal_places=4)
+    amount_high = serializers.DecimalField(max_digits=14, decimal_places=4, allow_null=True)
+    currency = serializers.CharField()
+    as_of = serializers.DateField()
+    source = serializers.CharField(help_text="Source key.")
+
+
+class CloudOfferingSerializer(ModelCleanMixin, serializers.ModelSerializer):
+    """A cloud offering with the price in force (today, or on ``price_at``)."""
+
+    accelerator = serializers.SlugRelatedField(slug_field="slug", queryset=Accelerator.objects.all())
+    price = PriceInForceSerializer(source="price_in_force", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = CloudOffering
+        fields = [
+            "id",
+            "provider",
+            "instance_type",
+            "region",
+            "accelerator",
+            "accelerators_per_instance",
+            "pricing_model",
+            "notes",
+            "price",
+        ]
+
+
+class PricePointSerializer(ModelCleanMixin, serializers.ModelSerializer):
+    """A dated price: per instance-hour of an offering or per unit of a system."""
+
+    system = serializers.SlugRelatedField(
+        slug_field="slug", queryset=SystemSku.objects.all(), allow_null=True, required=False
+    )
+    source = _source_key_field()
+    unit = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = PricePoint
+        fields = [
+            "id",
+            "offering",
+            "system",
+            "amount",
+            "amount_high",
+            "currency",
+            "unit",
+            "as_of",
+            "source",
+            "source_url",
+            "retrieved_at",
+            "note",
+        ]
+        read_only_fields = ["retrieved_at"]
+
+
+@extend_schema_field({"type": "string", "enum": Rating.values}, component_name="Rating")
+class RatingField(serializers.ChoiceField):
+    """A Low / Medium / High / Very high rating, one schema component for all three uses."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=Rating.choices, **kwargs)
+
+
+class CoolingTechnologySerializer(ModelCleanMixin, serializers.ModelSerializer):
+    """A cooling tier."""
+
+    capex_rating = RatingField()
+    opex_rating = RatingField()
+    complexity = RatingField()
+
+    class Meta:
+        model = CoolingTechnology
+        fields = [
+            "id",
+            "slug",
+            "name",
+            "min_kw_per_rack",
+            "max_kw_per_rack",
+            "capex_rating",
+            "opex_rating",
+            "complexity",
+            "relative_capex_per_kw",
+            "relative_opex_per_kw",
+            "capex_usd_per_kw",
+            "opex_usd_per_kw_month",
+            "field_sources",
+            "notes",
+        ]
+
+
+class FacilityProfileSerializer(ModelCleanMixin, serializers.ModelSerializer):
+    """A facility profile."""
+
+    max_cooling = serializers.SlugRelatedField(slug_field="slug", queryset=CoolingTechnology.objects.all())
+
+    class Meta:
+        model = FacilityProfile
+        fields = [
+            "id",
+            "slug",
+            "name",
+            "kind",
+            "electricity_usd_per_kwh",
+            "pue",
+            "colocation_usd_per_kw_month",
+            "buildout_capex_usd_per_kw",
+            "buildout_opex_usd_per_kw_month",
+            "rack_power_limit_kw",
+            "rack_units_per_rack",
+            "max_cooling",
+            "field_sources",
+            "notes",
+        ]
+
+
+class PowerDensityReferenceSerializer(ModelCleanMixin, serializers.ModelSerializer):
+    """A power-density table row."""
+
+    source = _source_key_field()
+
+    class Meta:
+        model = PowerDensityReference
+        fields = [
+            "id",
+            "configuration",
+            "power_kw",
+            "racks",
+            "kw_per_rack_low",
+            "kw_per_rack_high",
+            "cooling_note",
+            "source",
+            "note",
+        ]

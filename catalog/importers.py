@@ -1,0 +1,282 @@
+"""Parse vendor quote files (CSV or XLSX) into validated rows, without touching the database.
+
+A quote file has a header row and one price per row:
+
+==========================  ===================================================================
+column                      meaning
+==========================  ===================================================================
+kind                        ``system`` (a purchase price) or ``offering`` (a cloud price)
+slug                        system SKU slug (kind=system)
+provider                    cloud provider code, e.g. ``aws`` (kind=offering)
+instance_type               provider's instance name, e.g. ``p5.48xlarge`` (kind=offering)
+region                      region code, e.g. ``us-east-1`` (kind=offering)
+pricing_model               on_demand, reserved_1y, reserved_3y, spot, capacity_block (offering)
+amount                      price > 0: per unit (system) or per instance-hour (offering)
+currency                    ISO 4217 code, e.g. USD
+as_of                       date the price applies from, YYYY-MM-DD
+source                      who quoted it: a name or a URL
+accelerator                 optional; accelerator slug, needed for an offering not yet in the catalog
+accelerators_per_instance   optional; whole number > 0, needed for a new offering too
+amount_high                 optional; high end when the quote is a range
+note                        optional; free text kept with the price
+==========================  ===================================================================
+
+Columns for a kind are required only when the file has rows of that kind. Row numbers in errors
+are the ones a spreadsheet shows: the header is row 1.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import io
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import PurePath
+from typing import Any
+
+import openpyxl
+import pandas as pd
+
+from catalog.choices import Currency, PricingModel, Provider
+
+ALWAYS_REQUIRED = ("kind", "amount", "currency", "as_of", "source")
+REQUIRED_BY_KIND = {
+    "system": ("slug",),
+    "offering": ("provider", "instance_type", "region", "pricing_model"),
+}
+OPTIONAL = ("accelerator", "accelerators_per_instance", "amount_high", "note")
+HEADER_ROW = 1
+
+
+@dataclass(frozen=True)
+class RowError:
+    """One reason a quote file is refused: the spreadsheet row, the column and what is wrong."""
+
+    row: int
+    field: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"row {self.row}, {self.field}: {self.reason}"
+
+
+class QuoteFileRejected(Exception):
+    """The file has at least one bad row; nothing from it may be written."""
+
+    def __init__(self, errors: list[RowError]):
+        self.errors = sorted(errors, key=lambda e: (e.row, e.field))
+        super().__init__("; ".join(str(e) for e in self.errors))
+
+
+@dataclass(frozen=True)
+class QuoteRow:
+    """One valid price from a quote file."""
+
+    row: int
+    kind: str
+    amount: Decimal
+    currency: str
+    as_of: dt.date
+    source: str
+    slug: str = ""
+    provider: str = ""
+    instance_type: str = ""
+    region: str = ""
+    pricing_model: str = ""
+    accelerator: str = ""
+    accelerators_per_instance: int | None = None
+    amount_high: Decimal | None = None
+    note: str = ""
+
+    @property
+    def source_is_url(self) -> bool:
+        return self.source.startswith(("http://", "https://"))
+
+
+def parse_quote_file(*, file_name: str, content: bytes) -> list[QuoteRow]:
+    """Validate every row of a CSV or XLSX quote file.
+
+    Raises
+    ------
+    QuoteFileRejected
+        With every error found (missing columns, bad values), when any row is bad.
+    """
+    suffix = PurePath(file_name).suffix.lower()
+    if suffix == ".csv":
+        header, rows = _read_csv(content)
+    elif suffix == ".xlsx":
+        header, rows = _read_xlsx(content)
+    else:
+        raise QuoteFileRejected([RowError(0, "file", f"expected a .csv or .xlsx file, got '{file_name}'")])
+    return _validate(header, rows)
+
+
+def _read_csv(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    try:
+        text = content.decode("utf-8-sig")
+        # Strings only and blank lines kept, so row numbers match what a spreadsheet shows.
+        frame = pd.read_csv(
+            io.StringIO(text), dtype=str, keep_default_na=False, skip_blank_lines=False
+        )
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise QuoteFileRejected([RowError(HEADER_ROW, "file", f"not a readable CSV file ({exc})")]) from exc
+    header = [str(name).strip().lower() for name in frame.columns]
+    frame.columns = header
+    frame = frame.fillna("")
+    rows = [(index + HEADER_ROW + 1, record) for index, record in enumerate(frame.to_dict("records"))]
+    return header, rows
+
+
+def _read_xlsx(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    try:
+        workbook = openpyxl.load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises zipfile, KeyError, InvalidFileException…
+        raise QuoteFileRejected([RowError(HEADER_ROW, "file", f"not a readable XLSX file ({exc})")]) from exc
+    try:
+        lines = workbook.active.iter_rows(values_only=True)
+        first = next(lines, None) or ()
+        header = ["" if name is None else str(name).strip().lower() for name in first]
+        rows = [
+            (number, dict(zip(header, values, strict=False)))
+            for number, values in enumerate(lines, start=HEADER_ROW + 1)
+        ]
+    finally:
+        workbook.close()
+    return header, rows
+
+
+def _validate(header: list[str], rows: list[tuple[int, dict[str, Any]]]) -> list[QuoteRow]:
+    rows = [(number, record) for number, record in rows if not _is_blank(record)]
+    missing = [name for name in ALWAYS_REQUIRED if name not in header]
+    kinds = {_text(record.get("kind")).lower() for _, record in rows}
+    for kind, names in REQUIRED_BY_KIND.items():
+        if kind in kinds:
+            missing += [name for name in names if name not in header]
+    if missing:
+        raise QuoteFileRejected([RowError(HEADER_ROW, name, "missing column") for name in missing])
+    if not rows:
+        raise QuoteFileRejected([RowError(HEADER_ROW + 1, "file", "no price rows")])
+    parsed: list[QuoteRow] = []
+    errors: list[RowError] = []
+    for number, record in rows:
+        row_errors: list[RowError] = []
+        row = _parse_row(number, record, row_errors)
+        errors += row_errors
+        if row is not None:
+            parsed.append(row)
+    if errors:
+        raise QuoteFileRejected(errors)
+    return parsed
+
+
+def _parse_row(number: int, record: dict[str, Any], errors: list[RowError]) -> QuoteRow | None:
+    def fail(field: str, reason: str) -> None:
+        errors.append(RowError(number, field, reason))
+
+    kind = _text(record.get("kind")).lower()
+    if kind not in REQUIRED_BY_KIND:
+        fail("kind", f"'{kind}' is not one of: system, offering" if kind else "is empty")
+    for name in REQUIRED_BY_KIND.get(kind, ()):
+        if not _text(record.get(name)):
+            fail(name, f"is required for kind {kind}")
+    provider = _text(record.get("provider")).lower()
+    if kind == "offering" and provider and provider not in Provider.values:
+        fail("provider", f"unknown provider '{provider}'; expected one of {', '.join(Provider.values)}")
+    pricing_model = _text(record.get("pricing_model")).lower()
+    if kind == "offering" and pricing_model and pricing_model not in PricingModel.values:
+        fail(
+            "pricing_model",
+            f"unknown pricing model '{pricing_model}'; expected one of {', '.join(PricingModel.values)}",
+        )
+    amount = _positive_decimal(record.get("amount"), "amount", fail, required=True)
+    amount_high = _positive_decimal(record.get("amount_high"), "amount_high", fail, required=False)
+    if amount is not None and amount_high is not None and amount_high < amount:
+        fail("amount_high", "must not be below amount")
+    currency = _text(record.get("currency")).upper()
+    if currency not in Currency.values:
+        fail("currency", f"unknown currency '{currency}'; expected one of {', '.join(Currency.values)}")
+    as_of = _date(record.get("as_of"), fail)
+    source = _text(record.get("source"))
+    if not source:
+        fail("source", "is empty")
+    per_instance = _whole_number(record.get("accelerators_per_instance"), fail)
+    if errors:
+        return None
+    return QuoteRow(
+        row=number,
+        kind=kind,
+        amount=amount,
+        amount_high=amount_high,
+        currency=currency,
+        as_of=as_of,
+        source=source,
+        slug=_text(record.get("slug")),
+        provider=provider,
+        instance_type=_text(record.get("instance_type")),
+        region=_text(record.get("region")),
+        pricing_model=pricing_model,
+        accelerator=_text(record.get("accelerator")),
+        accelerators_per_instance=per_instance,
+        note=_text(record.get("note")),
+    )
+
+
+def _is_blank(record: dict[str, Any]) -> bool:
+    return all(_text(value) == "" for value in record.values())
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _positive_decimal(value: Any, field: str, fail, *, required: bool) -> Decimal | None:
+    text = _text(value)
+    if not text:
+        if required:
+            fail(field, "is empty")
+        return None
+    if isinstance(value, bool):
+        fail(field, f"'{text}' is not a number")
+        return None
+    try:
+        # A float from a spreadsheet cell goes through str() so 32.77 stays 32.77.
+        number = Decimal(text)
+    except InvalidOperation:
+        fail(field, f"'{text}' is not a number")
+        return None
+    if not number.is_finite():
+        fail(field, f"'{text}' is not a number")
+        return None
+    if number <= 0:
+        fail(field, "must be greater than zero")
+        return None
+    return number
+
+
+def _date(value: Any, fail) -> dt.date | None:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    text = _text(value)
+    if not text:
+        fail("as_of", "is empty")
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        fail("as_of", f"'{text}' is not a date in YYYY-MM-DD form")
+        return None
+
+
+def _whole_number(value: Any, fail) -> int | None:
+    text = _text(value)
+    if not text:
+        return None
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        number = None
+    if number is None or not number.is_finite() or number != number.to_integral_value() or number <= 0:
+        fail("accelerators_per_instance", f"'{text}' is not a whole number greater than zero")
+        return None
+    return int(number)

@@ -1,0 +1,657 @@
+"""What AI compute costs: accelerators, systems, cloud offerings and facilities, each figure traceable
+to the document it came from.
+
+Invariants live in the database (CheckConstraint / UniqueConstraint) and, for readable field-named
+errors in forms and the API, in each model's validators and ``clean()``.
+"""
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from catalog.choices import (
+    AcceleratorKind,
+    Currency,
+    FacilityKind,
+    FormFactor,
+    PricingModel,
+    Precision,
+    Provider,
+    Rating,
+    SourceKind,
+    SystemKind,
+    Vendor,
+)
+from catalog.validators import validate_not_negative, validate_positive
+
+
+def _figure(max_digits: int = 10, decimal_places: int = 2, **kwargs) -> models.DecimalField:
+    """A positive decimal figure; null when no source gives it."""
+    kwargs.setdefault("null", True)
+    kwargs.setdefault("blank", kwargs["null"])
+    return models.DecimalField(
+        max_digits=max_digits,
+        decimal_places=decimal_places,
+        validators=[validate_positive],
+        **kwargs,
+    )
+
+
+def _positive(field: str) -> models.CheckConstraint:
+    return models.CheckConstraint(
+        condition=Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__gt": 0}),
+        name="%(app_label)s_%(class)s_" + f"{field}_positive",
+    )
+
+
+class Source(models.Model):
+    """A document a catalog figure comes from: a seed document, price list, API, quote or assumption."""
+
+    key = models.CharField(
+        max_length=500,
+        unique=True,
+        help_text="Short key (seed-002) or the URL of the document.",
+    )
+    title = models.CharField(max_length=300)
+    kind = models.CharField(max_length=32, choices=SourceKind.choices)
+    url = models.URLField(max_length=500, blank=True)
+    document = models.CharField(
+        max_length=300, blank=True, help_text="Path of the document beside the project (../shared)."
+    )
+    published_on = models.DateField(
+        null=True,
+        blank=True,
+        help_text="Date the document's figures apply to; the default as-of date of its prices.",
+    )
+    date_basis = models.TextField(
+        blank=True, help_text="Where published_on comes from: stated in the document or assumed, and why."
+    )
+    retrieved_on = models.DateField(null=True, blank=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["key"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=SourceKind.values), name="catalog_source_kind_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class ProvenancedModel(models.Model):
+    """Abstract base: every figure column names the sources it came from in ``field_sources``."""
+
+    #: Columns holding figures that must each name at least one source.
+    FIGURE_FIELDS: tuple[str, ...] = ()
+
+    field_sources = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Source keys per figure, e.g. {"tdp_w": ["seed-002", "seed-003"]}.',
+    )
+    notes = models.TextField(blank=True, help_text="Disagreements between sources, assumptions.")
+
+    class Meta:
+        abstract = True
+
+    def clean(self) -> None:
+        super().clean()
+        self._clean_field_sources()
+
+    def _clean_field_sources(self) -> None:
+        if not isinstance(self.field_sources, dict):
+            raise ValidationError({"field_sources": "must map figure names to lists of source keys"})
+        errors: list[str] = []
+        unknown_fields = sorted(set(self.field_sources) - set(self.FIGURE_FIELDS))
+        if unknown_fields:
+            errors.append(f"not figures of this model: {', '.join(unknown_fields)}")
+        for name, keys in self.field_sources.items():
+            if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
+                errors.append(f"{name}: needs a non-empty list of source keys")
+        unsourced = [
+            name
+            for name in self.FIGURE_FIELDS
+            if getattr(self, self._meta.get_field(name).attname) not in (None, "")
+            and name not in self.field_sources
+        ]
+        if unsourced:
+            errors.append(f"figures without a source: {', '.join(unsourced)}")
+        if not errors:
+            wanted = {key for keys in self.field_sources.values() for key in keys}
+            known = set(Source.objects.filter(key__in=wanted).values_list("key", flat=True))
+            if wanted - known:
+                errors.append(f"unknown source keys: {', '.join(sorted(wanted - known))}")
+        if errors:
+            raise ValidationError({"field_sources": errors})
+
+
+class Accelerator(ProvenancedModel):
+    """A GPU or AI ASIC model with its memory, power and interconnect figures."""
+
+    FIGURE_FIELDS = (
+        "architecture",
+        "year",
+        "memory_gb",
+        "memory_type",
+        "memory_bandwidth_gb_per_s",
+        "tdp_w",
+        "interconnect",
+        "interconnect_bandwidth_gb_per_s",
+        "form_factor",
+    )
+
+    slug = models.SlugField(max_length=64, unique=True, help_text="<model>-<form factor>-<memory>gb")
+    vendor = models.CharField(max_length=16, choices=Vendor.choices)
+    family = models.CharField(max_length=64, help_text="Product family, e.g. H100, Instinct MI300.")
+    name = models.CharField(max_length=128)
+    kind = models.CharField(max_length=8, choices=AcceleratorKind.choices)
+    architecture = models.CharField(max_length=64, blank=True)
+    year = models.PositiveSmallIntegerField(null=True, blank=True)
+    memory_gb = _figure(7, 1)
+    memory_type = models.CharField(max_length=32, blank=True)
+    memory_bandwidth_gb_per_s = _figure(8, 1)
+    tdp_w = models.PositiveIntegerField(null=True, blank=True, validators=[validate_positive])
+    interconnect = models.CharField(max_length=64, blank=True)
+    interconnect_bandwidth_gb_per_s = _figure(8, 1)
+    form_factor = models.CharField(max_length=16, choices=FormFactor.choices, blank=True)
+
+    class Meta:
+        ordering = ["vendor", "family", "slug"]
+        constraints = [
+            _positive("memory_gb"),
+            _positive("memory_bandwidth_gb_per_s"),
+            _positive("tdp_w"),
+            _positive("interconnect_bandwidth_gb_per_s"),
+            models.CheckConstraint(
+                condition=Q(vendor__in=Vendor.values), name="catalog_accelerator_vendor_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=AcceleratorKind.values), name="catalog_accelerator_kind_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class AcceleratorThroughput(models.Model):
+    """Peak throughput of an accelerator at one precision, as one source quotes it.
+
+    Sources disagree (dense vs with-sparsity figures, rounding), so every source's figure is kept;
+    ``is_preferred`` marks the one dense figure per precision the catalog uses.
+    """
+
+    accelerator = models.ForeignKey(Accelerator, on_delete=models.CASCADE, related_name="throughputs")
+    precision = models.CharField(max_length=8, choices=Precision.choices)
+    tflops = models.DecimalField(
+        max_digits=10,
+        decimal_places=2,
+        validators=[validate_positive],
+        help_text="Tera-operations per second (TFLOPS; TOPS for integer precisions).",
+    )
+    is_sparse = models.BooleanField(default=False, help_text="Quoted with 2:4 structured sparsity.")
+    is_preferred = models.BooleanField(
+        default=False, help_text="The dense figure the catalog uses for this precision."
+    )
+    source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="throughputs")
+    note = models.TextField(blank=True, help_text="The source's wording; conversions; doubts.")
+
+    class Meta:
+        ordering = ["accelerator", "precision", "is_sparse", "-is_preferred", "source"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["accelerator", "precision", "is_sparse", "source"],
+                name="catalog_throughput_one_per_source",
+            ),
+            models.UniqueConstraint(
+                fields=["accelerator", "precision"],
+                condition=Q(is_preferred=True),
+                name="catalog_throughput_one_preferred",
+            ),
+            models.CheckConstraint(
+                condition=Q(tflops__gt=0), name="catalog_throughput_tflops_positive"
+            ),
+            models.CheckConstraint(
+                condition=~Q(is_preferred=True, is_sparse=True),
+                name="catalog_throughput_preferred_is_dense",
+            ),
+            models.CheckConstraint(
+                condition=Q(precision__in=Precision.values), name="catalog_throughput_precision_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        sparse = " sparse" if self.is_sparse else ""
+        return f"{self.accelerator} {self.precision} {self.tflops}{sparse} ({self.source})"
+
+    def clean(self) -> None:
+        super().clean()
+        if self.is_preferred and self.is_sparse:
+            raise ValidationError({"is_preferred": "a with-sparsity figure cannot be the preferred one"})
+
+
+class AcceleratorPowerCap(models.Model):
+    """Throughput lost when an accelerator is power-capped below its TDP."""
+
+    accelerator = models.ForeignKey(Accelerator, on_delete=models.CASCADE, related_name="power_caps")
+    power_limit_w = models.PositiveIntegerField(validators=[validate_positive])
+    throughput_loss_pct_low = models.DecimalField(
+        max_digits=5, decimal_places=2, validators=[validate_not_negative]
+    )
+    throughput_loss_pct_high = models.DecimalField(
+        max_digits=5, decimal_places=2, validators=[validate_not_negative]
+    )
+    source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="power_caps")
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["accelerator", "-power_limit_w"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["accelerator", "power_limit_w", "source"], name="catalog_power_cap_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(power_limit_w__gt=0), name="catalog_power_cap_limit_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(throughput_loss_pct_low__gte=0)
+                & Q(throughput_loss_pct_high__gte=models.F("throughput_loss_pct_low"))
+                & Q(throughput_loss_pct_high__lte=100),
+                name="catalog_power_cap_loss_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.accelerator} at {self.power_limit_w} W"
+
+    def clean(self) -> None:
+        super().clean()
+        low, high = self.throughput_loss_pct_low, self.throughput_loss_pct_high
+        if low is not None and high is not None and not low <= high <= 100:
+            raise ValidationError(
+                {"throughput_loss_pct_high": "must be between the low loss and 100 %"}
+            )
+
+
+class SystemSku(ProvenancedModel):
+    """A purchasable system: a bare accelerator, a baseboard, a server/node or a rack-scale system."""
+
+    FIGURE_FIELDS = (
+        "accelerators_per_system",
+        "cpu",
+        "power_max_kw",
+        "power_idle_kw",
+        "rack_units",
+        "purchase_price_low_usd",
+        "purchase_price_high_usd",
+    )
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=128)
+    vendor = models.CharField(max_length=64, help_text="Who sells or builds it.")
+    kind = models.CharField(max_length=16, choices=SystemKind.choices)
+    accelerator = models.ForeignKey(Accelerator, on_delete=models.PROTECT, related_name="systems")
+    accelerators_per_system = models.PositiveSmallIntegerField(validators=[validate_positive])
+    cpu = models.CharField(max_length=200, blank=True)
+    power_max_kw = _figure(8, 3)
+    power_idle_kw = models.DecimalField(
+        max_digits=8, decimal_places=3, null=True, blank=True, validators=[validate_not_negative]
+    )
+    rack_units = models.PositiveSmallIntegerField(null=True, blank=True, validators=[validate_positive])
+    purchase_price_low_usd = _figure(14, 2, help_text="Low end of the planning price range.")
+    purchase_price_high_usd = _figure(14, 2, help_text="High end; empty for an open-ended '$X+'.")
+
+    class Meta:
+        ordering = ["kind", "slug"]
+        verbose_name = "system SKU"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(accelerators_per_system__gt=0),
+                name="catalog_systemsku_accelerators_positive",
+            ),
+            _positive("power_max_kw"),
+            _positive("rack_units"),
+            _positive("purchase_price_low_usd"),
+            _positive("purchase_price_high_usd"),
+            models.CheckConstraint(
+                condition=Q(power_idle_kw__isnull=True)
+                | (Q(power_idle_kw__gte=0) & Q(power_max_kw__isnull=False)
+                   & Q(power_idle_kw__lte=models.F("power_max_kw"))),
+                name="catalog_systemsku_idle_within_max",
+            ),
+            models.CheckConstraint(
+                condition=Q(purchase_price_high_usd__isnull=True)
+                | (Q(purchase_price_low_usd__isnull=False)
+                   & Q(purchase_price_high_usd__gte=models.F("purchase_price_low_usd"))),
+                name="catalog_systemsku_price_range_ordered",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=SystemKind.values), name="catalog_systemsku_kind_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if self.power_idle_kw is not None:
+            if self.power_max_kw is None:
+                errors["power_idle_kw"] = "needs power_max_kw"
+            elif self.power_idle_kw > self.power_max_kw:
+                errors["power_idle_kw"] = "must not exceed power_max_kw"
+        if self.purchase_price_high_usd is not None:
+            if self.purchase_price_low_usd is None:
+                errors["purchase_price_high_usd"] = "needs purchase_price_low_usd"
+            elif self.purchase_price_high_usd < self.purchase_price_low_usd:
+                errors["purchase_price_high_usd"] = "must not be below purchase_price_low_usd"
+        if errors:
+            raise ValidationError(errors)
+        super().clean()
+
+
+class CloudOffering(models.Model):
+    """An instance type a provider rents in a region under one pricing model."""
+
+    provider = models.CharField(max_length=16, choices=Provider.choices)
+    instance_type = models.CharField(
+        max_length=128,
+        help_text="Provider's name; '1x-<accelerator slug>' when a source quotes per GPU-hour only.",
+    )
+    region = models.CharField(
+        max_length=64, help_text="Cloud region code; 'unspecified' when the source names none."
+    )
+    accelerator = models.ForeignKey(Accelerator, on_delete=models.PROTECT, related_name="offerings")
+    accelerators_per_instance = models.PositiveSmallIntegerField(validators=[validate_positive])
+    pricing_model = models.CharField(max_length=16, choices=PricingModel.choices)
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["provider", "instance_type", "region", "pricing_model"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "instance_type", "region", "pricing_model"],
+                name="catalog_offering_natural_key",
+            ),
+            models.CheckConstraint(
+                condition=Q(accelerators_per_instance__gt=0),
+                name="catalog_offering_accelerators_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(provider__in=Provider.values), name="catalog_offering_provider_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(pricing_model__in=PricingModel.values),
+                name="catalog_offering_pricing_model_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.instance_type} {self.region} {self.pricing_model}"
+
+
+class PricePoint(models.Model):
+    """A price of a cloud offering (per instance-hour) or a system (per unit) at a date.
+
+    History is kept: a new price is a new row, and loading the same price twice adds nothing.
+    """
+
+    offering = models.ForeignKey(
+        CloudOffering, on_delete=models.CASCADE, null=True, blank=True, related_name="prices"
+    )
+    system = models.ForeignKey(
+        SystemSku, on_delete=models.CASCADE, null=True, blank=True, related_name="prices"
+    )
+    amount = models.DecimalField(
+        max_digits=14,
+        decimal_places=4,
+        validators=[validate_positive],
+        help_text="Price, or the low end when the source quotes a range.",
+    )
+    amount_high = models.DecimalField(
+        max_digits=14,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        validators=[validate_positive],
+        help_text="High end when the source quotes a range.",
+    )
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.USD)
+    as_of = models.DateField(help_text="Date the price applies from.")
+    source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="prices")
+    source_url = models.URLField(max_length=500, blank=True)
+    retrieved_at = models.DateTimeField()
+    note = models.TextField(blank=True, help_text="The source's wording and any conversion.")
+
+    class Meta:
+        ordering = ["-as_of", "-retrieved_at", "-id"]
+        indexes = [
+            models.Index(fields=["offering", "-as_of"], name="catalog_price_offering_asof"),
+            models.Index(fields=["system", "-as_of"], name="catalog_price_system_asof"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(offering__isnull=False, system__isnull=True)
+                | Q(offering__isnull=True, system__isnull=False),
+                name="catalog_price_exactly_one_target",
+            ),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="catalog_price_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(amount_high__isnull=True) | Q(amount_high__gte=models.F("amount")),
+                name="catalog_price_range_ordered",
+            ),
+            models.CheckConstraint(
+                condition=Q(currency__in=Currency.values), name="catalog_price_currency_known"
+            ),
+            models.UniqueConstraint(
+                fields=["offering", "as_of", "source", "amount"],
+                condition=Q(offering__isnull=False),
+                name="catalog_price_offering_natural_key",
+            ),
+            models.UniqueConstraint(
+                fields=["system", "as_of", "source", "amount"],
+                condition=Q(system__isnull=False),
+                name="catalog_price_system_natural_key",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.target} {self.amount} {self.currency} {self.unit} as of {self.as_of}"
+
+    @property
+    def target(self) -> CloudOffering | SystemSku | None:
+        """The offering or system this price is for."""
+        return self.offering or self.system
+
+    @property
+    def unit(self) -> str:
+        """What one `amount` buys: an instance-hour of an offering or one unit of a system."""
+        return "per instance-hour" if self.offering_id else "per unit"
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if (self.offering_id is None) == (self.system_id is None):
+            errors["offering"] = "give exactly one of offering or system"
+        if (
+            self.amount_high is not None
+            and self.amount is not None
+            and self.amount_high < self.amount
+        ):
+            errors["amount_high"] = "must not be below amount"
+        if errors:
+            raise ValidationError(errors)
+        super().clean()
+
+
+class CoolingTechnology(ProvenancedModel):
+    """A cooling tier: the rack power density it handles and what it costs per kW."""
+
+    FIGURE_FIELDS = (
+        "min_kw_per_rack",
+        "max_kw_per_rack",
+        "capex_rating",
+        "opex_rating",
+        "complexity",
+        "relative_capex_per_kw",
+        "relative_opex_per_kw",
+        "capex_usd_per_kw",
+        "opex_usd_per_kw_month",
+    )
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=128)
+    min_kw_per_rack = models.DecimalField(
+        max_digits=7, decimal_places=1, null=True, blank=True, validators=[validate_not_negative]
+    )
+    max_kw_per_rack = _figure(7, 1, help_text="Empty when the tier has no upper bound.")
+    capex_rating = models.CharField(max_length=16, choices=Rating.choices)
+    opex_rating = models.CharField(max_length=16, choices=Rating.choices)
+    complexity = models.CharField(max_length=16, choices=Rating.choices)
+    relative_capex_per_kw = _figure(6, 2, null=False, help_text="Air (CRAC/CRAH) = 1.0.")
+    relative_opex_per_kw = _figure(6, 2, null=False, help_text="Air (CRAC/CRAH) = 1.0.")
+    capex_usd_per_kw = _figure(10, 2, null=False)
+    opex_usd_per_kw_month = _figure(10, 2, null=False)
+
+    class Meta:
+        ordering = ["min_kw_per_rack", "slug"]
+        verbose_name_plural = "cooling technologies"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(min_kw_per_rack__isnull=True) | Q(min_kw_per_rack__gte=0),
+                name="catalog_cooling_min_not_negative",
+            ),
+            _positive("max_kw_per_rack"),
+            models.CheckConstraint(
+                condition=Q(min_kw_per_rack__isnull=True)
+                | Q(max_kw_per_rack__isnull=True)
+                | Q(max_kw_per_rack__gt=models.F("min_kw_per_rack")),
+                name="catalog_cooling_range_ordered",
+            ),
+            _positive("relative_capex_per_kw"),
+            _positive("relative_opex_per_kw"),
+            _positive("capex_usd_per_kw"),
+            _positive("opex_usd_per_kw_month"),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    def clean(self) -> None:
+        low, high = self.min_kw_per_rack, self.max_kw_per_rack
+        if low is not None and high is not None and high <= low:
+            raise ValidationError({"max_kw_per_rack": "must be above min_kw_per_rack"})
+        super().clean()
+
+
+class FacilityProfile(ProvenancedModel):
+    """Where systems run: electricity price, PUE, space cost and rack limits."""
+
+    FIGURE_FIELDS = (
+        "electricity_usd_per_kwh",
+        "pue",
+        "colocation_usd_per_kw_month",
+        "buildout_capex_usd_per_kw",
+        "buildout_opex_usd_per_kw_month",
+        "rack_power_limit_kw",
+        "rack_units_per_rack",
+        "max_cooling",
+    )
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=128)
+    kind = models.CharField(max_length=16, choices=FacilityKind.choices)
+    electricity_usd_per_kwh = _figure(8, 4, null=False)
+    pue = models.DecimalField(max_digits=4, decimal_places=2, help_text="Power usage effectiveness (>= 1).")
+    colocation_usd_per_kw_month = _figure(10, 2, help_text="Per contracted kW; colocation only.")
+    buildout_capex_usd_per_kw = _figure(10, 2, help_text="Owned space: build-out per IT kW.")
+    buildout_opex_usd_per_kw_month = _figure(10, 2, help_text="Owned space: running cost per IT kW.")
+    rack_power_limit_kw = _figure(7, 1, null=False)
+    rack_units_per_rack = models.PositiveSmallIntegerField(validators=[validate_positive])
+    max_cooling = models.ForeignKey(
+        CoolingTechnology,
+        on_delete=models.PROTECT,
+        related_name="facility_profiles",
+        help_text="Densest cooling technology the facility offers.",
+    )
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            _positive("electricity_usd_per_kwh"),
+            models.CheckConstraint(condition=Q(pue__gte=1), name="catalog_facility_pue_at_least_one"),
+            _positive("colocation_usd_per_kw_month"),
+            _positive("buildout_capex_usd_per_kw"),
+            _positive("buildout_opex_usd_per_kw_month"),
+            _positive("rack_power_limit_kw"),
+            models.CheckConstraint(
+                condition=Q(rack_units_per_rack__gt=0), name="catalog_facility_rack_units_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind=FacilityKind.OWNED)
+                | Q(kind=FacilityKind.COLOCATION, colocation_usd_per_kw_month__isnull=False),
+                name="catalog_facility_colocation_has_price",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind=FacilityKind.COLOCATION)
+                | Q(kind=FacilityKind.OWNED, buildout_capex_usd_per_kw__isnull=False),
+                name="catalog_facility_owned_has_buildout",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if self.pue is not None and self.pue < 1:
+            errors["pue"] = "must be at least 1"
+        if self.kind == FacilityKind.COLOCATION and self.colocation_usd_per_kw_month is None:
+            errors["colocation_usd_per_kw_month"] = "a colocation profile needs its price per kW-month"
+        if self.kind == FacilityKind.OWNED and self.buildout_capex_usd_per_kw is None:
+            errors["buildout_capex_usd_per_kw"] = "an owned profile needs its build-out cost per kW"
+        if errors:
+            raise ValidationError(errors)
+        super().clean()
+
+
+class PowerDensityReference(models.Model):
+    """A row of the seeds' power-density tables: a configuration and the rack power it needs."""
+
+    configuration = models.CharField(max_length=128)
+    power_kw = _figure(8, 1, help_text="Power of the configuration as described (per node or in total).")
+    racks = models.PositiveSmallIntegerField(null=True, blank=True, validators=[validate_positive])
+    kw_per_rack_low = _figure(7, 1)
+    kw_per_rack_high = _figure(7, 1)
+    cooling_note = models.CharField(max_length=200, blank=True)
+    source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="power_densities")
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["source", "power_kw"]
+        verbose_name = "power density reference"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["configuration", "source"], name="catalog_power_density_unique"
+            ),
+            _positive("power_kw"),
+            _positive("racks"),
+            _positive("kw_per_rack_low"),
+            models.CheckConstraint(
+                condition=Q(kw_per_rack_high__isnull=True)
+                | Q(kw_per_rack_high__gte=models.F("kw_per_rack_low")),
+                name="catalog_power_density_range_ordered",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.configuration} ({self.source})"
+
+    def clean(self) -> None:
+        low, high = self.kw_per_rack_low, self.kw_per_rack_high
+        if high is not None and (low is None or high < low):
+            raise ValidationError({"kw_per_rack_high": "must not be below kw_per_rack_low"})
+        super().clean()

@@ -1,0 +1,130 @@
+"""AWS Price List Bulk API adapter for EC2: offer index -> region index -> region offer file.
+
+``root`` is either the live host or a local directory that mirrors its paths
+(``<root>/offers/v1.0/aws/index.json`` ...), so an air-gapped run reads a copied tree
+with the same code. A live offer file is streamed to disk first and parsed from there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from catalog.pricefeeds.aws_offer_csv import parse_offer_csv
+from catalog.pricefeeds.aws_offer_json import parse_offer_json
+from catalog.pricefeeds.aws_products import PROVIDER
+from catalog.pricefeeds.client import HttpClient
+from catalog.pricefeeds.errors import MalformedPayload
+from catalog.pricefeeds.mapping import InstanceMap, default_instance_map
+from catalog.pricefeeds.records import FeedResult
+from catalog.pricefeeds.sanity import PriceLimits
+from catalog.pricefeeds.sources import is_url, read_json_file
+
+AWS_PRICING_ROOT = "https://pricing.us-east-1.amazonaws.com"
+OFFER_INDEX_PATH = "/offers/v1.0/aws/index.json"
+OFFER_CODE = "AmazonEC2"
+
+
+class AwsPriceListFeed:
+    """EC2 on-demand and reserved accelerator prices, one region at a time.
+
+    Parameters
+    ----------
+    root
+        ``https://pricing.us-east-1.amazonaws.com`` (default) or a local mirror directory.
+    file_format
+        ``"json"`` (default; self-delimiting, so a cut file is always caught) or ``"csv"``.
+    client, instance_map, limits
+        HTTP client, accelerator map and price checks (defaults: fresh client, shipped map,
+        USD up to 1,000 per accelerator-hour).
+    download_dir
+        Where a live offer file is written while it is parsed (default: system temp dir);
+        the file is deleted afterwards.
+    """
+
+    provider = PROVIDER
+
+    def __init__(
+        self,
+        *,
+        root: str | Path = AWS_PRICING_ROOT,
+        file_format: Literal["json", "csv"] = "json",
+        client: HttpClient | None = None,
+        instance_map: InstanceMap | None = None,
+        limits: PriceLimits | None = None,
+        download_dir: Path | None = None,
+    ) -> None:
+        self.root = root
+        self.file_format = file_format
+        self.client = client or HttpClient()
+        self.instance_map = instance_map or default_instance_map()
+        self.limits = limits or PriceLimits()
+        self.download_dir = download_dir
+
+    def current_version_url(self, region: str) -> str:
+        """The region's ``currentVersionUrl`` (a path holding the version id)."""
+        offer_index = self._document(OFFER_INDEX_PATH)
+        offer = _member(offer_index, ("offers", OFFER_CODE), record=OFFER_INDEX_PATH)
+        region_index_path = _member(offer, ("currentRegionIndexUrl",), record=OFFER_INDEX_PATH)
+        region_index = self._document(str(region_index_path))
+        regions = _member(region_index, ("regions",), record=str(region_index_path))
+        if region not in regions:
+            raise MalformedPayload(
+                PROVIDER, str(region_index_path), f"region {region!r} is not in the region index"
+            )
+        return str(_member(regions[region], ("currentVersionUrl",), record=region))
+
+    def fetch_region(self, region: str, *, last_version: str | None = None) -> FeedResult:
+        """Prices of ``region``, or ``skipped=True`` when its version is ``last_version``.
+
+        ``FeedResult.source_version`` is the region's ``currentVersionUrl``: store it and pass
+        it back as ``last_version`` next time. Each price carries the offer file's ``version``.
+        """
+        version_url = self.current_version_url(region)
+        if version_url == last_version:
+            return FeedResult(prices=(), rejections=(), source_version=version_url, skipped=True)
+        offer_path = version_url
+        if self.file_format == "csv":
+            offer_path = version_url.removesuffix("index.json") + "index.csv"
+        address = self._address(offer_path)
+        if is_url(address):
+            with tempfile.TemporaryDirectory(dir=self.download_dir) as tmp:
+                local = self.client.download(
+                    address, Path(tmp) / f"index.{self.file_format}", provider=PROVIDER
+                )
+                result = self._parse(local, region=region, source_url=address)
+        else:
+            result = self._parse(Path(address), region=region, source_url=address)
+        return dataclasses.replace(result, source_version=version_url)
+
+    def _parse(self, path: Path, *, region: str, source_url: str) -> FeedResult:
+        parse = parse_offer_csv if self.file_format == "csv" else parse_offer_json
+        return parse(
+            path,
+            region=region,
+            instance_map=self.instance_map,
+            limits=self.limits,
+            source_url=source_url,
+        )
+
+    def _address(self, path: str) -> str:
+        if is_url(self.root):
+            return str(self.root).rstrip("/") + path
+        return str(Path(self.root) / path.lstrip("/"))
+
+    def _document(self, path: str) -> Any:
+        address = self._address(path)
+        if is_url(address):
+            return self.client.get_json(address, provider=PROVIDER)
+        return read_json_file(Path(address), provider=PROVIDER)
+
+
+def _member(document: Any, keys: tuple[str, ...], *, record: str) -> Any:
+    value = document
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            raise MalformedPayload(PROVIDER, record, f"no {'.'.join(keys)!r}")
+        value = value[key]
+    return value

@@ -1,0 +1,129 @@
+"""The one HTTP client every price feed uses: timeouts, retries with backoff, streamed downloads."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+
+from catalog.pricefeeds.errors import UpstreamHTTPError
+from catalog.pricefeeds.sources import decode_json
+
+# Statuses worth another try: rate limiting (Azure and GCP answer 429) and server errors.
+RETRY_STATUSES = (429, 500, 502, 503, 504)
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """Timeouts, retries and paging limits for feed requests."""
+
+    connect_timeout_seconds: float = 10.0
+    read_timeout_seconds: float = 60.0
+    max_retries: int = 4
+    # urllib3 sleeps backoff_factor x 2^(retry - 1) seconds between retries, capped by Retry.
+    backoff_factor_seconds: float = 1.0
+    max_pages: int = 500
+    download_chunk_bytes: int = 1 << 20
+
+
+class HttpClient:
+    """A requests.Session that retries connection errors, timeouts and 429/5xx answers.
+
+    Every failure that survives the retries becomes ``UpstreamHTTPError`` naming the
+    provider and the URL, so a job can record why nothing was written.
+    """
+
+    def __init__(self, settings: HttpSettings | None = None) -> None:
+        self.settings = settings or HttpSettings()
+        retry = Retry(
+            total=self.settings.max_retries,
+            connect=self.settings.max_retries,
+            read=self.settings.max_retries,
+            status=self.settings.max_retries,
+            backoff_factor=self.settings.backoff_factor_seconds,
+            status_forcelist=RETRY_STATUSES,
+            # RunPod's GraphQL query is a read, so a POST is as safe to repeat as a GET.
+            allowed_methods=frozenset({"GET", "POST"}),
+            respect_retry_after_header=True,
+            raise_on_status=False,
+        )
+        self.session = requests.Session()
+        adapter = HTTPAdapter(max_retries=retry)
+        self.session.mount("https://", adapter)
+        self.session.mount("http://", adapter)
+
+    @property
+    def timeout(self) -> tuple[float, float]:
+        """(connect, read) timeouts for requests [s]."""
+        return (self.settings.connect_timeout_seconds, self.settings.read_timeout_seconds)
+
+    def get_json(
+        self,
+        url: str,
+        *,
+        provider: str,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
+        """GET a JSON document; numbers with a fraction come back as Decimal."""
+        response = self._send("GET", url, provider=provider, headers=headers)
+        return decode_json(response.content, provider=provider, record=response.url)
+
+    def post_json(
+        self,
+        url: str,
+        *,
+        provider: str,
+        body: dict[str, Any],
+        headers: dict[str, str] | None = None,
+    ) -> Any:
+        """POST a JSON body (GraphQL) and decode the JSON answer."""
+        response = self._send("POST", url, provider=provider, data=json.dumps(body), headers=headers)
+        return decode_json(response.content, provider=provider, record=response.url)
+
+    def download(self, url: str, destination: Path, *, provider: str) -> Path:
+        """Stream ``url`` to ``destination`` in chunks, so memory does not grow with the file.
+
+        A body shorter than its Content-Length raises UpstreamHTTPError (urllib3 enforces it).
+        """
+        try:
+            with self.session.get(url, stream=True, timeout=self.timeout) as response:
+                self._raise_for_status(response, provider=provider)
+                with destination.open("wb") as out:
+                    for chunk in response.iter_content(self.settings.download_chunk_bytes):
+                        out.write(chunk)
+        except requests.RequestException as exc:
+            raise UpstreamHTTPError(provider, f"GET {url}", _describe(exc)) from exc
+        return destination
+
+    def _send(self, method: str, url: str, *, provider: str, **kwargs: Any) -> requests.Response:
+        try:
+            response = self.session.request(method, url, timeout=self.timeout, **kwargs)
+        except requests.RequestException as exc:
+            raise UpstreamHTTPError(provider, f"{method} {url}", _describe(exc)) from exc
+        self._raise_for_status(response, provider=provider)
+        return response
+
+    def _raise_for_status(self, response: requests.Response, *, provider: str) -> None:
+        if response.status_code >= 400:
+            retried = response.status_code in RETRY_STATUSES
+            after = f" after {self.settings.max_retries} retries" if retried else ""
+            raise UpstreamHTTPError(
+                provider,
+                f"{response.request.method} {response.url}",
+                f"HTTP {response.status_code}{after}",
+            )
+
+
+def _describe(exc: requests.RequestException) -> str:
+    if isinstance(exc, requests.Timeout):
+        kind = "timed out"
+    elif isinstance(exc, requests.ConnectionError):
+        kind = "connection failed"
+    else:
+        kind = "request failed"
+    return f"{kind} ({type(exc).__name__}: {exc})"

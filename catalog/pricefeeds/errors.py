@@ -1,0 +1,51 @@
+"""Errors that abort a price-feed run: the caller writes nothing and records ``code`` and the message."""
+
+from __future__ import annotations
+
+
+class FeedError(Exception):
+    """A feed run that cannot be trusted; names the provider, the record and the reason."""
+
+    code = "feed_error"
+
+    def __init__(self, provider: str, record: str, reason: str) -> None:
+        self.provider = provider
+        self.record = record
+        self.reason = reason
+        super().__init__(f"{provider}: {record}: {reason}")
+
+
+class MalformedPayload(FeedError):
+    """The payload does not have the shape the provider documents."""
+
+    code = "malformed_payload"
+
+
+class TruncatedPayload(MalformedPayload):
+    """The payload ends early (cut download, missing last page)."""
+
+    code = "truncated_payload"
+
+
+class UpstreamHTTPError(FeedError):
+    """The provider kept answering with an HTTP error, timing out or dropping the connection."""
+
+    code = "upstream_http_error"
+
+
+class TooManyPages(FeedError):
+    """A paged walk went past its page limit (a loop in the next-page links or a runaway listing)."""
+
+    code = "too_many_pages"
+
+
+class UnknownCurrency(FeedError):
+    """A price is in a currency the run does not accept."""
+
+    code = "unknown_currency"
+
+
+class AbsurdPrice(FeedError):
+    """A price is not positive or is above the per-accelerator-hour ceiling."""
+
+    code = "absurd_price"

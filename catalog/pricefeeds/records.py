@@ -1,0 +1,130 @@
+"""What a price-feed run returns: prices, rejected rows and the version it read."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+
+
+class PricingModel(StrEnum):
+    """How a cloud price is paid."""
+
+    ON_DEMAND = "on_demand"
+    RESERVED_1Y = "reserved_1y"
+    RESERVED_3Y = "reserved_3y"
+    SPOT = "spot"
+    CAPACITY_BLOCK = "capacity_block"
+
+
+TERM_YEARS = {PricingModel.RESERVED_1Y: 1, PricingModel.RESERVED_3Y: 3}
+# Region of offers priced the same everywhere (Lambda, RunPod): their feeds name no region.
+GLOBAL_REGION = "global"
+
+
+class RejectionReason(StrEnum):
+    """Why a feed row did not become a price."""
+
+    LICENSED_OS = "licensed_os"  # Windows, RHEL, SUSE, Ubuntu Pro, pre-installed SQL Server
+    BYOL = "byol"
+    DEDICATED_TENANCY = "dedicated_tenancy"  # AWS dedicated instance/host, Azure host, GCP sole tenancy
+    CAPACITY_RESERVATION = "capacity_reservation"  # AWS unused/allocated capacity reservation
+    CAPACITY_BLOCK_ZERO_PRICE = "capacity_block_zero_price"  # billed upfront, not in the file
+    DEV_TEST = "dev_test"
+    LOW_PRIORITY = "low_priority"  # Azure legacy preemptible, not the same product as spot
+    RESERVATION_ONLY = "reservation_only"  # GCP "Reserved ..." SKUs
+    FREE_TIER = "free_tier"
+    OTHER_OFFER = "other_offer"  # e.g. GCP DWS/vGPU, Azure Cloud Services, 5-year terms
+    UNMAPPED_ACCELERATOR = "unmapped_accelerator"  # a GPU/ASIC SKU missing from instance_map.yaml
+    MAPPING_MISMATCH = "mapping_mismatch"  # the feed's accelerator count disagrees with the map
+    INCOMPLETE_COMPONENTS = "incomplete_components"  # GCP machine lacks a CPU/RAM/SSD component
+    DUPLICATE_OFFER = "duplicate_offer"  # a second row for the same offer and effective date
+
+
+@dataclass(frozen=True)
+class ParsedPrice:
+    """One observed price of one cloud instance in one region and pricing model.
+
+    ``price_per_instance_hour`` is the all-in effective rate in ``currency`` per instance-hour:
+    for a reservation with an upfront fee it is ``recurring_price_per_instance_hour +
+    upfront_fee / (years x 8760)``. Feeds that publish per accelerator-hour (GCP GPU SKUs,
+    RunPod) are converted to the instance with ``accelerators_per_instance`` from
+    ``catalog/data/instance_map.yaml``; ``price_per_accelerator_hour`` gives the figure back.
+    """
+
+    provider: str
+    sku: str
+    instance_type: str
+    region: str
+    pricing_model: PricingModel
+    purchase_option: str  # "No Upfront" | "Partial Upfront" | "All Upfront" | ""
+    offering_class: str  # "standard" | "convertible" for AWS reservations, else ""
+    price_per_instance_hour: Decimal
+    recurring_price_per_instance_hour: Decimal
+    upfront_fee: Decimal | None
+    currency: str
+    accelerator_slug: str
+    accelerators_per_instance: int
+    effective_date: dt.date | None  # None when the feed states no date (Lambda, RunPod)
+    source_url: str
+    source_version: str | None
+
+    @property
+    def price_per_accelerator_hour(self) -> Decimal:
+        """Effective rate per accelerator-hour [currency / accelerator-hour]."""
+        return self.price_per_instance_hour / self.accelerators_per_instance
+
+    @property
+    def offer_key(self) -> tuple[str, str, str, str, str, str]:
+        """What identifies the offer this row prices, across runs."""
+        return (
+            self.provider,
+            self.instance_type,
+            self.region,
+            self.pricing_model,
+            self.purchase_option,
+            self.offering_class,
+        )
+
+
+@dataclass(frozen=True)
+class ComponentPrice:
+    """One GCP component SKU price (GPU, vCPU, RAM or local SSD) in one region."""
+
+    provider: str
+    sku: str
+    description: str
+    component: str  # "gpu" | "vcpu" | "ram" | "local_ssd"
+    region: str
+    pricing_model: PricingModel
+    price_per_unit: Decimal
+    usage_unit: str  # as published: "h", "GiBy.h", "GiBy.mo"
+    currency: str
+    effective_date: dt.date | None
+    source_url: str
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A feed row that looked like an accelerator offer but is not a price we store."""
+
+    provider: str
+    sku: str
+    reason_code: RejectionReason
+    detail: str
+
+
+@dataclass(frozen=True)
+class FeedResult:
+    """Everything one adapter run produced; only complete runs return one."""
+
+    prices: tuple[ParsedPrice, ...]
+    rejections: tuple[Rejection, ...]
+    source_version: str | None
+    skipped: bool = False
+    components: tuple[ComponentPrice, ...] = field(default=())
+
+    def unmapped(self) -> tuple[Rejection, ...]:
+        """Accelerator SKUs that need an entry in ``instance_map.yaml``."""
+        return tuple(r for r in self.rejections if r.reason_code == RejectionReason.UNMAPPED_ACCELERATOR)

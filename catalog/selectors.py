@@ -1,0 +1,93 @@
+"""Reads of the catalog other apps call (the TCO engine's adapters, the API, the admin)."""
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from django.db.models import CharField, F, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Cast, JSONObject
+
+from catalog.models import Accelerator, CloudOffering, PricePoint, SystemSku
+
+#: Which price is in force when several share the latest as-of date: the last retrieved wins.
+PRICE_RECENCY = ("-as_of", "-retrieved_at", "-id")
+
+
+def dense_tflops(accelerator: Accelerator) -> dict[str, Decimal]:
+    """Dense peak throughput per precision: the preferred figure among every source's.
+
+    Parameters
+    ----------
+    accelerator : Accelerator
+
+    Returns
+    -------
+    dict
+        ``{precision: tflops}`` [TFLOPS; TOPS for integer precisions]. Precisions whose only
+        figures are with-sparsity or disputed are absent.
+
+    Examples
+    --------
+    H100 SXM: ``{"FP16": Decimal("989.00"), "FP8": Decimal("1979.00"), ...}`` (seed-004), not the
+    with-sparsity 1,979 FP16 of seeds 002/003.
+    """
+    # Iterates .all() so a prefetched list is used as is (the API prefetches throughputs).
+    return {row.precision: row.tflops for row in accelerator.throughputs.all() if row.is_preferred}
+
+
+def _prices_of(target: CloudOffering | SystemSku) -> QuerySet[PricePoint]:
+    if isinstance(target, CloudOffering):
+        return PricePoint.objects.filter(offering=target)
+    return PricePoint.objects.filter(system=target)
+
+
+def price_at(target: CloudOffering | SystemSku, *, on: dt.date) -> PricePoint | None:
+    """The price in force on a date: the latest ``as_of`` on or before it.
+
+    Prices of a cloud offering are per instance-hour; prices of a system are per unit.
+    Returns None when the target has no price on or before ``on``.
+    """
+    return _prices_of(target).filter(as_of__lte=on).select_related("source").order_by(
+        *PRICE_RECENCY
+    ).first()
+
+
+def price_history(
+    target: CloudOffering | SystemSku,
+    *,
+    start: dt.date | None = None,
+    end: dt.date | None = None,
+) -> QuerySet[PricePoint]:
+    """Every price of the target with ``start <= as_of <= end``, newest first."""
+    prices = _prices_of(target).select_related("source")
+    if start is not None:
+        prices = prices.filter(as_of__gte=start)
+    if end is not None:
+        prices = prices.filter(as_of__lte=end)
+    return prices.order_by(*PRICE_RECENCY)
+
+
+def offerings_with_price_at(
+    offerings: QuerySet[CloudOffering], *, on: dt.date
+) -> QuerySet[CloudOffering]:
+    """Annotate each offering with ``price_in_force``: its price on ``on`` as a dict, or None.
+
+    One query for any number of offerings; the dict has the PricePoint's ``id``, ``amount`` and
+    ``amount_high`` (decimal strings), ``currency``, ``as_of`` (ISO date) and ``source`` (key).
+    """
+    in_force = (
+        PricePoint.objects.filter(offering=OuterRef("pk"), as_of__lte=on)
+        .order_by(*PRICE_RECENCY)
+        .values(
+            data=JSONObject(
+                id=F("id"),
+                # As text, so amounts keep every decimal instead of becoming JSON floats.
+                amount=Cast("amount", CharField()),
+                amount_high=Cast("amount_high", CharField()),
+                currency=F("currency"),
+                as_of=F("as_of"),
+                source=F("source__key"),
+            )
+        )[:1]
+    )
+    return offerings.annotate(price_in_force=Subquery(in_force))

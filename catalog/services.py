@@ -1,0 +1,432 @@
+"""Writes to the catalog: loading the data files, recording prices, importing quote files.
+
+Every write goes through ``full_clean()`` first, so the data files, quote files, admin and API
+all hit the same field validators, ``clean()`` rules and constraints.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, models, transaction
+from django.utils import timezone
+
+from catalog.choices import SourceKind
+from catalog.datafiles import DATA_DIR, CatalogData, CatalogDataError, read_catalog_data
+from catalog.importers import QuoteFileRejected, QuoteRow, RowError, parse_quote_file
+from catalog.models import (
+    Accelerator,
+    AcceleratorPowerCap,
+    AcceleratorThroughput,
+    CloudOffering,
+    CoolingTechnology,
+    FacilityProfile,
+    PowerDensityReference,
+    PricePoint,
+    Source,
+    SystemSku,
+)
+
+CREATED, UPDATED, UNCHANGED = "created", "updated", "unchanged"
+
+
+def _same(instance: models.Model, name: str, value: Any) -> bool:
+    field = instance._meta.get_field(name)
+    if field.is_relation:
+        return getattr(instance, field.attname) == (value.pk if value is not None else None)
+    return getattr(instance, name) == value
+
+
+def _upsert(model: type[models.Model], lookup: dict[str, Any], values: dict[str, Any]) -> str:
+    """Create the row, update the fields that differ, or leave it alone; say which.
+
+    Field validators and ``clean()`` run in Python; the check constraints are left to the
+    database, because Django evaluates each one with a query of its own (seconds per load).
+    """
+    instance = model.objects.filter(**lookup).first()
+    if instance is None:
+        instance = model(**lookup, **values)
+        instance.full_clean(validate_constraints=False)
+        instance.save()
+        return CREATED
+    changed = [name for name, value in values.items() if not _same(instance, name, value)]
+    if not changed:
+        return UNCHANGED
+    for name in changed:
+        setattr(instance, name, values[name])
+    instance.full_clean(validate_constraints=False)
+    instance.save(update_fields=changed)
+    return UPDATED
+
+
+# --- loading the data files -------------------------------------------------------------------
+
+
+@transaction.atomic
+def catalog_load(*, data_dir: Path = DATA_DIR) -> dict[str, Counter]:
+    """Fill the catalog from the YAML data files, idempotently, in one transaction.
+
+    Rows are matched on their natural keys; a second run with unchanged files creates and
+    updates nothing. Rows the files no longer mention are left in place (they may be history).
+
+    Returns
+    -------
+    dict
+        ``{model verbose name plural: Counter(created=…, updated=…, unchanged=…)}``.
+
+    Raises
+    ------
+    CatalogDataError
+        A file breaks the format, or a row fails validation (message names file and row).
+    """
+    data = read_catalog_data(data_dir)
+    counts: dict[str, Counter] = {}
+    writers = (
+        (Source, _write_sources),
+        (Accelerator, _write_accelerators),
+        (AcceleratorThroughput, _write_throughputs),
+        (AcceleratorPowerCap, _write_power_caps),
+        (SystemSku, _write_systems),
+        (CloudOffering, _write_offerings),
+        (PricePoint, _write_prices),
+        (CoolingTechnology, _write_cooling),
+        (FacilityProfile, _write_facilities),
+        (PowerDensityReference, _write_power_densities),
+    )
+    for model, write in writers:
+        counter: Counter = Counter({CREATED: 0, UPDATED: 0, UNCHANGED: 0})
+        for outcome in write(data):
+            counter[outcome] += 1
+        counts[str(model._meta.verbose_name_plural)] = counter
+    return counts
+
+
+def _field_errors(exc: ValidationError) -> list[tuple[str, str]]:
+    """(field, message) pairs of a ValidationError; field is '' for errors of the whole row."""
+    if not hasattr(exc, "error_dict"):
+        return [("", message) for message in exc.messages]
+    return [
+        ("" if field == "__all__" else field, message)
+        for field, messages in exc.message_dict.items()
+        for message in messages
+    ]
+
+
+def _checked(label: str, model, lookup: dict[str, Any], values: dict[str, Any]) -> str:
+    try:
+        return _upsert(model, lookup, values)
+    except IntegrityError as exc:
+        raise CatalogDataError(f"{label}: {exc}") from exc
+    except ValidationError as exc:
+        details = "; ".join(f"{field}: {message}" if field else message for field, message in _field_errors(exc))
+        raise CatalogDataError(f"{label}: {details}") from exc
+
+
+def _write_sources(data: CatalogData):
+    for record in data.sources:
+        values = {k: v for k, v in record.items() if k != "key"}
+        yield _checked(f"sources.yaml: {record['key']}", Source, {"key": record["key"]}, values)
+
+
+def _write_accelerators(data: CatalogData):
+    for record in data.accelerators:
+        values = {k: v for k, v in record.items() if k != "slug"}
+        yield _checked(
+            f"accelerators.yaml: {record['slug']}", Accelerator, {"slug": record["slug"]}, values
+        )
+
+
+def _write_throughputs(data: CatalogData):
+    accelerators = {a.slug: a for a in Accelerator.objects.all()}
+    sources = {s.key: s for s in Source.objects.all()}
+    # Rows losing the preferred mark go first, so at most one row per precision is ever preferred.
+    for record in sorted(data.throughputs, key=lambda r: r["is_preferred"]):
+        lookup = {
+            "accelerator": accelerators[record["accelerator"]],
+            "precision": record["precision"],
+            "is_sparse": record["is_sparse"],
+            "source": sources[record["source"]],
+        }
+        values = {k: record[k] for k in ("tflops", "is_preferred", "note")}
+        label = f"accelerators.yaml: {record['accelerator']} {record['precision']} {record['source']}"
+        yield _checked(label, AcceleratorThroughput, lookup, values)
+
+
+def _write_power_caps(data: CatalogData):
+    accelerators = {a.slug: a for a in Accelerator.objects.all()}
+    sources = {s.key: s for s in Source.objects.all()}
+    for record in data.power_caps:
+        lookup = {
+            "accelerator": accelerators[record["accelerator"]],
+            "power_limit_w": record["power_limit_w"],
+            "source": sources[record["source"]],
+        }
+        values = {k: record[k] for k in ("throughput_loss_pct_low", "throughput_loss_pct_high", "note")}
+        label = f"accelerators.yaml: {record['accelerator']} power cap {record['power_limit_w']} W"
+        yield _checked(label, AcceleratorPowerCap, lookup, values)
+
+
+def _write_systems(data: CatalogData):
+    accelerators = {a.slug: a for a in Accelerator.objects.all()}
+    for record in data.systems:
+        label = f"systems.yaml: {record['slug']}"
+        if record["accelerator"] not in accelerators:
+            raise CatalogDataError(f"{label}: unknown accelerator '{record['accelerator']}'")
+        values = {k: v for k, v in record.items() if k != "slug"}
+        values["accelerator"] = accelerators[record["accelerator"]]
+        yield _checked(label, SystemSku, {"slug": record["slug"]}, values)
+
+
+def _write_offerings(data: CatalogData):
+    accelerators = {a.slug: a for a in Accelerator.objects.all()}
+    for record in data.offerings:
+        key = {k: record[k] for k in ("provider", "instance_type", "region", "pricing_model")}
+        label = f"offerings.yaml: {' '.join(key.values())}"
+        if record["accelerator"] not in accelerators:
+            raise CatalogDataError(f"{label}: unknown accelerator '{record['accelerator']}'")
+        values = {
+            "accelerator": accelerators[record["accelerator"]],
+            "accelerators_per_instance": record["accelerators_per_instance"],
+            "notes": record["notes"],
+        }
+        yield _checked(label, CloudOffering, key, values)
+
+
+def _write_prices(data: CatalogData):
+    sources = {s.key: s for s in Source.objects.all()}
+    systems = {s.slug: s for s in SystemSku.objects.all()}
+    offerings = {
+        (o.provider, o.instance_type, o.region, o.pricing_model): o for o in CloudOffering.objects.all()
+    }
+    targets = [({"system": systems[r["system"]]}, r, "systems.yaml") for r in data.system_prices] + [
+        ({"offering": offerings[tuple(r["offering"].values())]}, r, "offerings.yaml")
+        for r in data.offering_prices
+    ]
+    for target, record, file_name in targets:
+        lookup = {**target, "as_of": record["as_of"], "source": sources[record["source"]], "amount": record["amount"]}
+        values = {k: record[k] for k in ("amount_high", "currency", "source_url", "retrieved_at", "note")}
+        label = f"{file_name}: price {record['amount']} of {next(iter(target.values()))}"
+        yield _checked(label, PricePoint, lookup, values)
+
+
+def _write_cooling(data: CatalogData):
+    for record in data.cooling_technologies:
+        values = {k: v for k, v in record.items() if k != "slug"}
+        yield _checked(
+            f"cooling.yaml: {record['slug']}", CoolingTechnology, {"slug": record["slug"]}, values
+        )
+
+
+def _write_facilities(data: CatalogData):
+    cooling = {c.slug: c for c in CoolingTechnology.objects.all()}
+    for record in data.facility_profiles:
+        label = f"facilities.yaml: {record['slug']}"
+        values = {k: v for k, v in record.items() if k != "slug"}
+        if values.get("max_cooling") not in cooling:
+            raise CatalogDataError(f"{label}: unknown cooling technology '{values.get('max_cooling')}'")
+        values["max_cooling"] = cooling[values["max_cooling"]]
+        yield _checked(label, FacilityProfile, {"slug": record["slug"]}, values)
+
+
+def _write_power_densities(data: CatalogData):
+    sources = {s.key: s for s in Source.objects.all()}
+    for record in data.power_densities:
+        lookup = {"configuration": record["configuration"], "source": sources[record["source"]]}
+        values = {k: v for k, v in record.items() if k not in ("configuration", "source")}
+        label = f"power_density.yaml: {record['configuration']}"
+        yield _checked(label, PowerDensityReference, lookup, values)
+
+
+# --- prices -----------------------------------------------------------------------------------
+
+
+def price_point_record(
+    *,
+    amount,
+    as_of: dt.date,
+    source: Source,
+    offering: CloudOffering | None = None,
+    system: SystemSku | None = None,
+    amount_high=None,
+    currency: str = "USD",
+    source_url: str = "",
+    retrieved_at: dt.datetime | None = None,
+    note: str = "",
+) -> tuple[PricePoint, bool]:
+    """Record a price of an offering (per instance-hour) or a system (per unit).
+
+    History is append-only: an existing row with the same target, ``as_of``, source and amount
+    is returned unchanged (``created`` False), so recording a price twice adds nothing.
+
+    Raises
+    ------
+    django.core.exceptions.ValidationError
+        With field-named errors (non-positive amount, unknown currency, no or two targets).
+    """
+    existing = PricePoint.objects.filter(
+        offering=offering, system=system, as_of=as_of, source=source, amount=amount
+    ).first()
+    if existing is not None:
+        return existing, False
+    price = PricePoint(
+        offering=offering,
+        system=system,
+        amount=amount,
+        amount_high=amount_high,
+        currency=currency,
+        as_of=as_of,
+        source=source,
+        source_url=source_url,
+        retrieved_at=retrieved_at or timezone.now(),
+        note=note,
+    )
+    price.full_clean()
+    price.save()
+    return price, True
+
+
+# --- quote files ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QuoteImportResult:
+    """What importing a quote file wrote."""
+
+    prices_created: int
+    prices_unchanged: int
+    offerings_created: int
+
+
+def quote_file_import(*, file_name: str, content: bytes) -> QuoteImportResult:
+    """Import a vendor quote file (CSV or XLSX; columns in ``catalog.importers``).
+
+    All or nothing: every row is checked first, and if any is bad the whole file is refused.
+
+    Raises
+    ------
+    QuoteFileRejected
+        Listing every bad row with its row number, column and reason; nothing is written.
+    """
+    return quote_rows_import(rows=parse_quote_file(file_name=file_name, content=content))
+
+
+@transaction.atomic
+def quote_rows_import(*, rows: list[QuoteRow]) -> QuoteImportResult:
+    """Write parsed quote rows after checking every reference they make; see quote_file_import."""
+    errors: list[RowError] = []
+    new_offerings: dict[tuple[str, ...], CloudOffering] = {}
+    targets = [_quote_target(row, errors, new_offerings) for row in rows]
+    if errors:
+        raise QuoteFileRejected(errors)
+    counts = Counter()
+    retrieved_at = timezone.now()
+    for row, target in zip(rows, targets, strict=True):
+        try:
+            if isinstance(target, CloudOffering) and target.pk is None:
+                target.full_clean()
+                target.save()
+                counts["offerings"] += 1
+            _, created = price_point_record(
+                **{"offering" if isinstance(target, CloudOffering) else "system": target},
+                amount=row.amount,
+                amount_high=row.amount_high,
+                currency=row.currency,
+                as_of=row.as_of,
+                source=_quote_source(row, retrieved_at.date()),
+                source_url=row.source if row.source_is_url else "",
+                retrieved_at=retrieved_at,
+                note=row.note,
+            )
+        except ValidationError as exc:
+            errors += [RowError(row.row, field or "row", message) for field, message in _field_errors(exc)]
+            continue
+        counts["created" if created else "unchanged"] += 1
+    if errors:
+        # Raising inside the atomic block rolls back every row already written.
+        raise QuoteFileRejected(errors)
+    return QuoteImportResult(
+        prices_created=counts["created"],
+        prices_unchanged=counts["unchanged"],
+        offerings_created=counts["offerings"],
+    )
+
+
+def _quote_target(
+    row: QuoteRow, errors: list[RowError], new_offerings: dict[tuple[str, ...], CloudOffering]
+) -> CloudOffering | SystemSku | None:
+    """The system or offering a row prices; an unsaved offering when the row introduces one."""
+    if row.kind == "system":
+        system = SystemSku.objects.filter(slug=row.slug).first()
+        if system is None:
+            errors.append(RowError(row.row, "slug", f"unknown system '{row.slug}'"))
+        return system
+    key = {
+        "provider": row.provider,
+        "instance_type": row.instance_type,
+        "region": row.region,
+        "pricing_model": row.pricing_model,
+    }
+    offering = new_offerings.get(tuple(key.values())) or (
+        CloudOffering.objects.filter(**key).select_related("accelerator").first()
+    )
+    accelerator = None
+    if row.accelerator:
+        accelerator = Accelerator.objects.filter(slug=row.accelerator).first()
+        if accelerator is None:
+            errors.append(RowError(row.row, "accelerator", f"unknown accelerator '{row.accelerator}'"))
+            return None
+    if offering is not None:
+        if accelerator is not None and offering.accelerator_id != accelerator.pk:
+            errors.append(
+                RowError(
+                    row.row,
+                    "accelerator",
+                    f"the offering exists with accelerator '{offering.accelerator.slug}'",
+                )
+            )
+        if row.accelerators_per_instance not in (None, offering.accelerators_per_instance):
+            errors.append(
+                RowError(
+                    row.row,
+                    "accelerators_per_instance",
+                    f"the offering exists with {offering.accelerators_per_instance} per instance",
+                )
+            )
+        return offering
+    if accelerator is None:
+        errors.append(RowError(row.row, "accelerator", "is required for an offering not in the catalog"))
+    if row.accelerators_per_instance is None:
+        errors.append(
+            RowError(row.row, "accelerators_per_instance", "is required for an offering not in the catalog")
+        )
+    if accelerator is None or row.accelerators_per_instance is None:
+        return None
+    offering = CloudOffering(
+        **key, accelerator=accelerator, accelerators_per_instance=row.accelerators_per_instance
+    )
+    new_offerings[tuple(key.values())] = offering
+    return offering
+
+
+def _quote_source(row: QuoteRow, retrieved_on: dt.date) -> Source:
+    source = Source.objects.filter(key=row.source).first()
+    if source is not None:
+        return source
+    source = Source(
+        key=row.source,
+        title=row.source[:300],
+        kind=SourceKind.QUOTE,
+        url=row.source if row.source_is_url else "",
+        retrieved_on=retrieved_on,
+    )
+    try:
+        source.full_clean()
+    except ValidationError as exc:
+        # The row's only say in the Source is its `source` column, so that is what is wrong.
+        raise ValidationError({"source": [message for _, message in _field_errors(exc)]}) from exc
+    source.save()
+    return source

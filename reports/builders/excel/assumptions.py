@@ -1,0 +1,180 @@
+"""The Assumptions sheet: every input with value, unit, source and date, each cell named.
+
+Inputs are styled as editable; the horizon is not, because the monthly sheets have one
+row per month of it. Cooling tiers form a table (their columns are named ranges the
+footprint looks tiers up in), and the engine's conventions close the sheet.
+"""
+from __future__ import annotations
+
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.worksheet import Worksheet
+
+from reports.builders.excel.cells import (
+    COUNT,
+    NUMBER,
+    PERCENT,
+    USD_PRICE,
+    absolute,
+    absolute_range,
+    comment,
+    define_name,
+    header_row,
+    put_number,
+    put_text,
+    section,
+    set_widths,
+    style_input,
+    title,
+)
+from reports.builders.excel.names import input_name, rent_name
+from reports.content import AssumptionRow, ReportContent
+from tco import engine
+from tco.engine.compose import BREAKEVEN_RELATIVE_TOLERANCE
+from tco.engine.counting import WHOLE_COUNT_TOLERANCE
+from tco.engine.metrics import SECONDS_PER_HOUR, TOKENS_PER_MILLION
+from tco.engine.power import KWH_PER_MWH
+from tco.engine.rent import GB_PER_TB
+from tco.engine.timeline import MONTHS_PER_YEAR
+
+SHEET = "Assumptions"
+HEADINGS = ("Section", "Input", "Value", "Unit", "Origin", "Source", "As of", "Name in formulas")
+VALUE_COLUMN = 3
+FIXED_INPUTS = {"finance.horizon_months"}
+SECTION_TITLES = {"workload": "Workload", "buy": "Buy: system, operations and financing",
+                  "facility": "Facility", "finance": "Finance"}
+
+COOLING_FIELDS = ("max_kw_per_rack", "capex_usd_per_kw", "opex_usd_per_kw_month")
+COOLING_HEADINGS = ("Tier", "Cooling technology", "Max kW per rack", "Capex (USD/kW of IT)",
+                    "Opex (USD/kW-month)", "Source")
+
+# The engine's own definitions, written out so that no formula hides a constant.
+CONVENTIONS = (
+    ("months_per_year", MONTHS_PER_YEAR, "Months in a price year; yearly rates escalate per 12 months."),
+    ("gb_per_tb", GB_PER_TB, "Data volumes: 1 TB = 1,000 GB."),
+    ("kwh_per_mwh", KWH_PER_MWH, "Energy: 1 MWh = 1,000 kWh."),
+    ("seconds_per_hour", SECONDS_PER_HOUR, "For cost per million tokens."),
+    ("tokens_per_million", TOKENS_PER_MILLION, "For cost per million tokens."),
+    ("count_tolerance", WHOLE_COUNT_TOLERANCE,
+     "Counts within this of a whole number are that number (56 / 0.7 / 8 = 10, not 11)."),
+    ("breakeven_tolerance", BREAKEVEN_RELATIVE_TOLERANCE,
+     "A cumulative saving short of zero by less than this share of all money spent counts "
+     "as breaking even (absorbs rounding)."),
+)
+
+
+def number_format_for(unit: str) -> str:
+    """Number format that suits an input's unit."""
+    if unit in {"share", "share/year", "1/year"}:
+        return PERCENT
+    if unit.startswith("USD"):
+        return USD_PRICE
+    if unit in {"count", "months", "U"}:
+        return COUNT
+    return NUMBER
+
+
+def write_assumptions(ws: Worksheet, content: ReportContent) -> None:
+    """Fill the Assumptions sheet and define a name for every input."""
+    title(ws, "Assumptions",
+          f"Every input of the evaluation with its source. Yellow cells are inputs: change one and "
+          f"every figure in the workbook follows. Prices as of {content.meta.prices_as_of.isoformat()}.")
+    set_widths(ws, {"A": 30, "B": 38, "C": 16, "D": 20, "E": 10, "F": 60, "G": 12, "H": 44})
+    header_row(ws, 4, HEADINGS)
+    ws.freeze_panes = "A5"
+    row = 5
+    rows_by_section: dict[str, list[AssumptionRow]] = {}
+    for assumption in content.assumptions:
+        if not assumption.path.startswith("cooling."):
+            rows_by_section.setdefault(assumption.path.rsplit(".", 1)[0], []).append(assumption)
+    for section_key, rows in rows_by_section.items():
+        row += 1
+        section(ws, row, _section_title(section_key, content.inputs))
+        row += 1
+        if section_key.startswith("rent."):
+            row = _pricing_model_row(ws, row, int(section_key.split(".")[1]), content.inputs)
+        for assumption in rows:
+            _input_row(ws, row, assumption)
+            row += 1
+    row = _cooling_table(ws, row + 2, content)
+    _conventions(ws, row + 2)
+    ws.print_title_rows = "4:4"
+
+
+def _section_title(section_key: str, inputs: engine.Scenario) -> str:
+    if section_key.startswith("rent."):
+        index = int(section_key.split(".")[1])
+        return f"Rent option {index + 1}: {inputs.rent[index].name}"
+    return SECTION_TITLES.get(section_key, section_key)
+
+
+def _input_row(ws: Worksheet, row: int, assumption: AssumptionRow) -> None:
+    section_key, field = assumption.path.rsplit(".", 1)
+    put_text(ws.cell(row=row, column=1), section_key)
+    put_text(ws.cell(row=row, column=2), field.replace("_", " "))
+    value = put_number(ws.cell(row=row, column=VALUE_COLUMN), assumption.value,
+                       number_format_for(assumption.unit))
+    if assumption.path in FIXED_INPUTS:
+        comment(value, "Fixed for this workbook: the cash-flow sheets have one row per month of this "
+                       "horizon. Export the report again for another horizon.")
+    else:
+        style_input(value)
+    put_text(ws.cell(row=row, column=4), assumption.unit)
+    put_text(ws.cell(row=row, column=5), assumption.origin)
+    put_text(ws.cell(row=row, column=6), assumption.source)
+    if assumption.as_of is not None:
+        ws.cell(row=row, column=7, value=assumption.as_of).number_format = "yyyy-mm-dd"
+    name = input_name(assumption.path)
+    put_text(ws.cell(row=row, column=8), name)
+    define_name(ws, name, absolute(ws, row, VALUE_COLUMN))
+
+
+def _pricing_model_row(ws: Worksheet, row: int, index: int, inputs: engine.Scenario) -> int:
+    """The rent option's billing rule, editable from a list of the engine's pricing models."""
+    put_text(ws.cell(row=row, column=1), f"rent.{index}")
+    put_text(ws.cell(row=row, column=2), "pricing model")
+    cell = put_text(ws.cell(row=row, column=VALUE_COLUMN), str(inputs.rent[index].pricing_model))
+    style_input(cell)
+    choices = ",".join(model.value for model in engine.PricingModel)
+    validation = DataValidation(type="list", formula1=f'"{choices}"', allow_blank=False)
+    ws.add_data_validation(validation)
+    validation.add(cell)
+    put_text(ws.cell(row=row, column=4), "billing rule")
+    put_text(ws.cell(row=row, column=5), "catalog")
+    put_text(ws.cell(row=row, column=6), "offering's pricing model")
+    name = rent_name(index, "pricing_model")
+    put_text(ws.cell(row=row, column=8), name)
+    define_name(ws, name, absolute(ws, row, VALUE_COLUMN))
+    return row + 1
+
+
+def _cooling_table(ws: Worksheet, row: int, content: ReportContent) -> int:
+    """Cooling tiers in increasing density; columns named ``cooling_<field>`` and ``cooling_name``."""
+    section(ws, row, "Cooling technologies (the footprint picks the first tier that handles the rack density)")
+    header_row(ws, row + 1, COOLING_HEADINGS)
+    by_path = {a.path: a for a in content.assumptions}
+    first = row + 2
+    for index, tier in enumerate(content.inputs.cooling):
+        current = first + index
+        ws.cell(row=current, column=1, value=index + 1)
+        put_text(ws.cell(row=current, column=2), tier.name)
+        for offset, field in enumerate(COOLING_FIELDS):
+            assumption = by_path[f"cooling.{index}.{field}"]
+            style_input(put_number(ws.cell(row=current, column=3 + offset), assumption.value,
+                                   NUMBER if field == "max_kw_per_rack" else USD_PRICE))
+        put_text(ws.cell(row=current, column=6), by_path[f"cooling.{index}.capex_usd_per_kw"].source)
+    last = first + len(content.inputs.cooling) - 1
+    define_name(ws, "cooling_name", absolute_range(ws, first, last, 2))
+    for offset, field in enumerate(COOLING_FIELDS):
+        define_name(ws, f"cooling_{field}", absolute_range(ws, first, last, 3 + offset))
+    return last + 1
+
+
+def _conventions(ws: Worksheet, row: int) -> None:
+    section(ws, row, "Conventions of the cost model (not assumptions: the engine's definitions)")
+    header_row(ws, row + 1, ("Name in formulas", "Meaning", "Value"))
+    for offset, (name, value, meaning) in enumerate(CONVENTIONS):
+        current = row + 2 + offset
+        put_text(ws.cell(row=current, column=1), name)
+        put_text(ws.cell(row=current, column=2), meaning)
+        put_number(ws.cell(row=current, column=VALUE_COLUMN), float(value), "General")
+        define_name(ws, name, absolute(ws, current, VALUE_COLUMN))

@@ -1,0 +1,125 @@
+"""Cell-level helpers shared by every sheet: styles, number formats, safe text and names."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
+from openpyxl.comments import Comment
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter, quote_sheetname
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.worksheet import Worksheet
+
+USD = '"$"#,##0.00;-"$"#,##0.00'
+# Prices per kWh or per GB need more than two decimals; totals never show more than four.
+USD_PRICE = '"$"#,##0.00##;-"$"#,##0.00##'
+PERCENT = "0.00##%"
+NUMBER = "#,##0.####"
+COUNT = "#,##0"
+MONTH = "0"
+# Excel has no infinity: "no limit" inputs hold a huge number and are shown as words.
+NO_LIMIT_VALUE = 1e307
+NO_LIMIT_FORMAT = '[>=1E+300]"no limit";#,##0.####'
+
+INPUT_FONT = Font(color="1F4E79", bold=True)
+INPUT_FILL = PatternFill("solid", fgColor="FFF2CC")
+HEADER_FONT = Font(color="FFFFFF", bold=True)
+HEADER_FILL = PatternFill("solid", fgColor="1F4E79")
+TITLE_FONT = Font(size=14, bold=True, color="1F4E79")
+SECTION_FONT = Font(size=11, bold=True, color="1F4E79")
+NOTE_FONT = Font(italic=True, color="595959")
+TOTAL_FONT = Font(bold=True)
+WRAP = Alignment(wrap_text=True, vertical="top")
+
+# A text starting with one of these is what spreadsheets read as a formula.
+FORMULA_TRIGGERS = ("=", "+", "-", "@")
+
+COMMENT_AUTHOR = "TCO report"
+
+
+def put_text(cell: Cell, text: Any) -> Cell:
+    """Write text that is never run as a formula, whatever it starts with.
+
+    The cell is typed as a string, and a text that a spreadsheet would read as a
+    formula also gets the quote prefix, so editing the cell keeps it text.
+    """
+    value = ILLEGAL_CHARACTERS_RE.sub("", "" if text is None else str(text))
+    cell.value = value
+    cell.data_type = "s"
+    if value.startswith(FORMULA_TRIGGERS):
+        cell.quotePrefix = True
+    return cell
+
+
+def put_number(cell: Cell, value: float | None, number_format: str = NUMBER) -> Cell:
+    """Write a number; NaN ("not given") leaves the cell empty, +inf becomes "no limit"."""
+    if value is not None and math.isinf(value) and value > 0:
+        cell.value = NO_LIMIT_VALUE
+        cell.number_format = NO_LIMIT_FORMAT
+        return cell
+    cell.value = None if value is None or math.isnan(value) else float(value)
+    cell.number_format = number_format
+    return cell
+
+
+def put_formula(cell: Cell, formula: str, number_format: str = NUMBER) -> Cell:
+    """Write a formula (without the leading '=')."""
+    cell.value = f"={formula}"
+    cell.number_format = number_format
+    return cell
+
+
+def style_input(cell: Cell) -> None:
+    """Mark a cell as an input an analyst may change."""
+    cell.font = INPUT_FONT
+    cell.fill = INPUT_FILL
+
+
+def style_header(cells: Sequence[Cell]) -> None:
+    for cell in cells:
+        cell.font = HEADER_FONT
+        cell.fill = HEADER_FILL
+        cell.alignment = Alignment(wrap_text=True, vertical="center")
+
+
+def header_row(ws: Worksheet, row: int, titles: Sequence[str], first_column: int = 1) -> None:
+    """Column headings of a table, styled."""
+    cells = [put_text(ws.cell(row=row, column=first_column + i), title) for i, title in enumerate(titles)]
+    style_header(cells)
+
+
+def title(ws: Worksheet, text: str, note: str = "") -> None:
+    """Sheet title in A1 and an explanatory note in A2."""
+    put_text(ws["A1"], text).font = TITLE_FONT
+    if note:
+        put_text(ws["A2"], note).font = NOTE_FONT
+
+
+def section(ws: Worksheet, row: int, text: str) -> None:
+    put_text(ws.cell(row=row, column=1), text).font = SECTION_FONT
+
+
+def comment(cell: Cell, text: str) -> None:
+    cell.comment = Comment(text, COMMENT_AUTHOR, width=320, height=140)
+
+
+def absolute(ws: Worksheet, row: int, column: int) -> str:
+    """An absolute reference to one cell, with its sheet: 'Buy cash flows'!$B$5."""
+    return f"{quote_sheetname(ws.title)}!${get_column_letter(column)}${row}"
+
+
+def absolute_range(ws: Worksheet, first_row: int, last_row: int, column: int) -> str:
+    letter = get_column_letter(column)
+    return f"{quote_sheetname(ws.title)}!${letter}${first_row}:${letter}${last_row}"
+
+
+def define_name(ws: Worksheet, name: str, ref: str) -> None:
+    """A workbook-wide name for a cell or range, so formulas read like the model."""
+    ws.parent.defined_names[name] = DefinedName(name, attr_text=ref)
+
+
+def set_widths(ws: Worksheet, widths: dict[str, float]) -> None:
+    for letter, width in widths.items():
+        ws.column_dimensions[letter].width = width

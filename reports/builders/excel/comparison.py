@@ -1,0 +1,155 @@
+"""The Comparison sheet: totals, NPVs, unit costs, breakevens and IRR, then running totals.
+
+Mirrors tco/engine/compose.py and finance.py. NPV: month 0 is paid now and not discounted,
+month m is discounted by (1 + monthly rate) ** m with the monthly rate that compounds to the
+yearly discount rate. The breakeven month is the first month >= 1 whose cumulative saving of
+buying (rent minus buy) reaches zero, within the engine's rounding tolerance.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from reports.builders.excel.cells import (
+    COUNT,
+    NUMBER,
+    PERCENT,
+    USD,
+    USD_PRICE,
+    absolute,
+    comment,
+    define_name,
+    header_row,
+    put_formula,
+    put_text,
+    section,
+    set_widths,
+    title,
+)
+from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
+from reports.builders.excel.names import Block, rent_name
+from reports.content import ReportContent
+
+SHEET = "Comparison"
+BUY = "buy_"
+
+NPV_CONVENTION = (
+    "NPV convention: month 0 is paid now and not discounted; month m is discounted m times at the "
+    "monthly rate (1 + yearly rate)^(1/12) - 1. Spreadsheet NPV() discounts its first value by one "
+    "period, so NPV = month 0 + NPV(monthly rate, months 1..H)."
+)
+
+
+class KeyFigure(NamedTuple):
+    """One row of the key-figures table: a formula for buying and/or for each rent option.
+
+    Formulas use ``{s}`` for the side's name prefix (``buy_`` or ``rent1_``); a row without
+    a formula for a side leaves its cell empty. Each cell is named ``{s}<figure>``.
+    """
+
+    label: str
+    figure: str
+    buy: str | None
+    rent: str | None
+    number_format: str
+
+
+BREAKEVEN_UTILISATION = "workload_utilisation-{s}saving_usd/{s}saving_slope"
+TOTAL = "SUM({s}flow)"
+NPV = "INDEX({s}flow,1)+NPV(discount_rate_per_month,{s}flow_operating)"
+PER_HOUR = 'IF(useful_accelerator_hours>0,{s}total_usd/useful_accelerator_hours,"n/a")'
+PER_MILLION_TOKENS = (
+    "IF(AND(ISNUMBER(workload_tokens_per_s_per_accelerator),ISNUMBER({s}cost_per_useful_accelerator_hour_usd)),"
+    "{s}cost_per_useful_accelerator_hour_usd/(workload_tokens_per_s_per_accelerator*seconds_per_hour)"
+    '*tokens_per_million,"n/a")'
+)
+KEY_FIGURES = (
+    KeyFigure("Total cost over the horizon", "total_usd", TOTAL, TOTAL, USD),
+    KeyFigure("NPV of costs", "npv_usd", NPV, NPV, USD),
+    KeyFigure("Cost per useful accelerator-hour", "cost_per_useful_accelerator_hour_usd", PER_HOUR, PER_HOUR,
+              USD_PRICE),
+    KeyFigure("Cost per million tokens", "cost_per_million_tokens_usd", PER_MILLION_TOKENS, PER_MILLION_TOKENS,
+              USD_PRICE),
+    KeyFigure("Saving by buying, total (rent - buy)", "saving_usd", None, "{s}total_usd-buy_total_usd", USD),
+    KeyFigure("Saving by buying, NPV (rent - buy)", "npv_saving_usd", None, "{s}npv_usd-buy_npv_usd", USD),
+    KeyFigure("Cheaper by NPV", "winner", None, 'IF({s}npv_saving_usd>0,"buy","rent")', "@"),
+    KeyFigure("Breakeven month", "breakeven_month", None,
+              'IF(COUNT({s}broken_even)=0,"never",MIN({s}broken_even))', COUNT),
+    KeyFigure("Saving per unit of utilisation", "saving_slope", None,
+              "{s}utilisation_slope-buy_utilisation_slope", USD),
+    KeyFigure("Breakeven utilisation", "breakeven_utilisation", None,
+              f'IF({{s}}saving_slope=0,"none",IF(AND({BREAKEVEN_UTILISATION}>=0,{BREAKEVEN_UTILISATION}<=1),'
+              f'{BREAKEVEN_UTILISATION},"none"))', PERCENT),
+    KeyFigure("IRR of buying instead of renting, per year", "irr_per_year", None,
+              'IFERROR((1+IRR({s}saving_flow,0))^months_per_year-1,"none")', PERCENT),
+    KeyFigure("Cumulative cost at breakeven (chart marker)", "breakeven_cumulative_usd", None,
+              "IF(ISNUMBER({s}breakeven_month),INDEX(buy_cumulative,{s}breakeven_month+1),NA())", USD),
+)
+
+
+class ComparisonLayout(NamedTuple):
+    """Where the Summary's chart finds its data on the Comparison sheet."""
+
+    table: MonthlyTable
+    buy_cumulative_column: int
+    rent_cumulative_columns: tuple[int, ...]
+    key_row: dict[str, int]
+    rent_key_columns: tuple[int, ...]
+
+
+def write_comparison(ws: Worksheet, content: ReportContent) -> ComparisonLayout:
+    """Fill the sheet: key figures for buying and each rent option, then month-by-month totals."""
+    title(ws, "Comparison", "Buying against each rent option. Formulas over the cash-flow sheets.")
+    options = content.result.rent
+    block = Block(ws, row=4)
+    block.formula("Discount rate per month", "(1+finance_discount_rate_per_year)^(1/months_per_year)-1",
+                  name="discount_rate_per_month", number_format=PERCENT)
+    comment(ws.cell(row=4, column=2), NPV_CONVENTION)
+    block.formula("Useful accelerator-hours over the horizon",
+                  "workload_accelerators*workload_hours_per_month*workload_utilisation*finance_horizon_months",
+                  name="useful_accelerator_hours", unit="h", number_format=NUMBER)
+    block.formula("Money paid out buying, gross", "SUMPRODUCT(ABS(buy_flow))", name="buy_gross_flow",
+                  number_format=USD, note="Scales the breakeven tolerance.")
+
+    header = block.row + 1
+    sides = [("Buy", BUY)] + [(option.name, rent_name(index, "")) for index, option in enumerate(options)]
+    header_row(ws, header, ["Figure", *(label for label, _ in sides)])
+    key_row = {}
+    for offset, figure in enumerate(KEY_FIGURES, start=1):
+        row = header + offset
+        key_row[figure.figure] = row
+        put_text(ws.cell(row=row, column=1), figure.label)
+        for column, (_, prefix) in enumerate(sides, start=2):
+            formula = figure.buy if prefix == BUY else figure.rent
+            if formula is None:
+                continue
+            put_formula(ws.cell(row=row, column=column), formula.replace("{s}", prefix), figure.number_format)
+            define_name(ws, f"{prefix}{figure.figure}", absolute(ws, row, column))
+    comment(ws.cell(row=key_row["npv_usd"], column=1), NPV_CONVENTION)
+
+    headings = ["Buy: cumulative"]
+    for option in options:
+        headings += [f"{option.name}: cumulative", f"{option.name}: saving (rent - buy)",
+                     f"{option.name}: cumulative saving", f"{option.name}: broken even"]
+    table = start_table(ws, header + len(KEY_FIGURES) + 3, headings, int(content.result.months[-1]))
+    fill_column(table, 2, "INDEX(buy_cumulative,{m}+1)")
+    rent_columns = []
+    for index in range(len(options)):
+        prefix = rent_name(index, "")
+        start = 3 + 4 * index
+        rent_columns.append(start)
+        fill_column(table, start, f"INDEX({prefix}cumulative,{{m}}+1)")
+        fill_column(table, start + 1, f"INDEX({prefix}flow,{{m}}+1)-INDEX(buy_flow,{{m}}+1)")
+        saving, cumulative = get_column_letter(start + 1), get_column_letter(start + 2)
+        fill_column(table, start + 2, f"{cumulative}{{prev}}+{saving}{{r}}", first_month=f"{saving}{{r}}")
+        fill_column(table, start + 3,
+                    f'IF(AND({{m}}>=1,{cumulative}{{r}}>=-breakeven_tolerance*(buy_gross_flow+{prefix}total_usd)),'
+                    f'{{m}},"")', number_format=COUNT)
+        table.name_column(f"{prefix}saving_flow", start + 1)
+        table.name_column(f"{prefix}broken_even", start + 3)
+    section(ws, table.header_row - 1, "Month by month")
+    set_widths(ws, {"A": 44} | {get_column_letter(c): 18 for c in range(2, 3 + 4 * len(options))})
+    return ComparisonLayout(table, 2, tuple(rent_columns), key_row,
+                            tuple(range(3, 3 + len(options))))

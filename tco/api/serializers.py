@@ -1,0 +1,132 @@
+"""Scenario serializers: CRUD with nested rent options, and the evaluation output."""
+from __future__ import annotations
+
+import copy
+import re
+from decimal import Decimal
+from typing import Any
+
+from rest_framework import serializers
+
+from catalog.models import Accelerator, FacilityProfile, SystemSku
+from tco.inputs_from_db import ScenarioInputError, engine_case
+from tco.models import RentOption, Scenario
+
+NESTED_FIELD = re.compile(r"^rent_options\[(\d+)\]\.(\w+)$")
+
+
+class RentOptionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = RentOption
+        fields = ["id", "name", "offering", "price_usd_per_instance_hour", "commitment_months",
+                  "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
+                  "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month",
+                  "price_change_per_year"]
+        read_only_fields = ["id"]
+        extra_kwargs = {
+            "price_usd_per_instance_hour": {"min_value": Decimal("0.0001")},
+            "price_change_per_year": {"min_value": Decimal("-0.99")},
+            **{f: {"min_value": 0} for f in ("upfront_usd", "spot_interruption_overhead",
+                                             "egress_tb_per_month", "egress_usd_per_gb",
+                                             "storage_tb", "storage_usd_per_gb_month")},
+        }
+
+
+SHARES = ("utilisation", "network_share_of_compute", "spares_share", "residual_value_share",
+          "financed_share", "power_cap_throughput_loss")
+NON_NEGATIVE = ("network_usd_per_system", "storage_usd", "racks_install_usd_per_rack",
+                "support_share_per_year", "staff_fte_per_system", "staff_usd_per_fte_year",
+                "licence_usd_per_accelerator_year", "colocation_usd_per_kw_month",
+                "buildout_capex_usd_per_kw", "buildout_opex_usd_per_kw_month",
+                "discount_rate_per_year", "loan_rate_per_year")
+POSITIVE = ("system_price_usd", "electricity_usd_per_kwh", "rack_power_limit_kw",
+            "tokens_per_s_per_accelerator", "hours_per_month")
+
+
+class ScenarioSerializer(serializers.ModelSerializer):
+    """A scenario as budgeting tools send it; catalog rows are named by slug (offerings by id).
+
+    Validation builds the engine inputs, so a scenario that cannot be evaluated (a rent
+    option with no price at the scenario's date, a system that cannot be racked) is refused
+    with the field to fix.
+    """
+
+    accelerator = serializers.SlugRelatedField(slug_field="slug", queryset=Accelerator.objects.all())
+    system = serializers.SlugRelatedField(slug_field="slug", queryset=SystemSku.objects.all())
+    facility = serializers.SlugRelatedField(slug_field="slug",
+                                            queryset=FacilityProfile.objects.all())
+    rent_options = RentOptionSerializer(many=True)
+    owner = serializers.StringRelatedField(read_only=True)
+
+    class Meta:
+        model = Scenario
+        fields = [
+            "id", "owner", "name", "description", "created_at", "updated_at", "prices_as_of",
+            "accelerator", "accelerators", "utilisation", "hours_per_month",
+            "tokens_per_s_per_accelerator",
+            "system", "system_price_usd", "network_usd_per_system", "network_share_of_compute",
+            "storage_usd", "racks_install_usd_per_rack", "spares_share", "power_cap_share",
+            "power_cap_throughput_loss", "support_share_per_year", "staff_fte_per_system",
+            "staff_usd_per_fte_year", "licence_usd_per_accelerator_year",
+            "facility", "electricity_usd_per_kwh", "electricity_escalation_per_year", "pue",
+            "colocation_usd_per_kw_month", "buildout_capex_usd_per_kw",
+            "buildout_opex_usd_per_kw_month", "rack_power_limit_kw", "rack_units_per_rack",
+            "horizon_months", "discount_rate_per_year", "depreciation_months",
+            "residual_value_share", "financed_share", "loan_rate_per_year", "loan_term_months",
+            "rent_options",
+        ]
+        read_only_fields = ["id", "owner", "created_at", "updated_at"]
+        extra_kwargs = {
+            "horizon_months": {"min_value": 1, "max_value": 240},
+            "accelerators": {"min_value": 1},
+            "pue": {"min_value": 1},
+            "power_cap_share": {"min_value": Decimal("0.01"), "max_value": 1},
+            "electricity_escalation_per_year": {"min_value": Decimal("-0.99")},
+            "depreciation_months": {"min_value": 1},
+            **{f: {"min_value": 0, "max_value": 1} for f in SHARES},
+            **{f: {"min_value": 0} for f in NON_NEGATIVE},
+            **{f: {"min_value": Decimal("0.0001")} for f in POSITIVE},
+        }
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        scenario, options = self.build(attrs)
+        try:
+            engine_case(scenario, options)
+        except ScenarioInputError as exc:
+            raise serializers.ValidationError(_error_detail(exc)) from exc
+        return attrs
+
+    def build(self, attrs: dict[str, Any]) -> tuple[Scenario, list[RentOption]]:
+        """Unsaved model instances from validated data (on top of the instance when updating)."""
+        data = dict(attrs)
+        option_rows = data.pop("rent_options", None)
+        if self.instance is None:
+            scenario = Scenario(**data)
+        else:
+            scenario = copy.copy(self.instance)  # the stored instance stays as it was
+            for name, value in data.items():
+                setattr(scenario, name, value)
+        if option_rows is None and self.instance is not None:
+            options = list(self.instance.rent_options.all())
+        else:
+            options = [RentOption(**row) for row in option_rows or []]
+        return scenario, options
+
+
+def _error_detail(exc: ScenarioInputError) -> dict[str, Any]:
+    """DRF's nested error shape: rent_options errors keyed by the option's index."""
+    nested = NESTED_FIELD.match(exc.field)
+    if not nested:
+        return {exc.field: [exc.message]}
+    index, field = int(nested.group(1)), nested.group(2)
+    return {"rent_options": {index: {field: [exc.message]}}}
+
+
+class EvaluationSerializer(serializers.Serializer):
+    """The result of an evaluation: summary, monthly lines, footprint, assumptions, prices."""
+
+    engine_version = serializers.CharField()
+    result = serializers.DictField(help_text="Engine result: buy, rent options, summary, "
+                                             "footprint, monthly lines (months on the last axis).")
+    assumptions = serializers.ListField(child=serializers.DictField())
+    prices = serializers.ListField(child=serializers.DictField())

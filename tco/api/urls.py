@@ -1,0 +1,12 @@
+from django.urls import path
+from rest_framework.routers import SimpleRouter
+
+from tco.api.views import EvaluateView, ScenarioViewSet
+
+router = SimpleRouter()
+router.register("scenarios", ScenarioViewSet, basename="scenario")
+
+urlpatterns = [
+    path("evaluate/", EvaluateView.as_view(), name="evaluate"),
+    *router.urls,
+]

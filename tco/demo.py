@@ -1,0 +1,113 @@
+"""The demo scenarios `make run` loads: one per typical buy-vs-rent question.
+
+Figures not in the catalog are stated here as the demo's own assumptions (and recorded as
+scenario values when evaluated); replace them with your quotes.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import transaction
+
+from catalog.choices import PricingModel, Provider
+from catalog.models import Accelerator, CloudOffering, FacilityProfile, SystemSku
+from tco.models import RentOption, Scenario
+from tco.services import scenario_save
+
+# Operations and finance assumptions shared by the demos (a typical enterprise case).
+COMMON = {
+    "network_share_of_compute": Decimal("0.10"),
+    "racks_install_usd_per_rack": Decimal("15000"),
+    "spares_share": Decimal("0.02"),
+    "support_share_per_year": Decimal("0.08"),
+    "staff_usd_per_fte_year": Decimal("180000"),
+    "residual_value_share": Decimal("0.20"),
+    "depreciation_months": 60,
+    "horizon_months": 36,
+    "discount_rate_per_year": Decimal("0.08"),
+}
+
+# AWS publishes no reserved price in the seeds; the demo assumes the usual ~40% 1-year discount
+# on the catalog's p5.48xlarge on-demand rate.
+P5_RESERVED_1Y_USD_PER_HOUR = Decimal("33.02")
+
+DEMOS = [
+    {
+        "name": "8x H100 training cluster",
+        "description": "One DGX H100 for a training team, against AWS p5.48xlarge on-demand and "
+                       "1-year reserved (demo assumption: ~40% below on-demand) and a cheaper "
+                       "GPU cloud (Lambda 8x H100).",
+        "accelerator": "h100-sxm-80gb", "accelerators": 8, "utilisation": Decimal("0.80"),
+        "system": "dgx-h100", "facility": "colo-air", "staff_fte_per_system": Decimal("0.10"),
+        "storage_usd": Decimal("20000"),
+        "rent": [
+            {"offering": (Provider.AWS, "p5.48xlarge", PricingModel.ON_DEMAND)},
+            {"offering": (Provider.AWS, "p5.48xlarge", PricingModel.RESERVED_1Y),
+             "price_usd_per_instance_hour": P5_RESERVED_1Y_USD_PER_HOUR},
+            {"offering": (Provider.LAMBDA, "gpu_8x_h100_sxm5", PricingModel.ON_DEMAND)},
+        ],
+    },
+    {
+        "name": "Inference fleet: 32x L40S vs cloud",
+        "description": "Eight 4x L40S servers serving an 8B model at ~1,000 tokens/s per GPU "
+                       "(demo assumption), against per-GPU cloud rental.",
+        "accelerator": "l40s-pcie-48gb", "accelerators": 32, "utilisation": Decimal("0.60"),
+        "tokens_per_s_per_accelerator": Decimal("1000"),
+        "system": "server-4x-l40s", "facility": "colo-air",
+        "staff_fte_per_system": Decimal("0.05"), "storage_usd": Decimal("10000"),
+        "rent": [
+            {"offering": (Provider.MARKET, "typical-1x-l40s-pcie-48gb", PricingModel.ON_DEMAND)},
+            {"offering": (Provider.MARKET, "midrange-1x-l40s-pcie-48gb", PricingModel.ON_DEMAND)},
+        ],
+    },
+    {
+        "name": "256x B200 build with liquid cooling",
+        "description": "32 DGX B200 in a liquid-ready colocation hall, against AWS p6-b200 "
+                       "on-demand and a GPU cloud on-demand and spot.",
+        "accelerator": "b200-sxm-192gb", "accelerators": 256, "utilisation": Decimal("0.85"),
+        "system": "dgx-b200", "facility": "colo-liquid-ready",
+        "staff_fte_per_system": Decimal("0.05"), "storage_usd": Decimal("750000"),
+        "rent": [
+            {"offering": (Provider.AWS, "p6-b200.48xlarge", PricingModel.ON_DEMAND)},
+            {"offering": ("spheron", "1x-b200-sxm-192gb", PricingModel.ON_DEMAND)},
+            {"offering": ("spheron", "1x-b200-sxm-192gb", PricingModel.SPOT),
+             "spot_interruption_overhead": Decimal("0.10")},
+        ],
+    },
+]
+
+
+def _offering(provider: str, instance_type: str, pricing_model: str) -> CloudOffering:
+    offerings = CloudOffering.objects.filter(provider=provider, instance_type=instance_type)
+    match = offerings.filter(pricing_model=pricing_model).first()
+    if match is not None:
+        return match
+    # A pricing model the catalog has no row for (the p5 reserved term): same instance,
+    # priced by the demo's own stated assumption.
+    template = offerings.first()
+    if template is None:
+        raise LookupError(f"catalog has no {provider} {instance_type}; run load_catalog first")
+    return CloudOffering.objects.create(
+        provider=provider, instance_type=instance_type, region=template.region,
+        accelerator=template.accelerator,
+        accelerators_per_instance=template.accelerators_per_instance,
+        pricing_model=pricing_model, notes="Created by load_demo; no catalog price.")
+
+
+@transaction.atomic
+def load_demo() -> list[Scenario]:
+    """Create or refresh the demo scenarios (matched by name); running twice changes nothing."""
+    scenarios = []
+    for demo in DEMOS:
+        fields = {**COMMON, **{k: v for k, v in demo.items() if k != "rent"}}
+        fields["accelerator"] = Accelerator.objects.get(slug=fields["accelerator"])
+        fields["system"] = SystemSku.objects.get(slug=fields["system"])
+        fields["facility"] = FacilityProfile.objects.get(slug=fields["facility"])
+        scenario = Scenario.objects.filter(name=demo["name"], owner=None).first() or Scenario()
+        for key, value in fields.items():
+            setattr(scenario, key, value)
+        options = [RentOption(offering=_offering(*row["offering"]),
+                              **{k: v for k, v in row.items() if k != "offering"})
+                   for row in demo["rent"]]
+        scenarios.append(scenario_save(scenario=scenario, rent_options=options))
+    return scenarios

@@ -1,0 +1,48 @@
+"""The engine's entry point: evaluate a scenario or a batch, with a recommendation for one."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tco.engine.compose import compute_result
+from tco.engine.inputs import Scenario
+from tco.engine.recommend import recommendation
+from tco.engine.result import Result
+from tco.engine.sensitivity import one_at_a_time
+
+
+def evaluate(inputs: Scenario, *, detail: bool = True, recommend: bool | None = None) -> Result:
+    """Buy-vs-rent TCO of a scenario, or of a whole batch in one vectorised call.
+
+    Conventions: cash-flow lines are costs (positive = paid out); month 0 holds
+    up-front payments (capex down payment, reserved up-front fees) and months
+    1..H the operating flows; cumulative totals include month 0. Savings are
+    rent minus buy. NPVs discount month m by (1 + discount_rate_per_year) ** (m / 12).
+
+    Parameters
+    ----------
+    inputs : Scenario
+        Numeric fields are floats or arrays broadcasting to one batch shape
+        (sweep axes in front); a scalar scenario is the batch of one.
+    detail : bool
+        Keep each monthly cost line and running total (False for sweeps).
+    recommend : bool, optional
+        Add a one-sentence recommendation from a +/-10 % sensitivity run;
+        default: only for a single scenario evaluated with detail.
+
+    Returns
+    -------
+    Result
+
+    Examples
+    --------
+    >>> result = evaluate(scenario)  # doctest: +SKIP
+    >>> result.summary()["aws-on-demand"]["breakeven_month"]  # doctest: +SKIP
+    """
+    result = compute_result(inputs, detail=detail)
+    if recommend is None:
+        recommend = detail and result.batch_shape == ()
+    if not recommend:
+        return result
+    tornado = one_at_a_time(inputs, base=result)
+    return replace(result, recommendation=recommendation(result, tornado))

@@ -1,0 +1,220 @@
+"""Engine inputs: frozen dataclasses whose numeric fields are floats or NumPy arrays.
+
+Every numeric field may be a Python float or an array; all of them broadcast
+together into one batch of scenarios (sweep axes in front). Units are in the
+field names. Each numeric field carries its valid range in its metadata so that
+validation, sensitivity steps and the Django layer all read the same bounds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import MISSING, dataclass, field, fields
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+Numeric = float | NDArray[np.float64]
+
+
+def numeric(
+    default: float = MISSING,  # type: ignore[assignment]
+    *,
+    low: float = 0.0,
+    high: float = math.inf,
+    low_open: bool = False,
+    high_open: bool = False,
+    whole: bool = False,
+    nan_allowed: bool = False,
+    inf_allowed: bool = False,
+) -> Any:
+    """Declare a numeric input field with its valid range [low, high].
+
+    ``whole`` marks counts of months or units that the engine rounds to the
+    nearest integer; ``nan_allowed`` marks optional figures where NaN means
+    "not given"; ``inf_allowed`` marks limits where +inf means "no limit".
+    """
+    metadata = {
+        "numeric": True,
+        "low": low,
+        "high": high,
+        "low_open": low_open,
+        "high_open": high_open,
+        "whole": whole,
+        "nan_allowed": nan_allowed,
+        "inf_allowed": inf_allowed,
+    }
+    return field(default=default, metadata=metadata)
+
+
+def share(default: float = MISSING, *, high_open: bool = False) -> Any:  # type: ignore[assignment]
+    """Declare a numeric field that is a share between 0 and 1."""
+    return numeric(default, low=0.0, high=1.0, high_open=high_open)
+
+
+class PricingModel(StrEnum):
+    """How a cloud offer is billed."""
+
+    ON_DEMAND = "on_demand"
+    RESERVED = "reserved"
+    SPOT = "spot"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What has to be computed: how many accelerators, how busy, and how fast."""
+
+    accelerators: Numeric = numeric(low_open=True)
+    utilisation: Numeric = share()
+    hours_per_month: Numeric = numeric(730.0, low_open=True)
+    tokens_per_s_per_accelerator: Numeric = numeric(math.nan, low_open=True, nan_allowed=True)
+
+
+@dataclass(frozen=True)
+class BuyOption:
+    """An on-premises system SKU with its capex, operations and financing terms.
+
+    The power cap applies to the whole system's maximum draw; its throughput
+    loss is met by buying more accelerators (see ``buy.accelerators_to_buy``).
+    Financing uses a nominal yearly loan rate (monthly rate = rate / 12).
+    """
+
+    accelerators_per_system: Numeric = numeric(low=1.0, whole=True)
+    system_price_usd: Numeric = numeric()
+    system_power_max_kw: Numeric = numeric(low_open=True)
+    system_power_idle_kw: Numeric = numeric()
+    system_rack_units: Numeric = numeric(low_open=True)
+    depreciation_months: Numeric = numeric(low=1.0, whole=True)
+    network_usd_per_system: Numeric = numeric(0.0)
+    network_share_of_compute: Numeric = numeric(0.0)
+    storage_usd: Numeric = numeric(0.0)
+    racks_install_usd_per_rack: Numeric = numeric(0.0)
+    spares_share: Numeric = numeric(0.0)
+    support_share_per_year: Numeric = numeric(0.0)
+    staff_fte_per_system: Numeric = numeric(0.0)
+    staff_usd_per_fte_year: Numeric = numeric(0.0)
+    licence_usd_per_accelerator_year: Numeric = numeric(0.0)
+    residual_value_share: Numeric = share(0.0)
+    power_cap_share: Numeric = numeric(1.0, low_open=True, high=1.0)
+    power_cap_throughput_loss: Numeric = share(0.0, high_open=True)
+    financed_share: Numeric = share(0.0)
+    loan_rate_per_year: Numeric = numeric(0.0)
+    loan_term_months: Numeric = numeric(0.0, whole=True)
+
+
+@dataclass(frozen=True)
+class Facility:
+    """Where bought systems run: power price, PUE, space pricing and rack limits.
+
+    Colocation and owned-space prices are both charged per kW of contracted IT
+    power (the systems' maximum draw after any power cap); set the unused one to 0.
+    """
+
+    electricity_usd_per_kwh: Numeric = numeric()
+    pue: Numeric = numeric(low=1.0)
+    rack_power_limit_kw: Numeric = numeric(low_open=True)
+    rack_units_per_rack: Numeric = numeric(low_open=True)
+    existing_cooling_max_kw_per_rack: Numeric = numeric(inf_allowed=True)
+    electricity_escalation_per_year: Numeric = numeric(0.0, low=-1.0, low_open=True)
+    colocation_usd_per_kw_month: Numeric = numeric(0.0)
+    owned_buildout_usd_per_kw: Numeric = numeric(0.0)
+    owned_opex_usd_per_kw_month: Numeric = numeric(0.0)
+
+
+@dataclass(frozen=True)
+class CoolingTier:
+    """One cooling technology from the catalog and the rack density it can handle.
+
+    ``opex_usd_per_kw_month`` is the plant's non-energy running cost; its energy
+    is in the facility's PUE.
+    """
+
+    name: str
+    max_kw_per_rack: Numeric = numeric(low_open=True, inf_allowed=True)
+    capex_usd_per_kw: Numeric = numeric()
+    opex_usd_per_kw_month: Numeric = numeric()
+
+
+@dataclass(frozen=True)
+class RentOption:
+    """A cloud offer: instance price under one pricing model plus data charges.
+
+    ``commitment_months`` applies to reserved offers only, which are paid for
+    every hour of each term; ``upfront_usd_per_instance`` is paid at the start
+    of each term. ``spot_interruption_overhead`` applies to spot offers only.
+    ``price_change_per_year`` moves instance prices (not data charges).
+    """
+
+    name: str
+    pricing_model: PricingModel | str
+    price_usd_per_instance_hour: Numeric = numeric()
+    accelerators_per_instance: Numeric = numeric(low=1.0, whole=True)
+    commitment_months: Numeric = numeric(0.0, whole=True)
+    upfront_usd_per_instance: Numeric = numeric(0.0)
+    spot_interruption_overhead: Numeric = numeric(0.0)
+    egress_tb_per_month: Numeric = numeric(0.0)
+    egress_usd_per_gb: Numeric = numeric(0.0)
+    storage_tb: Numeric = numeric(0.0)
+    storage_usd_per_gb_month: Numeric = numeric(0.0)
+    price_change_per_year: Numeric = numeric(0.0, low=-1.0, low_open=True)
+
+
+@dataclass(frozen=True)
+class Finance:
+    """Horizon and cost of capital used to total and discount both options."""
+
+    horizon_months: Numeric = numeric(low=1.0, whole=True)
+    discount_rate_per_year: Numeric = numeric(low=-1.0, low_open=True)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One buy option against several rent options for one workload (or a batch of them)."""
+
+    workload: Workload
+    buy: BuyOption
+    facility: Facility
+    cooling: tuple[CoolingTier, ...]
+    rent: tuple[RentOption, ...]
+    finance: Finance
+
+
+class InputError(ValueError):
+    """An input outside its valid range; ``path`` is its dotted path."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+def numeric_fields(obj: Any) -> Iterator[tuple[str, Any, dict[str, Any]]]:
+    """Yield (field name, value, metadata) for each numeric field of an input dataclass."""
+    for f in fields(obj):
+        if f.metadata.get("numeric"):
+            yield f.name, getattr(obj, f.name), dict(f.metadata)
+
+
+def input_sections(inputs: Scenario) -> Iterator[tuple[str, Any]]:
+    """Yield (dotted prefix, dataclass) for every section of a scenario."""
+    yield "workload", inputs.workload
+    yield "buy", inputs.buy
+    yield "facility", inputs.facility
+    yield "finance", inputs.finance
+    for index, tier in enumerate(inputs.cooling):
+        yield f"cooling.{index}", tier
+    for index, option in enumerate(inputs.rent):
+        yield f"rent.{index}", option
+
+
+def batch_shape(inputs: Scenario) -> tuple[int, ...]:
+    """Shape of the batch that all numeric inputs broadcast to (``()`` for one scenario)."""
+    shapes = [
+        np.shape(value)
+        for _, section in input_sections(inputs)
+        for _, value, _ in numeric_fields(section)
+    ]
+    return np.broadcast_shapes(*shapes)

@@ -1,0 +1,119 @@
+"""Cash-flow lines of renting: instance hours by pricing model, up-front fees, data charges.
+
+* on-demand: paid per used hour, instances x hours x utilisation x price;
+* spot: the same plus the interruption overhead (extra hours re-running lost work);
+* reserved: every hour of each term is paid whatever the utilisation, at the
+  price of the year the term started; terms renew until the horizon and the
+  hours after the horizon are not counted; ``upfront_usd_per_instance`` is paid
+  at the start of each term (months 0, T, 2T, ... before the horizon).
+
+Instance prices move by ``price_change_per_year``; egress and storage do not.
+1 TB = 1,000 GB.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from tco.engine.counting import ceil_count, whole
+from tco.engine.inputs import PricingModel, RentOption, Workload
+from tco.engine.timeline import Line, add_each_term, add_recurring, flat_line, price_factor_sum
+
+GB_PER_TB = 1000.0
+
+
+def instances_needed(accelerators: ArrayLike, accelerators_per_instance: ArrayLike) -> NDArray[np.float64]:
+    """Whole instances holding at least the given accelerators [-].
+
+    Examples
+    --------
+    >>> float(instances_needed(20, 8))
+    3.0
+    """
+    return ceil_count(np.asarray(accelerators, dtype=np.float64) / whole(accelerators_per_instance))
+
+
+def usage_cost_usd(instances: ArrayLike, price_usd_per_instance_hour: ArrayLike, hours: ArrayLike) -> NDArray[np.float64]:
+    """Cost of running instances for a number of hours [USD].
+
+    Examples
+    --------
+    Seed 004: 8 days (192 h) of one p4d.24xlarge at $32.77/h, and on an $11.60/h offer:
+
+    >>> round(float(usage_cost_usd(1, 32.77, 8 * 24)), 2), round(float(usage_cost_usd(1, 11.60, 8 * 24)), 2)
+    (6291.84, 2227.2)
+    """
+    return np.asarray(instances, dtype=np.float64) * price_usd_per_instance_hour * hours
+
+
+def billed_hours_per_month(option: RentOption, workload: Workload) -> NDArray[np.float64]:
+    """Instance hours paid for each month at full utilisation of the term or per use [h/month].
+
+    Examples
+    --------
+    Spot at 50 % utilisation with a 10 % interruption overhead: 730 x 0.5 x 1.1 = 401.5 h.
+    """
+    hours = np.asarray(workload.hours_per_month, dtype=np.float64)
+    if option.pricing_model == PricingModel.RESERVED:
+        return hours
+    used = hours * workload.utilisation
+    if option.pricing_model == PricingModel.SPOT:
+        return used * (1.0 + np.asarray(option.spot_interruption_overhead))
+    return used
+
+
+def data_usd_per_month(tb: ArrayLike, usd_per_gb: ArrayLike) -> NDArray[np.float64]:
+    """Monthly charge for data volumes priced per GB [USD/month].
+
+    Examples
+    --------
+    50 TB of egress at $0.09/GB: 50 x 1,000 x 0.09 = $4,500.
+
+    >>> round(float(data_usd_per_month(50, 0.09)), 2)
+    4500.0
+    """
+    return np.asarray(tb, dtype=np.float64) * GB_PER_TB * usd_per_gb
+
+
+def rent_lines(option: RentOption, workload: Workload, horizon_months: NDArray[np.float64]) -> list[Line]:
+    """The rent cash-flow lines, each able to add itself into a monthly array.
+
+    Lines: ``compute`` (instance hours), ``upfront`` (reserved terms; zero
+    otherwise), ``egress`` and ``storage``.
+    """
+    instances = instances_needed(workload.accelerators, option.accelerators_per_instance)
+    hours = billed_hours_per_month(option, workload)
+    compute = usage_cost_usd(instances, option.price_usd_per_instance_hour, hours)
+    reserved = option.pricing_model == PricingModel.RESERVED
+    lock = whole(option.commitment_months) if reserved else 1.0
+    growth = option.price_change_per_year
+    upfront = instances * option.upfront_usd_per_instance
+
+    def write_upfront(out: NDArray[np.float64]) -> None:
+        if reserved:
+            add_each_term(out, upfront, lock, horizon_months=horizon_months, growth_per_year=growth)
+
+    def write_compute(out: NDArray[np.float64]) -> None:
+        add_recurring(out, compute, growth_per_year=growth, price_lock_months=lock)
+
+    return [
+        Line("compute", write_compute),
+        Line("upfront", write_upfront),
+        flat_line("egress", data_usd_per_month(option.egress_tb_per_month, option.egress_usd_per_gb)),
+        flat_line("storage", data_usd_per_month(option.storage_tb, option.storage_usd_per_gb_month)),
+    ]
+
+
+def rent_utilisation_slope_usd(
+    option: RentOption, workload: Workload, horizon_months: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Change of the option's total cost per unit of utilisation [USD]; 0 for reserved."""
+    if option.pricing_model == PricingModel.RESERVED:
+        return np.zeros(np.shape(horizon_months))
+    instances = instances_needed(workload.accelerators, option.accelerators_per_instance)
+    full_use = Workload(
+        accelerators=workload.accelerators, utilisation=1.0, hours_per_month=workload.hours_per_month
+    )
+    per_month = usage_cost_usd(instances, option.price_usd_per_instance_hour, billed_hours_per_month(option, full_use))
+    return per_month * price_factor_sum(option.price_change_per_year, horizon_months)

@@ -1,0 +1,152 @@
+"""What one evaluation returns: cash flows, totals, NPVs, breakevens, unit costs, footprint."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tco.engine.footprint import Footprint
+
+
+@dataclass(frozen=True)
+class CashFlows:
+    """Monthly cost lines of one option, their monthly total and running total [USD].
+
+    Months are on the last axis (index 0 = month 0). All three are empty/None
+    when evaluated with ``detail=False``.
+    """
+
+    lines_usd: dict[str, NDArray[np.float64]]
+    per_month_usd: NDArray[np.float64] | None
+    cumulative_usd: NDArray[np.float64] | None
+
+
+@dataclass(frozen=True)
+class BuyResult:
+    """Costs of buying over the horizon (batch-shaped unless noted).
+
+    ``capex_usd`` holds each capex line before financing; depreciation is the
+    accounting view (straight line over ``depreciation_months``) and is not part
+    of any cash total.
+    """
+
+    cash_flows: CashFlows
+    capex_usd: dict[str, NDArray[np.float64]]
+    total_capex_usd: NDArray[np.float64]
+    depreciation_usd_per_month: NDArray[np.float64]
+    depreciation_line_usd: NDArray[np.float64] | None
+    total_usd: NDArray[np.float64]
+    npv_usd: NDArray[np.float64]
+    cost_per_useful_accelerator_hour_usd: NDArray[np.float64]
+    cost_per_million_tokens_usd: NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class RentResult:
+    """Costs of one rent option and how buying compares with it (batch-shaped).
+
+    ``saving_usd`` and ``npv_saving_usd`` are rent minus buy: positive means
+    buying saves. ``breakeven_month`` and ``breakeven_utilisation`` are NaN when
+    there is none; ``irr_per_year`` is the IRR of the flows rent - buy.
+    """
+
+    name: str
+    pricing_model: str
+    cash_flows: CashFlows
+    total_usd: NDArray[np.float64]
+    npv_usd: NDArray[np.float64]
+    cost_per_useful_accelerator_hour_usd: NDArray[np.float64]
+    cost_per_million_tokens_usd: NDArray[np.float64]
+    saving_usd: NDArray[np.float64]
+    npv_saving_usd: NDArray[np.float64]
+    breakeven_month: NDArray[np.float64]
+    breakeven_utilisation: NDArray[np.float64]
+    irr_per_year: NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Result:
+    """Everything one ``evaluate`` call computed for a batch of scenarios."""
+
+    batch_shape: tuple[int, ...]
+    months: NDArray[np.int64]
+    horizon_months: NDArray[np.float64]
+    footprint: Footprint
+    buy: BuyResult
+    rent: tuple[RentResult, ...]
+    recommendation: str | None = None
+
+    def rent_option(self, name: str) -> RentResult:
+        """The rent option called ``name``."""
+        for option in self.rent:
+            if option.name == name:
+                return option
+        raise KeyError(name)
+
+    def cheapest_rent_index(self) -> NDArray[np.intp]:
+        """Per scenario, the index of the rent option with the lowest NPV."""
+        return np.argmin(np.stack(np.broadcast_arrays(*[option.npv_usd for option in self.rent])), axis=0)
+
+    def summary(self) -> dict[str, dict[str, NDArray[Any]]]:
+        """Per rent option, batch-shaped arrays for sweeps.
+
+        Keys: ``breakeven_month``, ``npv_saving_usd``, ``saving_usd``,
+        ``cost_per_useful_accelerator_hour_buy_usd``,
+        ``cost_per_useful_accelerator_hour_rent_usd`` and ``winner`` ("buy" where
+        buying has the lower NPV, else "rent").
+        """
+
+        def full(value: NDArray[Any]) -> NDArray[Any]:
+            return np.broadcast_to(value, self.batch_shape)
+
+        return {
+            option.name: {
+                "breakeven_month": full(option.breakeven_month),
+                "npv_saving_usd": full(option.npv_saving_usd),
+                "saving_usd": full(option.saving_usd),
+                "cost_per_useful_accelerator_hour_buy_usd": full(self.buy.cost_per_useful_accelerator_hour_usd),
+                "cost_per_useful_accelerator_hour_rent_usd": full(option.cost_per_useful_accelerator_hour_usd),
+                "winner": full(np.where(option.npv_saving_usd > 0.0, "buy", "rent")),
+            }
+            for option in self.rent
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready result of a batch of one: lists and plain numbers, None for NaN."""
+        if math.prod(self.batch_shape) != 1:
+            raise ValueError(f"to_dict needs a batch of one scenario, got shape {self.batch_shape}")
+        return {
+            "months": self.months.tolist(),
+            "horizon_months": _jsonable(self.horizon_months),
+            "footprint": _jsonable(self.footprint),
+            "buy": _jsonable(self.buy),
+            "rent": [_jsonable(option) for option in self.rent],
+            "summary": _jsonable(self.summary()),
+            "recommendation": self.recommendation,
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    """Lists and plain numbers from arrays and dataclasses; a single value unwraps to a scalar."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, dict):
+        return {key: _jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(item) for item in value]
+    if value is None or isinstance(value, str):
+        return value
+    array = np.asarray(value)
+    if array.size == 1:
+        return _plain(array.reshape(()).item())
+    return [_plain(item) for item in array.reshape(-1).tolist()]
+
+
+def _plain(item: Any) -> Any:
+    if isinstance(item, float) and math.isnan(item):
+        return None
+    return item

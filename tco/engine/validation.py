@@ -1,0 +1,107 @@
+"""Reject inputs outside their valid range before any arithmetic happens.
+
+Errors name the dotted input path (``buy.system_power_idle_kw``) so callers can
+turn them into field errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tco.engine.inputs import (
+    InputError,
+    PricingModel,
+    RentOption,
+    Scenario,
+    input_sections,
+    numeric_fields,
+)
+
+
+def validate(inputs: Scenario) -> None:
+    """Raise ``InputError`` for the first input outside its valid range.
+
+    Parameters
+    ----------
+    inputs : Scenario
+        Scalar or batched scenario; every element of every array is checked.
+    """
+    for prefix, section in input_sections(inputs):
+        for name, value, metadata in numeric_fields(section):
+            _check_range(f"{prefix}.{name}", value, metadata)
+    _check_buy(inputs)
+    _check_cooling(inputs)
+    _check_rent(inputs)
+
+
+def _check_range(path: str, value: Any, metadata: dict[str, Any]) -> None:
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise InputError(path, f"must be a number or an array of numbers, got {value!r}") from error
+    checked = array[~np.isnan(array)] if metadata["nan_allowed"] else array
+    if np.isnan(checked).any():
+        raise InputError(path, "must not be NaN")
+    forbidden_inf = np.isneginf(checked) if metadata["inf_allowed"] else np.isinf(checked)
+    if forbidden_inf.any():
+        raise InputError(path, "must be finite")
+    low, high = metadata["low"], metadata["high"]
+    too_low = checked <= low if metadata["low_open"] else checked < low
+    too_high = checked >= high if metadata["high_open"] else checked > high
+    if too_low.any() or too_high.any():
+        left = "(" if metadata["low_open"] else "["
+        right = ")" if metadata["high_open"] else "]"
+        raise InputError(path, f"must be in {left}{low}, {high}{right}")
+
+
+def _check_buy(inputs: Scenario) -> None:
+    buy = inputs.buy
+    if np.any(np.asarray(buy.system_power_idle_kw) > np.asarray(buy.system_power_max_kw)):
+        raise InputError("buy.system_power_idle_kw", "must not exceed buy.system_power_max_kw")
+    unpaid_loan = (np.asarray(buy.financed_share) > 0) & (np.rint(buy.loan_term_months) < 1)
+    if np.any(unpaid_loan):
+        raise InputError("buy.loan_term_months", "must be at least 1 month when financed_share > 0")
+
+
+def _check_cooling(inputs: Scenario) -> None:
+    if not inputs.cooling:
+        raise InputError("cooling", "needs at least one cooling tier")
+    for index in range(1, len(inputs.cooling)):
+        lower = np.asarray(inputs.cooling[index - 1].max_kw_per_rack)
+        upper = np.asarray(inputs.cooling[index].max_kw_per_rack)
+        if np.any(upper <= lower):
+            raise InputError(
+                f"cooling.{index}.max_kw_per_rack",
+                "tiers must be ordered by strictly increasing max_kw_per_rack",
+            )
+
+
+def _check_rent(inputs: Scenario) -> None:
+    if not inputs.rent:
+        raise InputError("rent", "needs at least one rent option")
+    names = [option.name for option in inputs.rent]
+    for index, option in enumerate(inputs.rent):
+        if not option.name or names.count(option.name) > 1:
+            raise InputError(f"rent.{index}.name", "must be a unique, non-empty name")
+        if option.pricing_model not in set(PricingModel):
+            raise InputError(
+                f"rent.{index}.pricing_model",
+                f"must be one of {', '.join(PricingModel)}, got {option.pricing_model!r}",
+            )
+        _check_pricing_terms(f"rent.{index}", option)
+
+
+def _check_pricing_terms(prefix: str, option: RentOption) -> None:
+    """Terms of one pricing model must not be set on another, where they would be ignored."""
+    reserved = option.pricing_model == PricingModel.RESERVED
+    if reserved and np.any(np.rint(option.commitment_months) < 1):
+        raise InputError(f"{prefix}.commitment_months", "must be at least 1 for reserved offers")
+    reserved_only = ("commitment_months", "upfront_usd_per_instance")
+    for name in reserved_only if not reserved else ():
+        if np.any(np.asarray(getattr(option, name)) != 0):
+            raise InputError(f"{prefix}.{name}", "applies to reserved offers only; set it to 0")
+    spot = option.pricing_model == PricingModel.SPOT
+    if not spot and np.any(np.asarray(option.spot_interruption_overhead) != 0):
+        raise InputError(f"{prefix}.spot_interruption_overhead", "applies to spot offers only; set it to 0")

@@ -1,0 +1,327 @@
+"""The one module that knows both worlds: a stored scenario and its catalog rows -> engine inputs.
+
+A scenario field left empty falls back to the referenced catalog row; every value that enters
+the engine is recorded as an Assumption (where it came from, its source and date), so a
+report can trace each figure. Decimals become floats here and nowhere else.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from django.utils import timezone
+
+from catalog.choices import Currency, FacilityKind, PricingModel
+from catalog.models import CoolingTechnology, PricePoint
+from catalog.selectors import price_at
+from tco import engine
+from tco.models import RentOption, Scenario
+
+# Catalog pricing models -> the engine's billing rule and the committed term it implies.
+PRICING = {
+    PricingModel.ON_DEMAND: (engine.PricingModel.ON_DEMAND, 0),
+    PricingModel.SPOT: (engine.PricingModel.SPOT, 0),
+    PricingModel.RESERVED_1Y: (engine.PricingModel.RESERVED, 12),
+    PricingModel.RESERVED_3Y: (engine.PricingModel.RESERVED, 36),
+    # A capacity block is booked for a period and paid whether used or not.
+    PricingModel.CAPACITY_BLOCK: (engine.PricingModel.RESERVED, 1),
+}
+
+
+class ScenarioInputError(ValueError):
+    """A scenario that cannot be evaluated; ``field`` names the scenario field to fix."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """One input of the evaluation: its value, unit, where it came from and as of when."""
+
+    path: str
+    value: float
+    unit: str
+    origin: str  # "scenario" or "catalog"
+    source: str
+    as_of: date | None = None
+
+
+@dataclass(frozen=True)
+class PriceUsed:
+    """A catalog price point that a rent option or the system price was evaluated with."""
+
+    price_point_id: int
+    target: str
+    amount: Decimal
+    currency: str
+    as_of: date
+    source: str
+
+
+@dataclass(frozen=True)
+class EngineCase:
+    """Engine inputs for one scenario, with the assumptions and prices behind them."""
+
+    inputs: engine.Scenario
+    assumptions: tuple[Assumption, ...]
+    prices: tuple[PriceUsed, ...]
+
+    def field_for(self, path: str) -> str:
+        """The scenario field behind an engine input path (for error messages)."""
+        return ENGINE_PATH_TO_FIELD.get(path, path)
+
+
+# Engine input path -> scenario field, for inputs a user sets on the scenario itself.
+ENGINE_PATH_TO_FIELD = {
+    "workload.accelerators": "accelerators",
+    "workload.utilisation": "utilisation",
+    "workload.hours_per_month": "hours_per_month",
+    "workload.tokens_per_s_per_accelerator": "tokens_per_s_per_accelerator",
+    "buy.system_price_usd": "system_price_usd",
+    "finance.horizon_months": "horizon_months",
+    "finance.discount_rate_per_year": "discount_rate_per_year",
+}
+
+
+def _float(value: Decimal | float | int | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _source_label(row: Any, field: str) -> str:
+    keys = (getattr(row, "field_sources", None) or {}).get(field)
+    return f"{type(row).__name__} {row}: {keys}" if keys else f"{type(row).__name__} {row}"
+
+
+class _Recorder:
+    """Collects assumptions while the inputs are built, preferring scenario values."""
+
+    def __init__(self, as_of: date) -> None:
+        self.as_of = as_of
+        self.assumptions: list[Assumption] = []
+        self.prices: list[PriceUsed] = []
+
+    def scenario(self, path: str, value: Any, unit: str, field: str) -> float:
+        self.assumptions.append(
+            Assumption(path, _float(value), unit, "scenario", f"scenario.{field}"))
+        return _float(value)
+
+    def either(self, path: str, own: Any, unit: str, field: str, row: Any, row_field: str) -> float:
+        """The scenario's own value when given, else the catalog row's (recorded as such)."""
+        if own is not None:
+            return self.scenario(path, own, unit, field)
+        value = getattr(row, row_field)
+        if value is None:
+            raise ScenarioInputError(field, f"not given, and {type(row).__name__} '{row}' has no "
+                                            f"{row_field} to fall back to")
+        self.assumptions.append(
+            Assumption(path, _float(value), unit, "catalog", _source_label(row, row_field)))
+        return _float(value)
+
+    def price(self, path: str, field: str, point: PricePoint, unit: str) -> float:
+        if point.currency != Currency.USD:
+            raise ScenarioInputError(field, f"the price in force ({point}) is in {point.currency}; "
+                                            "the engine works in USD: give a USD price")
+        self.prices.append(PriceUsed(point.id, str(point.target), point.amount, point.currency,
+                                     point.as_of, str(point.source)))
+        self.assumptions.append(Assumption(path, float(point.amount), unit, "catalog",
+                                           f"price point {point.id} ({point.source})", point.as_of))
+        return float(point.amount)
+
+
+def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = None) -> EngineCase:
+    """Engine inputs for ``scenario`` (saved or not) and its rent options.
+
+    Raises ScenarioInputError naming the field when a value is missing and the catalog has
+    none to fall back to, or when the system cannot fit the facility's racks at all.
+    """
+    options = list(scenario.rent_options.all()) if rent_options is None else list(rent_options)
+    if not options:
+        raise ScenarioInputError("rent_options", "add at least one rent option to compare with")
+    record = _Recorder(scenario.prices_as_of or timezone.localdate())
+    inputs = engine.Scenario(
+        workload=_workload(scenario, record),
+        buy=_buy(scenario, record),
+        facility=_facility(scenario, record),
+        cooling=_cooling_tiers(),
+        rent=tuple(_rent(index, option, scenario, record) for index, option in enumerate(options)),
+        finance=engine.Finance(
+            horizon_months=record.scenario("finance.horizon_months", scenario.horizon_months,
+                                           "months", "horizon_months"),
+            discount_rate_per_year=record.scenario(
+                "finance.discount_rate_per_year", scenario.discount_rate_per_year, "1/year",
+                "discount_rate_per_year"),
+        ),
+    )
+    _check_system_fits_rack(inputs)
+    case = EngineCase(inputs, tuple(record.assumptions), tuple(record.prices))
+    try:
+        engine.validate(inputs)
+    except engine.InputError as exc:
+        raise ScenarioInputError(case.field_for(exc.path), exc.message) from exc
+    return case
+
+
+def _workload(scenario: Scenario, record: _Recorder) -> engine.Workload:
+    if scenario.accelerators is None:
+        raise ScenarioInputError("accelerators", "give the number of accelerators needed")
+    return engine.Workload(
+        accelerators=record.scenario("workload.accelerators", scenario.accelerators, "count",
+                                     "accelerators"),
+        utilisation=record.scenario("workload.utilisation", scenario.utilisation, "share",
+                                    "utilisation"),
+        hours_per_month=record.scenario("workload.hours_per_month", scenario.hours_per_month,
+                                        "h/month", "hours_per_month"),
+        tokens_per_s_per_accelerator=record.scenario(
+            "workload.tokens_per_s_per_accelerator", scenario.tokens_per_s_per_accelerator,
+            "tokens/s", "tokens_per_s_per_accelerator"),
+    )
+
+
+def _system_price(scenario: Scenario, record: _Recorder) -> float:
+    if scenario.system_price_usd is not None:
+        return record.scenario("buy.system_price_usd", scenario.system_price_usd, "USD",
+                               "system_price_usd")
+    point = price_at(scenario.system, on=record.as_of)
+    if point is not None:
+        return record.price("buy.system_price_usd", "system_price_usd", point, "USD")
+    return record.either("buy.system_price_usd", None, "USD", "system_price_usd",
+                         scenario.system, "purchase_price_low_usd")
+
+
+def _buy(scenario: Scenario, record: _Recorder) -> engine.BuyOption:
+    system = scenario.system
+    own = {f: getattr(scenario, f) for f in (
+        "network_usd_per_system", "network_share_of_compute", "storage_usd",
+        "racks_install_usd_per_rack", "spares_share", "support_share_per_year",
+        "staff_fte_per_system", "staff_usd_per_fte_year", "licence_usd_per_accelerator_year",
+        "depreciation_months", "residual_value_share", "power_cap_share",
+        "power_cap_throughput_loss", "financed_share", "loan_rate_per_year", "loan_term_months")}
+    units = {"network_usd_per_system": "USD", "storage_usd": "USD",
+             "racks_install_usd_per_rack": "USD/rack", "staff_usd_per_fte_year": "USD/FTE-year",
+             "licence_usd_per_accelerator_year": "USD/accelerator-year",
+             "depreciation_months": "months", "loan_term_months": "months",
+             "staff_fte_per_system": "FTE/system", "support_share_per_year": "share/year",
+             "loan_rate_per_year": "1/year"}
+    # No idle figure in the catalog: cost the system at full draw, the conservative choice.
+    idle_field = "power_max_kw" if system.power_idle_kw is None else "power_idle_kw"
+    return engine.BuyOption(
+        accelerators_per_system=record.either("buy.accelerators_per_system", None, "count",
+                                              "system", system, "accelerators_per_system"),
+        system_price_usd=_system_price(scenario, record),
+        system_power_max_kw=record.either("buy.system_power_max_kw", None, "kW", "system",
+                                          system, "power_max_kw"),
+        system_power_idle_kw=record.either("buy.system_power_idle_kw", None, "kW", "system",
+                                           system, idle_field),
+        system_rack_units=record.either("buy.system_rack_units", None, "U", "system", system,
+                                        "rack_units"),
+        **{name: record.scenario(f"buy.{name}", value, units.get(name, "share"), name)
+           for name, value in own.items()},
+    )
+
+
+def _facility(scenario: Scenario, record: _Recorder) -> engine.Facility:
+    profile = scenario.facility
+    colocation = profile.kind == FacilityKind.COLOCATION
+
+    def pick(name: str, unit: str, field: str | None = None, row_field: str | None = None,
+             applies: bool = True) -> float:
+        field = field or name
+        own = getattr(scenario, field)
+        if own is None and not applies:
+            # Only the facility's own kind of space is paid for: colocation or build-out.
+            return record.scenario(f"facility.{name}", 0, unit, field)
+        return record.either(f"facility.{name}", own, unit, field, profile, row_field or field)
+
+    max_cooling = profile.max_cooling.max_kw_per_rack
+    return engine.Facility(
+        electricity_usd_per_kwh=pick("electricity_usd_per_kwh", "USD/kWh"),
+        pue=pick("pue", "ratio"),
+        rack_power_limit_kw=pick("rack_power_limit_kw", "kW"),
+        rack_units_per_rack=pick("rack_units_per_rack", "U"),
+        existing_cooling_max_kw_per_rack=math.inf if max_cooling is None else float(max_cooling),
+        electricity_escalation_per_year=record.scenario(
+            "facility.electricity_escalation_per_year", scenario.electricity_escalation_per_year,
+            "1/year", "electricity_escalation_per_year"),
+        colocation_usd_per_kw_month=pick("colocation_usd_per_kw_month", "USD/kW-month",
+                                         applies=colocation),
+        owned_buildout_usd_per_kw=pick("owned_buildout_usd_per_kw", "USD/kW",
+                                       "buildout_capex_usd_per_kw", applies=not colocation),
+        owned_opex_usd_per_kw_month=pick("owned_opex_usd_per_kw_month", "USD/kW-month",
+                                         "buildout_opex_usd_per_kw_month", applies=not colocation),
+    )
+
+
+def _cooling_tiers() -> tuple[engine.CoolingTier, ...]:
+    tiers = sorted(CoolingTechnology.objects.all(),
+                   key=lambda t: math.inf if t.max_kw_per_rack is None else t.max_kw_per_rack)
+    if not tiers:
+        raise ScenarioInputError("facility", "the catalog has no cooling technologies; "
+                                             "run load_catalog")
+    return tuple(
+        engine.CoolingTier(name=tier.name,
+                           max_kw_per_rack=math.inf if tier.max_kw_per_rack is None
+                           else float(tier.max_kw_per_rack),
+                           capex_usd_per_kw=float(tier.capex_usd_per_kw),
+                           opex_usd_per_kw_month=float(tier.opex_usd_per_kw_month))
+        for tier in tiers)
+
+
+def _rent(index: int, option: RentOption, scenario: Scenario,
+          record: _Recorder) -> engine.RentOption:
+    offering = option.offering
+    prefix = f"rent.{index}"
+    field = f"rent_options[{index}]"
+    pricing, term_months = PRICING[PricingModel(offering.pricing_model)]
+    if option.price_usd_per_instance_hour is not None:
+        price = record.scenario(f"{prefix}.price_usd_per_instance_hour",
+                                option.price_usd_per_instance_hour, "USD/instance-hour",
+                                f"{field}.price_usd_per_instance_hour")
+    else:
+        point = price_at(offering, on=record.as_of)
+        if point is None:
+            raise ScenarioInputError(
+                f"{field}.price_usd_per_instance_hour",
+                f"no price for {offering} on or before {record.as_of}; give one")
+        price = record.price(f"{prefix}.price_usd_per_instance_hour",
+                             f"{field}.price_usd_per_instance_hour", point, "USD/instance-hour")
+    commitment = option.commitment_months if option.commitment_months is not None else term_months
+
+    def own(name: str, unit: str, value: Any = None) -> float:
+        value = getattr(option, name) if value is None else value
+        return record.scenario(f"{prefix}.{name}", value, unit, f"{field}.{name}")
+
+    return engine.RentOption(
+        name=option.name or str(offering),
+        pricing_model=pricing,
+        price_usd_per_instance_hour=price,
+        accelerators_per_instance=record.either(
+            f"{prefix}.accelerators_per_instance", None, "count", f"{field}.offering", offering,
+            "accelerators_per_instance"),
+        commitment_months=own("commitment_months", "months", commitment),
+        upfront_usd_per_instance=own("upfront_usd", "USD/instance"),
+        spot_interruption_overhead=own("spot_interruption_overhead", "share"),
+        egress_tb_per_month=own("egress_tb_per_month", "TB/month"),
+        egress_usd_per_gb=own("egress_usd_per_gb", "USD/GB"),
+        storage_tb=own("storage_tb", "TB"),
+        storage_usd_per_gb_month=own("storage_usd_per_gb_month", "USD/GB-month"),
+        price_change_per_year=own("price_change_per_year", "1/year"),
+    )
+
+
+def _check_system_fits_rack(inputs: engine.Scenario) -> None:
+    buy, facility = inputs.buy, inputs.facility
+    if buy.system_power_max_kw > facility.rack_power_limit_kw:
+        raise ScenarioInputError(
+            "system", f"one system draws {buy.system_power_max_kw:g} kW, more than the rack "
+                      f"power limit of {facility.rack_power_limit_kw:g} kW: it cannot be racked")
+    if buy.system_rack_units > facility.rack_units_per_rack:
+        raise ScenarioInputError(
+            "system", f"one system takes {buy.system_rack_units:g} U, more than the "
+                      f"{facility.rack_units_per_rack:g} U of a rack")

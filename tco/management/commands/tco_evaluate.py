@@ -1,0 +1,37 @@
+"""Evaluate a scenario JSON file (the API's scenario shape) and print the result."""
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from tco.api.serializers import ScenarioSerializer
+from tco.inputs_from_db import ScenarioInputError
+from tco.services import monthly_frame, scenario_evaluate
+
+
+class Command(BaseCommand):
+    help = ("Evaluate FILE.json (the same shape as POST /api/v1/evaluate/) and print the result "
+            "as JSON, or the monthly cash-flow lines as CSV with --csv.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--csv", action="store_true", help="print the monthly lines as CSV")
+
+    def handle(self, *args, file: Path, csv: bool, **options):
+        try:
+            data = json.loads(file.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise CommandError(f"{file}: cannot read scenario JSON: {exc}") from exc
+        serializer = ScenarioSerializer(data=data)
+        if not serializer.is_valid():
+            raise CommandError(f"{file}: invalid scenario: {json.dumps(serializer.errors)}")
+        scenario, rent_options = serializer.build(serializer.validated_data)
+        try:
+            evaluation = scenario_evaluate(scenario=scenario, rent_options=rent_options)
+        except ScenarioInputError as exc:
+            raise CommandError(f"{file}: {exc}") from exc
+        if csv:
+            self.stdout.write(monthly_frame(evaluation.result)
+                              .to_csv(index=False, float_format="%.2f"), ending="")
+        else:
+            self.stdout.write(json.dumps(evaluation.to_dict(), indent=2))

@@ -1,0 +1,139 @@
+"""Job rows of sweeps, Monte Carlo and sensitivity runs, and of the chunks they are split into.
+
+Clients poll these rows; nobody reads Celery results. Counters move only through conditional
+UPDATEs (see tco/runs/services.py), and the database refuses a run counting more chunks than
+it has.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from tco.models.scenario import Scenario
+
+
+class RunKind(models.TextChoices):
+    """What a run computes over its scenario."""
+
+    SWEEP = "sweep", "Sweep"
+    MONTE_CARLO = "monte_carlo", "Monte Carlo"
+    SENSITIVITY = "sensitivity", "Sensitivity"
+
+
+class RunStatus(models.TextChoices):
+    """Where a run is: queued, computing chunks, assembling its result, or ended."""
+
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Running"
+    FINISHING = "finishing", "Assembling the result"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+ACTIVE_STATUSES = (RunStatus.PENDING, RunStatus.RUNNING, RunStatus.FINISHING)
+
+
+class FailureType(models.TextChoices):
+    """Why a run failed: its inputs, the system, or time."""
+
+    USER = "user", "Bad input"
+    SYSTEM = "system", "System error"
+    TIMEOUT = "timeout", "Timed out"
+
+
+class ChunkStatus(models.TextChoices):
+    """Where one chunk is."""
+
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+
+
+def _result_path(run: SweepRun, filename: str) -> str:
+    return f"runs/{run.pk}/{filename}"
+
+
+class SweepRun(models.Model):
+    """A sweep, Monte Carlo or sensitivity run over one scenario, computed in chunks."""
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="runs")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+")
+    kind = models.CharField(max_length=16, choices=RunKind.choices)
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.PENDING)
+    progress = models.PositiveSmallIntegerField(default=0, help_text="0-100; 100 only when done.")
+    spec = models.JSONField(help_text="Axes, distributions or sensitivity step, as parsed.")
+    seed = models.BigIntegerField(null=True, blank=True, help_text="Monte Carlo seed.")
+    engine_inputs = models.JSONField(
+        help_text="The scenario's engine inputs when the run started; every chunk uses these.")
+    points_total = models.PositiveIntegerField()
+    chunk_size = models.PositiveIntegerField()
+    chunks_total = models.PositiveIntegerField()
+    chunks_queued = models.PositiveIntegerField(default=0)
+    chunks_done = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    progressed_at = models.DateTimeField(help_text="When the run started or a chunk last finished.")
+    requeued_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    deadline_at = models.DateTimeField(help_text="Still unfinished by then: failed as timed out.")
+    failure_type = models.CharField(max_length=8, choices=FailureType.choices, blank=True)
+    error = models.TextField(blank=True)
+    result_file = models.FileField(upload_to=_result_path, blank=True,
+                                   help_text="Full result, one row per point (Parquet).")
+    summary = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "deadline_at"], name="tco_run_status_deadline")]
+        constraints = [
+            models.CheckConstraint(condition=Q(progress__lte=100), name="tco_run_progress_0_100"),
+            models.CheckConstraint(condition=Q(chunks_done__lte=F("chunks_total")),
+                                   name="tco_run_chunks_done_within_total"),
+            models.CheckConstraint(condition=Q(chunks_queued__lte=F("chunks_total")),
+                                   name="tco_run_chunks_queued_within_total"),
+            models.CheckConstraint(condition=Q(kind__in=RunKind.values), name="tco_run_kind_known"),
+            models.CheckConstraint(condition=Q(status__in=RunStatus.values), name="tco_run_status_known"),
+            models.CheckConstraint(
+                condition=Q(status=RunStatus.FAILED, failure_type__in=FailureType.values)
+                | (~Q(status=RunStatus.FAILED) & Q(failure_type="")),
+                name="tco_run_failure_type_iff_failed"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.pk} of {self.scenario}"
+
+    @property
+    def is_active(self) -> bool:
+        """Still pending, computing or assembling."""
+        return self.status in ACTIVE_STATUSES
+
+
+class SweepChunk(models.Model):
+    """One slice of a run's points; its result travels as Parquet bytes in the database."""
+
+    run = models.ForeignKey(SweepRun, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    start = models.PositiveIntegerField(help_text="First point (flat index) of the slice.")
+    stop = models.PositiveIntegerField(help_text="One past the last point of the slice.")
+    status = models.CharField(max_length=8, choices=ChunkStatus.choices, default=ChunkStatus.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="Times a worker began it.")
+    queued_at = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.BinaryField(null=True, blank=True,
+                                help_text="Parquet table of the slice; cleared once assembled.")
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "index"], name="tco_chunk_one_per_index"),
+            models.CheckConstraint(condition=Q(stop__gt=F("start")), name="tco_chunk_not_empty"),
+            models.CheckConstraint(condition=Q(status__in=ChunkStatus.values),
+                                   name="tco_chunk_status_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"chunk {self.index} of run {self.run_id}"

@@ -1,0 +1,169 @@
+"""Scenarios: one workload, one buy option and several rent options, over a horizon.
+
+A field left empty falls back to the referenced catalog row (system, facility, offering);
+tco/inputs_from_db.py records which value came from where.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+def _share(field: str) -> Q:
+    return Q(**{f"{field}__gte": 0}) & Q(**{f"{field}__lte": 1})
+
+
+def _nonneg(field: str) -> Q:
+    return Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__gte": 0})
+
+
+def _positive(field: str) -> Q:
+    return Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__gt": 0})
+
+
+MONEY = {"max_digits": 16, "decimal_places": 4}
+RATE = {"max_digits": 9, "decimal_places": 6}
+
+
+class Scenario(models.Model):
+    """A buy-vs-rent case: workload, buy option, facility and finance; rent options hang off it."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                              related_name="scenarios", null=True, blank=True)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    prices_as_of = models.DateField(
+        null=True, blank=True,
+        help_text="Catalog prices in force on this date are used; empty = today.")
+
+    # Workload
+    accelerator = models.ForeignKey("catalog.Accelerator", on_delete=models.PROTECT,
+                                    related_name="+")
+    accelerators = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Accelerators needed; empty when a sizing gives it.")
+    utilisation = models.DecimalField(max_digits=5, decimal_places=4,
+                                      help_text="Share of hours doing useful work, 0 to 1.")
+    hours_per_month = models.DecimalField(max_digits=6, decimal_places=2, default=730)
+    tokens_per_s_per_accelerator = models.DecimalField(
+        max_digits=12, decimal_places=3, null=True, blank=True,
+        help_text="Throughput, for cost per million tokens; empty = not a token workload.")
+
+    # Buy: hardware
+    system = models.ForeignKey("catalog.SystemSku", on_delete=models.PROTECT, related_name="+")
+    system_price_usd = models.DecimalField(**MONEY, null=True, blank=True,
+                                           help_text="Empty = the catalog's purchase price.")
+    network_usd_per_system = models.DecimalField(**MONEY, default=0)
+    network_share_of_compute = models.DecimalField(**RATE, default=0)
+    storage_usd = models.DecimalField(**MONEY, default=0)
+    racks_install_usd_per_rack = models.DecimalField(**MONEY, default=0)
+    spares_share = models.DecimalField(**RATE, default=0)
+    power_cap_share = models.DecimalField(
+        **RATE, default=1, help_text="Power cap as a share of TDP; 1 = no cap.")
+    power_cap_throughput_loss = models.DecimalField(
+        **RATE, default=0, help_text="Share of throughput lost under the cap (seed 003).")
+
+    # Buy: operations
+    support_share_per_year = models.DecimalField(**RATE, default=0)
+    staff_fte_per_system = models.DecimalField(**RATE, default=0)
+    staff_usd_per_fte_year = models.DecimalField(**MONEY, default=0)
+    licence_usd_per_accelerator_year = models.DecimalField(**MONEY, default=0)
+
+    # Facility (empty = the facility profile's figure)
+    facility = models.ForeignKey("catalog.FacilityProfile", on_delete=models.PROTECT,
+                                 related_name="+")
+    electricity_usd_per_kwh = models.DecimalField(**RATE, null=True, blank=True)
+    electricity_escalation_per_year = models.DecimalField(**RATE, default=0)
+    pue = models.DecimalField(max_digits=5, decimal_places=3, null=True, blank=True)
+    colocation_usd_per_kw_month = models.DecimalField(**MONEY, null=True, blank=True)
+    buildout_capex_usd_per_kw = models.DecimalField(**MONEY, null=True, blank=True)
+    buildout_opex_usd_per_kw_month = models.DecimalField(**MONEY, null=True, blank=True)
+    rack_power_limit_kw = models.DecimalField(max_digits=8, decimal_places=2,
+                                              null=True, blank=True)
+    rack_units_per_rack = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    # Finance
+    horizon_months = models.PositiveSmallIntegerField(default=36)
+    discount_rate_per_year = models.DecimalField(**RATE, default=0)
+    depreciation_months = models.PositiveSmallIntegerField(default=60)
+    residual_value_share = models.DecimalField(**RATE, default=0)
+    financed_share = models.DecimalField(**RATE, default=0)
+    loan_rate_per_year = models.DecimalField(**RATE, default=0)
+    loan_term_months = models.PositiveSmallIntegerField(default=36)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=_share("utilisation"),
+                                   name="scenario_utilisation_0_1"),
+            models.CheckConstraint(condition=Q(horizon_months__gte=1) & Q(horizon_months__lte=240),
+                                   name="scenario_horizon_1_240"),
+            models.CheckConstraint(condition=_positive("accelerators"),
+                                   name="scenario_accelerators_positive"),
+            models.CheckConstraint(condition=_positive("system_price_usd"),
+                                   name="scenario_system_price_positive"),
+            models.CheckConstraint(condition=_positive("electricity_usd_per_kwh"),
+                                   name="scenario_electricity_positive"),
+            models.CheckConstraint(condition=Q(pue__isnull=True) | Q(pue__gte=1),
+                                   name="scenario_pue_at_least_1"),
+            models.CheckConstraint(condition=_positive("rack_power_limit_kw"),
+                                   name="scenario_rack_power_positive"),
+            models.CheckConstraint(condition=_share("residual_value_share"),
+                                   name="scenario_residual_0_1"),
+            models.CheckConstraint(condition=_share("financed_share"),
+                                   name="scenario_financed_0_1"),
+            models.CheckConstraint(condition=Q(power_cap_share__gt=0) & Q(power_cap_share__lte=1),
+                                   name="scenario_power_cap_0_1"),
+            models.CheckConstraint(condition=_share("power_cap_throughput_loss"),
+                                   name="scenario_power_cap_loss_0_1"),
+            *[models.CheckConstraint(condition=_nonneg(f), name=f"scenario_{f}_nonnegative")
+              for f in ("network_usd_per_system", "storage_usd", "racks_install_usd_per_rack",
+                        "spares_share", "support_share_per_year", "staff_fte_per_system",
+                        "staff_usd_per_fte_year", "licence_usd_per_accelerator_year",
+                        "colocation_usd_per_kw_month", "buildout_capex_usd_per_kw",
+                        "buildout_opex_usd_per_kw_month", "discount_rate_per_year",
+                        "loan_rate_per_year")],
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class RentOption(models.Model):
+    """One way to rent the workload's accelerators: a catalog offering or a quoted price."""
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="rent_options")
+    name = models.CharField(max_length=200, blank=True,
+                            help_text="Empty = the offering's provider, instance and pricing.")
+    offering = models.ForeignKey("catalog.CloudOffering", on_delete=models.PROTECT,
+                                 related_name="+")
+    price_usd_per_instance_hour = models.DecimalField(
+        **MONEY, null=True, blank=True,
+        help_text="Empty = the offering's price in force on the scenario's price date.")
+    commitment_months = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Reserved term; empty = from the pricing model.")
+    upfront_usd = models.DecimalField(**MONEY, default=0)
+    spot_interruption_overhead = models.DecimalField(**RATE, default=0)
+    egress_tb_per_month = models.DecimalField(**RATE, default=0)
+    egress_usd_per_gb = models.DecimalField(**RATE, default=0)
+    storage_tb = models.DecimalField(**RATE, default=0)
+    storage_usd_per_gb_month = models.DecimalField(**RATE, default=0)
+    price_change_per_year = models.DecimalField(
+        **RATE, default=0, help_text="Yearly change in the price, e.g. -0.10 = falls 10%/yr.")
+
+    class Meta:
+        ordering = ["scenario", "id"]
+        constraints = [
+            models.CheckConstraint(condition=_positive("price_usd_per_instance_hour"),
+                                   name="rent_price_positive"),
+            models.CheckConstraint(condition=Q(price_change_per_year__gt=-1),
+                                   name="rent_price_change_above_minus_1"),
+            *[models.CheckConstraint(condition=_nonneg(f), name=f"rent_{f}_nonnegative")
+              for f in ("upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
+                        "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month")],
+        ]
+
+    def __str__(self) -> str:
+        return self.name or str(self.offering)

@@ -1,0 +1,119 @@
+"""One chunk of a run: its points evaluated in one vectorised engine call, as a table.
+
+A chunk's table has one row per point: ``point`` (its flat index in the run), the value of
+each varied input (a column named by its path), the buy side's cost per useful
+accelerator-hour, per rent option ``"<option>: <metric>"`` columns, and ``winner`` ("buy", or
+the rent option with the lowest NPV).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from tco import engine
+from tco.runs.specs import MonteCarloSpec, SensitivitySpec, SweepSpec
+
+POINT_COLUMN = "point"
+WINNER_COLUMN = "winner"
+BUY_WINS = "buy"
+BUY_COST_COLUMN = "cost_per_useful_accelerator_hour_buy_usd"
+OPTION_METRICS = (
+    "breakeven_month",
+    "npv_saving_usd",
+    "saving_usd",
+    "cost_per_useful_accelerator_hour_rent_usd",
+)
+
+SENSITIVITY_COLUMNS = [
+    "rank",
+    "path",
+    "rent_option",
+    "base_value",
+    "low_value",
+    "high_value",
+    "base_saving_usd",
+    "saving_at_low_usd",
+    "saving_at_high_usd",
+    "swing_usd",
+]
+
+
+def option_column(option: str, metric: str) -> str:
+    """Name of a rent option's metric column."""
+    return f"{option}: {metric}"
+
+
+def points_frame(
+    inputs: engine.Scenario, overrides: Mapping[str, NDArray[np.float64]], first_point: int
+) -> pd.DataFrame:
+    """Evaluate the points given by ``overrides`` (path -> one value per point) in one call.
+
+    Parameters
+    ----------
+    inputs : engine.Scenario
+        The run's base scenario (scalar inputs).
+    overrides : mapping of str to ndarray
+        Input path -> values, all of the same length (the number of points).
+    first_point : int
+        Flat index of the first point in the run.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point (see the module docstring).
+    """
+    count = len(next(iter(overrides.values())))
+    result = engine.evaluate(engine.with_overrides(inputs, overrides), detail=False)
+    summary = result.summary()
+    names = [option.name for option in result.rent]
+    columns: dict[str, object] = {POINT_COLUMN: np.arange(first_point, first_point + count, dtype=np.int64)}
+    columns.update({path: np.asarray(values, dtype=np.float64) for path, values in overrides.items()})
+    columns[BUY_COST_COLUMN] = np.broadcast_to(result.buy.cost_per_useful_accelerator_hour_usd, (count,))
+    for name in names:
+        for metric in OPTION_METRICS:
+            columns[option_column(name, metric)] = np.broadcast_to(summary[name][metric], (count,))
+    savings = np.stack([np.broadcast_to(option.npv_saving_usd, (count,)) for option in result.rent])
+    # Saving = rent NPV - buy NPV: buying wins only when it beats every rent option, and
+    # otherwise the rent option with the smallest saving is the cheapest one.
+    winner = np.where(savings.min(axis=0) > 0.0, 0, savings.argmin(axis=0) + 1)
+    columns[WINNER_COLUMN] = pd.Categorical.from_codes(winner, categories=[BUY_WINS, *names])
+    return pd.DataFrame(columns)
+
+
+def sweep_chunk_frame(inputs: engine.Scenario, spec: SweepSpec, start: int, stop: int) -> pd.DataFrame:
+    """Grid points ``start`` to ``stop - 1`` of a sweep."""
+    return points_frame(inputs, spec.overrides(start, stop), start)
+
+
+def monte_carlo_chunk_frame(
+    inputs: engine.Scenario, spec: MonteCarloSpec, seed: int, start: int, stop: int
+) -> pd.DataFrame:
+    """Samples ``start`` to ``stop - 1`` of a Monte Carlo run."""
+    return points_frame(inputs, spec.overrides(seed, start, stop), start)
+
+
+def sensitivity_frame(inputs: engine.Scenario, spec: SensitivitySpec) -> pd.DataFrame:
+    """The tornado: one row per input, widest swing of the NPV saving first."""
+    tornado = engine.one_at_a_time(
+        inputs, paths=spec.paths, step_share=spec.step_share, rent_option=spec.rent_option
+    )
+    rows = [
+        {
+            "rank": rank,
+            "path": row.path,
+            "rent_option": tornado.rent_option,
+            "base_value": row.base_value,
+            "low_value": row.low_value,
+            "high_value": row.high_value,
+            "base_saving_usd": tornado.base_saving_usd,
+            "saving_at_low_usd": row.saving_at_low_usd,
+            "saving_at_high_usd": row.saving_at_high_usd,
+            "swing_usd": row.swing_usd,
+        }
+        for rank, row in enumerate(tornado.rows, start=1)
+    ]
+    return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
+

@@ -1,0 +1,70 @@
+"""Sizes and time limits of run chunks, with the measurements behind them.
+
+The engine holds about seven float64 arrays of shape (points, months + 1) while it
+evaluates a batch: 56 bytes per point-month, measured with tracemalloc on the benchmark's
+three-rent-option scenario (16,384 points x 121 months peaked at 111 MB; 65,536 at 443 MB;
+the figure does not grow with the number of rent options).
+"""
+from __future__ import annotations
+
+ENGINE_BYTES_PER_POINT_MONTH = 56
+
+# Engine memory a chunk may use; a worker process holds one chunk at a time.
+CHUNK_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024
+
+# Monte Carlo draws come in blocks seeded by (seed, block index), so point i gets the same
+# draws whatever the chunking; chunks are whole blocks. At 120 months a block evaluates in
+# about 0.5 s on one core of the 2-core benchmark machine.
+RNG_BLOCK_POINTS = 8_192
+
+# Chunk bounds: at 120 months the budget gives 32,768 points (~222 MB traced, ~2 s at
+# ~18,000 points/s); short horizons stop at the upper bound so progress still moves.
+MIN_CHUNK_POINTS = 1
+MAX_CHUNK_POINTS = 65_536
+
+# Largest grid or sample a run accepts: 10^6 points at 120 months is ~31 chunks of work.
+MAX_RUN_POINTS = 1_000_000
+
+# Chunks of one run queued at once: enough to keep a few worker processes busy, few enough
+# that a cancel stops quickly and concurrent runs interleave on the sweeps queue.
+CHUNKS_IN_FLIGHT = 4
+
+# A chunk takes seconds; its limits stay far below the Redis visibility timeout (3,600 s),
+# or acks_late would hand a still-running chunk to a second worker.
+CHUNK_SOFT_TIME_LIMIT_S = 300
+CHUNK_TIME_LIMIT_S = 360
+# Assembling 10^6 rows into one Parquet file and summarising it takes a few seconds.
+FINISH_SOFT_TIME_LIMIT_S = 600
+FINISH_TIME_LIMIT_S = 660
+
+# No chunk finished for this long although chunks were queued: no live worker can still be
+# computing them (the hard time limit would have stopped it), so the reaper queues them again.
+REQUEUE_STALLED_AFTER_S = CHUNK_TIME_LIMIT_S + 60
+# No progress for this long (past the broker's own redelivery after its 1 h visibility
+# timeout): the run is failed as timed out.
+RUN_STALL_DEADLINE_S = 3_600 + 2 * CHUNK_TIME_LIMIT_S
+# A run that reached FINISHING but has no result after this long lost its finisher.
+FINISH_DEADLINE_S = FINISH_TIME_LIMIT_S + 60
+
+# How often the reaper runs (django-celery-beat interval).
+REAP_EVERY_S = 300
+
+
+def chunk_points_for(horizon_months: int, *, align: int = 1) -> int:
+    """Points per chunk that keep the engine inside the memory budget [points].
+
+    Parameters
+    ----------
+    horizon_months : int
+        Longest horizon any point of the run can have [months].
+    align : int
+        Chunks are a whole number of these points (the RNG block for Monte Carlo).
+
+    Examples
+    --------
+    >>> chunk_points_for(120, align=8192)  # 256 MiB / (56 B x 121) = 39,614 -> 4 blocks
+    32768
+    """
+    fitting = CHUNK_MEMORY_BUDGET_BYTES // (ENGINE_BYTES_PER_POINT_MONTH * (horizon_months + 1))
+    bounded = max(MIN_CHUNK_POINTS, min(MAX_CHUNK_POINTS, fitting))
+    return max(align, bounded // align * align)

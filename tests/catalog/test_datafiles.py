@@ -1,0 +1,93 @@
+"""The data-file reader's rules, checked without a database."""
+from __future__ import annotations
+
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from catalog.datafiles import DATA_DIR, CatalogDataError, read_catalog_data
+
+
+@pytest.fixture
+def data_dir(tmp_path) -> Path:
+    """A copy of the real data files to break one way or another."""
+    copy = tmp_path / "data"
+    shutil.copytree(DATA_DIR, copy)
+    return copy
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path.name}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_every_figure_of_the_real_files_names_a_known_source():
+    data = read_catalog_data()
+    keys = {source["key"] for source in data.sources}
+
+    for record in data.accelerators + data.systems + data.cooling_technologies + data.facility_profiles:
+        for field, sources in record["field_sources"].items():
+            assert set(sources) <= keys, (record["slug"], field)
+    assert {row["source"] for row in data.throughputs + data.system_prices + data.offering_prices} <= keys
+
+
+def test_each_precision_has_at_most_one_preferred_dense_figure():
+    data = read_catalog_data()
+    preferred = [(r["accelerator"], r["precision"]) for r in data.throughputs if r["is_preferred"]]
+
+    assert len(preferred) == len(set(preferred))
+    assert not any(r["is_preferred"] and r["is_sparse"] for r in data.throughputs)
+
+
+def test_a_per_gpu_hour_price_is_multiplied_by_the_gpus_per_instance():
+    data = read_catalog_data()
+    p6 = next(p for p in data.offering_prices if p["offering"]["instance_type"] == "p6-b200.48xlarge")
+
+    assert p6["amount"] == Decimal("113.92")  # $14.24 per GPU-hour x 8
+    assert "× 8" in p6["note"]
+
+
+def test_a_price_defaults_to_its_sources_date():
+    data = read_catalog_data()
+    p5 = [p for p in data.offering_prices if p["offering"]["instance_type"] == "p5.48xlarge"]
+
+    assert {p["source"]: p["as_of"].isoformat() for p in p5} == {
+        "seed-002": "2024-01-01",
+        "seed-003": "2026-06-18",
+        "seed-004": "2025-01-01",
+    }
+
+
+def test_it_refuses_disagreeing_dense_figures_without_a_preferred_one(data_dir):
+    _edit(
+        data_dir / "accelerators.yaml",
+        "{precision: FP8, tflops: 2615, preferred: true, source: seed-003,",
+        "{precision: FP8, tflops: 2615, source: seed-003,",
+    )
+
+    with pytest.raises(CatalogDataError, match="mi300x-oam-192gb: FP8: dense figures disagree"):
+        read_catalog_data(data_dir)
+
+
+def test_it_refuses_a_figure_whose_source_is_unknown(data_dir):
+    _edit(data_dir / "accelerators.yaml", "tdp_w: [seed-002, seed-003]", "tdp_w: [seed-002, seed-999]")
+
+    with pytest.raises(CatalogDataError, match="l40s-pcie-48gb: tdp_w: unknown source 'seed-999'"):
+        read_catalog_data(data_dir)
+
+
+def test_it_refuses_a_misspelt_key(data_dir):
+    _edit(data_dir / "systems.yaml", "    power_max_kw: 10.2", "    power_max: 10.2")
+
+    with pytest.raises(CatalogDataError, match="dgx-h100: unknown keys power_max"):
+        read_catalog_data(data_dir)
+
+
+def test_it_refuses_several_prices_without_a_planning_range(data_dir):
+    _edit(data_dir / "systems.yaml", "source: seed-002, planning_range: true,", "source: seed-002,")
+
+    with pytest.raises(CatalogDataError, match="dgx-h100: several prices; mark one planning_range"):
+        read_catalog_data(data_dir)

@@ -1,0 +1,219 @@
+"""Scenarios for engine tests: a hand-checkable base case and a hypothesis strategy.
+
+The cooling tier limits follow seed 003 (air CRAC/CRAH up to 15 kW/rack, in-row
+15-30, rear door 30-50, direct-to-chip 50-150, single-phase immersion 100-200,
+two-phase 200+). The seed gives no dollar figures for them, so the capex/opex
+here are test figures, not catalog data.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any
+
+from hypothesis import strategies as st
+
+from tco.engine import BuyOption, CoolingTier, Facility, Finance, RentOption, Scenario, Workload
+
+SEED_003_TIERS = (
+    ("air CRAC/CRAH", 15.0),
+    ("in-row air", 30.0),
+    ("rear-door heat exchanger", 50.0),
+    ("direct-to-chip liquid", 150.0),
+    ("single-phase immersion", 200.0),
+    ("two-phase immersion", math.inf),
+)
+COOLING = tuple(
+    CoolingTier(name, max_kw, capex_usd_per_kw=200.0 * (index + 1), opex_usd_per_kw_month=2.0 * (index + 1))
+    for index, (name, max_kw) in enumerate(SEED_003_TIERS)
+)
+
+
+def flat_scenario(**sections: Any) -> Scenario:
+    """32 DGX-H100-like systems with only a purchase price and a flat power bill.
+
+    Buy: 32 x $300,000 = $9.6M at month 0; energy 32 x 10.2 kW x 730 h x $0.10
+    = $23,827.20 a month (PUE 1, utilisation 1, idle = max). Rent: 32 instances
+    of 8 accelerators on demand at $98.32/h = $2,296,755.20 a month. Nothing
+    else costs anything, so every figure can be checked by hand.
+    """
+    base = Scenario(
+        workload=Workload(accelerators=256.0, utilisation=1.0),
+        buy=BuyOption(
+            accelerators_per_system=8.0,
+            system_price_usd=300_000.0,
+            system_power_max_kw=10.2,
+            system_power_idle_kw=10.2,
+            system_rack_units=8.0,
+            depreciation_months=60.0,
+        ),
+        facility=Facility(
+            electricity_usd_per_kwh=0.10,
+            pue=1.0,
+            rack_power_limit_kw=45.0,
+            rack_units_per_rack=42.0,
+            existing_cooling_max_kw_per_rack=math.inf,
+        ),
+        cooling=COOLING,
+        rent=(RentOption("on-demand", "on_demand", price_usd_per_instance_hour=98.32, accelerators_per_instance=8.0),),
+        finance=Finance(horizon_months=36.0, discount_rate_per_year=0.0),
+    )
+    return replace(base, **sections)
+
+
+def _money(high: float) -> st.SearchStrategy[float]:
+    return st.floats(0.0, high, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def rent_options(draw: st.DrawFn, index: int) -> RentOption:
+    """A random rent option under a random pricing model."""
+    model = draw(st.sampled_from(["on_demand", "reserved", "spot"]))
+    reserved, spot = model == "reserved", model == "spot"
+    return RentOption(
+        name=f"option-{index}",
+        pricing_model=model,
+        price_usd_per_instance_hour=draw(st.floats(0.1, 150.0)),
+        accelerators_per_instance=draw(st.sampled_from([1.0, 2.0, 4.0, 8.0])),
+        commitment_months=float(draw(st.integers(1, 40))) if reserved else 0.0,
+        upfront_usd_per_instance=draw(_money(200_000.0)) if reserved else 0.0,
+        spot_interruption_overhead=draw(st.floats(0.0, 0.3)) if spot else 0.0,
+        egress_tb_per_month=draw(_money(100.0)),
+        egress_usd_per_gb=draw(_money(0.12)),
+        storage_tb=draw(_money(500.0)),
+        storage_usd_per_gb_month=draw(_money(0.03)),
+        price_change_per_year=draw(st.floats(-0.3, 0.1)),
+    )
+
+
+@st.composite
+def scalar_scenarios(draw: st.DrawFn) -> Scenario:
+    """A random single scenario covering every input of the model."""
+    power_max_kw = draw(st.floats(0.3, 130.0))
+    financed_share = draw(st.sampled_from([0.0, 0.5, 1.0]) | st.floats(0.0, 1.0))
+    n_options = draw(st.integers(1, 3))
+    cooling = tuple(
+        replace(tier, capex_usd_per_kw=draw(_money(3000.0)), opex_usd_per_kw_month=draw(_money(30.0)))
+        for tier in COOLING
+    )
+    return Scenario(
+        workload=Workload(
+            accelerators=draw(st.floats(1.0, 2000.0)),
+            utilisation=draw(st.floats(0.0, 1.0)),
+            hours_per_month=draw(st.sampled_from([730.0]) | st.floats(100.0, 744.0)),
+            tokens_per_s_per_accelerator=draw(st.just(math.nan) | st.floats(50.0, 5000.0)),
+        ),
+        buy=BuyOption(
+            accelerators_per_system=draw(st.sampled_from([1.0, 2.0, 4.0, 8.0, 16.0, 72.0])),
+            system_price_usd=draw(st.floats(1_000.0, 5_000_000.0)),
+            system_power_max_kw=power_max_kw,
+            system_power_idle_kw=power_max_kw * draw(st.floats(0.0, 1.0)),
+            system_rack_units=draw(st.sampled_from([1.0, 2.0, 4.0, 8.0, 10.0, 48.0])),
+            depreciation_months=float(draw(st.integers(12, 96))),
+            network_usd_per_system=draw(_money(100_000.0)),
+            network_share_of_compute=draw(st.floats(0.0, 0.3)),
+            storage_usd=draw(_money(1_000_000.0)),
+            racks_install_usd_per_rack=draw(_money(50_000.0)),
+            spares_share=draw(st.floats(0.0, 0.1)),
+            support_share_per_year=draw(st.floats(0.0, 0.2)),
+            staff_fte_per_system=draw(st.floats(0.0, 0.2)),
+            staff_usd_per_fte_year=draw(_money(300_000.0)),
+            licence_usd_per_accelerator_year=draw(_money(10_000.0)),
+            residual_value_share=draw(st.floats(0.0, 0.5)),
+            power_cap_share=draw(st.sampled_from([1.0]) | st.floats(0.5, 1.0)),
+            power_cap_throughput_loss=draw(st.sampled_from([0.0]) | st.floats(0.0, 0.5)),
+            financed_share=financed_share,
+            loan_rate_per_year=draw(st.floats(0.0, 0.15)),
+            loan_term_months=float(draw(st.integers(1, 150))),
+        ),
+        facility=Facility(
+            electricity_usd_per_kwh=draw(st.floats(0.02, 0.4)),
+            pue=draw(st.floats(1.0, 2.0)),
+            rack_power_limit_kw=draw(st.floats(5.0, 200.0)),
+            rack_units_per_rack=draw(st.sampled_from([42.0, 48.0]) | st.floats(20.0, 52.0)),
+            existing_cooling_max_kw_per_rack=draw(st.floats(0.0, 60.0)),
+            electricity_escalation_per_year=draw(st.floats(-0.05, 0.1)),
+            colocation_usd_per_kw_month=draw(_money(300.0)),
+            owned_buildout_usd_per_kw=draw(_money(15_000.0)),
+            owned_opex_usd_per_kw_month=draw(_money(50.0)),
+        ),
+        cooling=cooling,
+        rent=tuple(draw(rent_options(index)) for index in range(n_options)),
+        finance=Finance(
+            horizon_months=float(draw(st.integers(1, 120))),
+            discount_rate_per_year=draw(st.floats(-0.05, 0.2)),
+        ),
+    )
+
+
+def rich_scenario() -> Scenario:
+    """A scenario where every cost line, financing and all three pricing models are in play."""
+    return Scenario(
+        workload=Workload(accelerators=250.0, utilisation=0.7, tokens_per_s_per_accelerator=1200.0),
+        buy=BuyOption(
+            accelerators_per_system=8.0,
+            system_price_usd=300_000.0,
+            system_power_max_kw=10.2,
+            system_power_idle_kw=3.0,
+            system_rack_units=8.0,
+            depreciation_months=48.0,
+            network_usd_per_system=12_000.0,
+            network_share_of_compute=0.08,
+            storage_usd=500_000.0,
+            racks_install_usd_per_rack=20_000.0,
+            spares_share=0.03,
+            support_share_per_year=0.08,
+            staff_fte_per_system=0.05,
+            staff_usd_per_fte_year=200_000.0,
+            licence_usd_per_accelerator_year=4_500.0,
+            residual_value_share=0.2,
+            power_cap_share=0.9,
+            power_cap_throughput_loss=0.05,
+            financed_share=0.5,
+            loan_rate_per_year=0.07,
+            loan_term_months=72.0,
+        ),
+        facility=Facility(
+            electricity_usd_per_kwh=0.12,
+            pue=1.3,
+            rack_power_limit_kw=40.0,
+            rack_units_per_rack=42.0,
+            existing_cooling_max_kw_per_rack=15.0,
+            electricity_escalation_per_year=0.03,
+            colocation_usd_per_kw_month=150.0,
+            owned_buildout_usd_per_kw=1_000.0,
+            owned_opex_usd_per_kw_month=5.0,
+        ),
+        cooling=COOLING,
+        rent=(
+            RentOption(
+                "on-demand",
+                "on_demand",
+                price_usd_per_instance_hour=98.32,
+                accelerators_per_instance=8.0,
+                egress_tb_per_month=20.0,
+                egress_usd_per_gb=0.05,
+                storage_tb=200.0,
+                storage_usd_per_gb_month=0.023,
+                price_change_per_year=-0.1,
+            ),
+            RentOption(
+                "1y-reserved",
+                "reserved",
+                price_usd_per_instance_hour=57.63,
+                accelerators_per_instance=8.0,
+                commitment_months=12.0,
+                upfront_usd_per_instance=25_000.0,
+                price_change_per_year=-0.05,
+            ),
+            RentOption(
+                "spot",
+                "spot",
+                price_usd_per_instance_hour=35.0,
+                accelerators_per_instance=8.0,
+                spot_interruption_overhead=0.15,
+            ),
+        ),
+        finance=Finance(horizon_months=60.0, discount_rate_per_year=0.08),
+    )

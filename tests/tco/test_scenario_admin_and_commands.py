@@ -1,0 +1,102 @@
+"""The scenario admin page with its result, cloning, and the tco_evaluate / load_demo commands."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from catalog.models import CloudOffering
+from tco.models import RentOption, Scenario
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_scenario_page_shows_key_figures_chart_and_cash_flows(admin_client, demo_scenarios):
+    scenario = demo_scenarios["8x H100 training cluster"]
+
+    response = admin_client.get(f"/admin/tco/scenario/{scenario.pk}/change/")
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert 'id="scenario-result"' in page
+    assert "<svg" in page  # the cumulative-cost chart
+    assert "breakeven" in page.lower()
+    assert "Monthly cash flows" in page
+    assert "Air cooling (CRAC/CRAH)" in page  # one DGX H100 at 10.2 kW per rack
+
+
+def test_the_scenario_list_and_add_pages_render(admin_client, demo_scenarios):
+    assert admin_client.get("/admin/tco/scenario/").status_code == 200
+    assert admin_client.get("/admin/tco/scenario/add/").status_code == 200
+
+
+def test_clone_copies_the_scenario_and_its_rent_options(admin_client, demo_scenarios):
+    scenario = demo_scenarios["256x B200 build with liquid cooling"]
+
+    response = admin_client.get(f"/admin/tco/scenario/{scenario.pk}/clone/")
+
+    copy = Scenario.objects.get(name="256x B200 build with liquid cooling (copy)")
+    assert response.status_code == 302
+    assert copy.accelerators == 256
+    assert RentOption.objects.filter(scenario=copy).count() == 3
+    assert RentOption.objects.filter(scenario=scenario).count() == 3
+
+
+def test_load_demo_twice_changes_nothing(catalog):
+    call_command("load_demo", stdout=io.StringIO())
+    before = (Scenario.objects.count(), RentOption.objects.count(), CloudOffering.objects.count())
+
+    call_command("load_demo", stdout=io.StringIO())
+
+    assert before == (3, 8, before[2])
+    assert (Scenario.objects.count(), RentOption.objects.count(),
+            CloudOffering.objects.count()) == before
+
+
+@pytest.fixture
+def scenario_file(tmp_path, catalog):
+    offering = CloudOffering.objects.get(provider="aws", instance_type="p5.48xlarge",
+                                         pricing_model="on_demand")
+    data = {"name": "cli", "accelerator": "h100-sxm-80gb", "accelerators": 8, "utilisation": "1",
+            "system": "dgx-h100", "system_price_usd": "400000", "facility": "colo-air",
+            "electricity_usd_per_kwh": "0.10", "pue": "1", "colocation_usd_per_kw_month": "0",
+            "horizon_months": 12, "discount_rate_per_year": "0",
+            "rent_options": [{"offering": offering.pk, "price_usd_per_instance_hour": "50"}]}
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_tco_evaluate_prints_the_result_as_json(scenario_file):
+    out = io.StringIO()
+
+    call_command("tco_evaluate", str(scenario_file), stdout=out)
+
+    result = json.loads(out.getvalue())["result"]
+    assert result["rent"][0]["breakeven_month"] == 12  # 400,000 / (36,500 - 744.60) = 11.19
+    assert Scenario.objects.count() == 0
+
+
+def test_tco_evaluate_prints_monthly_lines_as_csv(scenario_file):
+    out = io.StringIO()
+
+    call_command("tco_evaluate", str(scenario_file), "--csv", stdout=out)
+
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert [int(r["month"]) for r in rows] == list(range(13))
+    rent_total = [c for c in rows[0] if c.endswith(": total") and not c.startswith("buy")][0]
+    assert float(rows[1][rent_total]) == 36_500.00  # 730 h x $50
+    assert float(rows[12]["buy: cumulative"]) == pytest.approx(400_000 + 12 * 744.60)
+
+
+def test_tco_evaluate_fails_naming_the_field(tmp_path, scenario_file):
+    data = json.loads(scenario_file.read_text())
+    data["utilisation"] = "2"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+
+    with pytest.raises(CommandError, match="utilisation"):
+        call_command("tco_evaluate", str(bad), stdout=io.StringIO())
