@@ -92,13 +92,18 @@ class QuoteRow:
         return self.source.startswith(("http://", "https://"))
 
 
-def parse_quote_file(*, file_name: str, content: bytes) -> list[QuoteRow]:
+def parse_quote_file(*, file_name: str, content: bytes) -> tuple[list[QuoteRow], list[RowError]]:
     """Validate every row of a CSV or XLSX quote file.
+
+    Returns
+    -------
+    rows, errors
+        The valid rows, and every error of the other rows (a row with an error is not in rows).
 
     Raises
     ------
     QuoteFileRejected
-        With every error found (missing columns, bad values), when any row is bad.
+        When the file as a whole is unusable: unreadable, wrong type, missing columns, no rows.
     """
     suffix = PurePath(file_name).suffix.lower()
     if suffix == ".csv":
@@ -144,7 +149,9 @@ def _read_xlsx(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any
     return header, rows
 
 
-def _validate(header: list[str], rows: list[tuple[int, dict[str, Any]]]) -> list[QuoteRow]:
+def _validate(
+    header: list[str], rows: list[tuple[int, dict[str, Any]]]
+) -> tuple[list[QuoteRow], list[RowError]]:
     rows = [(number, record) for number, record in rows if not _is_blank(record)]
     missing = [name for name in ALWAYS_REQUIRED if name not in header]
     kinds = {_text(record.get("kind")).lower() for _, record in rows}
@@ -163,9 +170,7 @@ def _validate(header: list[str], rows: list[tuple[int, dict[str, Any]]]) -> list
         errors += row_errors
         if row is not None:
             parsed.append(row)
-    if errors:
-        raise QuoteFileRejected(errors)
-    return parsed
+    return parsed, errors
 
 
 def _parse_row(number: int, record: dict[str, Any], errors: list[RowError]) -> QuoteRow | None:

@@ -311,13 +311,17 @@ def quote_file_import(*, file_name: str, content: bytes) -> QuoteImportResult:
     QuoteFileRejected
         Listing every bad row with its row number, column and reason; nothing is written.
     """
-    return quote_rows_import(rows=parse_quote_file(file_name=file_name, content=content))
+    rows, errors = parse_quote_file(file_name=file_name, content=content)
+    return quote_rows_import(rows=rows, errors=errors)
 
 
 @transaction.atomic
-def quote_rows_import(*, rows: list[QuoteRow]) -> QuoteImportResult:
-    """Write parsed quote rows after checking every reference they make; see quote_file_import."""
-    errors: list[RowError] = []
+def quote_rows_import(*, rows: list[QuoteRow], errors: list[RowError] = ()) -> QuoteImportResult:
+    """Write parsed quote rows after checking every reference they make; see quote_file_import.
+
+    ``errors`` are the parser's, so one refusal lists value and reference errors together.
+    """
+    errors = list(errors)
     new_offerings: dict[tuple[str, ...], CloudOffering] = {}
     targets = [_quote_target(row, errors, new_offerings) for row in rows]
     if errors:

@@ -2,11 +2,20 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
 
+from catalog.api.urls import router as catalog_router
 from config.health import healthz
+from tco.api.urls import router as tco_router
+
+# /api/v1/ itself lists every collection of the apps' routers (browsable).
+api_root = DefaultRouter()
+for app_router in (catalog_router, tco_router):
+    api_root.registry.extend(app_router.registry)
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/v1/", api_root.get_api_root_view(), name="api-root"),
     path("api/v1/", include("catalog.api.urls")),
     path("api/v1/", include("tco.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -66,3 +66,4 @@ def test_embedded_filesystem_broker_delivers_to_a_real_worker(tmp_path, transact
     assert ping.returncode == 0, ping.stdout + ping.stderr + worker.log_path.read_text()
     assert "pong" in ping.stdout
     assert (tmp_path / "broker" / "control").is_dir()
+

@@ -211,6 +211,9 @@ class PricePointSerializer(ModelCleanMixin, serializers.ModelSerializer):
             "note",
         ]
         read_only_fields = ["retrieved_at"]
+        # DRF would turn the two conditional natural keys into validators requiring both offering
+        # and system; recording a known price is instead a no-op in price_point_record.
+        validators: list = []
 
 
 @extend_schema_field({"type": "string", "enum": Rating.values}, component_name="Rating")

@@ -96,9 +96,7 @@ def sku_for(index: int) -> str:
     return f"{index:016X}"
 
 
-def accelerator_products(
-    start_index: int, instance_types: int | None = None
-) -> list[SyntheticProduct]:
+def accelerator_products(start_index: int, instance_types: int | None = None) -> list[SyntheticProduct]:
     """Mapped AWS accelerator instances (all, or the first few) in every product variant."""
     products = []
     index = start_index

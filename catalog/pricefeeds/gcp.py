@@ -177,29 +177,15 @@ class GcpBillingCatalogFeed:
         sku_id = str(sku.get("skuId"))
         description = str(sku.get("description", ""))
         category = sku.get("category") or {}
-        decoy = next((reason for pattern, reason in DECOYS if pattern.search(description)), None)
-        if category.get("resourceGroup") == "GPU":
-            if decoy is not None:
-                collector.reject(sku_id, decoy, description)
-                return []
-            found = self._gpu_name(sku_id, description, category, collector=collector)
-            if found is None:
-                return []
-            kind, name = "gpu", found
-        elif decoy is not None:
-            return []  # e.g. "Reserved A3 Instance Core": not a GPU SKU, nothing to report
-        else:
-            kind_name = self._machine_component(description)
-            if kind_name is None:
-                return []
-            kind, name = kind_name
+        identified = self._identify(sku_id, description, category, collector=collector)
         pricing_model = USAGE_TYPES.get(str(category.get("usageType")))
-        if pricing_model is None:
+        if identified is None or pricing_model is None:
             return []
-        price, unit, currency, effective = _unit_price(sku, record=f"{sku_id} {description!r}")
+        kind, name = identified
         record = f"{sku_id} {description!r}"
+        price, unit, currency, effective = _unit_price(sku, record=record)
         if unit != USAGE_UNITS[kind]:
-            raise MalformedPayload(PROVIDER, record, f"usageUnit {unit!r}, expected {USAGE_UNITS[kind]!r}")
+            raise MalformedPayload(PROVIDER, record, f"usageUnit {unit!r}, not {USAGE_UNITS[kind]!r}")
         check_currency(currency, limits=self.limits, provider=PROVIDER, record=record)
         # A $0 component would still compose a plausible-looking machine price.
         if price <= 0:
@@ -229,6 +215,23 @@ class GcpBillingCatalogFeed:
             )
             for region in regions
         ]
+
+    def _identify(
+        self, sku_id: str, description: str, category: dict[str, Any], *, collector: ResultCollector
+    ) -> tuple[str, str] | None:
+        """``(kind, name)`` of the component a SKU prices, e.g. ("vcpu", "A3"), or None.
+
+        GPU SKUs that are decoys or unmapped are reported; other SKUs that price nothing we
+        compose (network, disks, "Reserved A3 Instance Core"...) are skipped silently.
+        """
+        decoy = next((reason for pattern, reason in DECOYS if pattern.search(description)), None)
+        if category.get("resourceGroup") != "GPU":
+            return None if decoy is not None else self._machine_component(description)
+        if decoy is not None:
+            collector.reject(sku_id, decoy, description)
+            return None
+        name = self._gpu_name(sku_id, description, category, collector=collector)
+        return None if name is None else ("gpu", name)
 
     def _gpu_name(
         self, sku_id: str, description: str, category: dict[str, Any], *, collector: ResultCollector

@@ -46,8 +46,6 @@ RUN_STALL_DEADLINE_S = 3_600 + 2 * CHUNK_TIME_LIMIT_S
 # A run that reached FINISHING but has no result after this long lost its finisher.
 FINISH_DEADLINE_S = FINISH_TIME_LIMIT_S + 60
 
-# How often the reaper runs (django-celery-beat interval).
-REAP_EVERY_S = 300
 
 
 def chunk_points_for(horizon_months: int, *, align: int = 1) -> int:

@@ -353,6 +353,8 @@ def _check_support(inputs: engine.Scenario, path: str, distribution: Distributio
             f"{field}.high", f"{distribution.kind} is unbounded above but {path} must stay <= "
             f"{metadata['high']:g}; give high"
         )
+    if math.isinf(high) and metadata["whole"]:
+        raise RunSpecError(f"{field}.high", f"{path} is a count; give high to bound the {distribution.kind}")
     # A lognormal's default low of 0 is never drawn; any input accepting values just above 0 fits.
     if low == 0 and distribution.kind == "lognormal" and metadata["low"] > 0:
         raise RunSpecError(

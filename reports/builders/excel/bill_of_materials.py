@@ -24,13 +24,12 @@ from reports.builders.excel.cells import (
     set_widths,
     title,
 )
-from reports.content import ReportContent
+from reports.content import CAPEX_LABELS, ReportContent
 
 
 class CapexLine(NamedTuple):
-    """How one capex line is shown and computed."""
+    """How one capex line is computed (its label: ``reports.content.CAPEX_LABELS``)."""
 
-    label: str
     quantity: str
     quantity_format: str
     unit: str
@@ -39,21 +38,18 @@ class CapexLine(NamedTuple):
 
 
 CAPEX_LINES = {
-    "systems": CapexLine("Systems", "fp_systems", COUNT, "systems", "buy_system_price_usd",
-                         "fp_systems*buy_system_price_usd"),
-    "network": CapexLine("Network: fabric switches, NICs, cables", "fp_systems", COUNT, "systems",
+    "systems": CapexLine("fp_systems", COUNT, "systems", "buy_system_price_usd", "fp_systems*buy_system_price_usd"),
+    "network": CapexLine("fp_systems", COUNT, "systems",
                          "buy_network_usd_per_system+buy_network_share_of_compute*buy_system_price_usd",
                          "fp_systems*buy_network_usd_per_system+capex_systems*buy_network_share_of_compute"),
-    "storage": CapexLine("Storage", "1", COUNT, "lot", "buy_storage_usd", "buy_storage_usd"),
-    "racks_install": CapexLine("Racks, PDUs and installation", "fp_racks", COUNT, "racks",
-                               "buy_racks_install_usd_per_rack", "fp_racks*buy_racks_install_usd_per_rack"),
-    "spares": CapexLine("Spares", "buy_spares_share", PERCENT, "of systems capex", "capex_systems",
+    "storage": CapexLine("1", COUNT, "lot", "buy_storage_usd", "buy_storage_usd"),
+    "racks_install": CapexLine("fp_racks", COUNT, "racks", "buy_racks_install_usd_per_rack",
+                               "fp_racks*buy_racks_install_usd_per_rack"),
+    "spares": CapexLine("buy_spares_share", PERCENT, "share of systems capex", "capex_systems",
                         "capex_systems*buy_spares_share"),
-    "cooling_plant": CapexLine("Cooling plant (only where the facility's cooling is not enough)",
-                               "fp_it_kw_max", NUMBER, "kW of IT", "fp_cooling_capex_usd_per_kw",
+    "cooling_plant": CapexLine("fp_it_kw_max", NUMBER, "kW of IT", "fp_cooling_capex_usd_per_kw",
                                "IF(fp_needs_new_cooling,fp_cooling_capex_usd_per_kw*fp_it_kw_max,0)"),
-    "facility_buildout": CapexLine("Facility build-out (owned space)", "fp_it_kw_max", NUMBER, "kW of IT",
-                                   "facility_owned_buildout_usd_per_kw",
+    "facility_buildout": CapexLine("fp_it_kw_max", NUMBER, "kW of IT", "facility_owned_buildout_usd_per_kw",
                                    "fp_it_kw_max*facility_owned_buildout_usd_per_kw"),
 }
 # The support contract covers these lines (tco/engine/buy.py ``hardware_capex_usd``).
@@ -77,7 +73,7 @@ def write_bill_of_materials(ws: Worksheet, content: ReportContent) -> int:
         spec = CAPEX_LINES.get(line)
         if spec is None:
             raise KeyError(f"the engine has a capex line {line!r} that the workbook has no formula for")
-        put_text(ws.cell(row=row, column=1), spec.label)
+        put_text(ws.cell(row=row, column=1), CAPEX_LABELS[line])
         put_formula(ws.cell(row=row, column=2), spec.quantity, spec.quantity_format)
         put_text(ws.cell(row=row, column=3), spec.unit)
         put_formula(ws.cell(row=row, column=4), spec.unit_price, USD_PRICE)

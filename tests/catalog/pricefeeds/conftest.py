@@ -60,6 +60,8 @@ def local_server() -> Iterator[LocalServer]:
     server_state: dict[str, LocalServer] = {}
 
     class Handler(BaseHTTPRequestHandler):
+        """Answers from the routes of the LocalServer it serves."""
+
         def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
             self._answer()
 

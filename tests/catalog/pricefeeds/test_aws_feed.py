@@ -77,9 +77,7 @@ def test_it_reads_the_csv_variant_when_asked(samples: Path, tmp_path: Path) -> N
     assert result.prices[0].source_url.endswith("us-east-1/index.csv")
 
 
-def test_a_region_missing_from_the_region_index_is_an_error(
-    samples: Path, tmp_path: Path
-) -> None:
+def test_a_region_missing_from_the_region_index_is_an_error(samples: Path, tmp_path: Path) -> None:
     with pytest.raises(MalformedPayload, match="ap-south-2"):
         AwsPriceListFeed(root=mirror(samples, tmp_path)).fetch_region("ap-south-2")
 
@@ -87,9 +85,7 @@ def test_a_region_missing_from_the_region_index_is_an_error(
 def serve_bulk_api(server: LocalServer, samples: Path, offer: Reply | None = None) -> None:
     server.routes.update(
         {
-            "/offers/v1.0/aws/index.json": Reply(
-                (samples / "aws-offer-index-sample.json").read_bytes()
-            ),
+            "/offers/v1.0/aws/index.json": Reply((samples / "aws-offer-index-sample.json").read_bytes()),
             "/offers/v1.0/aws/AmazonEC2/current/region_index.json": Reply(
                 (samples / "aws-ec2-region-index-sample.json").read_bytes()
             ),
@@ -129,9 +125,7 @@ def test_a_download_shorter_than_its_content_length_is_an_upstream_error(
     samples: Path, local_server: LocalServer, fast_client: HttpClient
 ) -> None:
     body = (samples / "aws-ec2-offer-sample.json").read_bytes()
-    serve_bulk_api(
-        local_server, samples, Reply(body[: len(body) // 2], content_length=len(body))
-    )
+    serve_bulk_api(local_server, samples, Reply(body[: len(body) // 2], content_length=len(body)))
     feed = AwsPriceListFeed(root=local_server.base_url, client=fast_client)
 
     with pytest.raises(UpstreamHTTPError, match=VERSION_URL):

@@ -61,21 +61,15 @@ def test_on_demand_prices_match_the_sample_offer_file(samples: Path, file_format
     assert p5.effective_date == dt.date(2026, 9, 1)
     assert p5.source_version == "20260910195514"
     assert p5.currency == "USD"
-    assert price_of(result, "p4d.24xlarge", "us-east-1").price_per_instance_hour == Decimal(
-        "21.957642"
-    )
+    assert price_of(result, "p4d.24xlarge", "us-east-1").price_per_instance_hour == Decimal("21.957642")
     # us-west-2 differs in the last digits (price-feed-formats.md 1.3).
-    assert price_of(result, "p4d.24xlarge", "us-west-2").price_per_instance_hour == Decimal(
-        "21.95764"
-    )
+    assert price_of(result, "p4d.24xlarge", "us-west-2").price_per_instance_hour == Decimal("21.95764")
     assert price_of(result, "g6e.xlarge", "us-east-1").accelerator_slug == "l40s-pcie-48gb"
     assert price_of(result, "p5en.48xlarge", "us-east-1").accelerator_slug == "h200-sxm-141gb"
 
 
 @pytest.mark.parametrize("file_format", ["json", "csv"])
-def test_reserved_terms_spread_the_upfront_fee_over_the_term(
-    samples: Path, file_format: str
-) -> None:
+def test_reserved_terms_spread_the_upfront_fee_over_the_term(samples: Path, file_format: str) -> None:
     result = parse_sample(samples, file_format)
 
     no_upfront = price_of(
@@ -181,9 +175,7 @@ def test_licensed_dedicated_and_reservation_rows_never_become_prices(
     product_family: str,
     reason: RejectionReason,
 ) -> None:
-    result = parse_offer_json(
-        write_offer(price="60.0000000000", product_family=product_family, **attributes)
-    )
+    result = parse_offer_json(write_offer(price="60.0000000000", product_family=product_family, **attributes))
 
     assert result.prices == ()
     assert [(r.sku, r.reason_code) for r in result.rejections] == [("TESTSKU000000001", reason)]
@@ -226,17 +218,13 @@ def test_a_gpu_count_that_disagrees_with_the_map_is_reported(
 
 
 def test_non_accelerator_products_are_ignored_silently(write_offer: Callable[..., Path]) -> None:
-    result = parse_offer_json(
-        write_offer(instanceType="m5.large", instanceFamily="General purpose", gpu="")
-    )
+    result = parse_offer_json(write_offer(instanceType="m5.large", instanceFamily="General purpose", gpu=""))
 
     assert (result.prices, result.rejections) == ((), ())
 
 
 @pytest.mark.parametrize("price", ["0.0000000000", "-1.0000000000", "8000.0100000000"])
-def test_a_zero_negative_or_absurd_price_aborts_the_run(
-    write_offer: Callable[..., Path], price: str
-) -> None:
+def test_a_zero_negative_or_absurd_price_aborts_the_run(write_offer: Callable[..., Path], price: str) -> None:
     # 8000.01 / 8 GPUs = 1000.00125 per GPU-hour, just above the 1,000 ceiling.
     with pytest.raises(AbsurdPrice, match="TESTSKU000000001"):
         parse_offer_json(write_offer(price=price))
@@ -255,9 +243,7 @@ def test_a_price_in_an_unknown_currency_aborts_the_run(write_offer: Callable[...
         parse_offer_json(write_offer(currency="XYZ"))
 
 
-def test_a_truncated_json_file_raises_before_returning_anything(
-    samples: Path, tmp_path: Path
-) -> None:
+def test_a_truncated_json_file_raises_before_returning_anything(samples: Path, tmp_path: Path) -> None:
     text = (samples / "aws-ec2-offer-sample.json").read_bytes()
     # Cut inside terms.Reserved: every product and on-demand price has been read by then.
     cut = tmp_path / "cut.json"
@@ -286,9 +272,7 @@ def test_a_json_file_without_terms_is_malformed(samples: Path, tmp_path: Path) -
         parse_offer_json(no_terms)
 
 
-def test_a_csv_file_cut_inside_a_row_raises_truncated_payload(
-    samples: Path, tmp_path: Path
-) -> None:
+def test_a_csv_file_cut_inside_a_row_raises_truncated_payload(samples: Path, tmp_path: Path) -> None:
     text = (samples / "aws-ec2-offer-sample.csv").read_text()
     cut = tmp_path / "cut.csv"
     cut.write_text(text[: text.index('"HNW4W6GM8AE2PCQX","4NA7Y494T4"') + 60])
@@ -301,7 +285,11 @@ def test_a_csv_file_missing_the_hourly_row_of_an_upfront_term_is_truncated(
     samples: Path, tmp_path: Path
 ) -> None:
     lines = (samples / "aws-ec2-offer-sample.csv").read_text().splitlines(keepends=True)
-    without = [line for line in lines if not line.startswith('"3D4V8UAYEMB38GU2","6QCMYABX3D","3D4V8UAYEMB38GU2.6QCMYABX3D.6YS6EN2CT7"')]
+    without = [
+        line
+        for line in lines
+        if not line.startswith('"3D4V8UAYEMB38GU2","6QCMYABX3D","3D4V8UAYEMB38GU2.6QCMYABX3D.6YS6EN2CT7"')
+    ]
     assert len(without) == len(lines) - 1
     cut = tmp_path / "missing-row.csv"
     cut.write_text("".join(without))

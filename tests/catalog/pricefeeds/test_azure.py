@@ -39,10 +39,7 @@ def pages_dir(samples: Path, root: Path) -> Path:
 
 
 def prices_by_key(result: FeedResult) -> dict[tuple[str, str, PricingModel], Decimal]:
-    return {
-        (p.instance_type, p.region, p.pricing_model): p.price_per_instance_hour
-        for p in result.prices
-    }
+    return {(p.instance_type, p.region, p.pricing_model): p.price_per_instance_hour for p in result.prices}
 
 
 def test_it_reads_every_page_of_a_local_directory(samples: Path, tmp_path: Path) -> None:
@@ -73,9 +70,7 @@ def test_it_reads_every_page_of_a_local_directory(samples: Path, tmp_path: Path)
     assert reservation.sku == "DZH318Z0CSHJ/02ZQ:5c2e7a3d-91f4-5b0e-a7c2-3f1d8e6b4a90"
 
 
-def test_windows_low_priority_and_dev_test_rows_are_rejected(
-    samples: Path, tmp_path: Path
-) -> None:
+def test_windows_low_priority_and_dev_test_rows_are_rejected(samples: Path, tmp_path: Path) -> None:
     result = AzureRetailPricesFeed(location=pages_dir(samples, tmp_path)).fetch()
 
     rejected = {(r.sku.split(":")[0], r.reason_code) for r in result.rejections}
@@ -172,9 +167,7 @@ def test_a_page_without_items_is_malformed(tmp_path: Path) -> None:
 def serve_pages(server: LocalServer, samples: Path, page_2: Reply | None = None) -> str:
     page_1 = (samples / PAGE_1).read_text()
     original_link = json.loads(page_1)["NextPageLink"]
-    server.routes["/api/retail/prices"] = Reply(
-        page_1.replace(original_link, server.url("/page-2")).encode()
-    )
+    server.routes["/api/retail/prices"] = Reply(page_1.replace(original_link, server.url("/page-2")).encode())
     server.routes["/page-2"] = page_2 or Reply((samples / PAGE_2).read_bytes())
     return server.url("/api/retail/prices?api-version=2023-01-01-preview")
 
@@ -209,9 +202,7 @@ def test_a_page_that_times_out_fails_the_whole_run_after_retries(
     samples: Path, local_server: LocalServer, fast_client: HttpClient
 ) -> None:
     # The server answers after 1 s; the client gives up after 0.3 s, three times.
-    url = serve_pages(
-        local_server, samples, page_2=Reply((samples / PAGE_2).read_bytes(), delay_seconds=1.0)
-    )
+    url = serve_pages(local_server, samples, page_2=Reply((samples / PAGE_2).read_bytes(), delay_seconds=1.0))
 
     with pytest.raises(UpstreamHTTPError, match="timed out|Read timed out"):
         AzureRetailPricesFeed(location=url, client=fast_client).fetch()

@@ -82,13 +82,9 @@ def with_extra_page(samples: Path, tmp_path: Path, *extra: dict[str, Any]) -> li
     return [samples / PAGE_1, tmp_path / "page-2.json", tmp_path / "page-3.json"]
 
 
-def machine_price(
-    result: FeedResult, machine: str, region: str, model: PricingModel
-) -> ParsedPrice:
+def machine_price(result: FeedResult, machine: str, region: str, model: PricingModel) -> ParsedPrice:
     (found,) = (
-        p
-        for p in result.prices
-        if (p.instance_type, p.region, p.pricing_model) == (machine, region, model)
+        p for p in result.prices if (p.instance_type, p.region, p.pricing_model) == (machine, region, model)
     )
     return found
 
@@ -197,9 +193,7 @@ def test_machines_missing_a_component_are_reported_not_priced(samples: Path) -> 
     result = GcpBillingCatalogFeed(location=[samples / PAGE_1, samples / PAGE_2]).fetch()
 
     incomplete = {
-        r.sku: r.detail
-        for r in result.rejections
-        if r.reason_code == RejectionReason.INCOMPLETE_COMPONENTS
+        r.sku: r.detail for r in result.rejections if r.reason_code == RejectionReason.INCOMPLETE_COMPONENTS
     }
     assert "local_ssd" in incomplete["a3-highgpu-8g"]  # the sample has no local SSD SKU
     assert "G2 vcpu" in incomplete["g2-standard-4"]  # nor G2 core/RAM SKUs
@@ -229,9 +223,7 @@ def test_gpu_sku_decoys_are_rejected_with_their_reason(
     tmp_path: Path, description: str, units: str, reason: RejectionReason
 ) -> None:
     page = tmp_path / "page.json"
-    page.write_text(
-        json.dumps({"skus": [sku("DCOY-0000-0001", description, group="GPU", units=units)]})
-    )
+    page.write_text(json.dumps({"skus": [sku("DCOY-0000-0001", description, group="GPU", units=units)]}))
 
     result = GcpBillingCatalogFeed(location=page).fetch()
 
@@ -273,7 +265,10 @@ def test_a_zero_priced_gpu_that_is_no_known_decoy_aborts_the_run(tmp_path: Path)
 def test_a_gpu_price_in_an_unknown_currency_aborts_the_run(tmp_path: Path) -> None:
     page = tmp_path / "page.json"
     priced = sku(
-        "CURR-0000-0001", "Nvidia H100 80GB GPU running in Americas", group="GPU", units="9",
+        "CURR-0000-0001",
+        "Nvidia H100 80GB GPU running in Americas",
+        group="GPU",
+        units="9",
         currency="JPY",
     )
     page.write_text(json.dumps({"skus": [priced]}))

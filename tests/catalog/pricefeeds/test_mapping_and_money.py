@@ -32,9 +32,7 @@ def test_the_shipped_map_uses_only_catalog_slugs() -> None:
 
     assert instance_map.slugs_in_use() <= CATALOG_SLUGS
     assert instance_map.lookup("aws", "p5.48xlarge").accelerators_per_instance == 8
-    assert instance_map.lookup("azure", "Standard_NC24ads_A100_v4").accelerator_slug == (
-        "a100-pcie-80gb"
-    )
+    assert instance_map.lookup("azure", "Standard_NC24ads_A100_v4").accelerator_slug == ("a100-pcie-80gb")
     a3 = next(m for m in instance_map.gcp_machine_types if m.name == "a3-highgpu-8g")
     assert (a3.accelerator_slug, a3.vcpus, a3.memory_gib) == ("h100-sxm-80gb", 208, 1872)
 

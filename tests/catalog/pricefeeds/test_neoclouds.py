@@ -62,9 +62,7 @@ def test_an_unmapped_lambda_instance_is_reported(samples: Path, tmp_path: Path) 
     ]
 
 
-def test_a_lambda_gpu_count_that_disagrees_with_the_map_is_reported(
-    samples: Path, tmp_path: Path
-) -> None:
+def test_a_lambda_gpu_count_that_disagrees_with_the_map_is_reported(samples: Path, tmp_path: Path) -> None:
     specs = {"vcpus": 208, "memory_gib": 1800, "storage_gib": 22528, "gpus": 4}
     path = write_lambda(samples, tmp_path, "gpu_8x_h100_sxm5", specs=specs)
 

@@ -32,9 +32,7 @@ def test_a_server_error_is_retried_and_then_reported_with_the_url(
         fast_client.get_json(local_server.url("/prices"), provider="azure")
 
     assert local_server.hits("/prices") == 3  # max_retries=2: one try and two retries
-    assert str(raised.value) == (
-        f"azure: GET {local_server.url('/prices')}: HTTP 500 after 2 retries"
-    )
+    assert str(raised.value) == (f"azure: GET {local_server.url('/prices')}: HTTP 500 after 2 retries")
     assert raised.value.code == "upstream_http_error"
 
 
@@ -72,17 +70,13 @@ def test_a_refused_connection_is_an_upstream_error(fast_client: HttpClient) -> N
         fast_client.get_json("http://127.0.0.1:9/nothing", provider="runpod")
 
 
-def test_next_page_links_that_loop_are_stopped(
-    local_server: LocalServer, fast_client: HttpClient
-) -> None:
+def test_next_page_links_that_loop_are_stopped(local_server: LocalServer, fast_client: HttpClient) -> None:
     local_server.routes["/a"] = Reply(f'{{"next": "{local_server.url("/b")}"}}'.encode())
     local_server.routes["/b"] = Reply(f'{{"next": "{local_server.url("/a")}"}}'.encode())
 
     with pytest.raises(TooManyPages, match="points back"):
         list(
-            iter_json_pages(
-                local_server.url("/a"), provider="azure", next_page=next_link, client=fast_client
-            )
+            iter_json_pages(local_server.url("/a"), provider="azure", next_page=next_link, client=fast_client)
         )
 
 

@@ -1,0 +1,114 @@
+"""Report charts (matplotlib, no display): cost breakdown, tornado, sweep and Monte Carlo.
+
+The cumulative-cost chart is ``tco.charts.cumulative_cost_figure``, shared with the admin.
+"""
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from reports.content import MonteCarloSummary, SweepTable
+from tco import engine
+from tco.engine.recommend import format_usd
+
+TORNADO_ROWS = 10
+USD_AXIS = FuncFormatter(lambda value, _position: format_usd(value))
+
+
+def _figure(width_in: float, height_in: float) -> tuple[Figure, matplotlib.axes.Axes]:
+    """A figure outside pyplot's global state (workers build many; none is ever shown)."""
+    fig = Figure(figsize=(width_in, height_in), dpi=110)
+    return fig, fig.subplots()
+
+
+def cost_breakdown_figure(result: engine.Result) -> Figure:
+    """Total cost over the horizon of buying and of each rent option, stacked by cost line."""
+    sides = [("Buy", result.buy.cash_flows.lines_usd)] + [
+        (f"Rent: {option.name}", option.cash_flows.lines_usd) for option in result.rent
+    ]
+    lines = list(dict.fromkeys(line for _, flows in sides for line in flows))
+    fig, ax = _figure(8, 1.2 + 0.55 * len(sides))
+    left_positive = np.zeros(len(sides))
+    left_negative = np.zeros(len(sides))
+    colours = matplotlib.colormaps["tab20"]
+    for index, line in enumerate(lines):
+        totals = np.array([float(np.sum(flows[line])) if line in flows else 0.0 for _, flows in sides])
+        if not np.any(totals):
+            continue
+        left = np.where(totals >= 0, left_positive, left_negative)
+        ax.barh(range(len(sides)), totals, left=left, label=line.replace("_", " "), color=colours(index % 20))
+        left_positive += np.where(totals >= 0, totals, 0.0)
+        left_negative += np.where(totals < 0, totals, 0.0)
+    ax.set_yticks(range(len(sides)), [label for label, _ in sides])
+    ax.invert_yaxis()
+    ax.xaxis.set_major_formatter(USD_AXIS)
+    ax.set_xlabel("Total over the horizon (USD)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.3 - 0.05 * len(sides)))
+    fig.tight_layout()
+    return fig
+
+
+def tornado_figure(tornado: engine.Tornado) -> Figure:
+    """NPV saving at the low and high value of the inputs that move it most."""
+    rows = [row for row in tornado.rows[:TORNADO_ROWS] if row.swing_usd > 0]
+    fig, ax = _figure(8, 0.8 + 0.38 * max(len(rows), 1))
+    base = tornado.base_saving_usd
+    for position, row in enumerate(rows):
+        ax.barh(position, row.saving_at_low_usd - base, left=base, color="#c55a11", label="input -" if not position
+                else None)
+        ax.barh(position, row.saving_at_high_usd - base, left=base, color="#2e75b6", label="input +" if not position
+                else None)
+    ax.axvline(base, color="black", linewidth=0.8)
+    ax.set_yticks(range(len(rows)), [row.path for row in rows], fontsize=8)
+    ax.invert_yaxis()
+    ax.xaxis.set_major_formatter(USD_AXIS)
+    ax.set_xlabel(f"NPV saving of buying vs {tornado.rent_option} (USD), each input moved "
+                  f"+/-{tornado.step_share:.0%}")
+    if rows:
+        ax.legend(fontsize=8, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def sweep_figure(sweep: SweepTable) -> Figure:
+    """A heat map of the sweep's value over two inputs, or a line over one."""
+    fig, ax = _figure(8, 4.2)
+    frame = sweep.frame
+    if len(sweep.axes) == 2:
+        grid = frame.pivot_table(index=sweep.axes[0], columns=sweep.axes[1], values=sweep.heat_value,
+                                 aggfunc="first", dropna=False)
+        mesh = ax.pcolormesh(grid.columns.to_numpy(float), grid.index.to_numpy(float), grid.to_numpy(float),
+                             cmap="RdYlGn_r", shading="nearest")
+        fig.colorbar(mesh, ax=ax, label=sweep.heat_value.replace("_", " "))
+        ax.set_xlabel(sweep.axes[1])
+        ax.set_ylabel(sweep.axes[0])
+    else:
+        ordered = frame.sort_values(sweep.axes[0])
+        ax.plot(ordered[sweep.axes[0]], ordered[sweep.heat_value], color="#1f4e79")
+        ax.set_xlabel(sweep.axes[0])
+        ax.set_ylabel(sweep.heat_value.replace("_", " "))
+        ax.grid(alpha=0.3)
+    ax.set_title(sweep.title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def monte_carlo_figure(run: MonteCarloSummary) -> Figure:
+    """Histogram of the NPV saving over the draws, with its percentiles marked."""
+    fig, ax = _figure(8, 3.6)
+    if run.savings_usd is not None:
+        ax.hist(np.asarray(run.savings_usd, dtype=float), bins=40, color="#9dc3e6")
+    for label, value in run.saving_percentiles_usd.items():
+        ax.axvline(value, color="#1f4e79", linestyle="--", linewidth=1)
+        ax.annotate(label, (value, 1), xycoords=("data", "axes fraction"), xytext=(3, -12),
+                    textcoords="offset points", fontsize=8)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    ax.xaxis.set_major_formatter(USD_AXIS)
+    ax.set_xlabel("NPV saving of buying (USD); right of zero, buying wins")
+    ax.set_ylabel("Draws")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,199 @@
+"""The PDF report: ``ReportContent`` in, PDF bytes out (HTML template + CSS through WeasyPrint).
+
+No ORM and no request: the template gets formatted strings and chart images only, and
+Django's autoescaping keeps user text (scenario and option names) as text.
+"""
+from __future__ import annotations
+
+import base64
+import math
+from typing import Any
+
+import numpy as np
+from django.template.loader import render_to_string
+from weasyprint import HTML
+
+from reports.builders.charts import cost_breakdown_figure, monte_carlo_figure, sweep_figure, tornado_figure
+from reports.content import ReportContent, bill_of_materials, scalar, top_movers
+from reports.formatting import (
+    format_month,
+    format_number,
+    format_share,
+    format_usd_cents,
+    timestamp,
+)
+from tco.charts import cumulative_cost_figure, render
+from tco.engine.timeline import MONTHS_PER_YEAR
+
+TEMPLATE = "reports/report.html"
+PDF_CONTENT_TYPE = "application/pdf"
+CSS_PAGE_SIZES = {"a4": "A4", "letter": "letter"}
+SENSITIVITY_ROWS = 10
+
+
+def build_pdf(content: ReportContent) -> bytes:
+    """The report as a PDF on the content's paper size, with a table of contents and page numbers."""
+    html = render_to_string(TEMPLATE, report_context(content))
+    return HTML(string=html).write_pdf()
+
+
+def report_context(content: ReportContent) -> dict[str, Any]:
+    """Everything the template shows, already formatted."""
+    result, meta = content.result, content.meta
+    return {
+        "meta": meta,
+        "page_size": CSS_PAGE_SIZES[meta.paper_size],
+        "generated": timestamp(meta.generated_at),
+        "scenario_updated": timestamp(meta.scenario_updated_at),
+        "recommendation": result.recommendation or "",
+        "movers": [_mover(row) for row in top_movers(content.tornado)],
+        "step": f"{content.tornado.step_share:.0%}",
+        "tornado_option": content.tornado.rent_option,
+        "option_names": [option.name for option in result.rent],
+        "key_rows": _key_rows(content),
+        "horizon_months": int(scalar(result.horizon_months)),
+        "cumulative_chart": _svg(cumulative_cost_figure(result)),
+        "breakdown_chart": _svg(cost_breakdown_figure(result)),
+        "breakdown_rows": _breakdown_rows(content),
+        "yearly_rows": _yearly_rows(content),
+        "bom_rows": [
+            {"label": line.label, "quantity": format_number(line.quantity), "unit": line.unit,
+             "unit_price": format_usd_cents(line.unit_price_usd), "amount": format_usd_cents(line.amount_usd)}
+            for line in bill_of_materials(content.inputs, result)
+        ],
+        "capex_total": format_usd_cents(scalar(result.buy.total_capex_usd)),
+        "footprint_rows": _footprint_rows(content),
+        "warnings": [name.replace("_", " ") for name, flag in result.footprint.warnings.items() if scalar(flag)],
+        "tornado_chart": _svg(tornado_figure(content.tornado)) if content.tornado.rows else None,
+        "sensitivity_rows": [_mover(row) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
+        "sweeps": [_sweep(sweep) for sweep in content.sweeps],
+        "monte_carlo": [_monte_carlo(run) for run in content.monte_carlo],
+        "sizing": content.sizing,
+        "assumptions": [
+            {"path": row.path, "value": _input_value(row.value, row.unit), "unit": row.unit, "origin": row.origin,
+             "source": row.source, "as_of": "" if row.as_of is None else row.as_of.isoformat()}
+            for row in content.assumptions
+        ],
+        "prices": [
+            {"id": price.price_point_id, "target": price.target, "amount": f"{price.amount:,.4f}",
+             "currency": price.currency, "as_of": price.as_of.isoformat(), "source": price.source}
+            for price in content.prices
+        ],
+    }
+
+
+def _svg(figure: Any) -> str:
+    """A matplotlib figure as an SVG data URI for an <img> (vector, so it prints sharply)."""
+    return "data:image/svg+xml;base64," + base64.b64encode(render(figure, "svg")).decode("ascii")
+
+
+def _mover(row: Any) -> dict[str, str]:
+    return {"path": row.path, "base": format_number(row.base_value, 4), "low": format_number(row.low_value, 4),
+            "high": format_number(row.high_value, 4), "saving_low": format_usd_cents(row.saving_at_low_usd),
+            "saving_high": format_usd_cents(row.saving_at_high_usd), "swing": format_usd_cents(row.swing_usd)}
+
+
+def _key_rows(content: ReportContent) -> list[dict[str, Any]]:
+    """Rows of the key-figures table: buying's figure (if any) and each rent option's."""
+    result = content.result
+    buy, options = result.buy, result.rent
+    tokens_given = math.isfinite(float(content.inputs.workload.tokens_per_s_per_accelerator))
+
+    def row(label: str, buy_value: str, values: list[str]) -> dict[str, Any]:
+        return {"label": label, "buy": buy_value, "rent": values}
+
+    rows = [
+        row("Total cost over the horizon", format_usd_cents(scalar(buy.total_usd)),
+            [format_usd_cents(scalar(o.total_usd)) for o in options]),
+        row("NPV of costs", format_usd_cents(scalar(buy.npv_usd)), [format_usd_cents(scalar(o.npv_usd)) for o in options]),
+        row("Saving by buying, total", "", [format_usd_cents(scalar(o.saving_usd)) for o in options]),
+        row("Saving by buying, NPV", "", [format_usd_cents(scalar(o.npv_saving_usd)) for o in options]),
+        row("Cheaper by NPV", "", ["buy" if scalar(o.npv_saving_usd) > 0 else "rent" for o in options]),
+        row("Breakeven", "", [format_month(scalar(o.breakeven_month)) for o in options]),
+        row("Breakeven utilisation", "", [format_share(scalar(o.breakeven_utilisation)) for o in options]),
+        row("IRR of buying instead of renting", "", [format_share(scalar(o.irr_per_year)) for o in options]),
+        row("Cost per useful accelerator-hour", format_usd_cents(scalar(buy.cost_per_useful_accelerator_hour_usd)),
+            [format_usd_cents(scalar(o.cost_per_useful_accelerator_hour_usd)) for o in options]),
+    ]
+    if tokens_given:
+        rows.append(row("Cost per million tokens", format_usd_cents(scalar(buy.cost_per_million_tokens_usd)),
+                        [format_usd_cents(scalar(o.cost_per_million_tokens_usd)) for o in options]))
+    return rows
+
+
+def _breakdown_rows(content: ReportContent) -> list[dict[str, str]]:
+    """Each cost line's total over the horizon and its share of the option's total."""
+    result = content.result
+    sides = [("Buy", result.buy.cash_flows.lines_usd, scalar(result.buy.total_usd))] + [
+        (option.name, option.cash_flows.lines_usd, scalar(option.total_usd)) for option in result.rent
+    ]
+    rows = []
+    for side, lines, total in sides:
+        for line, values in lines.items():
+            amount = float(np.sum(values))
+            if amount == 0.0:
+                continue
+            rows.append({"side": side, "line": line.replace("_", " "), "amount": format_usd_cents(amount),
+                         "share": format_share(amount / total if total else math.nan)})
+    return rows
+
+
+def _yearly_rows(content: ReportContent) -> list[dict[str, Any]]:
+    """Cash paid per year: year 0 is month 0 (up front), year y is months 12(y-1)+1 .. 12y."""
+    result = content.result
+    flows = [np.reshape(result.buy.cash_flows.per_month_usd, -1)] + [
+        np.reshape(option.cash_flows.per_month_usd, -1) for option in result.rent
+    ]
+    n_months = len(flows[0]) - 1
+    years = math.ceil(n_months / MONTHS_PER_YEAR)
+    rows = [{"year": "0 (up front)", "values": [format_usd_cents(flow[0]) for flow in flows]}]
+    for year in range(1, years + 1):
+        months = slice(MONTHS_PER_YEAR * (year - 1) + 1, MONTHS_PER_YEAR * year + 1)
+        rows.append({"year": str(year), "values": [format_usd_cents(float(flow[months].sum())) for flow in flows]})
+    rows.append({"year": "Total", "values": [format_usd_cents(float(flow.sum())) for flow in flows]})
+    return rows
+
+
+def _footprint_rows(content: ReportContent) -> list[tuple[str, str, str]]:
+    footprint = content.result.footprint
+    figures = [
+        ("Systems", footprint.systems, "systems", 0),
+        ("Accelerators bought", footprint.accelerators_bought, "accelerators", 0),
+        ("Systems per rack", footprint.systems_per_rack, "systems", 0),
+        ("Racks", footprint.racks, "racks", 0),
+        ("Densest rack", footprint.kw_per_rack, "kW/rack", 2),
+        ("IT power, maximum", footprint.it_kw_max, "kW", 2),
+        ("IT power, average", footprint.it_kw_average, "kW", 2),
+        ("Facility power, maximum", footprint.facility_kw_max, "kW", 2),
+        ("Facility power, average", footprint.facility_kw_average, "kW", 2),
+        ("Energy per year", footprint.mwh_per_year, "MWh/year", 1),
+    ]
+    rows = [(label, format_number(scalar(value), digits), unit) for label, value, unit, digits in figures]
+    rows.append(("Cooling technology required", str(np.reshape(footprint.cooling_tier_name, -1)[0]), ""))
+    rows.append(("New cooling plant needed", "yes" if scalar(footprint.needs_new_cooling) else "no", ""))
+    return rows
+
+
+def _input_value(value: float, unit: str) -> str:
+    if unit in {"share", "share/year", "1/year"} and math.isfinite(value):
+        return format_share(value, 2)
+    return format_number(value, 4)
+
+
+def _sweep(sweep: Any) -> dict[str, Any]:
+    frame = sweep.frame
+    heat = frame[sweep.heat_value] if sweep.heat_value in frame.columns else None
+    stats = []
+    if heat is not None and heat.notna().any():
+        stats = [("Grid points", f"{len(frame):,}"), (f"{sweep.heat_value} minimum", format_number(heat.min())),
+                 (f"{sweep.heat_value} median", format_number(heat.median())),
+                 (f"{sweep.heat_value} maximum", format_number(heat.max())),
+                 ("Grid points without an answer", f"{int(heat.isna().sum()):,}")]
+    return {"title": sweep.title, "axes": ", ".join(sweep.axes), "stats": stats, "chart": _svg(sweep_figure(sweep))}
+
+
+def _monte_carlo(run: Any) -> dict[str, Any]:
+    return {"title": run.title, "draws": f"{run.draws:,}",
+            "percentiles": [(label, format_usd_cents(value)) for label, value in run.saving_percentiles_usd.items()],
+            "probability_buy_wins": format_share(run.probability_buy_wins),
+            "distributions": run.distributions, "chart": _svg(monte_carlo_figure(run))}

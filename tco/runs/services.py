@@ -1,0 +1,356 @@
+"""Run writes: start, compute a chunk, finish, cancel, fail and reap (see tco/runs/__init__.py).
+
+Every step that must happen once is claimed with a conditional UPDATE and goes on only when
+its row count says it won, so redelivered or duplicated tasks change nothing twice.
+"""
+from __future__ import annotations
+
+import math
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import partial
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
+from django.core.files import File
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from tco import engine
+from tco.inputs_from_db import ScenarioInputError, engine_case
+from tco.models import (
+    ACTIVE_STATUSES,
+    ChunkStatus,
+    FailureType,
+    RunKind,
+    RunStatus,
+    Scenario,
+    SweepChunk,
+    SweepRun,
+)
+from tco.runs.compute import monte_carlo_chunk_frame, sensitivity_frame, sweep_chunk_frame
+from tco.runs.errors import RunSpecError, whole_number
+from tco.runs.limits import (
+    CHUNKS_IN_FLIGHT,
+    FINISH_DEADLINE_S,
+    MAX_CHUNK_POINTS,
+    MAX_RUN_POINTS,
+    REQUEUE_STALLED_AFTER_S,
+    RNG_BLOCK_POINTS,
+    RUN_STALL_DEADLINE_S,
+    chunk_points_for,
+)
+from tco.runs.snapshot import scenario_from_json, scenario_to_json
+from tco.runs.specs import (
+    MonteCarloSpec,
+    SensitivitySpec,
+    SweepSpec,
+    parse_monte_carlo_spec,
+    parse_sensitivity_spec,
+    parse_sweep_spec,
+)
+from tco.runs.summaries import monte_carlo_summary, sensitivity_summary, sweep_summary
+from tco.runs.tables import frame_to_parquet_bytes, parquet_bytes_to_table, write_parquet
+
+RunSpec = SweepSpec | MonteCarloSpec | SensitivitySpec
+RESULT_FILENAME = "result.parquet"
+# Seeds fit PostgreSQL's bigint.
+MAX_SEED = 2**63 - 1
+HORIZON_PATH = "finance.horizon_months"
+# Tracebacks are in the worker log; the row keeps the message.
+MAX_ERROR_CHARS = 10_000
+
+
+def run_spec(kind: str, raw: Any, inputs: engine.Scenario, *, max_points: int = MAX_RUN_POINTS) -> RunSpec:
+    """The parsed, checked spec of a run of ``kind``; RunSpecError when it cannot run."""
+    if kind == RunKind.SWEEP:
+        return parse_sweep_spec(raw, inputs, max_points=max_points)
+    if kind == RunKind.MONTE_CARLO:
+        return parse_monte_carlo_spec(raw, inputs, max_points=max_points)
+    if kind == RunKind.SENSITIVITY:
+        return parse_sensitivity_spec(raw, inputs)
+    raise RunSpecError("kind", f"must be one of {', '.join(RunKind.values)}, got {kind!r}")
+
+
+def run_inputs(run: SweepRun) -> engine.Scenario:
+    """The engine inputs the run started with."""
+    return scenario_from_json(run.engine_inputs)
+
+
+def sweep_run_start(
+    *,
+    scenario: Scenario,
+    kind: str,
+    spec: Any,
+    seed: int | None = None,
+    chunk_size: int | None = None,
+    created_by: Any = None,
+) -> SweepRun:
+    """Check the spec, create the run and its chunks, and queue the first chunks on commit.
+
+    Raises RunSpecError (nothing written, nothing queued) when the scenario cannot be
+    evaluated or the spec cannot run.
+    """
+    try:
+        case = engine_case(scenario)
+    except ScenarioInputError as exc:
+        raise RunSpecError("scenario", f"cannot be evaluated: {exc}") from None
+    parsed = run_spec(kind, spec, case.inputs)
+    size = _chunk_size(kind, parsed, case.inputs, chunk_size)
+    total = parsed.points_total
+    bounds = [(start, min(start + size, total)) for start in range(0, total, size)]
+    if kind == RunKind.MONTE_CARLO and seed is None:
+        seed = secrets.randbelow(MAX_SEED)
+    elif seed is not None:
+        seed = whole_number(seed, "seed", low=0, high=MAX_SEED)
+    now = timezone.now()
+    with transaction.atomic():
+        run = SweepRun.objects.create(
+            scenario=scenario, created_by=created_by, kind=kind, spec=parsed.to_json(),
+            seed=seed if kind == RunKind.MONTE_CARLO else None,
+            engine_inputs=scenario_to_json(case.inputs), points_total=parsed.points_total,
+            chunk_size=size, chunks_total=len(bounds), progressed_at=now,
+            deadline_at=now + timedelta(seconds=RUN_STALL_DEADLINE_S),
+        )
+        SweepChunk.objects.bulk_create(
+            SweepChunk(run=run, index=index, start=start, stop=stop)
+            for index, (start, stop) in enumerate(bounds)
+        )
+        _queue_chunks(run.pk)
+    return run
+
+
+def sweep_chunk_compute(*, run_id: int, index: int) -> None:
+    """Compute one chunk, store its table once, count it once, and move the run along.
+
+    A run that is no longer active (cancelled, failed, deleted) is left alone; a chunk that
+    is already DONE (a redelivered message) is not computed again.
+    """
+    run = SweepRun.objects.filter(pk=run_id, status__in=(RunStatus.PENDING, RunStatus.RUNNING)).first()
+    if run is None:
+        return
+    chunk = SweepChunk.objects.defer("result").get(run_id=run_id, index=index)
+    if chunk.status != ChunkStatus.DONE:
+        now = timezone.now()
+        SweepRun.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
+            status=RunStatus.RUNNING, started_at=now)
+        SweepChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
+            status=ChunkStatus.RUNNING, claimed_at=now, attempts=F("attempts") + 1)
+        _store_chunk(run, chunk, frame_to_parquet_bytes(_chunk_frame(run, chunk)))
+    _queue_chunks(run_id)
+    _finish_if_complete(run_id)
+
+
+def sweep_run_finish(*, run_id: int) -> None:
+    """Assemble the chunks into one Parquet file and store it with the summary (once).
+
+    Only a run in FINISHING is assembled; if two finishers race (a redelivery), the one whose
+    FINISHING -> DONE update wins keeps its file and the other deletes its own.
+    """
+    run = SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).first()
+    if run is None:
+        return
+    storage = run.result_file.storage
+    with TemporaryDirectory() as folder:
+        path = Path(folder) / RESULT_FILENAME
+        write_parquet(_chunk_tables(run), path)
+        summary = _summary(run, path)
+        with path.open("rb") as handle:
+            name = storage.save(run.result_file.field.generate_filename(run, RESULT_FILENAME), File(handle))
+    won = SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).update(
+        status=RunStatus.DONE, progress=100, finished_at=timezone.now(), summary=summary, result_file=name)
+    if won:
+        # The Parquet file now holds every row; the chunk copies only took space.
+        SweepChunk.objects.filter(run_id=run_id).update(result=None)
+    else:
+        storage.delete(name)
+
+
+def sweep_run_cancel(*, run: SweepRun) -> bool:
+    """Stop an active run: no more chunks are queued and queued ones return at once."""
+    cancelled = SweepRun.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES).update(
+        status=RunStatus.CANCELLED, finished_at=timezone.now())
+    run.refresh_from_db()
+    return bool(cancelled)
+
+
+def sweep_run_fail(*, run_id: int, failure_type: str, error: str) -> bool:
+    """Mark an active run FAILED with why; False when it had already ended."""
+    return bool(SweepRun.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES).update(
+        status=RunStatus.FAILED, failure_type=failure_type, error=error[:MAX_ERROR_CHARS],
+        finished_at=timezone.now()))
+
+
+def failure_type_of(exc: BaseException) -> str:
+    """Classify why a run's task gave up: its inputs, time, or the system."""
+    if isinstance(exc, (RunSpecError, ScenarioInputError, engine.InputError)):
+        return FailureType.USER
+    if isinstance(exc, (SoftTimeLimitExceeded, TimeLimitExceeded)):
+        return FailureType.TIMEOUT
+    return FailureType.SYSTEM
+
+
+@dataclass(frozen=True)
+class ReapReport:
+    """What one reaper pass did: runs failed as timed out, chunks queued again per run."""
+
+    failed: list[int] = field(default_factory=list)
+    requeued: dict[int, list[int]] = field(default_factory=dict)
+
+
+def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
+    """Fail runs past their deadline; queue again the chunks of runs that stopped progressing.
+
+    A run whose chunks were queued but none finished for ``REQUEUE_STALLED_AFTER_S`` lost
+    them (a worker died holding them; with Redis the broker would only hand them out again
+    after its one-hour visibility timeout): its unfinished queued chunks are queued again,
+    once per stall. A run with no progress until its deadline is failed as timed out.
+    """
+    now = now or timezone.now()
+    report = ReapReport()
+    late = SweepRun.objects.filter(status__in=ACTIVE_STATUSES, deadline_at__lt=now)
+    for run_id, status in late.values_list("pk", "status"):
+        if SweepRun.objects.filter(pk=run_id, status=status, deadline_at__lt=now).update(
+            status=RunStatus.FAILED, failure_type=FailureType.TIMEOUT, error=_DEADLINE_REASONS[status],
+            finished_at=now,
+        ):
+            report.failed.append(run_id)
+    stalled_before = now - timedelta(seconds=REQUEUE_STALLED_AFTER_S)
+    stalled = SweepRun.objects.filter(status=RunStatus.RUNNING, progressed_at__lt=stalled_before).filter(
+        Q(requeued_at__isnull=True) | Q(requeued_at__lt=stalled_before))
+    for run_id in stalled.values_list("pk", flat=True):
+        indexes = _requeue_unfinished(run_id, now, stalled_before)
+        if indexes:
+            report.requeued[run_id] = indexes
+    return report
+
+
+_DEADLINE_REASONS = {
+    RunStatus.PENDING: "no worker took a chunk before the deadline; is a worker consuming the sweeps queue?",
+    RunStatus.RUNNING: "no chunk finished for a long time: a worker died and nothing redelivered its chunks",
+    RunStatus.FINISHING: "assembling the result did not finish in time",
+}
+
+
+def _chunk_size(kind: str, spec: RunSpec, inputs: engine.Scenario, requested: int | None) -> int:
+    align = RNG_BLOCK_POINTS if kind == RunKind.MONTE_CARLO else 1
+    if requested is None:
+        return chunk_points_for(_longest_horizon_months(spec, inputs), align=align)
+    size = whole_number(requested, "chunk_size", low=1, high=MAX_CHUNK_POINTS)
+    if size % align:
+        raise RunSpecError("chunk_size", f"must be a multiple of {align:,} (one RNG block) for Monte Carlo")
+    return size
+
+
+def _longest_horizon_months(spec: RunSpec, inputs: engine.Scenario) -> int:
+    """The longest horizon any point of the run has: it sets the width of the engine's arrays."""
+    horizon = float(inputs.finance.horizon_months)
+    if isinstance(spec, SweepSpec):
+        horizon = max([horizon, *(axis.values.max() for axis in spec.axes if axis.path == HORIZON_PATH)])
+    elif isinstance(spec, MonteCarloSpec) and HORIZON_PATH in spec.distributions:
+        horizon = spec.distributions[HORIZON_PATH].support()[1]
+    return math.ceil(horizon)
+
+
+def _chunk_frame(run: SweepRun, chunk: SweepChunk) -> pd.DataFrame:
+    inputs = run_inputs(run)
+    spec = run_spec(run.kind, run.spec, inputs)
+    if isinstance(spec, SweepSpec):
+        return sweep_chunk_frame(inputs, spec, chunk.start, chunk.stop)
+    if isinstance(spec, MonteCarloSpec):
+        return monte_carlo_chunk_frame(inputs, spec, run.seed, chunk.start, chunk.stop)
+    return sensitivity_frame(inputs, spec)
+
+
+def _store_chunk(run: SweepRun, chunk: SweepChunk, payload: bytes) -> None:
+    """Mark the chunk DONE with its table; count it on the run only if this update won."""
+    now = timezone.now()
+    with transaction.atomic():
+        won = SweepChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
+            status=ChunkStatus.DONE, result=payload, finished_at=now)
+        if won:
+            # 99 at most: 100 means the result is assembled and stored.
+            SweepRun.objects.filter(pk=run.pk).update(
+                chunks_done=F("chunks_done") + 1,
+                progress=(F("chunks_done") + 1) * 99 / F("chunks_total"),
+                progressed_at=now,
+                deadline_at=now + timedelta(seconds=RUN_STALL_DEADLINE_S),
+            )
+
+
+def _queue_chunks(run_id: int) -> None:
+    """Top the run's queued, unfinished chunks back up to ``CHUNKS_IN_FLIGHT``, on commit."""
+    with transaction.atomic():
+        run = (SweepRun.objects.select_for_update()
+               .filter(pk=run_id, status__in=(RunStatus.PENDING, RunStatus.RUNNING)).first())
+        if run is None:
+            return
+        room = CHUNKS_IN_FLIGHT - (run.chunks_queued - run.chunks_done)
+        indexes = list(range(run.chunks_queued, min(run.chunks_total, run.chunks_queued + room)))
+        if not indexes:
+            return
+        SweepRun.objects.filter(pk=run_id).update(chunks_queued=indexes[-1] + 1)
+        SweepChunk.objects.filter(run_id=run_id, index__in=indexes).update(queued_at=timezone.now())
+        transaction.on_commit(partial(_send_chunks, run_id, indexes))
+
+
+def _requeue_unfinished(run_id: int, now: datetime, stalled_before: datetime) -> list[int]:
+    with transaction.atomic():
+        run = (SweepRun.objects.select_for_update()
+               .filter(pk=run_id, status=RunStatus.RUNNING, progressed_at__lt=stalled_before).first())
+        if run is None:
+            return []
+        unfinished = SweepChunk.objects.filter(run_id=run_id, index__lt=run.chunks_queued).exclude(
+            status=ChunkStatus.DONE)
+        indexes = list(unfinished.values_list("index", flat=True))
+        unfinished.update(status=ChunkStatus.PENDING, queued_at=now)
+        SweepRun.objects.filter(pk=run_id).update(requeued_at=now)
+        transaction.on_commit(partial(_send_chunks, run_id, indexes))
+    return indexes
+
+
+def _send_chunks(run_id: int, indexes: list[int]) -> None:
+    # Imported here: the tasks module imports this one.
+    from tco.tasks import sweep_chunk_task
+
+    for index in indexes:
+        sweep_chunk_task.delay(run_id, index)
+
+
+def _finish_if_complete(run_id: int) -> None:
+    """The one caller that moves a complete run RUNNING -> FINISHING queues its finisher."""
+    won = SweepRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, chunks_done=F("chunks_total")).update(
+        status=RunStatus.FINISHING, deadline_at=timezone.now() + timedelta(seconds=FINISH_DEADLINE_S))
+    if won:
+        transaction.on_commit(partial(_send_finish, run_id))
+
+
+def _send_finish(run_id: int) -> None:
+    from tco.tasks import sweep_run_finish_task
+
+    sweep_run_finish_task.delay(run_id)
+
+
+def _chunk_tables(run: SweepRun) -> Iterator[pa.Table]:
+    """Chunk tables in point order, one fetched at a time."""
+    for index in range(run.chunks_total):
+        payload = SweepChunk.objects.values_list("result", flat=True).get(run_id=run.pk, index=index)
+        yield parquet_bytes_to_table(payload)
+
+
+def _summary(run: SweepRun, path: Path) -> dict[str, Any]:
+    inputs = run_inputs(run)
+    spec = run_spec(run.kind, run.spec, inputs)
+    names = [option.name for option in inputs.rent]
+    if isinstance(spec, SweepSpec):
+        return sweep_summary(path, spec, names)
+    if isinstance(spec, MonteCarloSpec):
+        return monte_carlo_summary(path, spec, names, run.seed)
+    return sensitivity_summary(pd.read_parquet(path), spec.step_share)

@@ -1,0 +1,367 @@
+"""Sizing specs, as a scenario stores them or the API receives them, -> engine sizing -> result.
+
+The one module that maps a stored sizing to `tco.engine.sizing`, and a catalog accelerator to
+an `AcceleratorSpec`. A spec is a flat JSON object: ``mode`` (training or inference),
+``model`` (a preset key of `MODEL_PRESETS` or a custom model's shape), the training job's or
+serving target's parameters and the fit policy's limits, each under the engine's own field
+name and left out to take the engine's default. Engine errors are re-raised naming the spec
+field: ``TrainingJob.mfu`` becomes ``mfu`` and ``ModelShape.parameters`` ``model.parameters``.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from catalog.choices import Currency
+from catalog.models import Accelerator, CloudOffering
+from catalog.selectors import dense_tflops, price_at
+from tco.engine.model_presets import custom_model, model_preset
+from tco.engine.sizing import (
+    AcceleratorSpec,
+    FitPolicy,
+    InferenceSizing,
+    InferenceTarget,
+    ModelShape,
+    Precision,
+    SizingInputError,
+    TrainingJob,
+    TrainingSizing,
+    size_inference,
+    size_training,
+)
+
+
+class SizingMode(StrEnum):
+    """What a sizing is for: a training run or a serving target."""
+
+    TRAINING = "training"
+    INFERENCE = "inference"
+
+
+# Spec keys, named as the engine's fields. TrainingJob's and InferenceTarget's
+# power_cap_throughput_loss is left out on purpose: a scenario's power cap is met by buying
+# more accelerators on the buy side, so sizing under the cap too would count it twice.
+TRAINING_JOB_KEYS = ("tokens", "precision", "mfu", "sharding", "tensor_parallel",
+                     "pipeline_parallel", "sequence_length", "micro_batch_size", "recomputation",
+                     "activation_memory_gb")
+TRAINING_COUNT_KEYS = ("accelerators", "deadline_days")
+INFERENCE_TARGET_KEYS = ("tokens_per_s", "batch_size", "context_length", "precision",
+                         "compute_precision", "kv_cache_precision", "compute_efficiency",
+                         "memory_bandwidth_efficiency", "prefill_chunk_tokens",
+                         "activation_memory_gb")
+FIT_POLICY_KEYS = ("headroom_fraction", "max_tensor_parallel", "max_pipeline_parallel",
+                   "max_accelerators")
+CUSTOM_MODEL_REQUIRED_KEYS = ("parameters", "layers", "hidden_size", "attention_heads",
+                              "max_context_length", "vocab_size")
+CUSTOM_MODEL_KEYS = ("name", *CUSTOM_MODEL_REQUIRED_KEYS, "kv_heads", "head_dim",
+                     "active_parameters", "kv_cache_values_per_token_per_layer")
+MODE_KEYS: Mapping[SizingMode, tuple[str, ...]] = {
+    SizingMode.TRAINING: TRAINING_JOB_KEYS + TRAINING_COUNT_KEYS,
+    SizingMode.INFERENCE: INFERENCE_TARGET_KEYS,
+}
+SPEC_KEYS = ("mode", "model", *dict.fromkeys(TRAINING_JOB_KEYS + TRAINING_COUNT_KEYS
+                                             + INFERENCE_TARGET_KEYS + FIT_POLICY_KEYS))
+CUSTOM_MODEL_NAME = "custom model"
+
+
+@dataclass(frozen=True)
+class SizingInputs:
+    """A sizing spec as engine inputs, before an accelerator is chosen."""
+
+    mode: SizingMode
+    model: ModelShape
+    workload: TrainingJob | InferenceTarget
+    policy: FitPolicy
+    accelerators: float | None = None
+    deadline_days: float | None = None
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of a sizing as a page or report shows it."""
+
+    name: str
+    value: Any
+    unit: str
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """A sizing spec run on a catalog accelerator: the engine's result and what a scenario uses."""
+
+    mode: SizingMode
+    accelerator: str
+    model: str
+    spec: Mapping[str, Any]
+    result: TrainingSizing | InferenceSizing
+
+    @property
+    def fits(self) -> bool:
+        """Whether a layout within the fit policy holds the workload."""
+        return bool(self.result.fits)
+
+    @property
+    def accelerators(self) -> float:
+        """Accelerators the workload needs [count]; NaN when it does not fit."""
+        return float(self.result.accelerators)
+
+    @property
+    def tokens_per_s_per_accelerator(self) -> float | None:
+        """Output tokens one accelerator serves at full speed [tokens/s]; None for training."""
+        if isinstance(self.result, InferenceSizing):
+            return float(self.result.tokens_per_s_per_accelerator)
+        return None
+
+    def describe(self) -> str:
+        """One line naming the sizing, for the source of the figures a scenario takes from it."""
+        return (f"{self.mode.value} sizing of {self.model} on {self.accelerator} "
+                f"({self.result.fit.layout})")
+
+    def figures(self) -> list[Figure]:
+        """The sizing's main figures, in the order a reader wants them."""
+        result, fit = self.result, self.result.fit
+        rows = [Figure("fits", self.fits, "")]
+        if not self.fits:
+            rows.append(Figure("reason", result.reason, ""))
+        rows += [Figure("accelerators", result.accelerators, "accelerators"),
+                 Figure("layout", fit.layout, ""),
+                 Figure("model_copy_memory", fit.memory.total_gb, "GB"),
+                 Figure("usable_memory_per_device", fit.usable_memory_per_device_gb, "GB")]
+        if isinstance(result, TrainingSizing):
+            return rows + [Figure("per_device_memory", result.per_device_memory_gb, "GB"),
+                           Figure("training_flops", result.training_flops, "FLOP"),
+                           Figure("scaling_efficiency", result.scaling_efficiency, "share"),
+                           Figure("time", result.time_days, "days"),
+                           Figure("accelerator_hours", result.accelerator_hours, "h")]
+        rows += [Figure("per_device_memory", fit.per_device_memory_gb, "GB"),
+                 Figure("accelerators_per_replica", result.accelerators_per_replica,
+                        "accelerators"),
+                 Figure("replicas", result.replicas, "replicas"),
+                 Figure("decode_bound", result.roofline.bound, ""),
+                 Figure("capacity", result.capacity_tokens_per_s, "tokens/s"),
+                 Figure("tokens_per_s_per_accelerator", result.tokens_per_s_per_accelerator,
+                        "tokens/s")]
+        if result.cost_usd_per_million_tokens is not None:
+            rows.append(Figure("cost_per_million_tokens", result.cost_usd_per_million_tokens,
+                               "USD per million tokens"))
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: what was sized on what, the spec, and the engine result's figures and
+        assumptions."""
+        return {"mode": self.mode.value, "accelerator": self.accelerator, "model": self.model,
+                "spec": dict(self.spec), **self.result.to_dict()}
+
+
+@dataclass(frozen=True)
+class OfferingPrice:
+    """A catalog offering's price in force, per accelerator-hour, and where it comes from."""
+
+    offering_id: int
+    price_point_id: int
+    usd_per_instance_hour: float
+    accelerators_per_instance: int
+    usd_per_accelerator_hour: float
+    as_of: date
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, the date as ISO text."""
+        return {"offering": self.offering_id, "price_point": self.price_point_id,
+                "usd_per_instance_hour": self.usd_per_instance_hour,
+                "accelerators_per_instance": self.accelerators_per_instance,
+                "usd_per_accelerator_hour": self.usd_per_accelerator_hour,
+                "as_of": self.as_of.isoformat(), "source": self.source}
+
+
+def spec_path(engine_path: str) -> str:
+    """The spec field behind an engine error path (``TrainingJob.mfu`` -> ``mfu``)."""
+    section, _, name = engine_path.partition(".")
+    if not name:
+        return "model" if engine_path == "model_preset" else engine_path
+    if section == "ModelShape":
+        return f"model.{name}"
+    if section == "AcceleratorSpec":
+        return "accelerator"
+    return name  # TrainingJob, InferenceTarget and FitPolicy fields are spec keys as they are
+
+
+@contextmanager
+def _named_for_spec() -> Iterator[None]:
+    """Re-raise engine sizing errors naming the spec field instead of the engine's path."""
+    try:
+        yield
+    except SizingInputError as exc:
+        raise SizingInputError(spec_path(exc.path), exc.message) from exc
+
+
+def _given(values: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The keys that ``values`` sets; the rest keep the engine's defaults."""
+    return {key: values[key] for key in keys if values.get(key) is not None}
+
+
+def _refuse_unknown(values: Mapping[str, Any], known: tuple[str, ...], prefix: str = "") -> None:
+    unknown = [key for key in values if key not in known]
+    if unknown:
+        raise SizingInputError(f"{prefix}{unknown[0]}",
+                               f"is not a sizing field; known: {', '.join(known)}")
+
+
+def _require(values: Mapping[str, Any], keys: tuple[str, ...], prefix: str = "") -> None:
+    for key in keys:
+        if values.get(key) is None:
+            raise SizingInputError(f"{prefix}{key}", "is required")
+
+
+def _mode(spec: Mapping[str, Any]) -> SizingMode:
+    _require(spec, ("mode",))
+    try:
+        return SizingMode(spec["mode"])
+    except ValueError as exc:
+        choices = ", ".join(SizingMode)
+        raise SizingInputError("mode", f"must be one of {choices}; got {spec['mode']!r}") from exc
+
+
+def _model(value: Any) -> ModelShape:
+    if isinstance(value, str):
+        return model_preset(value)
+    if not isinstance(value, Mapping):
+        raise SizingInputError("model", "give a preset key or a custom model's shape")
+    _refuse_unknown(value, CUSTOM_MODEL_KEYS, "model.")
+    _require(value, CUSTOM_MODEL_REQUIRED_KEYS, "model.")
+    shape = _given(value, CUSTOM_MODEL_KEYS)
+    name = str(shape.pop("name", CUSTOM_MODEL_NAME))
+    numbers = _floats(shape, "model.")
+    # custom_model derives head_dim as hidden_size / attention_heads; with NumPy floats a zero
+    # head count gives inf instead of ZeroDivisionError, and ModelShape then refuses
+    # attention_heads by name.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return custom_model(name, numbers.pop("parameters"), **numbers)
+
+
+def _floats(values: Mapping[str, Any], prefix: str) -> dict[str, np.float64]:
+    """The values as NumPy floats, refusing anything but a number, naming the field."""
+    for key, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise SizingInputError(f"{prefix}{key}", f"must be a number; got {value!r}")
+    return {key: np.float64(value) for key, value in values.items()}
+
+
+def sizing_inputs(spec: Mapping[str, Any]) -> SizingInputs:
+    """Engine inputs for a sizing spec; every range is checked here, by the engine.
+
+    Raises SizingInputError naming the spec field (``mfu``, ``model.parameters``) when a
+    value is missing, out of range, or belongs to the other mode.
+    """
+    with _named_for_spec():
+        _refuse_unknown(spec, SPEC_KEYS)
+        mode = _mode(spec)
+        other = SizingMode.INFERENCE if mode is SizingMode.TRAINING else SizingMode.TRAINING
+        for key in MODE_KEYS[other]:
+            if key not in MODE_KEYS[mode] and spec.get(key) is not None:
+                raise SizingInputError(key, f"applies to {other.value} sizing only")
+        _require(spec, ("model",))
+        model = _model(spec["model"])
+        policy = FitPolicy(**_given(spec, FIT_POLICY_KEYS))
+        if mode is SizingMode.INFERENCE:
+            return SizingInputs(mode, model, InferenceTarget(**_given(spec,
+                                                                      INFERENCE_TARGET_KEYS)),
+                                policy)
+        _require(spec, ("tokens",))
+        return SizingInputs(mode, model, TrainingJob(**_given(spec, TRAINING_JOB_KEYS)), policy,
+                            accelerators=spec.get("accelerators"),
+                            deadline_days=spec.get("deadline_days"))
+
+
+def accelerator_spec(accelerator: Accelerator) -> AcceleratorSpec:
+    """The engine's view of a catalog accelerator: memory, bandwidth, dense TFLOPS by precision.
+
+    Precisions the engine does not size for (FP64) are left out. Raises SizingInputError
+    naming ``accelerator`` when the catalog has no memory or bandwidth figure for it.
+    """
+    for figure in ("memory_gb", "memory_bandwidth_gb_per_s"):
+        if getattr(accelerator, figure) is None:
+            raise SizingInputError("accelerator", f"the catalog has no {figure} for "
+                                                  f"{accelerator.slug}; it cannot be sized")
+    engine_precisions = {precision.value for precision in Precision}
+    sources = accelerator.field_sources or {}
+    return AcceleratorSpec(
+        name=accelerator.name,
+        memory_gb=float(accelerator.memory_gb),
+        memory_bandwidth_gb_per_s=float(accelerator.memory_bandwidth_gb_per_s),
+        dense_tflops={precision.lower(): float(tflops)
+                      for precision, tflops in dense_tflops(accelerator).items()
+                      if precision.lower() in engine_precisions},
+        source=(f"catalog accelerator {accelerator.slug} (memory_gb: "
+                f"{', '.join(sources.get('memory_gb', []))}; memory_bandwidth_gb_per_s: "
+                f"{', '.join(sources.get('memory_bandwidth_gb_per_s', []))}; dense TFLOPS: the "
+                "catalog's preferred figure per precision)"),
+    )
+
+
+def run_sizing(
+    inputs: SizingInputs,
+    accelerator: Accelerator,
+    *,
+    spec: Mapping[str, Any],
+    price_usd_per_accelerator_hour: float | None = None,
+) -> Sizing:
+    """Size ``inputs`` on a catalog accelerator (a price gives inference its cost per token).
+
+    Raises SizingInputError naming the spec field, e.g. ``precision`` when the accelerator
+    has no dense figure at the precision asked for.
+    """
+    engine_accelerator = accelerator_spec(accelerator)
+    with _named_for_spec():
+        if isinstance(inputs.workload, InferenceTarget):
+            result: TrainingSizing | InferenceSizing = size_inference(
+                inputs.model, engine_accelerator, inputs.workload, policy=inputs.policy,
+                price_usd_per_accelerator_hour=price_usd_per_accelerator_hour)
+        else:
+            if price_usd_per_accelerator_hour is not None:
+                raise SizingInputError("price_usd_per_accelerator_hour",
+                                       "applies to inference sizing only")
+            result = size_training(inputs.model, engine_accelerator, inputs.workload,
+                                   accelerators=inputs.accelerators,
+                                   deadline_days=inputs.deadline_days, policy=inputs.policy)
+    return Sizing(inputs.mode, accelerator.slug, inputs.model.name, spec, result)
+
+
+def size_spec(
+    spec: Mapping[str, Any],
+    accelerator: Accelerator,
+    *,
+    price_usd_per_accelerator_hour: float | None = None,
+) -> Sizing:
+    """Check a sizing spec and run it on a catalog accelerator (see `sizing_inputs`)."""
+    return run_sizing(sizing_inputs(spec), accelerator, spec=spec,
+                      price_usd_per_accelerator_hour=price_usd_per_accelerator_hour)
+
+
+def offering_price(offering: CloudOffering, accelerator: Accelerator, *, on: date) -> OfferingPrice:
+    """An offering's USD price in force on a date, per accelerator-hour.
+
+    Raises SizingInputError naming ``offering`` when it rents another accelerator, has no
+    price on or before ``on``, or is priced in another currency.
+    """
+    if offering.accelerator_id != accelerator.pk:
+        raise SizingInputError("offering", f"{offering} rents {offering.accelerator}, "
+                                           f"not {accelerator}")
+    point = price_at(offering, on=on)
+    if point is None:
+        raise SizingInputError("offering", f"no price for {offering} on or before {on}")
+    if point.currency != Currency.USD:
+        raise SizingInputError("offering", f"the price in force ({point}) is in "
+                                           f"{point.currency}; give price_usd_per_accelerator_hour")
+    per_instance = float(point.amount)
+    return OfferingPrice(
+        offering_id=offering.pk, price_point_id=point.pk, usd_per_instance_hour=per_instance,
+        accelerators_per_instance=offering.accelerators_per_instance,
+        usd_per_accelerator_hour=per_instance / offering.accelerators_per_instance,
+        as_of=point.as_of, source=str(point.source))

@@ -1,0 +1,66 @@
+"""Celery tasks of runs: ids in, one service call; the delivery contract is in the decorators.
+
+Chunk and finish tasks are idempotent (tco/runs/services.py), so they acknowledge late and are
+handed out again when their worker dies; their time limits stay far below the Redis
+visibility timeout (3,600 s). They retry only on transient broker and database errors, and run
+on their own queue so a big sweep never starves report or price-refresh jobs.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import redis.exceptions
+from celery import Task, shared_task
+from django.db import InterfaceError, OperationalError
+
+from config.queues import Queue
+from tco.runs.limits import (
+    CHUNK_SOFT_TIME_LIMIT_S,
+    CHUNK_TIME_LIMIT_S,
+    FINISH_SOFT_TIME_LIMIT_S,
+    FINISH_TIME_LIMIT_S,
+)
+from tco.runs.services import (
+    failure_type_of,
+    sweep_chunk_compute,
+    sweep_run_fail,
+    sweep_run_finish,
+    sweep_runs_reap,
+)
+
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, redis.exceptions.ConnectionError)
+RETRIES = {"autoretry_for": TRANSIENT_ERRORS, "retry_backoff": 2, "retry_backoff_max": 60,
+           "retry_jitter": True, "max_retries": 5}
+REAP_SOFT_TIME_LIMIT_S = 60
+REAP_TIME_LIMIT_S = 90
+
+
+class RunTask(Task):
+    """A task of one run: when it gives up, the run is failed with a failure type."""
+
+    def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
+        run_id = kwargs.get("run_id", args[0] if args else None)
+        sweep_run_fail(run_id=run_id, failure_type=failure_type_of(exc), error=f"{type(exc).__name__}: {exc}")
+
+
+RUN_DELIVERY = {"base": RunTask, "queue": Queue.SWEEPS.value, "acks_late": True,
+                "reject_on_worker_lost": True, **RETRIES}
+
+
+@shared_task(**RUN_DELIVERY, soft_time_limit=CHUNK_SOFT_TIME_LIMIT_S, time_limit=CHUNK_TIME_LIMIT_S)
+def sweep_chunk_task(run_id: int, index: int) -> None:
+    """Compute one chunk of a run (a redelivered, finished chunk returns at once)."""
+    sweep_chunk_compute(run_id=run_id, index=index)
+
+
+@shared_task(**RUN_DELIVERY, soft_time_limit=FINISH_SOFT_TIME_LIMIT_S, time_limit=FINISH_TIME_LIMIT_S)
+def sweep_run_finish_task(run_id: int) -> None:
+    """Assemble a complete run's chunks into its result file and summary."""
+    sweep_run_finish(run_id=run_id)
+
+
+@shared_task(queue=Queue.DEFAULT.value, acks_late=True, soft_time_limit=REAP_SOFT_TIME_LIMIT_S,
+             time_limit=REAP_TIME_LIMIT_S, **RETRIES)
+def sweep_runs_reap_task() -> None:
+    """Fail runs past their deadline and queue again the chunks of stalled runs (periodic)."""
+    sweep_runs_reap()

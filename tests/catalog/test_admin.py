@@ -1,0 +1,105 @@
+"""Admin pages of every catalog model render, price history shows newest first, quotes upload."""
+from __future__ import annotations
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+import pytest
+
+from catalog.models import (
+    Accelerator,
+    AcceleratorPowerCap,
+    AcceleratorThroughput,
+    CloudOffering,
+    CoolingTechnology,
+    FacilityProfile,
+    PowerDensityReference,
+    PricePoint,
+    Source,
+    SystemSku,
+)
+
+MODELS = (
+    Source,
+    Accelerator,
+    AcceleratorThroughput,
+    AcceleratorPowerCap,
+    SystemSku,
+    CloudOffering,
+    PricePoint,
+    CoolingTechnology,
+    FacilityProfile,
+    PowerDensityReference,
+)
+
+
+def _url(model, view: str, *args) -> str:
+    return reverse(f"admin:catalog_{model._meta.model_name}_{view}", args=args)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
+def test_changelist_search_and_change_pages_render(admin_client, catalog, model):
+    obj = model.objects.first()
+
+    assert admin_client.get(_url(model, "changelist")).status_code == 200
+    assert admin_client.get(_url(model, "changelist"), {"q": "h100"}).status_code == 200
+    assert admin_client.get(_url(model, "change", obj.pk)).status_code == 200
+
+
+@pytest.mark.parametrize("model", [m for m in MODELS if m is not PricePoint], ids=lambda m: m.__name__)
+def test_add_pages_render(admin_client, catalog, model):
+    assert admin_client.get(_url(model, "add")).status_code == 200
+
+
+def test_the_offering_page_shows_its_price_history_newest_first(admin_client, catalog):
+    p5 = CloudOffering.objects.get(provider="aws", instance_type="p5.48xlarge")
+
+    page = admin_client.get(_url(CloudOffering, "change", p5.pk)).content.decode()
+
+    # 55.04 (seed-003, 2026-06-18), 98.32 (seed-004, 2025-01-01), 100 (seed-002, 2024-01-01)
+    positions = [page.index(amount) for amount in ("55.0400", "98.3200", "100.0000")]
+    assert positions == sorted(positions)
+
+
+def test_the_accelerator_page_shows_where_each_figure_comes_from(admin_client, catalog):
+    h100 = Accelerator.objects.get(slug="h100-sxm-80gb")
+
+    page = admin_client.get(_url(Accelerator, "change", h100.pk)).content.decode()
+
+    assert "<code>tdp_w</code>: seed-000, seed-002, seed-003, seed-004" in page
+    assert "1979.00" in page  # the with-sparsity rows are listed with the dense ones
+
+
+def test_the_quote_upload_adds_prices(admin_client, catalog):
+    count = PricePoint.objects.count()
+    upload = SimpleUploadedFile(
+        "quote.csv", b"kind,slug,amount,currency,as_of,source\nsystem,dgx-h100,420000,USD,2026-10-01,ACME\n"
+    )
+
+    response = admin_client.post(reverse("admin:catalog_pricepoint_import"), {"file": upload})
+
+    assert response.status_code == 302
+    assert PricePoint.objects.count() == count + 1
+
+
+def test_the_quote_upload_shows_every_error_as_a_form_error_and_writes_nothing(admin_client, catalog):
+    count = PricePoint.objects.count()
+    upload = SimpleUploadedFile(
+        "quote.csv",
+        b"kind,slug,amount,currency,as_of,source\n"
+        b"system,dgx-h100,420000,USD,2026-10-01,ACME\n"
+        b"system,dgx-h100,-3,USD,2026-10-01,ACME\n",
+    )
+
+    response = admin_client.post(reverse("admin:catalog_pricepoint_import"), {"file": upload})
+
+    assert response.status_code == 200
+    assert response.context["form"].errors["file"] == ["row 3, amount: must be greater than zero"]
+    assert PricePoint.objects.count() == count
+
+
+def test_the_upload_page_renders_and_is_linked_from_the_price_list(admin_client, catalog):
+    listing = admin_client.get(_url(PricePoint, "changelist")).content.decode()
+
+    assert reverse("admin:catalog_pricepoint_import") in listing
+    assert admin_client.get(reverse("admin:catalog_pricepoint_import")).status_code == 200

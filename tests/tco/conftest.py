@@ -1,0 +1,44 @@
+"""Fixtures for run tests: a small, hand-checkable scenario on the real catalog.
+
+Models are imported inside the fixtures, so the engine tests in this folder still run
+without Django (``-p no:django``).
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+
+@pytest.fixture
+def planner(db):
+    """The user who owns the run scenario."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user("planner", password="pw")
+
+
+@pytest.fixture
+def run_scenario(catalog, planner):
+    """One DGX H100 at $400,000 against one p5.48xlarge on demand at $50/h, over 36 months.
+
+    Flat costs so a person can check figures: buying costs $400,000 up front plus energy of
+    10.2 kW x 730 h x $0.10 = $744.60 a month (PUE 1, no colocation fee, no discounting);
+    renting costs 730 h x utilisation x $50 a month.
+    """
+    from catalog.models import Accelerator, CloudOffering, FacilityProfile, SystemSku
+    from tco.models import RentOption, Scenario
+    from tco.services import scenario_save
+
+    scenario = Scenario(
+        owner=planner, name="8x H100 vs p5",
+        accelerator=Accelerator.objects.get(slug="h100-sxm-80gb"), accelerators=8,
+        utilisation=Decimal("1"), system=SystemSku.objects.get(slug="dgx-h100"),
+        system_price_usd=Decimal("400000"), facility=FacilityProfile.objects.get(slug="colo-air"),
+        electricity_usd_per_kwh=Decimal("0.10"), pue=Decimal("1"),
+        colocation_usd_per_kw_month=Decimal("0"), horizon_months=36,
+        discount_rate_per_year=Decimal("0"), depreciation_months=60,
+    )
+    p5 = CloudOffering.objects.get(provider="aws", instance_type="p5.48xlarge", pricing_model="on_demand")
+    option = RentOption(name="p5 on demand", offering=p5, price_usd_per_instance_hour=Decimal("50"))
+    return scenario_save(scenario=scenario, rent_options=[option])
