@@ -1,11 +1,13 @@
 """Admin for every catalog model, with provenance shown and a quote-file upload on price points."""
+
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.db import models
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from catalog.forms import QuoteImportForm
 from catalog.importers import QuoteFileRejected
@@ -23,6 +25,9 @@ from catalog.models import (
 )
 from catalog.services import quote_file_import
 
+# Source URLs typed without a scheme are https (Django 6's default; silences its deprecation).
+HTTPS_URLS = {models.URLField: {"assume_scheme": "https"}}
+
 
 class ProvenanceMixin:
     """Shows ``field_sources`` as one readable line per figure."""
@@ -31,11 +36,12 @@ class ProvenanceMixin:
     def provenance(self, obj) -> str:
         if not obj.field_sources:
             return "—"
-        lines = "".join(
-            format_html("<li><code>{}</code>: {}</li>", name, ", ".join(keys))
-            for name, keys in sorted(obj.field_sources.items())
+        lines = format_html_join(
+            "",
+            "<li><code>{}</code>: {}</li>",
+            ((name, ", ".join(keys)) for name, keys in sorted(obj.field_sources.items())),
         )
-        return format_html("<ul style='margin:0'>{}</ul>", format_html(lines))
+        return format_html("<ul style='margin:0'>{}</ul>", lines)
 
 
 class ThroughputInline(admin.TabularInline):
@@ -72,6 +78,7 @@ class PriceHistoryInline(admin.TabularInline):
 
 @admin.register(Source)
 class SourceAdmin(admin.ModelAdmin):
+    formfield_overrides = HTTPS_URLS
     list_display = ("key", "title", "kind", "published_on", "retrieved_on")
     list_filter = ("kind",)
     search_fields = ("key", "title", "url", "document")
@@ -80,7 +87,17 @@ class SourceAdmin(admin.ModelAdmin):
 
 @admin.register(Accelerator)
 class AcceleratorAdmin(ProvenanceMixin, admin.ModelAdmin):
-    list_display = ("slug", "name", "vendor", "kind", "architecture", "memory_gb", "tdp_w", "form_factor", "year")
+    list_display = (
+        "slug",
+        "name",
+        "vendor",
+        "kind",
+        "architecture",
+        "memory_gb",
+        "tdp_w",
+        "form_factor",
+        "year",
+    )
     list_filter = ("vendor", "kind", "form_factor", "architecture")
     search_fields = ("slug", "name", "family", "architecture")
     readonly_fields = ("provenance",)
@@ -98,7 +115,13 @@ class AcceleratorThroughputAdmin(admin.ModelAdmin):
 
 @admin.register(AcceleratorPowerCap)
 class AcceleratorPowerCapAdmin(admin.ModelAdmin):
-    list_display = ("accelerator", "power_limit_w", "throughput_loss_pct_low", "throughput_loss_pct_high", "source")
+    list_display = (
+        "accelerator",
+        "power_limit_w",
+        "throughput_loss_pct_low",
+        "throughput_loss_pct_high",
+        "source",
+    )
     list_filter = ("source",)
     search_fields = ("accelerator__slug", "note")
     autocomplete_fields = ("accelerator", "source")
@@ -128,7 +151,14 @@ class SystemSkuAdmin(ProvenanceMixin, admin.ModelAdmin):
 
 @admin.register(CloudOffering)
 class CloudOfferingAdmin(admin.ModelAdmin):
-    list_display = ("provider", "instance_type", "region", "pricing_model", "accelerator", "accelerators_per_instance")
+    list_display = (
+        "provider",
+        "instance_type",
+        "region",
+        "pricing_model",
+        "accelerator",
+        "accelerators_per_instance",
+    )
     list_filter = ("provider", "pricing_model", "region", "accelerator__vendor")
     search_fields = ("instance_type", "region", "accelerator__slug", "notes")
     autocomplete_fields = ("accelerator",)
@@ -138,6 +168,7 @@ class CloudOfferingAdmin(admin.ModelAdmin):
 
 @admin.register(PricePoint)
 class PricePointAdmin(admin.ModelAdmin):
+    formfield_overrides = HTTPS_URLS
     list_display = ("__str__", "as_of", "amount", "amount_high", "currency", "source", "retrieved_at")
     list_filter = ("currency", "source__kind", "offering__provider", "offering__pricing_model", "source")
     search_fields = ("offering__instance_type", "system__slug", "source__key", "note")
@@ -225,6 +256,14 @@ class FacilityProfileAdmin(ProvenanceMixin, admin.ModelAdmin):
 
 @admin.register(PowerDensityReference)
 class PowerDensityReferenceAdmin(admin.ModelAdmin):
-    list_display = ("configuration", "power_kw", "racks", "kw_per_rack_low", "kw_per_rack_high", "cooling_note", "source")
+    list_display = (
+        "configuration",
+        "power_kw",
+        "racks",
+        "kw_per_rack_low",
+        "kw_per_rack_high",
+        "cooling_note",
+        "source",
+    )
     list_filter = ("source",)
     search_fields = ("configuration", "cooling_note", "note")

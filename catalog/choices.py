@@ -1,4 +1,5 @@
 """Enumerations the catalog's fields take their values from."""
+
 from __future__ import annotations
 
 from django.db import models

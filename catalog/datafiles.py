@@ -16,6 +16,7 @@ format and the rules applied here:
 - A system's planning price range is the price marked ``planning_range: true``, or its only price.
 - A system given only its maximum power gets the documented idle share as its idle power.
 """
+
 from __future__ import annotations
 
 import datetime as dt

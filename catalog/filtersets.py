@@ -1,4 +1,5 @@
 """Explicit filters of the catalog API (django-filter)."""
+
 from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Q, QuerySet

@@ -1,4 +1,5 @@
 """Forms of the catalog admin."""
+
 from __future__ import annotations
 
 from pathlib import PurePath

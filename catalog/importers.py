@@ -24,6 +24,7 @@ note                        optional; free text kept with the price
 Columns for a kind are required only when the file has rows of that kind. Row numbers in errors
 are the ones a spreadsheet shows: the header is row 1.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -119,9 +120,7 @@ def _read_csv(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any]
     try:
         text = content.decode("utf-8-sig")
         # Strings only and blank lines kept, so row numbers match what a spreadsheet shows.
-        frame = pd.read_csv(
-            io.StringIO(text), dtype=str, keep_default_na=False, skip_blank_lines=False
-        )
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skip_blank_lines=False)
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise QuoteFileRejected([RowError(HEADER_ROW, "file", f"not a readable CSV file ({exc})")]) from exc
     header = [str(name).strip().lower() for name in frame.columns]

@@ -4,6 +4,7 @@ to the document it came from.
 Invariants live in the database (CheckConstraint / UniqueConstraint) and, for readable field-named
 errors in forms and the API, in each model's validators and ``clean()``.
 """
+
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
@@ -15,8 +16,8 @@ from catalog.choices import (
     Currency,
     FacilityKind,
     FormFactor,
-    PricingModel,
     Precision,
+    PricingModel,
     Provider,
     Rating,
     SourceKind,
@@ -73,9 +74,7 @@ class Source(models.Model):
     class Meta:
         ordering = ["key"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(kind__in=SourceKind.values), name="catalog_source_kind_known"
-            ),
+            models.CheckConstraint(condition=Q(kind__in=SourceKind.values), name="catalog_source_kind_known"),
         ]
 
     def __str__(self) -> str:
@@ -212,9 +211,7 @@ class AcceleratorThroughput(models.Model):
                 condition=Q(is_preferred=True),
                 name="catalog_throughput_one_preferred",
             ),
-            models.CheckConstraint(
-                condition=Q(tflops__gt=0), name="catalog_throughput_tflops_positive"
-            ),
+            models.CheckConstraint(condition=Q(tflops__gt=0), name="catalog_throughput_tflops_positive"),
             models.CheckConstraint(
                 condition=~Q(is_preferred=True, is_sparse=True),
                 name="catalog_throughput_preferred_is_dense",
@@ -254,9 +251,7 @@ class AcceleratorPowerCap(models.Model):
             models.UniqueConstraint(
                 fields=["accelerator", "power_limit_w", "source"], name="catalog_power_cap_unique"
             ),
-            models.CheckConstraint(
-                condition=Q(power_limit_w__gt=0), name="catalog_power_cap_limit_positive"
-            ),
+            models.CheckConstraint(condition=Q(power_limit_w__gt=0), name="catalog_power_cap_limit_positive"),
             models.CheckConstraint(
                 condition=Q(throughput_loss_pct_low__gte=0)
                 & Q(throughput_loss_pct_high__gte=models.F("throughput_loss_pct_low"))
@@ -272,9 +267,7 @@ class AcceleratorPowerCap(models.Model):
         super().clean()
         low, high = self.throughput_loss_pct_low, self.throughput_loss_pct_high
         if low is not None and high is not None and not low <= high <= 100:
-            raise ValidationError(
-                {"throughput_loss_pct_high": "must be between the low loss and 100 %"}
-            )
+            raise ValidationError({"throughput_loss_pct_high": "must be between the low loss and 100 %"})
 
 
 class SystemSku(ProvenancedModel):
@@ -319,14 +312,19 @@ class SystemSku(ProvenancedModel):
             _positive("purchase_price_high_usd"),
             models.CheckConstraint(
                 condition=Q(power_idle_kw__isnull=True)
-                | (Q(power_idle_kw__gte=0) & Q(power_max_kw__isnull=False)
-                   & Q(power_idle_kw__lte=models.F("power_max_kw"))),
+                | (
+                    Q(power_idle_kw__gte=0)
+                    & Q(power_max_kw__isnull=False)
+                    & Q(power_idle_kw__lte=models.F("power_max_kw"))
+                ),
                 name="catalog_systemsku_idle_within_max",
             ),
             models.CheckConstraint(
                 condition=Q(purchase_price_high_usd__isnull=True)
-                | (Q(purchase_price_low_usd__isnull=False)
-                   & Q(purchase_price_high_usd__gte=models.F("purchase_price_low_usd"))),
+                | (
+                    Q(purchase_price_low_usd__isnull=False)
+                    & Q(purchase_price_high_usd__gte=models.F("purchase_price_low_usd"))
+                ),
                 name="catalog_systemsku_price_range_ordered",
             ),
             models.CheckConstraint(
@@ -476,11 +474,7 @@ class PricePoint(models.Model):
         errors: dict[str, str] = {}
         if (self.offering_id is None) == (self.system_id is None):
             errors["offering"] = "give exactly one of offering or system"
-        if (
-            self.amount_high is not None
-            and self.amount is not None
-            and self.amount_high < self.amount
-        ):
+        if self.amount_high is not None and self.amount is not None and self.amount_high < self.amount:
             errors["amount_high"] = "must not be below amount"
         if errors:
             raise ValidationError(errors)
@@ -634,9 +628,7 @@ class PowerDensityReference(models.Model):
         ordering = ["source", "power_kw"]
         verbose_name = "power density reference"
         constraints = [
-            models.UniqueConstraint(
-                fields=["configuration", "source"], name="catalog_power_density_unique"
-            ),
+            models.UniqueConstraint(fields=["configuration", "source"], name="catalog_power_density_unique"),
             _positive("power_kw"),
             _positive("racks"),
             _positive("kw_per_rack_low"),

@@ -1,4 +1,5 @@
 """Reads of the catalog other apps call (the TCO engine's adapters, the API, the admin)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -47,9 +48,7 @@ def price_at(target: CloudOffering | SystemSku, *, on: dt.date) -> PricePoint | 
     Prices of a cloud offering are per instance-hour; prices of a system are per unit.
     Returns None when the target has no price on or before ``on``.
     """
-    return _prices_of(target).filter(as_of__lte=on).select_related("source").order_by(
-        *PRICE_RECENCY
-    ).first()
+    return _prices_of(target).filter(as_of__lte=on).select_related("source").order_by(*PRICE_RECENCY).first()
 
 
 def price_history(
@@ -67,9 +66,7 @@ def price_history(
     return prices.order_by(*PRICE_RECENCY)
 
 
-def offerings_with_price_at(
-    offerings: QuerySet[CloudOffering], *, on: dt.date
-) -> QuerySet[CloudOffering]:
+def offerings_with_price_at(offerings: QuerySet[CloudOffering], *, on: dt.date) -> QuerySet[CloudOffering]:
     """Annotate each offering with ``price_in_force``: its price on ``on`` as a dict, or None.
 
     One query for any number of offerings; the dict has the PricePoint's ``id``, ``amount`` and

@@ -3,6 +3,7 @@
 Every write goes through ``full_clean()`` first, so the data files, quote files, admin and API
 all hit the same field validators, ``clean()`` rules and constraints.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -122,7 +123,9 @@ def _checked(label: str, model, lookup: dict[str, Any], values: dict[str, Any]) 
     except IntegrityError as exc:
         raise CatalogDataError(f"{label}: {exc}") from exc
     except ValidationError as exc:
-        details = "; ".join(f"{field}: {message}" if field else message for field, message in _field_errors(exc))
+        details = "; ".join(
+            f"{field}: {message}" if field else message for field, message in _field_errors(exc)
+        )
         raise CatalogDataError(f"{label}: {details}") from exc
 
 
@@ -135,9 +138,7 @@ def _write_sources(data: CatalogData):
 def _write_accelerators(data: CatalogData):
     for record in data.accelerators:
         values = {k: v for k, v in record.items() if k != "slug"}
-        yield _checked(
-            f"accelerators.yaml: {record['slug']}", Accelerator, {"slug": record["slug"]}, values
-        )
+        yield _checked(f"accelerators.yaml: {record['slug']}", Accelerator, {"slug": record["slug"]}, values)
 
 
 def _write_throughputs(data: CatalogData):
@@ -207,7 +208,12 @@ def _write_prices(data: CatalogData):
         for r in data.offering_prices
     ]
     for target, record, file_name in targets:
-        lookup = {**target, "as_of": record["as_of"], "source": sources[record["source"]], "amount": record["amount"]}
+        lookup = {
+            **target,
+            "as_of": record["as_of"],
+            "source": sources[record["source"]],
+            "amount": record["amount"],
+        }
         values = {k: record[k] for k in ("amount_high", "currency", "source_url", "retrieved_at", "note")}
         label = f"{file_name}: price {record['amount']} of {next(iter(target.values()))}"
         yield _checked(label, PricePoint, lookup, values)
@@ -216,9 +222,7 @@ def _write_prices(data: CatalogData):
 def _write_cooling(data: CatalogData):
     for record in data.cooling_technologies:
         values = {k: v for k, v in record.items() if k != "slug"}
-        yield _checked(
-            f"cooling.yaml: {record['slug']}", CoolingTechnology, {"slug": record["slug"]}, values
-        )
+        yield _checked(f"cooling.yaml: {record['slug']}", CoolingTechnology, {"slug": record["slug"]}, values)
 
 
 def _write_facilities(data: CatalogData):

@@ -1,4 +1,5 @@
 """Field validators shared by the catalog's models (and so by its forms and API serializers)."""
+
 from __future__ import annotations
 
 from decimal import Decimal

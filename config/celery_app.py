@@ -1,10 +1,23 @@
 """The Celery application; configuration comes from Django settings (CELERY_*)."""
+import logging.config
 import os
 
 from celery import Celery
+from celery.signals import setup_logging
+from django_structlog.celery.steps import DjangoStructLogInitStep
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Task ids on every log line of a task (django-structlog).
+app.steps["worker"].add(DjangoStructLogInitStep)
+
+
+@setup_logging.connect
+def use_django_logging(**kwargs):
+    """Workers log through the same structured configuration as the web process."""
+    from django.conf import settings
+
+    logging.config.dictConfig(settings.LOGGING)

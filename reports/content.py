@@ -262,3 +262,17 @@ def bill_of_materials(inputs: engine.Scenario, result: engine.Result) -> tuple[B
         quantity, unit, unit_price = basis[line]
         lines.append(BomLine(line, CAPEX_LABELS[line], float(quantity), unit, float(unit_price), scalar(amount)))
     return tuple(lines)
+
+
+def describe_path(path: str, inputs: engine.Scenario) -> str:
+    """An input path with the rent option or cooling tier it belongs to named.
+
+    Examples
+    --------
+    ``rent.2.price_usd_per_instance_hour`` -> ``rent.2.price_usd_per_instance_hour (spot)``
+    """
+    parts = path.split(".")
+    if len(parts) == 3 and parts[0] in {"rent", "cooling"}:
+        items = inputs.rent if parts[0] == "rent" else inputs.cooling
+        return f"{path} ({items[int(parts[1])].name})"
+    return path

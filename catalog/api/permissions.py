@@ -1,4 +1,5 @@
 """Who may do what in the catalog API."""
+
 from __future__ import annotations
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission

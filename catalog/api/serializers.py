@@ -1,4 +1,5 @@
 """Serializers of the catalog API: explicit fields; invariants come from the models."""
+
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -120,9 +121,7 @@ class AcceleratorSerializer(ModelCleanMixin, serializers.ModelSerializer):
             "power_caps",
         ]
 
-    @extend_schema_field(
-        {"type": "object", "additionalProperties": {"type": "string", "format": "decimal"}}
-    )
+    @extend_schema_field({"type": "object", "additionalProperties": {"type": "string", "format": "decimal"}})
     def get_dense_tflops(self, obj: Accelerator) -> dict[str, str]:
         return {precision: str(tflops) for precision, tflops in dense_tflops(obj).items()}
 

@@ -1,4 +1,5 @@
 """Catalog API routes, mounted at /api/v1/ by config/urls.py."""
+
 from __future__ import annotations
 
 from rest_framework.routers import SimpleRouter

@@ -1,4 +1,5 @@
 """Catalog API viewsets: declarations of queryset, serializer and filters."""
+
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import environ
 
+from config.logging import configure_structlog, logging_config
 from config.queues import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -34,6 +35,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "django_celery_beat",
+    "django_structlog",
     "catalog",
     "tco",
     "reports",
@@ -48,6 +50,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_structlog.middlewares.RequestMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -153,10 +156,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # tasks are long; don't hoard them on one
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
-}
+# JSON lines with request and task ids (django-structlog); DJANGO_LOG_FORMAT=console for humans.
+LOGGING = logging_config(level=env.str("DJANGO_LOG_LEVEL", default="INFO"),
+                         fmt=env.str("DJANGO_LOG_FORMAT", default="json"))
+configure_structlog()
+DJANGO_STRUCTLOG_CELERY_ENABLED = True

@@ -3,6 +3,7 @@ import os
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "local-development-only-not-a-secret")
 os.environ.setdefault("DJANGO_DEBUG", "true")
+os.environ.setdefault("DJANGO_LOG_FORMAT", "console")
 
 from .base import *  # noqa: E402,F403
 

@@ -29,7 +29,7 @@ def cost_breakdown_figure(result: engine.Result) -> Figure:
         (f"Rent: {option.name}", option.cash_flows.lines_usd) for option in result.rent
     ]
     lines = list(dict.fromkeys(line for _, flows in sides for line in flows))
-    fig, ax = _figure(8, 1.2 + 0.55 * len(sides))
+    fig, ax = _figure(8, 1.6 + 0.5 * len(sides))
     left_positive = np.zeros(len(sides))
     left_negative = np.zeros(len(sides))
     colours = matplotlib.colormaps["tab20"]
@@ -46,7 +46,7 @@ def cost_breakdown_figure(result: engine.Result) -> Figure:
     ax.xaxis.set_major_formatter(USD_AXIS)
     ax.set_xlabel("Total over the horizon (USD)")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.3 - 0.05 * len(sides)))
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     fig.tight_layout()
     return fig
 

@@ -1,6 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from tco.api.sizing import ModelPresetListView, SizingView
 from tco.api.views import EvaluateView, ScenarioViewSet
 
 router = SimpleRouter()
@@ -8,5 +9,7 @@ router.register("scenarios", ScenarioViewSet, basename="scenario")
 
 urlpatterns = [
     path("evaluate/", EvaluateView.as_view(), name="evaluate"),
+    path("sizing/", SizingView.as_view(), name="sizing"),
+    path("sizing/presets/", ModelPresetListView.as_view(), name="sizing-presets"),
     *router.urls,
 ]

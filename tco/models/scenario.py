@@ -50,6 +50,10 @@ class Scenario(models.Model):
     tokens_per_s_per_accelerator = models.DecimalField(
         max_digits=12, decimal_places=3, null=True, blank=True,
         help_text="Throughput, for cost per million tokens; empty = not a token workload.")
+    sizing = models.JSONField(
+        null=True, blank=True,
+        help_text="Workload sizing spec (see POST /api/v1/sizing/): gives the accelerator count "
+                  "and inference throughput when those are empty.")
 
     # Buy: hardware
     system = models.ForeignKey("catalog.SystemSku", on_delete=models.PROTECT, related_name="+")

@@ -1,6 +1,7 @@
 """Catalog fixtures. tests/conftest.py loads the real catalog once per session (fixture
 ``catalog``); ``empty_catalog`` removes it inside the test's transaction, and ``small_catalog``
 puts a handful of hand-countable rows in its place."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -72,31 +73,64 @@ def small_catalog(empty_catalog) -> SmallCatalog:
     p5 us-west-2 on-demand 60.00 from 2026-03-01; p5 us-east-1 spot 20.00 from 2026-07-01;
     GCP L40S none. DGX H100: 450,000 from 2024-01-01.
     """
-    source = Source.objects.create(key="quote-acme", title="ACME quote", kind="quote", retrieved_on=dt.date(2026, 1, 1))
+    source = Source.objects.create(
+        key="quote-acme", title="ACME quote", kind="quote", retrieved_on=dt.date(2026, 1, 1)
+    )
     sourced = {"memory_gb": ["quote-acme"], "tdp_w": ["quote-acme"]}
     h100 = Accelerator.objects.create(
-        slug="h100-sxm-80gb", vendor="nvidia", family="H100", name="H100", kind="gpu",
-        memory_gb=Decimal(80), tdp_w=700, field_sources=sourced,
+        slug="h100-sxm-80gb",
+        vendor="nvidia",
+        family="H100",
+        name="H100",
+        kind="gpu",
+        memory_gb=Decimal(80),
+        tdp_w=700,
+        field_sources=sourced,
     )
     l40s = Accelerator.objects.create(
-        slug="l40s-pcie-48gb", vendor="nvidia", family="L40S", name="L40S", kind="gpu",
-        memory_gb=Decimal(48), tdp_w=350, field_sources=sourced,
+        slug="l40s-pcie-48gb",
+        vendor="nvidia",
+        family="L40S",
+        name="L40S",
+        kind="gpu",
+        memory_gb=Decimal(48),
+        tdp_w=350,
+        field_sources=sourced,
     )
     mi300x = Accelerator.objects.create(
-        slug="mi300x-oam-192gb", vendor="amd", family="MI300", name="MI300X", kind="gpu",
-        memory_gb=Decimal(192), tdp_w=750, field_sources=sourced,
+        slug="mi300x-oam-192gb",
+        vendor="amd",
+        family="MI300",
+        name="MI300X",
+        kind="gpu",
+        memory_gb=Decimal(192),
+        tdp_w=750,
+        field_sources=sourced,
     )
     dgx = SystemSku.objects.create(
-        slug="dgx-h100", name="DGX H100", vendor="NVIDIA", kind="dgx_node", accelerator=h100,
-        accelerators_per_system=8, power_max_kw=Decimal("10.2"), power_idle_kw=Decimal("3.06"),
+        slug="dgx-h100",
+        name="DGX H100",
+        vendor="NVIDIA",
+        kind="dgx_node",
+        accelerator=h100,
+        accelerators_per_system=8,
+        power_max_kw=Decimal("10.2"),
+        power_idle_kw=Decimal("3.06"),
         rack_units=8,
-        field_sources={k: ["quote-acme"] for k in ("accelerators_per_system", "power_max_kw", "power_idle_kw", "rack_units")},
+        field_sources={
+            k: ["quote-acme"]
+            for k in ("accelerators_per_system", "power_max_kw", "power_idle_kw", "rack_units")
+        },
     )
 
     def offering(provider, instance_type, region, model, accelerator, count):
         return CloudOffering.objects.create(
-            provider=provider, instance_type=instance_type, region=region, pricing_model=model,
-            accelerator=accelerator, accelerators_per_instance=count,
+            provider=provider,
+            instance_type=instance_type,
+            region=region,
+            pricing_model=model,
+            accelerator=accelerator,
+            accelerators_per_instance=count,
         )
 
     p5_us_east = offering("aws", "p5.48xlarge", "us-east-1", "on_demand", h100, 8)
@@ -106,8 +140,11 @@ def small_catalog(empty_catalog) -> SmallCatalog:
 
     def price(amount, as_of, **target):
         PricePoint.objects.create(
-            amount=Decimal(amount), as_of=dt.date.fromisoformat(as_of), source=source,
-            retrieved_at=RETRIEVED, **target,
+            amount=Decimal(amount),
+            as_of=dt.date.fromisoformat(as_of),
+            source=source,
+            retrieved_at=RETRIEVED,
+            **target,
         )
 
     price("98.32", "2025-01-01", offering=p5_us_east)
@@ -116,19 +153,44 @@ def small_catalog(empty_catalog) -> SmallCatalog:
     price("20.00", "2026-07-01", offering=p5_spot)
     price("450000", "2024-01-01", system=dgx)
     cooling = CoolingTechnology.objects.create(
-        slug="air-crac", name="Air", max_kw_per_rack=Decimal(15), capex_rating="low",
-        opex_rating="medium", complexity="low", relative_capex_per_kw=1, relative_opex_per_kw=1,
-        capex_usd_per_kw=1500, opex_usd_per_kw_month=8,
+        slug="air-crac",
+        name="Air",
+        max_kw_per_rack=Decimal(15),
+        capex_rating="low",
+        opex_rating="medium",
+        complexity="low",
+        relative_capex_per_kw=1,
+        relative_opex_per_kw=1,
+        capex_usd_per_kw=1500,
+        opex_usd_per_kw_month=8,
         field_sources={k: ["quote-acme"] for k in CoolingTechnology.FIGURE_FIELDS if k != "min_kw_per_rack"},
     )
     facility = FacilityProfile.objects.create(
-        slug="colo-air", name="Colo", kind="colocation", electricity_usd_per_kwh=Decimal("0.10"),
-        pue=Decimal("1.5"), colocation_usd_per_kw_month=150, rack_power_limit_kw=15,
-        rack_units_per_rack=42, max_cooling=cooling,
-        field_sources={k: ["quote-acme"] for k in ("electricity_usd_per_kwh", "pue", "colocation_usd_per_kw_month", "rack_power_limit_kw", "rack_units_per_rack", "max_cooling")},
+        slug="colo-air",
+        name="Colo",
+        kind="colocation",
+        electricity_usd_per_kwh=Decimal("0.10"),
+        pue=Decimal("1.5"),
+        colocation_usd_per_kw_month=150,
+        rack_power_limit_kw=15,
+        rack_units_per_rack=42,
+        max_cooling=cooling,
+        field_sources={
+            k: ["quote-acme"]
+            for k in (
+                "electricity_usd_per_kwh",
+                "pue",
+                "colocation_usd_per_kw_month",
+                "rack_power_limit_kw",
+                "rack_units_per_rack",
+                "max_cooling",
+            )
+        },
     )
     PowerDensityReference.objects.create(configuration="DGX H100", power_kw=Decimal("10.2"), source=source)
-    return SmallCatalog(source, h100, l40s, mi300x, dgx, p5_us_east, p5_us_west, p5_spot, l40s_gcp, cooling, facility)
+    return SmallCatalog(
+        source, h100, l40s, mi300x, dgx, p5_us_east, p5_us_west, p5_spot, l40s_gcp, cooling, facility
+    )
 
 
 @pytest.fixture

@@ -1,10 +1,10 @@
 """Admin pages of every catalog model render, price history shows newest first, quotes upload."""
+
 from __future__ import annotations
 
+import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
-
-import pytest
 
 from catalog.models import (
     Accelerator,

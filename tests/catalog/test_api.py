@@ -1,4 +1,5 @@
 """Catalog API: filters (params -> count, on the small catalog), prices on a date, writes."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -98,7 +99,9 @@ def test_price_point_filters(client, small_catalog, params, count):
 
 
 def test_price_history_is_newest_first(client, small_catalog):
-    results = client.get(f"{API}/price-points/", {"offering_id": small_catalog.p5_us_east.pk}).json()["results"]
+    results = client.get(f"{API}/price-points/", {"offering_id": small_catalog.p5_us_east.pk}).json()[
+        "results"
+    ]
 
     assert [(p["as_of"], p["amount"], p["unit"]) for p in results] == [
         ("2026-06-18", "55.0400", "per instance-hour"),
@@ -112,14 +115,25 @@ def test_accelerators_show_every_sources_figure_and_the_dense_ones(client, catal
     body = client.get(f"{API}/accelerators/{h100.pk}/").json()
 
     assert body["dense_tflops"]["FP16"] == "989.00"
-    sparse = {(t["source"], t["tflops"]) for t in body["throughputs"] if t["precision"] == "FP16" and t["is_sparse"]}
+    sparse = {
+        (t["source"], t["tflops"]) for t in body["throughputs"] if t["precision"] == "FP16" and t["is_sparse"]
+    }
     assert sparse == {("seed-002", "1979.00"), ("seed-003", "1979.00")}
     assert body["field_sources"]["tdp_w"] == ["seed-000", "seed-002", "seed-003", "seed-004"]
 
 
 @pytest.mark.parametrize(
-    "path", ["sources", "accelerators", "systems", "offerings", "price-points",
-             "cooling-technologies", "facility-profiles", "power-densities"],
+    "path",
+    [
+        "sources",
+        "accelerators",
+        "systems",
+        "offerings",
+        "price-points",
+        "cooling-technologies",
+        "facility-profiles",
+        "power-densities",
+    ],
 )
 def test_every_catalog_list_reads_anonymously_and_pages(client, catalog, path):
     response = client.get(f"{API}/{path}/")
@@ -129,7 +143,9 @@ def test_every_catalog_list_reads_anonymously_and_pages(client, catalog, path):
 
 
 def test_cooling_filter_finds_the_tiers_for_a_rack_density(client, catalog):
-    slugs = [c["slug"] for c in client.get(f"{API}/cooling-technologies/", {"kw_per_rack": 120}).json()["results"]]
+    slugs = [
+        c["slug"] for c in client.get(f"{API}/cooling-technologies/", {"kw_per_rack": 120}).json()["results"]
+    ]
 
     # 120 kW/rack: direct-to-chip (50-150) and single-phase immersion (100-200), seed-003
     assert sorted(slugs) == ["direct-to-chip", "immersion-single-phase"]
@@ -151,7 +167,11 @@ def test_staff_can_record_a_price(staff_client, small_catalog):
 
     assert response.status_code == 201, response.json()
     price = PricePoint.objects.get(pk=response.json()["id"])
-    assert (price.amount, price.offering, price.retrieved_at is not None) == (Decimal("58"), small_catalog.p5_us_west, True)
+    assert (price.amount, price.offering, price.retrieved_at is not None) == (
+        Decimal("58"),
+        small_catalog.p5_us_west,
+        True,
+    )
 
 
 @pytest.mark.parametrize("who", ["anonymous", "user"])
@@ -174,8 +194,12 @@ def test_only_staff_may_write(client, user_client, small_catalog, who):
         ({"amount_high": "10"}, "amount_high", "must not be below amount"),
     ],
 )
-def test_a_bad_price_is_a_400_naming_the_field_and_writes_nothing(staff_client, small_catalog, overrides, field, message):
-    response = staff_client.post(f"{API}/price-points/", _price_body(small_catalog, **overrides), format="json")
+def test_a_bad_price_is_a_400_naming_the_field_and_writes_nothing(
+    staff_client, small_catalog, overrides, field, message
+):
+    response = staff_client.post(
+        f"{API}/price-points/", _price_body(small_catalog, **overrides), format="json"
+    )
 
     assert response.status_code == 400
     assert message in response.json()[field]
@@ -192,12 +216,22 @@ def test_recorded_prices_cannot_be_overwritten(staff_client, small_catalog):
 
 def test_staff_writes_are_validated_against_the_model_rules(staff_client, small_catalog):
     systems = f"{API}/systems/{small_catalog.dgx.pk}/"
-    offering = {"provider": "acme", "instance_type": "x", "region": "r", "accelerator": "h100-sxm-80gb",
-                "accelerators_per_instance": 1, "pricing_model": "hourly"}
+    offering = {
+        "provider": "acme",
+        "instance_type": "x",
+        "region": "r",
+        "accelerator": "h100-sxm-80gb",
+        "accelerators_per_instance": 1,
+        "pricing_model": "hourly",
+    }
 
     idle = staff_client.patch(systems, {"power_idle_kw": "11"}, format="json")
-    memory = staff_client.patch(f"{API}/accelerators/{small_catalog.h100.pk}/", {"memory_gb": "-80"}, format="json")
-    unsourced = staff_client.patch(f"{API}/accelerators/{small_catalog.h100.pk}/", {"year": 2022}, format="json")
+    memory = staff_client.patch(
+        f"{API}/accelerators/{small_catalog.h100.pk}/", {"memory_gb": "-80"}, format="json"
+    )
+    unsourced = staff_client.patch(
+        f"{API}/accelerators/{small_catalog.h100.pk}/", {"year": 2022}, format="json"
+    )
     unknown = staff_client.post(f"{API}/offerings/", offering, format="json")
 
     assert (idle.status_code, idle.json()) == (400, {"power_idle_kw": ["must not exceed power_max_kw"]})
@@ -212,7 +246,9 @@ def test_staff_can_update_a_figure_with_its_source(staff_client, small_catalog):
     sources = {**small_catalog.h100.field_sources, "year": ["quote-acme"]}
 
     response = staff_client.patch(
-        f"{API}/accelerators/{small_catalog.h100.pk}/", {"year": 2022, "field_sources": sources}, format="json"
+        f"{API}/accelerators/{small_catalog.h100.pk}/",
+        {"year": 2022, "field_sources": sources},
+        format="json",
     )
 
     assert response.status_code == 200, response.json()

@@ -1,4 +1,5 @@
 """The data-file reader's rules, checked without a database."""
+
 from __future__ import annotations
 
 import shutil

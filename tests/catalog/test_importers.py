@@ -1,4 +1,5 @@
 """Quote files (CSV/XLSX): good imports, and refusals that name row, field and reason and write nothing."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -14,7 +15,10 @@ from catalog.models import CloudOffering, PricePoint, Source, SystemSku
 from catalog.selectors import price_at
 from catalog.services import quote_file_import
 
-HEADER = "kind,slug,provider,instance_type,region,pricing_model,amount,currency,as_of,source,accelerator,accelerators_per_instance"
+HEADER = (
+    "kind,slug,provider,instance_type,region,pricing_model,amount,currency,as_of,source,"
+    "accelerator,accelerators_per_instance"
+)
 GOOD_ROWS = [
     "system,dgx-h100,,,,,420000,USD,2026-10-01,ACME quote 2026-10,,",
     "offering,,aws,p5.48xlarge,us-east-1,on_demand,55.04,USD,2026-09-10,https://pricing.example/aws,h100-sxm-80gb,8",
@@ -41,8 +45,14 @@ def test_a_good_csv_adds_prices_and_new_offerings(catalog):
     assert PricePoint.objects.count() == prices_before + 3
     dgx = SystemSku.objects.get(slug="dgx-h100")
     price = price_at(dgx, on=dt.date(2026, 10, 2))
-    assert (price.amount, price.source.key, price.source.kind) == (Decimal("420000"), "ACME quote 2026-10", "quote")
-    offering = CloudOffering.objects.get(instance_type="p5.48xlarge", region="us-east-1", pricing_model="reserved_1y")
+    assert (price.amount, price.source.key, price.source.kind) == (
+        Decimal("420000"),
+        "ACME quote 2026-10",
+        "quote",
+    )
+    offering = CloudOffering.objects.get(
+        instance_type="p5.48xlarge", region="us-east-1", pricing_model="reserved_1y"
+    )
     assert (offering.accelerator.slug, offering.accelerators_per_instance) == ("h100-sxm-80gb", 8)
     assert offering.prices.get().source_url == "https://pricing.example/aws"
 
@@ -60,8 +70,32 @@ def test_importing_the_same_file_twice_adds_nothing_the_second_time(catalog):
 def test_a_good_xlsx_with_typed_cells_imports_through_the_command(catalog, tmp_path):
     workbook = openpyxl.Workbook()
     sheet = workbook.active
-    sheet.append(["kind", "provider", "instance_type", "region", "pricing_model", "amount", "currency", "as_of", "source"])
-    sheet.append(["offering", "aws", "p4d.24xlarge", "unspecified", "on_demand", 21.96, "USD", dt.date(2026, 9, 10), "AWS price list"])
+    sheet.append(
+        [
+            "kind",
+            "provider",
+            "instance_type",
+            "region",
+            "pricing_model",
+            "amount",
+            "currency",
+            "as_of",
+            "source",
+        ]
+    )
+    sheet.append(
+        [
+            "offering",
+            "aws",
+            "p4d.24xlarge",
+            "unspecified",
+            "on_demand",
+            21.96,
+            "USD",
+            dt.date(2026, 9, 10),
+            "AWS price list",
+        ]
+    )
     path = tmp_path / "quote.xlsx"
     workbook.save(path)
     out = io.StringIO()
@@ -84,7 +118,11 @@ def test_it_refuses_a_file_missing_a_column_and_writes_nothing(catalog):
 
 
 def test_it_refuses_the_whole_file_listing_every_bad_row(catalog):
-    count, offerings, sources = PricePoint.objects.count(), CloudOffering.objects.count(), Source.objects.count()
+    count, offerings, sources = (
+        PricePoint.objects.count(),
+        CloudOffering.objects.count(),
+        Source.objects.count(),
+    )
     rows = [
         GOOD_ROWS[0],  # row 2: good, and still not written
         "system,dgx-h100,,,,,-5,USD,2026-10-01,ACME,,",  # row 3
@@ -157,7 +195,9 @@ def test_xlsx_errors_name_the_spreadsheet_row(catalog):
 
 def test_the_command_exits_non_zero_with_every_error_on_stderr(catalog, tmp_path):
     path = tmp_path / "quote.csv"
-    path.write_bytes(_csv("system,dgx-h100,,,,,-1,USD,2026-10-01,ACME,,", "system,nope,,,,,1,USD,2026-10-01,ACME,,"))
+    path.write_bytes(
+        _csv("system,dgx-h100,,,,,-1,USD,2026-10-01,ACME,,", "system,nope,,,,,1,USD,2026-10-01,ACME,,")
+    )
     err = io.StringIO()
 
     with pytest.raises(CommandError, match=r"quote.csv refused: 2 error\(s\); nothing was written"):

@@ -1,4 +1,5 @@
 """load_catalog: counts per model, spot-checked figures with their sources, idempotence."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -65,8 +66,11 @@ def test_reloading_restores_an_edited_figure_and_keeps_added_price_history(catal
     SystemSku.objects.filter(slug="dgx-h100").update(power_max_kw=Decimal("99"))
     offering = CloudOffering.objects.get(instance_type="p4d.24xlarge")
     PricePoint.objects.create(
-        offering=offering, amount=Decimal("21.96"), as_of=dt.date(2026, 9, 10),
-        source=Source.objects.get(key="seed-003"), retrieved_at=dt.datetime(2026, 9, 10, tzinfo=dt.UTC),
+        offering=offering,
+        amount=Decimal("21.96"),
+        as_of=dt.date(2026, 9, 10),
+        source=Source.objects.get(key="seed-003"),
+        retrieved_at=dt.datetime(2026, 9, 10, tzinfo=dt.UTC),
     )
 
     counts = catalog_load()
@@ -131,7 +135,11 @@ def test_p4d_price_is_seed_004s_and_eight_days_cost_matches_the_design_doc(catal
     p4d = CloudOffering.objects.get(provider="aws", instance_type="p4d.24xlarge")
     price = price_at(p4d, on=dt.date(2026, 11, 22))
 
-    assert (price.amount, price.source.key, price.as_of) == (Decimal("32.77"), "seed-004", dt.date(2025, 1, 1))
+    assert (price.amount, price.source.key, price.as_of) == (
+        Decimal("32.77"),
+        "seed-004",
+        dt.date(2025, 1, 1),
+    )
     # 8 days at $32.77/h: 32.77 x 24 x 8 = 6,291.84 (design doc)
     assert_allclose(float(price.amount) * 24 * 8, 6291.84)
     # seed-002's "~$32/hour" is kept as the earlier price
@@ -182,7 +190,9 @@ def test_the_command_refuses_a_bad_data_file_and_writes_nothing(empty_catalog, t
     systems = data_dir / "systems.yaml"
     systems.write_text(systems.read_text().replace("power_max_kw: 10.2", "power_max_kw: -10.2"))
 
-    with pytest.raises(CommandError, match=r"systems.yaml: dgx-h100: power_max_kw: must be greater than zero"):
+    with pytest.raises(
+        CommandError, match=r"systems.yaml: dgx-h100: power_max_kw: must be greater than zero"
+    ):
         call_command("load_catalog", data_dir=data_dir, stdout=StringIO())
 
     assert Source.objects.count() == 0

@@ -1,4 +1,5 @@
 """Invariants: field-named errors from clean(), and the database refusing what slips past."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -8,14 +9,20 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError
 
-from catalog.models import AcceleratorThroughput, CloudOffering, PricePoint, SystemSku
+from catalog.models import AcceleratorThroughput, CloudOffering, PricePoint, Source, SystemSku
 from tests.catalog.conftest import RETRIEVED
 
 
 def _price(small_catalog, **fields) -> PricePoint:
     return PricePoint(
-        **{"offering": small_catalog.p5_us_east, "amount": Decimal("1"), "as_of": dt.date(2026, 1, 1),
-           "source": small_catalog.source, "retrieved_at": RETRIEVED, **fields}
+        **{
+            "offering": small_catalog.p5_us_east,
+            "amount": Decimal("1"),
+            "as_of": dt.date(2026, 1, 1),
+            "source": small_catalog.source,
+            "retrieved_at": RETRIEVED,
+            **fields,
+        }
     )
 
 
@@ -52,24 +59,20 @@ def test_the_database_refuses_an_unknown_provider(small_catalog):
 
 
 def test_only_one_dense_figure_per_precision_is_preferred(small_catalog):
-    def preferred(tflops):
+    other = Source.objects.create(key="other", title="Other", kind="quote", retrieved_on=dt.date(2026, 1, 1))
+
+    def preferred(tflops: str, source: Source, *, sparse: bool = False) -> AcceleratorThroughput:
         return AcceleratorThroughput(
-            accelerator=small_catalog.h100, precision="FP16", tflops=Decimal(tflops),
-            source=small_catalog.source, is_preferred=True, is_sparse=tflops == "1979",
+            accelerator=small_catalog.h100,
+            precision="FP16",
+            tflops=Decimal(tflops),
+            source=source,
+            is_preferred=True,
+            is_sparse=sparse,
         )
 
     with pytest.raises(ValidationError, match="a with-sparsity figure cannot be the preferred one"):
-        preferred("1979").full_clean()
-    preferred("989").save()
+        preferred("1979", small_catalog.source, sparse=True).full_clean()
+    preferred("989", small_catalog.source).save()
     with pytest.raises(IntegrityError, match="catalog_throughput_one_preferred"):
-        AcceleratorThroughput.objects.create(
-            accelerator=small_catalog.h100, precision="FP16", tflops=Decimal("756"),
-            source=small_catalog.dgx.accelerator.throughputs.model.objects.first().source
-            if False else _other_source(small_catalog), is_preferred=True,
-        )
-
-
-def _other_source(small_catalog):
-    from catalog.models import Source
-
-    return Source.objects.create(key="other", title="Other", kind="quote", retrieved_on=dt.date(2026, 1, 1))
+        preferred("756", other).save()

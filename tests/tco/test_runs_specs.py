@@ -41,7 +41,8 @@ def test_an_axis_can_be_a_list_a_range_with_a_step_or_a_count_between_bounds(bas
 
     assert spec.shape == (3, 5, 5)
     assert spec.points_total == 75
-    assert [axis.path for axis in spec.axes] == ["workload.utilisation", "facility.pue", "buy.system_price_usd"]
+    paths = [axis.path for axis in spec.axes]
+    assert paths == ["workload.utilisation", "facility.pue", "buy.system_price_usd"]
     # The stop 1.5 lands on the 4th step from 1.1 (within rounding), so it is included.
     assert_allclose(spec.axes[1].values, [1.1, 1.2, 1.3, 1.4, 1.5])
     assert_allclose(spec.axes[2].values, [200_000, 250_000, 300_000, 350_000, 400_000])
@@ -155,10 +156,12 @@ def test_distributions_parse_from_text_and_json(base):
 
 
 @pytest.mark.parametrize(("distribution", "field", "reason"), [
-    ({"kind": "uniform", "low": 0.9, "high": 0.2}, "distributions[0].low", "low (0.9) must be below high (0.2)"),
+    ({"kind": "uniform", "low": 0.9, "high": 0.2}, "distributions[0].low",
+     "low (0.9) must be below high (0.2)"),
     ({"kind": "normal", "mean": 0.5, "sd": -0.1, "low": 0, "high": 1}, "distributions[0].sd",
      "the standard deviation must be positive, got -0.1"),
-    ({"kind": "triangular", "low": 0.2, "mode": 0.95, "high": 0.9}, "distributions[0].mode", "must lie between"),
+    ({"kind": "triangular", "low": 0.2, "mode": 0.95, "high": 0.9}, "distributions[0].mode",
+     "must lie between"),
     ({"kind": "normal", "mean": 0.1, "sd": 0.01, "low": 0.9, "high": 1}, "distributions[0]", "keep only"),
     ({"kind": "lognormal", "median": 0.5, "sigma": 0.2}, "distributions[0].high", "unbounded above"),
     ({"kind": "uniform", "low": 0.5, "high": 1.5}, "distributions[0]", "must be in [0.0, 1.0]"),
@@ -235,7 +238,8 @@ def test_a_monte_carlo_chunk_matches_the_engine_on_its_draws(base):
 def test_sensitivity_spec_checks_its_step_and_rent_option(base):
     assert parse_sensitivity_spec({"step_share": 0.2}, base).step_share == 0.2
     assert refusal(parse_sensitivity_spec, {"step_share": 1.5}, base).field == "step_share"
-    assert refusal(parse_sensitivity_spec, {"rent_option": "gcp"}, base).message.startswith("no rent option 'gcp'")
+    unknown = refusal(parse_sensitivity_spec, {"rent_option": "gcp"}, base)
+    assert unknown.message.startswith("no rent option 'gcp'")
 
 
 def test_the_snapshot_round_trips_nan_and_infinity():
@@ -250,8 +254,8 @@ def test_the_snapshot_round_trips_nan_and_infinity():
 def test_chunks_fit_the_memory_budget_and_whole_rng_blocks():
     # 256 MiB / (56 B per point-month x 121 months) = 39,614 points -> 4 blocks of 8,192.
     assert chunk_points_for(120, align=RNG_BLOCK_POINTS) == 32_768
-    # 256 MiB / (56 B x 241) = 19,889 points for a 240-month horizon.
-    assert chunk_points_for(240) == 19_889
+    # 268,435,456 B / (56 B x 241) = 19,890 points for a 240-month horizon.
+    assert chunk_points_for(240) == 19_890
     # Short horizons stop at the upper bound.
     assert chunk_points_for(12) == 65_536
 

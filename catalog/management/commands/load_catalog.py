@@ -1,4 +1,5 @@
 """``manage.py load_catalog``: fill the catalog from its data files, or import a vendor quote file."""
+
 from __future__ import annotations
 
 from pathlib import Path

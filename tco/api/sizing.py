@@ -1,0 +1,414 @@
+"""Workload sizing over the API: the sizing spec serializer a scenario also uses, the stateless
+``POST /api/v1/sizing/`` and the list of model presets.
+
+Serializers check shapes and types; every range is the engine's, checked by building the
+engine inputs (`tco.sizing_from_db.sizing_inputs`), so the API, a scenario and the admin refuse
+bad input the same way, naming the field (``mfu``, ``model.parameters``). Defaults and valid
+ranges in the schema's help texts are read from the engine's dataclasses.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import MISSING, fields
+from enum import Enum, StrEnum
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils import timezone
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from catalog.models import Accelerator, CloudOffering
+from tco.engine.model_presets import MODEL_PRESETS
+from tco.engine.sizing import (
+    ActivationRecomputation,
+    FitPolicy,
+    InferenceTarget,
+    ModelShape,
+    Precision,
+    ShardingStrategy,
+    SizingInputError,
+    TrainingJob,
+)
+from tco.engine.sizing.results import jsonable
+from tco.sizing_from_db import SPEC_KEYS, SizingMode, offering_price, size_spec, sizing_inputs
+
+
+def nested_error(path: str, message: str) -> dict[str, Any]:
+    """DRF's error shape for a dotted field path: ``model.parameters`` -> {model: {parameters}}."""
+    head, _, rest = path.partition(".")
+    return {head: nested_error(rest, message) if rest else [message]}
+
+
+def _engine_note(cls: type, name: str) -> str:
+    """The engine's default and valid range of a field, e.g. "default 0.4; valid range (0, 1]"."""
+    spec = next(f for f in fields(cls) if f.name == name)
+    notes = []
+    default = spec.default.value if isinstance(spec.default, Enum) else spec.default
+    if default not in (MISSING, None) and not (isinstance(default, float) and math.isnan(default)):
+        notes.append(f"default {default:g}" if isinstance(default, float) else f"default {default}")
+    meta = spec.metadata
+    if meta.get("numeric"):
+        notes.append(f"valid range {'(' if meta['low_open'] else '['}{meta['low']:g}, "
+                     f"{meta['high']:g}{')' if meta['high_open'] else ']'}")
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+def _number(cls: type, name: str, help_text: str, *, whole: bool = False,
+            required: bool = False) -> serializers.Field:
+    """An optional number field documented with the engine's default and range."""
+    field = serializers.IntegerField if whole else serializers.FloatField
+    return field(required=required, help_text=help_text + _engine_note(cls, name))
+
+
+def _choice(cls: type, name: str, choices: type[StrEnum], help_text: str) -> serializers.Field:
+    """An optional choice among an engine enum's values, documented with the engine's default."""
+    return serializers.ChoiceField(choices=list(dict.fromkeys(c.value for c in choices)),
+                                   required=False, help_text=help_text + _engine_note(cls, name))
+
+
+class StrictSerializer(serializers.Serializer):
+    """Refuses keys it does not know, so a misspelt field is an error rather than a default."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                known = ", ".join(self.fields)
+                raise serializers.ValidationError(
+                    {key: [f"is not a field here; known: {known}"] for key in unknown})
+        return super().to_internal_value(data)
+
+
+class CustomModelSerializer(StrictSerializer):
+    """A model described by its parameter count and shape (see `custom_model`)."""
+
+    name = serializers.CharField(required=False, max_length=200)
+    parameters = _number(ModelShape, "parameters", "All parameters, every expert of a "
+                         "mixture-of-experts model [count].", required=True)
+    layers = _number(ModelShape, "layers", "Transformer layers [count].", whole=True,
+                     required=True)
+    hidden_size = _number(ModelShape, "hidden_size", "Model width [values].", whole=True,
+                          required=True)
+    attention_heads = _number(ModelShape, "attention_heads", "Attention heads [count].",
+                              whole=True, required=True)
+    max_context_length = _number(ModelShape, "max_context_length", "Longest context the model "
+                                 "handles [tokens].", whole=True, required=True)
+    vocab_size = _number(ModelShape, "vocab_size", "Vocabulary [tokens].", whole=True,
+                         required=True)
+    kv_heads = _number(ModelShape, "kv_heads", "Key/value heads (grouped-query attention) "
+                       "[count]; omit for attention_heads.", whole=True)
+    head_dim = _number(ModelShape, "head_dim", "Values per head; omit for "
+                       "hidden_size / attention_heads.", whole=True)
+    active_parameters = _number(ModelShape, "active_parameters", "Parameters used per token by "
+                                "a mixture-of-experts model [count]; omit for a dense model.")
+    kv_cache_values_per_token_per_layer = _number(
+        ModelShape, "kv_cache_values_per_token_per_layer", "Values cached per token and layer "
+        "when not 2 x kv_heads x head_dim (multi-head latent attention) [values].")
+
+
+class ModelSpecField(serializers.Field):
+    """A model preset key (GET /api/v1/sizing/presets/) or a custom model's shape."""
+
+    default_error_messages = {"invalid": "Give a preset key or a custom model's shape."}
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str):
+            return data  # the engine resolves the key, or refuses it listing the presets
+        if not isinstance(data, Mapping):
+            self.fail("invalid")
+        shape = CustomModelSerializer(data=data)
+        shape.is_valid(raise_exception=True)
+        return dict(shape.validated_data)
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class ModelSpecFieldExtension(OpenApiSerializerFieldExtension):
+    """Documents `ModelSpecField` as a preset key or a `CustomModel` object."""
+
+    target_class = ModelSpecField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        custom = auto_schema.resolve_serializer(CustomModelSerializer, direction)
+        return {"oneOf": [{"type": "string", "enum": list(MODEL_PRESETS)}, custom.ref],
+                "description": "A model preset key or a custom model's shape."}
+
+
+class SizingSpecSerializer(StrictSerializer):
+    """A sizing spec: what is run (training or serving), which model, and the fit limits.
+
+    Fields marked "training" or "inference" are refused in the other mode; omitted fields
+    take the engine's default.
+    """
+
+    mode = serializers.ChoiceField(choices=[m.value for m in SizingMode])
+    model = ModelSpecField()
+    precision = _choice(TrainingJob, "precision", Precision, "Training: format of the "
+                        "arithmetic. Inference: format of the weights.")
+    activation_memory_gb = _number(TrainingJob, "activation_memory_gb", "Activations of one "
+                                   "model copy [GB]; omit to estimate them.")
+    # Training
+    tokens = _number(TrainingJob, "tokens", "Training: tokens to process [tokens]; required.")
+    mfu = _number(TrainingJob, "mfu", "Training: model-FLOPs utilisation of one accelerator "
+                  "[share of dense peak].")
+    sharding = _choice(TrainingJob, "sharding", ShardingStrategy, "Training: how data-parallel "
+                       "ranks split the training state (zero3 = FSDP).")
+    tensor_parallel = _number(TrainingJob, "tensor_parallel", "Training [accelerators].",
+                              whole=True)
+    pipeline_parallel = _number(TrainingJob, "pipeline_parallel", "Training [stages].",
+                                whole=True)
+    sequence_length = _number(TrainingJob, "sequence_length", "Training [tokens].", whole=True)
+    micro_batch_size = _number(TrainingJob, "micro_batch_size", "Training: sequences per "
+                               "data-parallel rank per step [sequences].", whole=True)
+    recomputation = _choice(TrainingJob, "recomputation", ActivationRecomputation,
+                            "Training: activations recomputed in the backward pass.")
+    accelerators = serializers.IntegerField(required=False, help_text=(
+        "Training: run on this many accelerators [count], a multiple of tensor x pipeline "
+        "parallel. Omit it and deadline_days for the memory minimum."))
+    deadline_days = serializers.FloatField(required=False, help_text=(
+        "Training: the fewest accelerators that finish within this time [days] (at least the "
+        "memory minimum)."))
+    # Inference
+    tokens_per_s = _number(InferenceTarget, "tokens_per_s", "Inference: output tokens to serve "
+                           "[tokens/s]; omit for one replica.")
+    batch_size = _number(InferenceTarget, "batch_size", "Inference: sequences a replica decodes "
+                         "at once (may be an average) [sequences].")
+    context_length = _number(InferenceTarget, "context_length", "Inference: tokens each "
+                             "sequence attends to, in full every step [tokens].", whole=True)
+    compute_precision = _choice(InferenceTarget, "compute_precision", Precision, "Inference: "
+                                "format of the arithmetic; omit for the weights' format.")
+    kv_cache_precision = _choice(InferenceTarget, "kv_cache_precision", Precision, "Inference: "
+                                 "format of the KV cache; omit for the compute format.")
+    compute_efficiency = _number(InferenceTarget, "compute_efficiency", "Inference [share of "
+                                 "dense peak].")
+    memory_bandwidth_efficiency = _number(InferenceTarget, "memory_bandwidth_efficiency",
+                                          "Inference [share of peak bandwidth].")
+    prefill_chunk_tokens = _number(InferenceTarget, "prefill_chunk_tokens", "Inference: "
+                                   "chunked-prefill budget of the serving engine [tokens].",
+                                   whole=True)
+    # Fit policy
+    headroom_fraction = _number(FitPolicy, "headroom_fraction", "Share of each device's memory "
+                                "kept free for the runtime [share].")
+    max_tensor_parallel = _number(FitPolicy, "max_tensor_parallel", "Largest tensor-parallel "
+                                  "group, one NVLink/NVSwitch node [accelerators].", whole=True)
+    max_pipeline_parallel = _number(FitPolicy, "max_pipeline_parallel", "Most pipeline stages "
+                                    "[stages]; omit for one per layer.", whole=True)
+    max_accelerators = _number(FitPolicy, "max_accelerators", "Most accelerators a sizing may "
+                               "use [count]; omit for no limit.", whole=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        try:
+            sizing_inputs(self.spec(attrs))
+        except SizingInputError as exc:
+            raise serializers.ValidationError(nested_error(exc.path, exc.message)) from exc
+        return attrs
+
+    @staticmethod
+    def spec(attrs: Mapping[str, Any]) -> dict[str, Any]:
+        """The sizing spec among validated fields (as a scenario stores it)."""
+        return {key: value for key, value in attrs.items() if key in SPEC_KEYS}
+
+
+class SizingRequestSerializer(SizingSpecSerializer):
+    """A sizing spec, the catalog accelerator to size it on and, for inference, a price."""
+
+    accelerator = serializers.SlugRelatedField(slug_field="slug",
+                                               queryset=Accelerator.objects.all())
+    price_usd_per_accelerator_hour = serializers.FloatField(required=False, help_text=(
+        "Inference: price of one accelerator-hour [USD/h], for the cost per million tokens."))
+    offering = serializers.PrimaryKeyRelatedField(
+        queryset=CloudOffering.objects.all(), required=False, help_text=(
+            "Inference: a catalog offering of the accelerator whose price in force gives the "
+            "cost per million tokens (instead of price_usd_per_accelerator_hour)."))
+    prices_as_of = serializers.DateField(required=False, help_text=(
+        "Date the offering's price is taken at; default today."))
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)
+        if "offering" in attrs and "price_usd_per_accelerator_hour" in attrs:
+            raise serializers.ValidationError(
+                {"offering": ["give an offering or price_usd_per_accelerator_hour, not both"]})
+        if "offering" in attrs and attrs["mode"] == SizingMode.TRAINING:
+            raise serializers.ValidationError({"offering": ["applies to inference sizing only"]})
+        if "prices_as_of" in attrs and "offering" not in attrs:
+            raise serializers.ValidationError({"prices_as_of": ["applies with an offering only"]})
+        return attrs
+
+
+class AssumptionSerializer(serializers.Serializer):
+    """One figure a sizing rests on."""
+
+    name = serializers.CharField()
+    value = serializers.JSONField()
+    unit = serializers.CharField()
+    source = serializers.CharField()
+
+
+class OfferingPriceSerializer(serializers.Serializer):
+    """The catalog price a cost per million tokens was computed with."""
+
+    offering = serializers.IntegerField()
+    price_point = serializers.IntegerField()
+    usd_per_instance_hour = serializers.FloatField()
+    accelerators_per_instance = serializers.IntegerField()
+    usd_per_accelerator_hour = serializers.FloatField()
+    as_of = serializers.DateField()
+    source = serializers.CharField()
+
+
+class SizingResultSerializer(serializers.Serializer):
+    """A sizing's figures and assumptions; NaN ("does not fit") is null."""
+
+    mode = serializers.ChoiceField(choices=[m.value for m in SizingMode])
+    accelerator = serializers.CharField(help_text="Catalog accelerator slug.")
+    model = serializers.CharField()
+    spec = serializers.DictField(help_text="The sizing spec as checked.")
+    fits = serializers.BooleanField()
+    reason = serializers.CharField(help_text="Why it does not fit; empty when it does.")
+    accelerators = serializers.FloatField(allow_null=True, help_text="[count]")
+    per_device_memory_gb = serializers.FloatField(required=False, allow_null=True,
+                                                  help_text="Training [GB].")
+    training_flops = serializers.FloatField(required=False, help_text="Training [FLOP].")
+    scaling_efficiency = serializers.FloatField(required=False, allow_null=True,
+                                                help_text="Training [share].")
+    time_s = serializers.FloatField(required=False, allow_null=True, help_text="Training [s].")
+    time_days = serializers.FloatField(required=False, allow_null=True,
+                                       help_text="Training [days].")
+    accelerator_hours = serializers.FloatField(required=False, allow_null=True,
+                                               help_text="Training [h].")
+    accelerators_per_replica = serializers.FloatField(required=False, allow_null=True,
+                                                      help_text="Inference [count].")
+    replicas = serializers.FloatField(required=False, allow_null=True,
+                                      help_text="Inference [count].")
+    capacity_tokens_per_s = serializers.FloatField(required=False, allow_null=True,
+                                                   help_text="Inference [tokens/s].")
+    tokens_per_s_per_accelerator = serializers.FloatField(required=False, allow_null=True,
+                                                          help_text="Inference [tokens/s].")
+    cost_usd_per_million_tokens = serializers.FloatField(
+        required=False, allow_null=True, help_text="Inference, with a price [USD per million "
+                                                   "output tokens].")
+    roofline = serializers.DictField(required=False, help_text="Inference: decode step times "
+                                                               "[s] and the binding bound.")
+    fit = serializers.DictField(help_text="Memory fit: layout, per-device memory and the memory "
+                                          "of one model copy by component [GB].")
+    assumptions = AssumptionSerializer(many=True)
+    price = OfferingPriceSerializer(required=False, allow_null=True,
+                                    help_text="The offering price used, when one was given.")
+
+
+class ModelPresetSerializer(serializers.Serializer):
+    """A published model shape the sizing knows by key."""
+
+    key = serializers.CharField()
+    name = serializers.CharField()
+    parameters = serializers.FloatField(help_text="[count]")
+    active_parameters = serializers.FloatField(allow_null=True, help_text="[count]; null: dense")
+    layers = serializers.FloatField()
+    hidden_size = serializers.FloatField()
+    attention_heads = serializers.FloatField()
+    kv_heads = serializers.FloatField()
+    head_dim = serializers.FloatField()
+    vocab_size = serializers.FloatField()
+    max_context_length = serializers.FloatField(help_text="[tokens]")
+    kv_cache_values_per_token_per_layer = serializers.FloatField(allow_null=True)
+    source = serializers.CharField()
+
+
+INFERENCE_EXAMPLE = OpenApiExample(
+    "Serve Llama 3.1 8B at 5,000 tokens/s on H100s",
+    value={"accelerator": "h100-sxm-80gb", "mode": "inference", "model": "llama-3.1-8b",
+           "tokens_per_s": 5000, "batch_size": 1, "context_length": 4096,
+           "price_usd_per_accelerator_hour": 2.89},
+    request_only=True,
+)
+TRAINING_EXAMPLE = OpenApiExample(
+    "Train a custom 7B model on 1T tokens within 30 days",
+    value={"accelerator": "h100-sxm-80gb", "mode": "training",
+           "model": {"name": "7B", "parameters": 7e9, "layers": 32, "hidden_size": 4096,
+                     "attention_heads": 32, "max_context_length": 4096, "vocab_size": 32000},
+           "tokens": 1e12, "precision": "bf16", "mfu": 0.4, "deadline_days": 30},
+    request_only=True,
+)
+# The figures of INFERENCE_EXAMPLE (a test checks them); fit and assumptions abridged.
+INFERENCE_RESPONSE_EXAMPLE = OpenApiExample(
+    "Llama 3.1 8B at 5,000 tokens/s on H100s (abridged)",
+    value={"mode": "inference", "accelerator": "h100-sxm-80gb", "model": "Llama 3.1 8B",
+           "fits": True, "reason": "", "accelerators_per_replica": 1.0, "replicas": 25.0,
+           "accelerators": 25.0, "capacity_tokens_per_s": 5045.973,
+           "tokens_per_s_per_accelerator": 201.839, "cost_usd_per_million_tokens": 3.977,
+           "roofline": {"bound": "memory", "memory_time_s_per_step": 0.004954},
+           "fit": {"layout": "TP 1 x PP 1 x DP 1", "per_device_memory_gb": 17.168},
+           "assumptions": [{"name": "parameters", "value": 8030261248.0, "unit": "parameters",
+                            "source": "Llama Team, 'The Llama 3 Herd of Models' (2024), ..."}],
+           "price": None},
+    response_only=True,
+)
+
+
+class SizingView(APIView):
+    """Size a training run or a serving target on a catalog accelerator; nothing is saved."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=SizingRequestSerializer, responses=SizingResultSerializer,
+                   examples=[INFERENCE_EXAMPLE, TRAINING_EXAMPLE, INFERENCE_RESPONSE_EXAMPLE])
+    def post(self, request):
+        """Accelerators, layout, time or throughput, and cost per million tokens with a price."""
+        serializer = SizingRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        accelerator = data["accelerator"]
+        try:
+            price = (offering_price(data["offering"], accelerator,
+                                    on=data.get("prices_as_of") or timezone.localdate())
+                     if "offering" in data else None)
+            sizing = size_spec(
+                serializer.spec(data), accelerator,
+                price_usd_per_accelerator_hour=(price.usd_per_accelerator_hour if price
+                                                else data.get("price_usd_per_accelerator_hour")))
+        except SizingInputError as exc:
+            raise serializers.ValidationError(nested_error(exc.path, exc.message)) from exc
+        return Response({**sizing.to_dict(), "price": price.to_dict() if price else None})
+
+
+class ModelPresetListView(APIView):
+    """The model presets a sizing spec can name by key, with their published shapes."""
+
+    @extend_schema(responses=ModelPresetSerializer(many=True))
+    def get(self, request):
+        """Every preset: parameters, shape, context and the source of the figures."""
+        return Response([{"key": key, **jsonable(model)} for key, model in MODEL_PRESETS.items()])
+
+
+def validated_sizing_spec(spec: Any, accelerator: Accelerator | None) -> dict[str, Any]:
+    """A stored sizing spec checked as the API checks it, then run on ``accelerator`` if given.
+
+    Returns the spec with its values normalised; raises Django's ValidationError with one
+    "field: message" line per problem (for model forms).
+    """
+    serializer = SizingSpecSerializer(data=spec)
+    if not serializer.is_valid():
+        raise DjangoValidationError(_error_lines(serializer.errors))
+    checked = serializer.spec(serializer.validated_data)
+    if accelerator is not None:
+        try:
+            size_spec(checked, accelerator)
+        except SizingInputError as exc:
+            raise DjangoValidationError(f"{exc.path}: {exc.message}") from exc
+    return checked
+
+
+def _error_lines(errors: Any, prefix: str = "") -> list[str]:
+    """DRF's nested errors as "field.sub: message" lines."""
+    if isinstance(errors, Mapping):
+        return [line for key, value in errors.items()
+                for line in _error_lines(value, f"{prefix}{key}." if key != "non_field_errors"
+                                         else prefix)]
+    return [f"{prefix.rstrip('.') or 'sizing'}: {message}" for message in errors]

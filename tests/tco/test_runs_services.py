@@ -1,0 +1,261 @@
+"""Run services with eager Celery: start, chunk idempotency, finishing once, cancel, reaper."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pandas as pd
+import pytest
+from django.utils import timezone
+from numpy.testing import assert_allclose, assert_array_equal
+
+from tco import engine
+from tco.inputs_from_db import engine_case
+from tco.models import ChunkStatus, FailureType, RunKind, RunStatus, SweepChunk, SweepRun
+from tco.runs.errors import RunSpecError
+from tco.runs.limits import CHUNKS_IN_FLIGHT, REQUEUE_STALLED_AFTER_S, RUN_STALL_DEADLINE_S
+from tco.runs.services import (
+    sweep_chunk_compute,
+    sweep_run_cancel,
+    sweep_run_start,
+    sweep_runs_reap,
+)
+from tco.tasks import sweep_chunk_task
+
+pytestmark = pytest.mark.django_db
+
+PRICE = "rent.0.price_usd_per_instance_hour"
+SAVING = "p5 on demand: npv_saving_usd"
+BREAKEVEN = "p5 on demand: breakeven_month"
+
+
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+
+
+def start(scenario, kind, spec, **kwargs) -> SweepRun:
+    """Start a run and let every queued task run inline, as eager Celery does on commit."""
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        run = sweep_run_start(scenario=scenario, kind=kind, spec=spec, **kwargs)
+    run.refresh_from_db()
+    return run
+
+
+def result_frame(run: SweepRun) -> pd.DataFrame:
+    with run.result_file.open("rb") as handle:
+        return pd.read_parquet(handle)
+
+
+def test_a_sweep_runs_to_done_with_hand_checkable_figures(run_scenario):
+    spec = {"axes": [{"path": "utilisation", "values": [0.5, 1]}, {"path": PRICE, "values": [50, 100]}]}
+
+    run = start(run_scenario, RunKind.SWEEP, spec, chunk_size=1)
+
+    assert (run.status, run.progress, run.chunks_done, run.chunks_total) == (RunStatus.DONE, 100, 4, 4)
+    frame = result_frame(run)
+    # Buy: $400,000 + $744.60 a month. Rent: 730 h x u x price a month. Breakeven: first m with
+    # 400,000 + 744.60 m <= 730 u price m, i.e. m >= 400,000 / (730 u price - 744.60):
+    # u 0.5 $50 -> 22.85 -> 23; u 0.5 $100 -> 11.19 -> 12; u 1 $50 -> 12; u 1 $100 -> 5.54 -> 6.
+    assert_array_equal(frame[BREAKEVEN], [23, 12, 12, 6])
+    # NPV saving at u 1, $50, no discounting: 36 x 36,500 - (400,000 + 36 x 744.60) = 887,194.40.
+    assert_allclose(frame[SAVING].iloc[2], 887_194.40)
+    assert run.summary["options"]["p5 on demand"]["breakeven_month"] == {
+        "min": 6.0, "max": 23.0, "never_share": 0.0}
+    assert run.summary["heatmap"]["breakeven_month"]["p5 on demand"] == [[23.0, 12.0], [12.0, 6.0]]
+    assert SweepChunk.objects.filter(run=run, result__isnull=False).count() == 0  # assembled, cleared
+
+
+def test_a_sweep_matches_the_engine_called_directly(run_scenario):
+    spec = {"axes": [{"path": "utilisation", "start": 0.2, "stop": 1, "step": 0.1},
+                     {"path": "electricity_usd_per_kwh", "low": 0.05, "high": 0.25, "count": 5}]}
+
+    run = start(run_scenario, RunKind.SWEEP, spec, chunk_size=7)
+
+    frame = result_frame(run)
+    utilisation, electricity = np.meshgrid(np.arange(9) * 0.1 + 0.2, np.linspace(0.05, 0.25, 5), indexing="ij")
+    inputs = engine_case(run_scenario).inputs
+    direct = engine.evaluate(engine.with_overrides(inputs, {
+        "workload.utilisation": utilisation.ravel(), "facility.electricity_usd_per_kwh": electricity.ravel()}),
+        detail=False)
+    assert run.chunks_total == 7  # 45 points in chunks of 7
+    assert_array_equal(frame["point"], np.arange(45))
+    assert_allclose(frame[SAVING], direct.rent[0].npv_saving_usd)
+    assert_allclose(frame[BREAKEVEN], direct.rent[0].breakeven_month)
+
+
+def test_the_same_seed_gives_the_same_monte_carlo_whatever_the_chunk_size(run_scenario):
+    spec = {"samples": 20_000, "distributions": [
+        {"path": "utilisation", "kind": "triangular", "low": 0.3, "mode": 0.6, "high": 1},
+        {"path": PRICE, "kind": "normal", "mean": 50, "sd": 10, "low": 20, "high": 90}]}
+
+    one_chunk = start(run_scenario, RunKind.MONTE_CARLO, spec, seed=11, chunk_size=24_576)
+    three_chunks = start(run_scenario, RunKind.MONTE_CARLO, spec, seed=11, chunk_size=8_192)
+
+    assert (one_chunk.chunks_total, three_chunks.chunks_total) == (1, 3)
+    assert one_chunk.summary == three_chunks.summary
+    pd.testing.assert_frame_equal(result_frame(one_chunk), result_frame(three_chunks))
+    option = one_chunk.summary["options"]["p5 on demand"]
+    saving = result_frame(one_chunk)[SAVING].to_numpy()
+    assert option["buy_wins_probability"] == np.mean(saving > 0)
+    assert_allclose([option["npv_saving_usd"][p] for p in ("p10", "p50", "p90")],
+                    np.percentile(saving, [10, 50, 90]))
+    assert sum(option["histogram"]["counts"]) == 20_000
+
+
+def test_a_monte_carlo_without_a_seed_gets_one_and_stores_it(run_scenario):
+    spec = {"samples": 10, "distributions": [{"path": "utilisation", "kind": "uniform", "low": 0.5, "high": 1}]}
+
+    run = start(run_scenario, RunKind.MONTE_CARLO, spec)
+
+    assert run.seed is not None
+    assert run.summary["seed"] == run.seed
+
+
+def test_a_sensitivity_run_ranks_inputs_by_swing(run_scenario):
+    run = start(run_scenario, RunKind.SENSITIVITY, {"step_share": 0.1, "paths": ["utilisation", PRICE]})
+
+    rows = run.summary["rows"]
+    # Utilisation 1 can only move down (to 0.9) while the price moves +/-10 %: rent is
+    # 36 x 730 x u x price, so the price's swing is 36 x 730 x 1 x (55 - 45) = 262,800 and the
+    # utilisation's is 36 x 730 x (1 - 0.9) x 50 = 131,400.
+    assert [row["path"] for row in rows] == [PRICE, "workload.utilisation"]
+    assert_allclose([row["swing_usd"] for row in rows], [262_800, 131_400])
+
+
+def test_it_refuses_a_bad_spec_before_anything_is_written_or_queued(run_scenario):
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks() as queued, pytest.raises(RunSpecError) as refused:
+        sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                        spec={"axes": [{"path": "workload.gpus", "values": [1, 2]}]})
+
+    assert refused.value.field == "axes[0].path"
+    assert SweepRun.objects.count() == 0
+    assert queued == []
+
+
+def test_a_redelivered_chunk_is_written_and_counted_once(run_scenario):
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks():  # queue nothing: deliver by hand below
+        run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                              spec={"axes": [{"path": PRICE, "values": [50, 60, 70]}]}, chunk_size=1)
+    sweep_chunk_compute(run_id=run.pk, index=0)
+    first = bytes(SweepChunk.objects.get(run=run, index=0).result)
+
+    sweep_chunk_compute(run_id=run.pk, index=0)  # the broker hands the same message out again
+
+    run.refresh_from_db()
+    chunk = SweepChunk.objects.get(run=run, index=0)
+    assert run.chunks_done == 1
+    assert chunk.attempts == 1  # the second delivery saw DONE and did not compute
+    assert bytes(chunk.result) == first
+
+
+def test_two_workers_computing_the_same_chunk_count_it_once(run_scenario):
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks():
+        run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                              spec={"axes": [{"path": PRICE, "values": [50, 60]}]}, chunk_size=1)
+    # A worker claims chunk 0 and is presumed dead; the reaper hands it to another one.
+    SweepChunk.objects.filter(run=run, index=0).update(status=ChunkStatus.RUNNING)
+    sweep_chunk_compute(run_id=run.pk, index=0)
+    SweepChunk.objects.filter(run=run, index=0).update(status=ChunkStatus.RUNNING)  # first one wakes up
+
+    sweep_chunk_compute(run_id=run.pk, index=0)
+
+    run.refresh_from_db()
+    assert run.chunks_done == 1
+    assert run.progress == 49  # 1 of 2 chunks x 99
+
+
+def test_the_last_chunk_moves_the_run_to_done_exactly_once(run_scenario):
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks() as queued:
+        run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                              spec={"axes": [{"path": PRICE, "values": [50, 60]}]}, chunk_size=1)
+    with TestCase.captureOnCommitCallbacks(execute=True) as finishers:
+        for index in (0, 1, 1, 0):
+            sweep_chunk_compute(run_id=run.pk, index=index)
+
+    run.refresh_from_db()
+    assert len(queued) == 1  # one callback sending both chunks
+    assert len(finishers) == 1  # one finisher, however many deliveries
+    assert (run.status, run.chunks_done) == (RunStatus.DONE, 2)
+
+
+def test_a_cancelled_run_stops_queuing_chunks(run_scenario):
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks() as first_wave:
+        run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                              spec={"axes": [{"path": PRICE, "values": list(range(40, 60))}]}, chunk_size=1)
+    assert run.chunks_queued == CHUNKS_IN_FLIGHT  # 4 of 20 queued; the rest follow as chunks finish
+
+    sweep_run_cancel(run=run)
+    with TestCase.captureOnCommitCallbacks(execute=True) as more:
+        for callback in first_wave:
+            callback()  # the queued chunk tasks run after the cancel
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.CANCELLED
+    assert run.chunks_queued == CHUNKS_IN_FLIGHT
+    assert run.chunks_done == 0
+    assert more == []
+    assert not SweepChunk.objects.filter(run=run).exclude(status=ChunkStatus.PENDING).exists()
+
+
+def test_a_task_that_gives_up_fails_the_run_as_a_system_error(run_scenario):
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks():
+        run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                              spec={"axes": [{"path": PRICE, "values": [50]}]})
+    SweepChunk.objects.filter(run=run).delete()
+
+    sweep_chunk_task.apply(args=(run.pk, 0))
+
+    run.refresh_from_db()
+    assert (run.status, run.failure_type) == (RunStatus.FAILED, FailureType.SYSTEM)
+    assert run.error.startswith("DoesNotExist")
+
+
+def test_the_reaper_queues_again_the_chunks_of_a_stalled_run_once_per_stall(run_scenario):
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks():
+        run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                              spec={"axes": [{"path": PRICE, "values": [50, 60, 70]}]}, chunk_size=1)
+    sweep_chunk_compute(run_id=run.pk, index=0)
+    SweepChunk.objects.filter(run=run, index=1).update(status=ChunkStatus.RUNNING)  # its worker died
+    later = timezone.now() + timedelta(seconds=REQUEUE_STALLED_AFTER_S + 1)
+
+    with TestCase.captureOnCommitCallbacks() as requeued:
+        report = sweep_runs_reap(now=later)
+    again = sweep_runs_reap(now=later + timedelta(seconds=1))
+
+    assert report.requeued == {run.pk: [1, 2]}
+    assert len(requeued) == 1
+    assert again.requeued == {}
+    assert SweepChunk.objects.get(run=run, index=1).status == ChunkStatus.PENDING
+
+
+def test_the_reaper_fails_a_run_unfinished_past_its_deadline(run_scenario):
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks():
+        run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                              spec={"axes": [{"path": PRICE, "values": [50, 60]}]}, chunk_size=1)
+    sweep_chunk_compute(run_id=run.pk, index=0)
+
+    report = sweep_runs_reap(now=timezone.now() + timedelta(seconds=RUN_STALL_DEADLINE_S + 1))
+
+    run.refresh_from_db()
+    assert report.failed == [run.pk]
+    assert (run.status, run.failure_type) == (RunStatus.FAILED, FailureType.TIMEOUT)
+    assert "a worker died and nothing redelivered" in run.error
