@@ -47,7 +47,8 @@ def test_the_example_environment_lists_every_variable_the_settings_read():
 def test_production_settings_pass_check_deploy():
     result = run(sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING",
                  env={"DJANGO_SETTINGS_MODULE": "config.settings.production",
-                      "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "DJANGO_ALLOWED_HOSTS": "tco.example.com",
+                      "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+                      "DJANGO_ALLOWED_HOSTS": "tco.example.com",
                       "DATABASE_URL": "sqlite:////tmp/tco-check-deploy.sqlite3"})
 
     assert result.returncode == 0, result.stdout + result.stderr
