@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install services lint bench
+.PHONY: run test install services system-packages bench
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,7 +25,10 @@ run: $(STAMP)
 services:
 	./scripts/ensure-services.sh
 
-test: $(STAMP) services
+system-packages:
+	./scripts/ensure-system-packages.sh
+
+test: $(STAMP) system-packages services
 	$(BIN)/ruff check .
 	$(PY) manage.py makemigrations --check --dry-run --settings config.settings.test
 	$(PY) -m pytest

@@ -42,15 +42,36 @@ def _same(instance: models.Model, name: str, value: Any) -> bool:
     return getattr(instance, name) == value
 
 
-def _upsert(model: type[models.Model], lookup: dict[str, Any], values: dict[str, Any]) -> str:
+def _plain(value: Any) -> Any:
+    return value.pk if isinstance(value, models.Model) else value
+
+
+class _ExistingRows:
+    """Every row of a model, indexed by the natural key the loader matches it on (one query)."""
+
+    def __init__(self, model: type[models.Model], key_fields: tuple[str, ...]):
+        attnames = [model._meta.get_field(name).attname for name in key_fields]
+        self.model = model
+        self.key_fields = key_fields
+        self.rows = {tuple(getattr(row, a) for a in attnames): row for row in model.objects.all()}
+
+    def get(self, lookup: dict[str, Any]) -> models.Model | None:
+        return self.rows.get(tuple(_plain(lookup[name]) for name in self.key_fields))
+
+
+def _by(model: type[models.Model], attribute: str) -> dict[Any, models.Model]:
+    return {getattr(row, attribute): row for row in model.objects.all()}
+
+
+def _upsert(existing: _ExistingRows, lookup: dict[str, Any], values: dict[str, Any]) -> str:
     """Create the row, update the fields that differ, or leave it alone; say which.
 
     Field validators and ``clean()`` run in Python; the check constraints are left to the
     database, because Django evaluates each one with a query of its own (seconds per load).
     """
-    instance = model.objects.filter(**lookup).first()
+    instance = existing.get(lookup)
     if instance is None:
-        instance = model(**lookup, **values)
+        instance = existing.model(**lookup, **values)
         instance.full_clean(validate_constraints=False)
         instance.save()
         return CREATED
@@ -117,9 +138,9 @@ def _field_errors(exc: ValidationError) -> list[tuple[str, str]]:
     ]
 
 
-def _checked(label: str, model, lookup: dict[str, Any], values: dict[str, Any]) -> str:
+def _checked(label: str, existing: _ExistingRows, lookup: dict[str, Any], values: dict[str, Any]) -> str:
     try:
-        return _upsert(model, lookup, values)
+        return _upsert(existing, lookup, values)
     except IntegrityError as exc:
         raise CatalogDataError(f"{label}: {exc}") from exc
     except ValidationError as exc:
@@ -130,20 +151,22 @@ def _checked(label: str, model, lookup: dict[str, Any], values: dict[str, Any]) 
 
 
 def _write_sources(data: CatalogData):
+    existing = _ExistingRows(Source, ("key",))
     for record in data.sources:
         values = {k: v for k, v in record.items() if k != "key"}
-        yield _checked(f"sources.yaml: {record['key']}", Source, {"key": record["key"]}, values)
+        yield _checked(f"sources.yaml: {record['key']}", existing, {"key": record["key"]}, values)
 
 
 def _write_accelerators(data: CatalogData):
+    existing = _ExistingRows(Accelerator, ("slug",))
     for record in data.accelerators:
         values = {k: v for k, v in record.items() if k != "slug"}
-        yield _checked(f"accelerators.yaml: {record['slug']}", Accelerator, {"slug": record["slug"]}, values)
+        yield _checked(f"accelerators.yaml: {record['slug']}", existing, {"slug": record["slug"]}, values)
 
 
 def _write_throughputs(data: CatalogData):
-    accelerators = {a.slug: a for a in Accelerator.objects.all()}
-    sources = {s.key: s for s in Source.objects.all()}
+    existing = _ExistingRows(AcceleratorThroughput, ("accelerator", "precision", "is_sparse", "source"))
+    accelerators, sources = _by(Accelerator, "slug"), _by(Source, "key")
     # Rows losing the preferred mark go first, so at most one row per precision is ever preferred.
     for record in sorted(data.throughputs, key=lambda r: r["is_preferred"]):
         lookup = {
@@ -154,12 +177,12 @@ def _write_throughputs(data: CatalogData):
         }
         values = {k: record[k] for k in ("tflops", "is_preferred", "note")}
         label = f"accelerators.yaml: {record['accelerator']} {record['precision']} {record['source']}"
-        yield _checked(label, AcceleratorThroughput, lookup, values)
+        yield _checked(label, existing, lookup, values)
 
 
 def _write_power_caps(data: CatalogData):
-    accelerators = {a.slug: a for a in Accelerator.objects.all()}
-    sources = {s.key: s for s in Source.objects.all()}
+    existing = _ExistingRows(AcceleratorPowerCap, ("accelerator", "power_limit_w", "source"))
+    accelerators, sources = _by(Accelerator, "slug"), _by(Source, "key")
     for record in data.power_caps:
         lookup = {
             "accelerator": accelerators[record["accelerator"]],
@@ -168,24 +191,29 @@ def _write_power_caps(data: CatalogData):
         }
         values = {k: record[k] for k in ("throughput_loss_pct_low", "throughput_loss_pct_high", "note")}
         label = f"accelerators.yaml: {record['accelerator']} power cap {record['power_limit_w']} W"
-        yield _checked(label, AcceleratorPowerCap, lookup, values)
+        yield _checked(label, existing, lookup, values)
 
 
 def _write_systems(data: CatalogData):
-    accelerators = {a.slug: a for a in Accelerator.objects.all()}
+    existing = _ExistingRows(SystemSku, ("slug",))
+    accelerators = _by(Accelerator, "slug")
     for record in data.systems:
         label = f"systems.yaml: {record['slug']}"
         if record["accelerator"] not in accelerators:
             raise CatalogDataError(f"{label}: unknown accelerator '{record['accelerator']}'")
         values = {k: v for k, v in record.items() if k != "slug"}
         values["accelerator"] = accelerators[record["accelerator"]]
-        yield _checked(label, SystemSku, {"slug": record["slug"]}, values)
+        yield _checked(label, existing, {"slug": record["slug"]}, values)
+
+
+OFFERING_KEY = ("provider", "instance_type", "region", "pricing_model")
 
 
 def _write_offerings(data: CatalogData):
-    accelerators = {a.slug: a for a in Accelerator.objects.all()}
+    existing = _ExistingRows(CloudOffering, OFFERING_KEY)
+    accelerators = _by(Accelerator, "slug")
     for record in data.offerings:
-        key = {k: record[k] for k in ("provider", "instance_type", "region", "pricing_model")}
+        key = {k: record[k] for k in OFFERING_KEY}
         label = f"offerings.yaml: {' '.join(key.values())}"
         if record["accelerator"] not in accelerators:
             raise CatalogDataError(f"{label}: unknown accelerator '{record['accelerator']}'")
@@ -194,55 +222,56 @@ def _write_offerings(data: CatalogData):
             "accelerators_per_instance": record["accelerators_per_instance"],
             "notes": record["notes"],
         }
-        yield _checked(label, CloudOffering, key, values)
+        yield _checked(label, existing, key, values)
 
 
 def _write_prices(data: CatalogData):
-    sources = {s.key: s for s in Source.objects.all()}
-    systems = {s.slug: s for s in SystemSku.objects.all()}
-    offerings = {
-        (o.provider, o.instance_type, o.region, o.pricing_model): o for o in CloudOffering.objects.all()
-    }
-    targets = [({"system": systems[r["system"]]}, r, "systems.yaml") for r in data.system_prices] + [
-        ({"offering": offerings[tuple(r["offering"].values())]}, r, "offerings.yaml")
-        for r in data.offering_prices
+    existing = _ExistingRows(PricePoint, ("offering", "system", "as_of", "source", "amount"))
+    sources, systems = _by(Source, "key"), _by(SystemSku, "slug")
+    offerings = {tuple(getattr(o, k) for k in OFFERING_KEY): o for o in CloudOffering.objects.all()}
+    targets = [(None, systems[r["system"]], r, "systems.yaml") for r in data.system_prices] + [
+        (offerings[tuple(r["offering"].values())], None, r, "offerings.yaml") for r in data.offering_prices
     ]
-    for target, record, file_name in targets:
+    for offering, system, record, file_name in targets:
         lookup = {
-            **target,
+            "offering": offering,
+            "system": system,
             "as_of": record["as_of"],
             "source": sources[record["source"]],
             "amount": record["amount"],
         }
         values = {k: record[k] for k in ("amount_high", "currency", "source_url", "retrieved_at", "note")}
-        label = f"{file_name}: price {record['amount']} of {next(iter(target.values()))}"
-        yield _checked(label, PricePoint, lookup, values)
+        label = f"{file_name}: price {record['amount']} of {offering or system}"
+        yield _checked(label, existing, lookup, values)
 
 
 def _write_cooling(data: CatalogData):
+    existing = _ExistingRows(CoolingTechnology, ("slug",))
     for record in data.cooling_technologies:
         values = {k: v for k, v in record.items() if k != "slug"}
-        yield _checked(f"cooling.yaml: {record['slug']}", CoolingTechnology, {"slug": record["slug"]}, values)
+        yield _checked(f"cooling.yaml: {record['slug']}", existing, {"slug": record["slug"]}, values)
 
 
 def _write_facilities(data: CatalogData):
-    cooling = {c.slug: c for c in CoolingTechnology.objects.all()}
+    existing = _ExistingRows(FacilityProfile, ("slug",))
+    cooling = _by(CoolingTechnology, "slug")
     for record in data.facility_profiles:
         label = f"facilities.yaml: {record['slug']}"
         values = {k: v for k, v in record.items() if k != "slug"}
         if values.get("max_cooling") not in cooling:
             raise CatalogDataError(f"{label}: unknown cooling technology '{values.get('max_cooling')}'")
         values["max_cooling"] = cooling[values["max_cooling"]]
-        yield _checked(label, FacilityProfile, {"slug": record["slug"]}, values)
+        yield _checked(label, existing, {"slug": record["slug"]}, values)
 
 
 def _write_power_densities(data: CatalogData):
-    sources = {s.key: s for s in Source.objects.all()}
+    existing = _ExistingRows(PowerDensityReference, ("configuration", "source"))
+    sources = _by(Source, "key")
     for record in data.power_densities:
         lookup = {"configuration": record["configuration"], "source": sources[record["source"]]}
         values = {k: v for k, v in record.items() if k not in ("configuration", "source")}
         label = f"power_density.yaml: {record['configuration']}"
-        yield _checked(label, PowerDensityReference, lookup, values)
+        yield _checked(label, existing, lookup, values)
 
 
 # --- prices -----------------------------------------------------------------------------------

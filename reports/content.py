@@ -16,6 +16,8 @@ import pandas as pd
 
 from tco import engine
 
+MONTE_CARLO = "monte_carlo"
+
 # Units of engine inputs that no scenario or catalog record describes (cooling tiers and
 # the facility's existing cooling come straight from the catalog tables).
 FALLBACK_UNITS = {
@@ -78,30 +80,30 @@ class PriceRow:
 
 
 @dataclass(frozen=True)
-class SweepTable:
-    """One sweep's grid points and results; ``frame`` has the axis columns first."""
+class RecordedRun:
+    """A finished sweep or Monte Carlo run of the scenario, as ``tco.runs`` stored it.
 
-    title: str
-    axes: tuple[str, ...]
-    frame: pd.DataFrame
-    heat_value: str = "breakeven_month"
+    ``summary`` is the run's stored summary (``tco.runs.summaries``: per rent option figures,
+    heat map or histogram); ``points`` holds every point of a sweep small enough to list.
+    ``stale`` says the scenario was saved again after the run started.
+    """
 
+    run_id: int
+    kind: str
+    summary: Mapping[str, Any]
+    finished_at: datetime | None = None
+    stale: bool = False
+    points: pd.DataFrame | None = None
 
-@dataclass(frozen=True)
-class MonteCarloSummary:
-    """Distribution of the NPV saving of buying over many draws of the uncertain inputs."""
-
-    title: str
-    draws: int
-    saving_percentiles_usd: Mapping[str, float]
-    probability_buy_wins: float
-    distributions: tuple[tuple[str, str], ...] = ()
-    savings_usd: np.ndarray | None = None
+    @property
+    def title(self) -> str:
+        kind = "Monte Carlo" if self.kind == MONTE_CARLO else "Sweep"
+        return f"{kind} run #{self.run_id}"
 
 
 @dataclass(frozen=True)
 class SizingSummary:
-    """How the accelerator count was derived: (figure, value, unit) rows."""
+    """How the accelerator count was derived: a title and (figure, value, unit) rows."""
 
     title: str
     rows: tuple[tuple[str, Any, str], ...]
@@ -117,8 +119,8 @@ class ReportContent:
     tornado: engine.Tornado
     assumptions: tuple[AssumptionRow, ...]
     prices: tuple[PriceRow, ...] = ()
-    sweeps: tuple[SweepTable, ...] = ()
-    monte_carlo: tuple[MonteCarloSummary, ...] = ()
+    sweeps: tuple[RecordedRun, ...] = ()
+    monte_carlo: tuple[RecordedRun, ...] = ()
     sizing: SizingSummary | None = None
 
 
@@ -199,8 +201,8 @@ def report_content(
     meta: ReportMeta,
     provenance: Mapping[str, Provenance],
     prices: tuple[PriceRow, ...] = (),
-    sweeps: tuple[SweepTable, ...] = (),
-    monte_carlo: tuple[MonteCarloSummary, ...] = (),
+    sweeps: tuple[RecordedRun, ...] = (),
+    monte_carlo: tuple[RecordedRun, ...] = (),
     sizing: SizingSummary | None = None,
 ) -> ReportContent:
     """Assemble a report's content from an evaluated scenario, adding its sensitivity ranking."""

@@ -1,16 +1,23 @@
 """Scenario admin: inputs grouped as a person thinks of them, the result on the scenario's page."""
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
+from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.safestring import mark_safe
 
+from tco.api.sizing import validated_sizing_spec
 from tco.charts import cumulative_cost_figure, render
 from tco.inputs_from_db import ScenarioInputError
 from tco.models import RentOption, Scenario
 from tco.services import monthly_frame, scenario_clone, scenario_evaluate
+from tco.sizing_from_db import Sizing
 
 
 class RentOptionInline(admin.StackedInline):
@@ -28,8 +35,28 @@ class RentOptionInline(admin.StackedInline):
     ]
 
 
+class ScenarioAdminForm(forms.ModelForm):
+    """The scenario form; its sizing JSON is checked as the API checks it."""
+
+    class Meta:
+        model = Scenario
+        # The fields its check reads; ScenarioAdmin's fieldsets add the rest.
+        fields = ["accelerator", "sizing"]
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("sizing") is not None:
+            try:
+                cleaned["sizing"] = validated_sizing_spec(cleaned["sizing"],
+                                                          cleaned.get("accelerator"))
+            except ValidationError as exc:
+                self.add_error("sizing", exc)
+        return cleaned
+
+
 @admin.register(Scenario)
 class ScenarioAdmin(admin.ModelAdmin):
+    form = ScenarioAdminForm
     list_display = ["name", "accelerator", "accelerators", "system", "facility",
                     "horizon_months", "owner", "updated_at"]
     list_filter = ["accelerator__vendor", "facility", "horizon_months"]
@@ -43,7 +70,7 @@ class ScenarioAdmin(admin.ModelAdmin):
                            ("owner", "created_at", "updated_at")]}),
         ("Workload", {"fields": [("accelerator", "accelerators"),
                                  ("utilisation", "hours_per_month"),
-                                 "tokens_per_s_per_accelerator"]}),
+                                 "tokens_per_s_per_accelerator", "sizing"]}),
         ("Buy: hardware", {"fields": [("system", "system_price_usd"),
                                       ("network_usd_per_system", "network_share_of_compute"),
                                       ("storage_usd", "racks_install_usd_per_rack", "spares_share"),
@@ -105,6 +132,7 @@ def _result_context(scenario: Scenario | None) -> dict:
     first = lambda values: float(np.reshape(values, -1)[0])  # noqa: E731
     return {
         "evaluation": evaluation,
+        **_sizing_context(evaluation.case.sizing),
         "recommendation": result.recommendation,
         "footprint": {k: v for k, v in result.to_dict()["footprint"].items() if k != "warnings"},
         "warnings": [name for name, flag in result.footprint.warnings.items() if first(flag)],
@@ -122,3 +150,26 @@ def _result_context(scenario: Scenario | None) -> dict:
         "cash_flow_columns": list(frame.columns),
         "cash_flow_rows": frame.round(2).itertuples(index=False),
     }
+
+
+def _sizing_context(sizing: Sizing | None) -> dict:
+    """The sizing's figures and assumptions as table rows of text."""
+    if sizing is None:
+        return {}
+    return {"sizing": sizing,
+            "sizing_figures": [(f.name, _shown(f.value), f.unit) for f in sizing.figures()],
+            "sizing_assumptions": [(a.name, _shown(a.value), a.unit, a.source)
+                                   for a in sizing.result.assumptions]}
+
+
+def _shown(value: Any) -> str:
+    """A sizing value as text: whole numbers with separators, others to 4 significant digits."""
+    value = value.tolist() if isinstance(value, np.ndarray | np.generic) else value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        if not math.isfinite(value):
+            return "–"
+        whole = float(value).is_integer() and abs(value) < 1e12
+        return f"{value:,.0f}" if whole else f"{value:,.4g}"
+    return str(value)

@@ -52,7 +52,8 @@ class Measurement:
     def line(self) -> str:
         """A printable row."""
         peak = f"{self.peak_mb:9.0f} MB" if self.peak_mb is not None else " " * 12
-        return f"{self.label:<42} {self.scenarios:>9,d} {self.seconds:9.3f} s {self.scenarios_per_s:>13,.0f}/s {peak}"
+        throughput = f"{self.scenarios_per_s:>13,.0f}/s"
+        return f"{self.label:<42} {self.scenarios:>9,d} {self.seconds:9.3f} s {throughput} {peak}"
 
 
 def base_scenario() -> Scenario:

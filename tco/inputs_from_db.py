@@ -7,6 +7,7 @@ report can trace each figure. Decimals become floats here and nowhere else.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -19,7 +20,9 @@ from catalog.choices import Currency, FacilityKind, PricingModel
 from catalog.models import CoolingTechnology, PricePoint
 from catalog.selectors import price_at
 from tco import engine
+from tco.engine.sizing import SizingInputError
 from tco.models import RentOption, Scenario
+from tco.sizing_from_db import Sizing, size_spec
 
 # Catalog pricing models -> the engine's billing rule and the committed term it implies.
 PRICING = {
@@ -48,7 +51,7 @@ class Assumption:
     path: str
     value: float
     unit: str
-    origin: str  # "scenario" or "catalog"
+    origin: str  # "scenario", "catalog" or "sizing"
     source: str
     as_of: date | None = None
 
@@ -72,11 +75,38 @@ class EngineCase:
     inputs: engine.Scenario
     assumptions: tuple[Assumption, ...]
     prices: tuple[PriceUsed, ...]
+    sizing: Sizing | None = None
 
     def field_for(self, path: str) -> str:
         """The scenario field behind an engine input path (for error messages)."""
         return ENGINE_PATH_TO_FIELD.get(path, path)
 
+    def labels(self) -> dict[str, str]:
+        """Words for every input path, for sentences a finance reader can follow."""
+        rent_names = [option.name for option in self.inputs.rent]
+        words = {}
+        for assumption in self.assumptions:
+            section, *rest = assumption.path.split(".")
+            name = " ".join(re.sub(r"(^|_)usd(_|$)", "_", rest[-1]).split("_")).strip()
+            if section == "rent":
+                name = f"the {rent_names[int(rest[0])]} {name}"
+            words[assumption.path] = PATH_WORDS.get(assumption.path, name)
+        return words
+
+
+# Plain words for the inputs that most often lead a recommendation.
+PATH_WORDS = {
+    "workload.utilisation": "utilisation",
+    "workload.accelerators": "the number of accelerators",
+    "buy.system_price_usd": "the system price",
+    "facility.electricity_usd_per_kwh": "the electricity price",
+    "facility.pue": "the PUE",
+    "facility.colocation_usd_per_kw_month": "the colocation price per kW",
+    "finance.discount_rate_per_year": "the discount rate",
+    "buy.residual_value_share": "the residual value",
+    "buy.support_share_per_year": "the support contract",
+    "buy.staff_usd_per_fte_year": "the staff cost",
+}
 
 # Engine input path -> scenario field, for inputs a user sets on the scenario itself.
 ENGINE_PATH_TO_FIELD = {
@@ -112,6 +142,11 @@ class _Recorder:
             Assumption(path, _float(value), unit, "scenario", f"scenario.{field}"))
         return _float(value)
 
+    def sizing(self, path: str, value: float, unit: str, sizing: Sizing) -> float:
+        """A value the scenario leaves empty, taken from its sizing."""
+        self.assumptions.append(Assumption(path, value, unit, "sizing", sizing.describe()))
+        return value
+
     def either(self, path: str, own: Any, unit: str, field: str, row: Any, row_field: str) -> float:
         """The scenario's own value when given, else the catalog row's (recorded as such)."""
         if own is not None:
@@ -145,8 +180,9 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
     if not options:
         raise ScenarioInputError("rent_options", "add at least one rent option to compare with")
     record = _Recorder(scenario.prices_as_of or timezone.localdate())
+    sizing = _sizing(scenario)
     inputs = engine.Scenario(
-        workload=_workload(scenario, record),
+        workload=_workload(scenario, record, sizing),
         buy=_buy(scenario, record),
         facility=_facility(scenario, record),
         cooling=_cooling_tiers(),
@@ -160,7 +196,7 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
         ),
     )
     _check_system_fits_rack(inputs)
-    case = EngineCase(inputs, tuple(record.assumptions), tuple(record.prices))
+    case = EngineCase(inputs, tuple(record.assumptions), tuple(record.prices), sizing)
     try:
         engine.validate(inputs)
     except engine.InputError as exc:
@@ -168,19 +204,44 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
     return case
 
 
-def _workload(scenario: Scenario, record: _Recorder) -> engine.Workload:
-    if scenario.accelerators is None:
-        raise ScenarioInputError("accelerators", "give the number of accelerators needed")
+def _sizing(scenario: Scenario) -> Sizing | None:
+    """The scenario's sizing run on its accelerator; errors name the field as sizing.<field>."""
+    if scenario.sizing is None:
+        return None
+    try:
+        return size_spec(scenario.sizing, scenario.accelerator)
+    except SizingInputError as exc:
+        raise ScenarioInputError(f"sizing.{exc.path}", exc.message) from exc
+
+
+def _workload(scenario: Scenario, record: _Recorder, sizing: Sizing | None) -> engine.Workload:
+    if scenario.accelerators is not None:
+        accelerators = record.scenario("workload.accelerators", scenario.accelerators, "count",
+                                       "accelerators")
+    elif sizing is None:
+        raise ScenarioInputError("accelerators", "give the number of accelerators needed, "
+                                                 "or a sizing")
+    elif not sizing.fits:
+        raise ScenarioInputError("sizing", f"{sizing.model} does not fit on "
+                                           f"{sizing.accelerator}: {sizing.result.reason}; give "
+                                           "the number of accelerators or change the sizing")
+    else:
+        accelerators = record.sizing("workload.accelerators", sizing.accelerators, "count", sizing)
+    sized_tokens_per_s = sizing.tokens_per_s_per_accelerator if sizing and sizing.fits else None
+    if scenario.tokens_per_s_per_accelerator is None and sized_tokens_per_s is not None:
+        tokens_per_s = record.sizing("workload.tokens_per_s_per_accelerator", sized_tokens_per_s,
+                                     "tokens/s", sizing)
+    else:
+        tokens_per_s = record.scenario(
+            "workload.tokens_per_s_per_accelerator", scenario.tokens_per_s_per_accelerator,
+            "tokens/s", "tokens_per_s_per_accelerator")
     return engine.Workload(
-        accelerators=record.scenario("workload.accelerators", scenario.accelerators, "count",
-                                     "accelerators"),
+        accelerators=accelerators,
         utilisation=record.scenario("workload.utilisation", scenario.utilisation, "share",
                                     "utilisation"),
         hours_per_month=record.scenario("workload.hours_per_month", scenario.hours_per_month,
                                         "h/month", "hours_per_month"),
-        tokens_per_s_per_accelerator=record.scenario(
-            "workload.tokens_per_s_per_accelerator", scenario.tokens_per_s_per_accelerator,
-            "tokens/s", "tokens_per_s_per_accelerator"),
+        tokens_per_s_per_accelerator=tokens_per_s,
     )
 
 
@@ -298,7 +359,7 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
         return record.scenario(f"{prefix}.{name}", value, unit, f"{field}.{name}")
 
     return engine.RentOption(
-        name=option.name or str(offering),
+        name=option.name or offering_label(offering),
         pricing_model=pricing,
         price_usd_per_instance_hour=price,
         accelerators_per_instance=record.either(
@@ -313,6 +374,13 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
         storage_usd_per_gb_month=own("storage_usd_per_gb_month", "USD/GB-month"),
         price_change_per_year=own("price_change_per_year", "1/year"),
     )
+
+
+def offering_label(offering) -> str:
+    """'AWS p5.48xlarge on-demand (us-east-1)': how people name an offering."""
+    region = "" if offering.region == "unspecified" else f" ({offering.region})"
+    return (f"{offering.get_provider_display()} {offering.instance_type} "
+            f"{offering.get_pricing_model_display().lower()}{region}")
 
 
 def _check_system_fits_rack(inputs: engine.Scenario) -> None:

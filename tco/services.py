@@ -24,12 +24,15 @@ class Evaluation:
     result: engine.Result
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: summary, monthly lines, footprint, assumptions and prices used."""
+        """JSON-ready: summary, monthly lines, footprint, assumptions and prices used, and the
+        sizing's figures and assumptions when the scenario has one."""
+        sizing = {} if self.case.sizing is None else {"sizing": self.case.sizing.to_dict()}
         return {
             "engine_version": ENGINE_VERSION,
             "result": self.result.to_dict(),
             "assumptions": [_plain(asdict(a)) for a in self.case.assumptions],
             "prices": [_plain(asdict(p)) for p in self.case.prices],
+            **sizing,
         }
 
 
@@ -49,7 +52,8 @@ def scenario_evaluate(*, scenario: Scenario,
                       rent_options: list[RentOption] | None = None) -> Evaluation:
     """Evaluate a scenario (saved, or unsaved with its rent options given)."""
     case = engine_case(scenario, rent_options)
-    return Evaluation(case=case, result=engine.evaluate(case.inputs, recommend=True))
+    result = engine.evaluate(case.inputs, recommend=True, labels=case.labels())
+    return Evaluation(case=case, result=result)
 
 
 def monthly_frame(result: engine.Result) -> pd.DataFrame:

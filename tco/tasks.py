@@ -13,7 +13,6 @@ import redis.exceptions
 from celery import Task, shared_task
 from django.db import InterfaceError, OperationalError
 
-from config.queues import Queue
 from tco.runs.limits import (
     CHUNK_SOFT_TIME_LIMIT_S,
     CHUNK_TIME_LIMIT_S,
@@ -43,8 +42,8 @@ class RunTask(Task):
         sweep_run_fail(run_id=run_id, failure_type=failure_type_of(exc), error=f"{type(exc).__name__}: {exc}")
 
 
-RUN_DELIVERY = {"base": RunTask, "queue": Queue.SWEEPS.value, "acks_late": True,
-                "reject_on_worker_lost": True, **RETRIES}
+# Sent to Queue.SWEEPS by tco/runs/services.py (Celery 5.7 deprecates a queue on the task).
+RUN_DELIVERY = {"base": RunTask, "acks_late": True, "reject_on_worker_lost": True, **RETRIES}
 
 
 @shared_task(**RUN_DELIVERY, soft_time_limit=CHUNK_SOFT_TIME_LIMIT_S, time_limit=CHUNK_TIME_LIMIT_S)
@@ -59,8 +58,8 @@ def sweep_run_finish_task(run_id: int) -> None:
     sweep_run_finish(run_id=run_id)
 
 
-@shared_task(queue=Queue.DEFAULT.value, acks_late=True, soft_time_limit=REAP_SOFT_TIME_LIMIT_S,
-             time_limit=REAP_TIME_LIMIT_S, **RETRIES)
+# Beat sends it to the default queue (tco/migrations/0003_schedule_run_reaper.py).
+@shared_task(acks_late=True, soft_time_limit=REAP_SOFT_TIME_LIMIT_S, time_limit=REAP_TIME_LIMIT_S, **RETRIES)
 def sweep_runs_reap_task() -> None:
     """Fail runs past their deadline and queue again the chunks of stalled runs (periodic)."""
     sweep_runs_reap()

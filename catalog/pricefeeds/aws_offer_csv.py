@@ -117,12 +117,14 @@ def parse_offer_csv(
         products: dict[str, AwsProduct | None] = {}
         pending: dict[tuple[str, str], _PendingTerm] = {}
         other_regions: set[str] = set()
-        short_row_at: int | None = None
-        for number, fields in enumerate(csv.reader(wanted), start=1):
-            if short_row_at is not None:
-                raise MalformedPayload(PROVIDER, str(path), f"row {short_row_at} has too few fields")
+        short_row: list[str] | None = None
+        for fields in csv.reader(wanted):
+            if short_row is not None:
+                raise MalformedPayload(
+                    PROVIDER, str(path), f"a row before the end has too few fields: {short_row[:3]}"
+                )
             if len(fields) != len(header):
-                short_row_at = number
+                short_row = fields
                 continue
             row = {name: fields[index] for name, index in columns.items()}
             if row["SKU"] not in products:
@@ -145,7 +147,7 @@ def parse_offer_csv(
                     source_url=source_url,
                     source_version=version,
                 )
-    if short_row_at is not None:
+    if short_row is not None:
         raise TruncatedPayload(PROVIDER, str(path), "the last row is cut short")
     if data_lines.count == 0:
         raise MalformedPayload(PROVIDER, str(path), "no price rows after the header")
@@ -154,7 +156,7 @@ def parse_offer_csv(
         raise TruncatedPayload(
             PROVIDER, f"{sku}.{code}", "reserved term is missing its Hrs or Upfront Fee row"
         )
-    if other_regions and not collector.has_prices():
+    if other_regions and not any(products.values()):
         raise MalformedPayload(
             PROVIDER, str(path), f"asked for {region}, the file holds {sorted(other_regions)}"
         )

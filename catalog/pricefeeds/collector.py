@@ -35,10 +35,6 @@ class ResultCollector:
         """Record why a row did not become a price (one entry per sku, reason and detail)."""
         self._rejections.setdefault((sku, reason, detail), Rejection(self.provider, sku, reason, detail))
 
-    def has_prices(self) -> bool:
-        """True once any price was kept."""
-        return bool(self._prices)
-
     def result(self, *, source_version: str | None) -> FeedResult:
         """The run's FeedResult, keeping one price per offer (see ``_settle_duplicates``)."""
         prices = self._settle_duplicates()

@@ -53,10 +53,10 @@ class ParsedPrice:
     ``catalog/data/instance_map.yaml``; ``price_per_accelerator_hour`` gives the figure back.
     """
 
-    provider: str
-    sku: str
-    instance_type: str
-    region: str
+    provider: str  # "aws" | "azure" | "gcp" | "lambda" | "runpod"
+    sku: str  # the priced row: AWS "<sku>.<offerTermCode>", Azure "<skuId>:<meterId>", GCP "+"-joined
+    instance_type: str  # p5.48xlarge, Standard_ND96isr_H100_v5, a3-highgpu-8g, gpu_8x_h100_sxm5
+    region: str  # the provider's region code, or GLOBAL_REGION
     pricing_model: PricingModel
     purchase_option: str  # "No Upfront" | "Partial Upfront" | "All Upfront" | ""
     offering_class: str  # "standard" | "convertible" for AWS reservations, else ""
@@ -67,8 +67,8 @@ class ParsedPrice:
     accelerator_slug: str
     accelerators_per_instance: int
     effective_date: dt.date | None  # None when the feed states no date (Lambda, RunPod)
-    source_url: str
-    source_version: str | None
+    source_url: str  # the URL or local file the row was read from
+    source_version: str | None  # AWS offer file "version"; None where the feed has none
 
     @property
     def price_per_accelerator_hour(self) -> Decimal:
@@ -117,7 +117,13 @@ class Rejection:
 
 @dataclass(frozen=True)
 class FeedResult:
-    """Everything one adapter run produced; only complete runs return one."""
+    """Everything one adapter run produced; only complete runs return one.
+
+    ``source_version`` is what to store and hand back next time to skip an unchanged feed:
+    for ``AwsPriceListFeed.fetch_region`` the region's ``currentVersionUrl``. ``skipped``
+    is True (and the rest empty) when that version had not changed. ``components`` holds
+    GCP's per-unit component prices (GPU-hour, vCPU-hour, GiB-hour, GiB-month).
+    """
 
     prices: tuple[ParsedPrice, ...]
     rejections: tuple[Rejection, ...]

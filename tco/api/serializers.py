@@ -9,6 +9,7 @@ from typing import Any
 from rest_framework import serializers
 
 from catalog.models import Accelerator, FacilityProfile, SystemSku
+from tco.api.sizing import SizingResultSerializer, SizingSpecSerializer, nested_error
 from tco.inputs_from_db import ScenarioInputError, engine_case
 from tco.models import RentOption, Scenario
 
@@ -57,13 +58,17 @@ class ScenarioSerializer(serializers.ModelSerializer):
                                             queryset=FacilityProfile.objects.all())
     rent_options = RentOptionSerializer(many=True)
     owner = serializers.StringRelatedField(read_only=True)
+    sizing = SizingSpecSerializer(required=False, allow_null=True, help_text=(
+        "Workload sizing on the scenario's accelerator (the spec of POST /api/v1/sizing/ "
+        "without accelerator and price): gives accelerators, and tokens_per_s_per_accelerator "
+        "for inference, when they are empty."))
 
     class Meta:
         model = Scenario
         fields = [
             "id", "owner", "name", "description", "created_at", "updated_at", "prices_as_of",
             "accelerator", "accelerators", "utilisation", "hours_per_month",
-            "tokens_per_s_per_accelerator",
+            "tokens_per_s_per_accelerator", "sizing",
             "system", "system_price_usd", "network_usd_per_system", "network_share_of_compute",
             "storage_usd", "racks_install_usd_per_rack", "spares_share", "power_cap_share",
             "power_cap_throughput_loss", "support_share_per_year", "staff_fte_per_system",
@@ -116,6 +121,8 @@ class ScenarioSerializer(serializers.ModelSerializer):
 def _error_detail(exc: ScenarioInputError) -> dict[str, Any]:
     """DRF's nested error shape: rent_options errors keyed by the option's index."""
     nested = NESTED_FIELD.match(exc.field)
+    if exc.field.startswith("sizing."):
+        return nested_error(exc.field, exc.message)
     if not nested:
         return {exc.field: [exc.message]}
     index, field = int(nested.group(1)), nested.group(2)
@@ -130,3 +137,5 @@ class EvaluationSerializer(serializers.Serializer):
                                              "footprint, monthly lines (months on the last axis).")
     assumptions = serializers.ListField(child=serializers.DictField())
     prices = serializers.ListField(child=serializers.DictField())
+    sizing = SizingResultSerializer(required=False, help_text="The scenario's sizing, when it "
+                                                              "has one.")

@@ -19,6 +19,7 @@ from django.utils import timezone
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -66,10 +67,30 @@ def _number(cls: type, name: str, help_text: str, *, whole: bool = False,
     return field(required=required, help_text=help_text + _engine_note(cls, name))
 
 
-def _choice(cls: type, name: str, choices: type[StrEnum], help_text: str) -> serializers.Field:
+class EngineEnumField(serializers.ChoiceField):
+    """A choice among the values of an engine enum (Precision, ShardingStrategy...)."""
+
+    def __init__(self, enum: type[StrEnum], **kwargs: Any) -> None:
+        self.enum = enum
+        super().__init__(choices=[member.value for member in enum], **kwargs)
+
+
+class EngineEnumFieldExtension(OpenApiSerializerFieldExtension):
+    """One schema component per engine enum, apart from the catalog's upper-case Precision."""
+
+    target_class = EngineEnumField
+
+    def get_name(self) -> str:
+        name = self.target.enum.__name__
+        return name if name.startswith("Sizing") else f"Sizing{name}"
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        return {"type": "string", "enum": [member.value for member in self.target.enum]}
+
+
+def _choice(cls: type, name: str, enum: type[StrEnum], help_text: str) -> serializers.Field:
     """An optional choice among an engine enum's values, documented with the engine's default."""
-    return serializers.ChoiceField(choices=list(dict.fromkeys(c.value for c in choices)),
-                                   required=False, help_text=help_text + _engine_note(cls, name))
+    return EngineEnumField(enum, required=False, help_text=help_text + _engine_note(cls, name))
 
 
 class StrictSerializer(serializers.Serializer):
@@ -148,7 +169,7 @@ class SizingSpecSerializer(StrictSerializer):
     take the engine's default.
     """
 
-    mode = serializers.ChoiceField(choices=[m.value for m in SizingMode])
+    mode = EngineEnumField(SizingMode)
     model = ModelSpecField()
     precision = _choice(TrainingJob, "precision", Precision, "Training: format of the "
                         "arithmetic. Inference: format of the weights.")
@@ -219,8 +240,9 @@ class SizingSpecSerializer(StrictSerializer):
 class SizingRequestSerializer(SizingSpecSerializer):
     """A sizing spec, the catalog accelerator to size it on and, for inference, a price."""
 
-    accelerator = serializers.SlugRelatedField(slug_field="slug",
-                                               queryset=Accelerator.objects.all())
+    accelerator = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Accelerator.objects.all(),
+        help_text="Catalog accelerator slug, e.g. a100-sxm-80gb.")
     price_usd_per_accelerator_hour = serializers.FloatField(required=False, help_text=(
         "Inference: price of one accelerator-hour [USD/h], for the cost per million tokens."))
     offering = serializers.PrimaryKeyRelatedField(
@@ -266,7 +288,7 @@ class OfferingPriceSerializer(serializers.Serializer):
 class SizingResultSerializer(serializers.Serializer):
     """A sizing's figures and assumptions; NaN ("does not fit") is null."""
 
-    mode = serializers.ChoiceField(choices=[m.value for m in SizingMode])
+    mode = EngineEnumField(SizingMode)
     accelerator = serializers.CharField(help_text="Catalog accelerator slug.")
     model = serializers.CharField()
     spec = serializers.DictField(help_text="The sizing spec as checked.")
@@ -356,6 +378,7 @@ class SizingView(APIView):
     """Size a training run or a serving target on a catalog accelerator; nothing is saved."""
 
     permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]  # a custom model is a nested object
 
     @extend_schema(request=SizingRequestSerializer, responses=SizingResultSerializer,
                    examples=[INFERENCE_EXAMPLE, TRAINING_EXAMPLE, INFERENCE_RESPONSE_EXAMPLE])

@@ -88,24 +88,33 @@ def energy_usd_per_month(inputs: Scenario, footprint: Footprint) -> NDArray[np.f
     One DGX H100 at 10.2 kW, PUE 1, $0.10/kWh, 730 h: 10.2 x 730 x 0.10 = $744.60.
     """
     return energy_cost_usd(
-        footprint.facility_kw_average, inputs.workload.hours_per_month, inputs.facility.electricity_usd_per_kwh
+        footprint.facility_kw_average,
+        inputs.workload.hours_per_month,
+        inputs.facility.electricity_usd_per_kwh,
     )
 
 
-def energy_utilisation_slope_usd(inputs: Scenario, footprint: Footprint, horizon_months: NDArray[np.float64]) -> NDArray[np.float64]:
+def energy_utilisation_slope_usd(
+    inputs: Scenario, footprint: Footprint, horizon_months: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """Change of the total buy cost per unit of utilisation [USD].
 
     Only the energy line depends on utilisation: each unit adds
     (max - idle) x systems x PUE of draw for every hour of the horizon.
     """
     swing_kw = facility_power_kw(
-        footprint.systems * (footprint.system_power_max_kw - footprint.system_power_idle_kw), inputs.facility.pue
+        footprint.systems * (footprint.system_power_max_kw - footprint.system_power_idle_kw),
+        inputs.facility.pue,
     )
-    first_year = energy_cost_usd(swing_kw, inputs.workload.hours_per_month, inputs.facility.electricity_usd_per_kwh)
+    first_year = energy_cost_usd(
+        swing_kw, inputs.workload.hours_per_month, inputs.facility.electricity_usd_per_kwh
+    )
     return first_year * price_factor_sum(inputs.facility.electricity_escalation_per_year, horizon_months)
 
 
-def depreciation_usd_per_month(inputs: Scenario, capex: dict[str, NDArray[np.float64]]) -> NDArray[np.float64]:
+def depreciation_usd_per_month(
+    inputs: Scenario, capex: dict[str, NDArray[np.float64]]
+) -> NDArray[np.float64]:
     """Straight-line depreciation of all capex over its life [USD/month] (accounting, not cash)."""
     return sum(capex.values()) / np.rint(inputs.buy.depreciation_months)
 

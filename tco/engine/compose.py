@@ -157,7 +157,9 @@ class _Timeline:
         total = np.zeros(self.shape + (self.n_months + 1,))
         for array in arrays.values():
             total += array
-        return total, CashFlows(lines_usd=arrays, per_month_usd=total, cumulative_usd=np.cumsum(total, axis=-1))
+        return total, CashFlows(
+            lines_usd=arrays, per_month_usd=total, cumulative_usd=np.cumsum(total, axis=-1)
+        )
 
 
 def _months_first(monthly: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -189,7 +191,9 @@ def _rent_result(option: RentOption, inputs: Scenario, timeline: _Timeline, buy:
         total_usd=total,
         npv_usd=npv,
         cost_per_useful_accelerator_hour_usd=cost_per_hour,
-        cost_per_million_tokens_usd=cost_per_million_tokens_usd(cost_per_hour, workload.tokens_per_s_per_accelerator),
+        cost_per_million_tokens_usd=cost_per_million_tokens_usd(
+            cost_per_hour, workload.tokens_per_s_per_accelerator
+        ),
         saving_usd=saving,
         npv_saving_usd=npv - buy.npv_usd,
         breakeven_month=months_to_breakeven.reshape(timeline.shape),

@@ -1,8 +1,9 @@
-"""Whole counts (systems, instances, racks) from ratios computed in floating point.
+"""Whole counts (systems, instances, racks) and limit checks on floating-point figures.
 
 Ratios such as 56 / 0.7 / 8 come out as 10.000000000000002; rounding that up
 would buy a system nobody needs. Counts within ``WHOLE_COUNT_TOLERANCE`` of a
-whole number are taken as that number.
+whole number are taken as that number, and a value must pass a limit by more
+than that share of it to exceed it.
 """
 
 from __future__ import annotations

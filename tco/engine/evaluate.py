@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from tco.engine.compose import compute_result
@@ -11,7 +12,13 @@ from tco.engine.result import Result
 from tco.engine.sensitivity import one_at_a_time
 
 
-def evaluate(inputs: Scenario, *, detail: bool = True, recommend: bool | None = None) -> Result:
+def evaluate(
+    inputs: Scenario,
+    *,
+    detail: bool = True,
+    recommend: bool | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> Result:
     """Buy-vs-rent TCO of a scenario, or of a whole batch in one vectorised call.
 
     Conventions: cash-flow lines are costs (positive = paid out); month 0 holds
@@ -29,6 +36,9 @@ def evaluate(inputs: Scenario, *, detail: bool = True, recommend: bool | None = 
     recommend : bool, optional
         Add a one-sentence recommendation from a +/-10 % sensitivity run;
         default: only for a single scenario evaluated with detail.
+    labels : mapping, optional
+        Words for input paths in the recommendation ("the system price" for
+        ``buy.system_price_usd``); paths without one are named as they are.
 
     Returns
     -------
@@ -45,4 +55,4 @@ def evaluate(inputs: Scenario, *, detail: bool = True, recommend: bool | None = 
     if not recommend:
         return result
     tornado = one_at_a_time(inputs, base=result)
-    return replace(result, recommendation=recommendation(result, tornado))
+    return replace(result, recommendation=recommendation(result, tornado, labels=labels))

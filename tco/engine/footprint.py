@@ -55,7 +55,9 @@ class Footprint:
     warnings: dict[str, NDArray[np.bool_]]
 
 
-def accelerators_to_buy(accelerators: NDArray[np.float64], power_cap_throughput_loss: NDArray[np.float64]) -> NDArray[np.float64]:
+def accelerators_to_buy(
+    accelerators: NDArray[np.float64], power_cap_throughput_loss: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """Accelerators to buy so that a power-capped fleet still does the workload's work [-].
 
     A cap that loses a share of throughput makes each accelerator deliver
@@ -73,7 +75,9 @@ def accelerators_to_buy(accelerators: NDArray[np.float64], power_cap_throughput_
     return np.asarray(accelerators, dtype=np.float64) / (1.0 - np.asarray(power_cap_throughput_loss))
 
 
-def systems_needed(accelerators: NDArray[np.float64], accelerators_per_system: NDArray[np.float64]) -> NDArray[np.float64]:
+def systems_needed(
+    accelerators: NDArray[np.float64], accelerators_per_system: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """Whole systems holding at least the given accelerators [-].
 
     Examples

@@ -25,7 +25,9 @@ def useful_accelerator_hours(
     return np.asarray(accelerators, dtype=np.float64) * hours_per_month * utilisation * horizon_months
 
 
-def cost_per_useful_accelerator_hour_usd(total_usd: ArrayLike, useful_hours: ArrayLike) -> NDArray[np.float64]:
+def cost_per_useful_accelerator_hour_usd(
+    total_usd: ArrayLike, useful_hours: ArrayLike
+) -> NDArray[np.float64]:
     """Total cost over the horizon per useful accelerator-hour [USD/h]; NaN without useful hours.
 
     Examples

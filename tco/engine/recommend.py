@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from tco.engine.result import Result
 from tco.engine.sensitivity import Tornado
@@ -25,7 +26,9 @@ def format_usd(amount: float) -> str:
     return f"{sign}${size:.0f}"
 
 
-def recommendation(result: Result, tornado: Tornado, *, top: int = 3) -> str:
+def recommendation(
+    result: Result, tornado: Tornado, *, top: int = 3, labels: Mapping[str, str] | None = None
+) -> str:
     """One sentence: buy or rent, by how much, when buying breaks even, and what moves it.
 
     Parameters
@@ -36,6 +39,8 @@ def recommendation(result: Result, tornado: Tornado, *, top: int = 3) -> str:
         Its sensitivity; the ``top`` widest rows are named.
     top : int
         How many inputs to name [-].
+    labels : mapping, optional
+        Words for input paths; a path without one is named as it is.
 
     Examples
     --------
@@ -63,7 +68,8 @@ def recommendation(result: Result, tornado: Tornado, *, top: int = 3) -> str:
     movers = [row for row in tornado.rows[:top] if row.swing_usd > 0]
     if not movers:
         return f"{verdict}."
-    named = [f"{row.path} (swing {format_usd(row.swing_usd)})" for row in movers]
+    labels = labels or {}
+    named = [f"{labels.get(row.path, row.path)} (swing {format_usd(row.swing_usd)})" for row in movers]
     listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
     step = f"{tornado.step_share:.0%}"
     return f"{verdict}; the saving moves most with {listed} for a +/-{step} change."

@@ -34,7 +34,9 @@ def instances_needed(accelerators: ArrayLike, accelerators_per_instance: ArrayLi
     return ceil_count(np.asarray(accelerators, dtype=np.float64) / whole(accelerators_per_instance))
 
 
-def usage_cost_usd(instances: ArrayLike, price_usd_per_instance_hour: ArrayLike, hours: ArrayLike) -> NDArray[np.float64]:
+def usage_cost_usd(
+    instances: ArrayLike, price_usd_per_instance_hour: ArrayLike, hours: ArrayLike
+) -> NDArray[np.float64]:
     """Cost of running instances for a number of hours [USD].
 
     Examples
@@ -115,5 +117,7 @@ def rent_utilisation_slope_usd(
     full_use = Workload(
         accelerators=workload.accelerators, utilisation=1.0, hours_per_month=workload.hours_per_month
     )
-    per_month = usage_cost_usd(instances, option.price_usd_per_instance_hour, billed_hours_per_month(option, full_use))
+    per_month = usage_cost_usd(
+        instances, option.price_usd_per_instance_hour, billed_hours_per_month(option, full_use)
+    )
     return per_month * price_factor_sum(option.price_change_per_year, horizon_months)

@@ -108,8 +108,12 @@ class Result:
                 "breakeven_month": full(option.breakeven_month),
                 "npv_saving_usd": full(option.npv_saving_usd),
                 "saving_usd": full(option.saving_usd),
-                "cost_per_useful_accelerator_hour_buy_usd": full(self.buy.cost_per_useful_accelerator_hour_usd),
-                "cost_per_useful_accelerator_hour_rent_usd": full(option.cost_per_useful_accelerator_hour_usd),
+                "cost_per_useful_accelerator_hour_buy_usd": full(
+                    self.buy.cost_per_useful_accelerator_hour_usd
+                ),
+                "cost_per_useful_accelerator_hour_rent_usd": full(
+                    option.cost_per_useful_accelerator_hour_usd
+                ),
                 "winner": full(np.where(option.npv_saving_usd > 0.0, "buy", "rent")),
             }
             for option in self.rent

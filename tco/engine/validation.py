@@ -83,7 +83,7 @@ def _check_rent(inputs: Scenario) -> None:
         raise InputError("rent", "needs at least one rent option")
     names = [option.name for option in inputs.rent]
     for index, option in enumerate(inputs.rent):
-        if not option.name or names.count(option.name) > 1:
+        if not option.name or option.name in names[:index]:
             raise InputError(f"rent.{index}.name", "must be a unique, non-empty name")
         if option.pricing_model not in set(PricingModel):
             raise InputError(

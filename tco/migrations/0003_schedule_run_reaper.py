@@ -12,7 +12,7 @@ def schedule(apps, schema_editor):
     PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
     interval, _ = IntervalSchedule.objects.get_or_create(every=EVERY_SECONDS, period="seconds")
     PeriodicTask.objects.update_or_create(
-        name=TASK_NAME, defaults={"task": TASK, "interval": interval, "enabled": True})
+        name=TASK_NAME, defaults={"task": TASK, "interval": interval, "queue": "default", "enabled": True})
 
 
 def unschedule(apps, schema_editor):

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from config.queues import Queue
 from tco import engine
 from tco.inputs_from_db import ScenarioInputError, engine_case
 from tco.models import (
@@ -124,6 +125,7 @@ def sweep_run_start(
             for index, (start, stop) in enumerate(bounds)
         )
         _queue_chunks(run.pk)
+    run.refresh_from_db()
     return run
 
 
@@ -321,7 +323,7 @@ def _send_chunks(run_id: int, indexes: list[int]) -> None:
     from tco.tasks import sweep_chunk_task
 
     for index in indexes:
-        sweep_chunk_task.delay(run_id, index)
+        sweep_chunk_task.apply_async((run_id, index), queue=Queue.SWEEPS)
 
 
 def _finish_if_complete(run_id: int) -> None:
@@ -335,7 +337,7 @@ def _finish_if_complete(run_id: int) -> None:
 def _send_finish(run_id: int) -> None:
     from tco.tasks import sweep_run_finish_task
 
-    sweep_run_finish_task.delay(run_id)
+    sweep_run_finish_task.apply_async((run_id,), queue=Queue.SWEEPS)
 
 
 def _chunk_tables(run: SweepRun) -> Iterator[pa.Table]:

@@ -27,9 +27,9 @@ from catalog.selectors import dense_tflops, price_at
 from catalog.services import catalog_load
 
 EXPECTED_COUNTS = {
-    "sources": 7,
-    "accelerators": 30,
-    "accelerator throughputs": 108,
+    "sources": 8,
+    "accelerators": 32,
+    "accelerator throughputs": 111,
     "accelerator power caps": 4,
     "system SKUs": 29,
     "cloud offerings": 44,
@@ -44,7 +44,7 @@ def test_it_loads_every_model_with_the_expected_counts(empty_catalog):
     counts = catalog_load()
 
     assert {name: counter["created"] for name, counter in counts.items()} == EXPECTED_COUNTS
-    assert Accelerator.objects.count() == 30
+    assert Accelerator.objects.count() == 32
     assert SystemSku.objects.count() == 29
     assert CloudOffering.objects.count() == 44
     # 48 offering prices (offerings.yaml) + 32 purchase prices (systems.yaml)
@@ -179,9 +179,9 @@ def test_the_command_prints_counts_and_is_idempotent(empty_catalog):
     call_command("load_catalog", stdout=first)
     call_command("load_catalog", stdout=second)
 
-    assert "accelerators" in first.getvalue() and "created   30" in first.getvalue()
-    assert "unchanged   30" in second.getvalue()
-    assert Accelerator.objects.count() == 30
+    assert "accelerators              created   32" in first.getvalue()
+    assert "accelerators              created    0  updated    0  unchanged   32" in second.getvalue()
+    assert Accelerator.objects.count() == 32
 
 
 def test_the_command_refuses_a_bad_data_file_and_writes_nothing(empty_catalog, tmp_path):

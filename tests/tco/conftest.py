@@ -23,8 +23,9 @@ def run_scenario(catalog, planner):
     """One DGX H100 at $400,000 against one p5.48xlarge on demand at $50/h, over 36 months.
 
     Flat costs so a person can check figures: buying costs $400,000 up front plus energy of
-    10.2 kW x 730 h x $0.10 = $744.60 a month (PUE 1, no colocation fee, no discounting);
-    renting costs 730 h x utilisation x $50 a month.
+    (3.06 + 7.14 u) kW x 730 h x $0.10 a month at utilisation u (the catalog puts idle power at
+    30 % of the 10.2 kW maximum), $744.60 at u = 1 (PUE 1, no colocation fee, no discounting);
+    renting costs 730 h x u x $50 a month.
     """
     from catalog.models import Accelerator, CloudOffering, FacilityProfile, SystemSku
     from tco.models import RentOption, Scenario

@@ -131,7 +131,9 @@ def reference_evaluate(scenario: Scenario, *, with_breakeven_utilisation: bool =
                 "saving_usd": total - buy_total,
                 "npv_saving_usd": _npv(flow, monthly_discount) - _npv(buy_flow, monthly_discount),
                 "breakeven_month": breakeven,
-                "cost_per_useful_accelerator_hour_usd": total / useful_hours if useful_hours > 0 else math.nan,
+                "cost_per_useful_accelerator_hour_usd": total / useful_hours
+                if useful_hours > 0
+                else math.nan,
             }
         )
 
@@ -168,7 +170,9 @@ def reference_evaluate(scenario: Scenario, *, with_breakeven_utilisation: bool =
             "depreciation": depreciation,
             "total_usd": buy_total,
             "npv_usd": _npv(buy_flow, monthly_discount),
-            "cost_per_useful_accelerator_hour_usd": buy_total / useful_hours if useful_hours > 0 else math.nan,
+            "cost_per_useful_accelerator_hour_usd": buy_total / useful_hours
+            if useful_hours > 0
+            else math.nan,
         },
         "rent": rent,
     }

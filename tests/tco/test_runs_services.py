@@ -15,6 +15,7 @@ from tco.models import ChunkStatus, FailureType, RunKind, RunStatus, SweepChunk,
 from tco.runs.errors import RunSpecError
 from tco.runs.limits import CHUNKS_IN_FLIGHT, REQUEUE_STALLED_AFTER_S, RUN_STALL_DEADLINE_S
 from tco.runs.services import (
+    _store_chunk,
     sweep_chunk_compute,
     sweep_run_cancel,
     sweep_run_start,
@@ -50,21 +51,23 @@ def result_frame(run: SweepRun) -> pd.DataFrame:
 
 
 def test_a_sweep_runs_to_done_with_hand_checkable_figures(run_scenario):
-    spec = {"axes": [{"path": "utilisation", "values": [0.5, 1]}, {"path": PRICE, "values": [50, 100]}]}
+    spec = {"axes": [{"path": PRICE, "values": [20, 50]},
+                     {"path": "electricity_usd_per_kwh", "values": [0.1, 0.2]}]}
 
     run = start(run_scenario, RunKind.SWEEP, spec, chunk_size=1)
 
     assert (run.status, run.progress, run.chunks_done, run.chunks_total) == (RunStatus.DONE, 100, 4, 4)
     frame = result_frame(run)
-    # Buy: $400,000 + $744.60 a month. Rent: 730 h x u x price a month. Breakeven: first m with
-    # 400,000 + 744.60 m <= 730 u price m, i.e. m >= 400,000 / (730 u price - 744.60):
-    # u 0.5 $50 -> 22.85 -> 23; u 0.5 $100 -> 11.19 -> 12; u 1 $50 -> 12; u 1 $100 -> 5.54 -> 6.
-    assert_array_equal(frame[BREAKEVEN], [23, 12, 12, 6])
-    # NPV saving at u 1, $50, no discounting: 36 x 36,500 - (400,000 + 36 x 744.60) = 887,194.40.
+    # At u = 1: buy $400,000 + 10.2 kW x 730 h x e a month; rent 730 h x price a month.
+    # Breakeven: first m with 400,000 + 7,446 e m <= 730 price m:
+    # $20, $0.1 -> 400,000 / 13,855.4 = 28.9 -> 29; $20, $0.2 -> 400,000 / 13,110.8 = 30.5 -> 31;
+    # $50, $0.1 -> 400,000 / 35,755.4 = 11.2 -> 12; $50, $0.2 -> 400,000 / 35,010.8 = 11.4 -> 12.
+    assert_array_equal(frame[BREAKEVEN], [29, 31, 12, 12])
+    # NPV saving at $50, $0.1, no discounting: 36 x 36,500 - (400,000 + 36 x 744.60) = 887,194.40.
     assert_allclose(frame[SAVING].iloc[2], 887_194.40)
     assert run.summary["options"]["p5 on demand"]["breakeven_month"] == {
-        "min": 6.0, "max": 23.0, "never_share": 0.0}
-    assert run.summary["heatmap"]["breakeven_month"]["p5 on demand"] == [[23.0, 12.0], [12.0, 6.0]]
+        "min": 12.0, "max": 31.0, "never_share": 0.0}
+    assert run.summary["heatmap"]["breakeven_month"]["p5 on demand"] == [[29.0, 12.0], [31.0, 12.0]]
     assert SweepChunk.objects.filter(run=run, result__isnull=False).count() == 0  # assembled, cleared
 
 
@@ -75,11 +78,9 @@ def test_a_sweep_matches_the_engine_called_directly(run_scenario):
     run = start(run_scenario, RunKind.SWEEP, spec, chunk_size=7)
 
     frame = result_frame(run)
-    utilisation, electricity = np.meshgrid(np.arange(9) * 0.1 + 0.2, np.linspace(0.05, 0.25, 5), indexing="ij")
-    inputs = engine_case(run_scenario).inputs
-    direct = engine.evaluate(engine.with_overrides(inputs, {
-        "workload.utilisation": utilisation.ravel(), "facility.electricity_usd_per_kwh": electricity.ravel()}),
-        detail=False)
+    utilisation, price = np.meshgrid(0.2 + 0.1 * np.arange(9), np.linspace(0.05, 0.25, 5), indexing="ij")
+    grid = {"workload.utilisation": utilisation.ravel(), "facility.electricity_usd_per_kwh": price.ravel()}
+    direct = engine.evaluate(engine.with_overrides(engine_case(run_scenario).inputs, grid), detail=False)
     assert run.chunks_total == 7  # 45 points in chunks of 7
     assert_array_equal(frame["point"], np.arange(45))
     assert_allclose(frame[SAVING], direct.rent[0].npv_saving_usd)
@@ -106,7 +107,8 @@ def test_the_same_seed_gives_the_same_monte_carlo_whatever_the_chunk_size(run_sc
 
 
 def test_a_monte_carlo_without_a_seed_gets_one_and_stores_it(run_scenario):
-    spec = {"samples": 10, "distributions": [{"path": "utilisation", "kind": "uniform", "low": 0.5, "high": 1}]}
+    spec = {"samples": 10,
+            "distributions": [{"path": "utilisation", "kind": "uniform", "low": 0.5, "high": 1}]}
 
     run = start(run_scenario, RunKind.MONTE_CARLO, spec)
 
@@ -118,11 +120,12 @@ def test_a_sensitivity_run_ranks_inputs_by_swing(run_scenario):
     run = start(run_scenario, RunKind.SENSITIVITY, {"step_share": 0.1, "paths": ["utilisation", PRICE]})
 
     rows = run.summary["rows"]
-    # Utilisation 1 can only move down (to 0.9) while the price moves +/-10 %: rent is
-    # 36 x 730 x u x price, so the price's swing is 36 x 730 x 1 x (55 - 45) = 262,800 and the
-    # utilisation's is 36 x 730 x (1 - 0.9) x 50 = 131,400.
+    # Utilisation 1 can only move down (to 0.9) while the price moves +/-10 %. Rent is
+    # 36 x 730 x u x price, so the price's swing is 36 x 730 x 1 x (55 - 45) = 262,800. Moving u
+    # from 1 to 0.9 saves 36 x 730 x 0.1 x 50 = 131,400 of rent and 36 x 730 h x 0.1 x 7.14 kW
+    # x $0.10 = 1,876.39 of energy: a swing of 129,523.61.
     assert [row["path"] for row in rows] == [PRICE, "workload.utilisation"]
-    assert_allclose([row["swing_usd"] for row in rows], [262_800, 131_400])
+    assert_allclose([row["swing_usd"] for row in rows], [262_800, 129_523.608])
 
 
 def test_it_refuses_a_bad_spec_before_anything_is_written_or_queued(run_scenario):
@@ -155,22 +158,22 @@ def test_a_redelivered_chunk_is_written_and_counted_once(run_scenario):
     assert bytes(chunk.result) == first
 
 
-def test_two_workers_computing_the_same_chunk_count_it_once(run_scenario):
+def test_a_second_worker_finishing_the_same_chunk_late_changes_nothing(run_scenario):
     from django.test import TestCase
 
     with TestCase.captureOnCommitCallbacks():
         run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
                               spec={"axes": [{"path": PRICE, "values": [50, 60]}]}, chunk_size=1)
-    # A worker claims chunk 0 and is presumed dead; the reaper hands it to another one.
-    SweepChunk.objects.filter(run=run, index=0).update(status=ChunkStatus.RUNNING)
+    seen_by_second_worker = SweepChunk.objects.get(run=run, index=0)  # read before anyone finished
     sweep_chunk_compute(run_id=run.pk, index=0)
-    SweepChunk.objects.filter(run=run, index=0).update(status=ChunkStatus.RUNNING)  # first one wakes up
+    stored = bytes(SweepChunk.objects.get(run=run, index=0).result)
 
-    sweep_chunk_compute(run_id=run.pk, index=0)
+    _store_chunk(run, seen_by_second_worker, b"the second worker's copy")
 
     run.refresh_from_db()
     assert run.chunks_done == 1
-    assert run.progress == 49  # 1 of 2 chunks x 99
+    assert run.progress == 49  # 1 of 2 chunks x 99 // 2
+    assert bytes(SweepChunk.objects.get(run=run, index=0).result) == stored
 
 
 def test_the_last_chunk_moves_the_run_to_done_exactly_once(run_scenario):
@@ -218,7 +221,7 @@ def test_a_task_that_gives_up_fails_the_run_as_a_system_error(run_scenario):
                               spec={"axes": [{"path": PRICE, "values": [50]}]})
     SweepChunk.objects.filter(run=run).delete()
 
-    sweep_chunk_task.apply(args=(run.pk, 0))
+    sweep_chunk_task.apply(args=(run.pk, 0), throw=False)
 
     run.refresh_from_db()
     assert (run.status, run.failure_type) == (RunStatus.FAILED, FailureType.SYSTEM)

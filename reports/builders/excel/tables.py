@@ -23,13 +23,20 @@ from reports.builders.excel.cells import (
     set_widths,
     title,
 )
-from reports.content import MonteCarloSummary, PriceRow, SizingSummary, SweepTable
+from reports.content import PriceRow, RecordedRun, ReportContent, SizingSummary
+from reports.formatting import timestamp
 
 PRICES_SHEET = "Prices"
 SWEEP_SHEET = "Sweep"
 MONTE_CARLO_SHEET = "Monte Carlo"
 SIZING_SHEET = "Sizing"
-HISTOGRAM_BINS = 20
+CHART_ROWS = 16
+NEVER = "never"
+SWEEP_OPTION_HEADINGS = ("Rent option", "Buying wins (share of points)", "NPV saving min", "NPV saving mean",
+                         "NPV saving max", "Breakeven month min", "Breakeven month max", "Never breaks even")
+MONTE_CARLO_OPTION_HEADINGS = ("Rent option", "P(buying wins)", "NPV saving P10", "NPV saving P50",
+                               "NPV saving P90", "Breakeven P10", "Breakeven P50", "Breakeven P90",
+                               "Never breaks even")
 # Low values green, high values red: a late breakeven or a high cost is the bad end.
 HEAT_SCALE = ColorScaleRule(start_type="min", start_color="63BE7B", mid_type="percentile", mid_value=50,
                             mid_color="FFEB84", end_type="max", end_color="F8696B")
@@ -54,43 +61,72 @@ def write_prices(ws: Worksheet, prices: tuple[PriceRow, ...]) -> None:
     ws.print_title_rows = "4:4"
 
 
-def write_sweep(ws: Worksheet, sweep: SweepTable) -> None:
-    """Every grid point of a sweep, colour-scaled; a two-input sweep also gets a heat map grid."""
-    title(ws, sweep.title, "Recorded engine results, one row per grid point (values, not formulas).")
-    frame = sweep.frame
-    header = 4
-    header_row(ws, header, [str(column) for column in frame.columns])
-    ws.freeze_panes = ws.cell(row=header + 1, column=1)
-    for values in frame.itertuples(index=False, name=None):
+def write_sweep(ws: Worksheet, run: RecordedRun) -> None:
+    """A sweep's figures per rent option, its heat maps, and its points when it has few enough."""
+    summary = run.summary
+    title(ws, run.title, _run_note(run))
+    set_widths(ws, {"A": 44} | {get_column_letter(c): 16 for c in range(2, 12)})
+    header_row(ws, 4, ("Input swept", "Values", "From", "To"))
+    row = 5
+    for axis in summary["axes"]:
+        put_text(ws.cell(row=row, column=1), axis["path"])
+        ws.cell(row=row, column=2, value=axis["count"])
+        put_number(ws.cell(row=row, column=3), axis["min"])
+        put_number(ws.cell(row=row, column=4), axis["max"])
+        row += 1
+    row += 1
+    header_row(ws, row, SWEEP_OPTION_HEADINGS)
+    for name, figures in summary["options"].items():
+        row += 1
+        saving, breakeven = figures["npv_saving_usd"], figures["breakeven_month"]
+        put_text(ws.cell(row=row, column=1), name)
+        values = [(figures["buy_wins_share"], PERCENT), (saving["min"], USD), (saving["mean"], USD),
+                  (saving["max"], USD), (breakeven["min"], COUNT), (breakeven["max"], COUNT),
+                  (breakeven["never_share"], PERCENT)]
+        for column, (value, number_format) in enumerate(values, start=2):
+            put_number(ws.cell(row=row, column=column), value, number_format)
+    row += 2
+    heatmap = summary["heatmap"]
+    for name, grid in heatmap["breakeven_month"].items():
+        row = _heat_map(ws, row, name, heatmap, grid) + 2
+    if run.points is not None:
+        _points(ws, row, run.points)
+    else:
+        put_text(ws.cell(row=row, column=1),
+                 f"{summary['points']:,} points are more than a sheet lists here; the full table is the "
+                 f"download of sweep run #{run.run_id}.").font = NOTE_FONT
+    ws.freeze_panes = "B5"
+
+
+def _heat_map(ws: Worksheet, row: int, option: str, heatmap: dict, grid: list[list[float | None]]) -> int:
+    """Median breakeven month over the heat-map inputs, coloured; returns the last row written."""
+    y_path = heatmap["y_path"]
+    section(ws, row, f"Breakeven month against {option}: median per cell, by {heatmap['x_path']} (columns)"
+                     + (f" and {y_path} (rows)" if y_path else ""))
+    put_text(ws.cell(row=row + 1, column=1), f"{y_path or ''} \\ {heatmap['x_path']}")
+    for offset, value in enumerate(heatmap["x_values"], start=2):
+        put_number(ws.cell(row=row + 1, column=offset), value).font = TOTAL_FONT
+    y_values = heatmap["y_values"] or [None]
+    for line, (y_value, cells) in enumerate(zip(y_values, grid, strict=True), start=row + 2):
+        if y_value is not None:
+            put_number(ws.cell(row=line, column=1), y_value).font = TOTAL_FONT
+        for offset, month in enumerate(cells, start=2):
+            if month is None:
+                put_text(ws.cell(row=line, column=offset), NEVER)
+            else:
+                put_number(ws.cell(row=line, column=offset), month, COUNT)
+    last = row + 1 + len(grid)
+    corner = f"B{row + 2}:{get_column_letter(1 + len(heatmap['x_values']))}{last}"
+    ws.conditional_formatting.add(corner, HEAT_SCALE)
+    return last
+
+
+def _points(ws: Worksheet, row: int, points: pd.DataFrame) -> None:
+    """Every point of the sweep, one row each (NaN, i.e. never breaks even, left empty)."""
+    section(ws, row, "Every point of the sweep")
+    header_row(ws, row + 1, [str(column) for column in points.columns])
+    for values in points.itertuples(index=False, name=None):
         ws.append([_text_cell(ws, value) if isinstance(value, str) else _cell_value(value) for value in values])
-    last = header + len(frame)
-    if sweep.heat_value in frame.columns and len(frame):
-        letter = get_column_letter(frame.columns.get_loc(sweep.heat_value) + 1)
-        ws.conditional_formatting.add(f"{letter}{header + 1}:{letter}{last}", HEAT_SCALE)
-    set_widths(ws, {get_column_letter(c): 18 for c in range(1, len(frame.columns) + 1)})
-    if len(sweep.axes) == 2 and sweep.heat_value in frame.columns:
-        _heat_map(ws, sweep, first_column=len(frame.columns) + 2, header=header)
-    ws.print_title_rows = f"{header}:{header}"
-
-
-def _heat_map(ws: Worksheet, sweep: SweepTable, *, first_column: int, header: int) -> None:
-    """The heat value pivoted over the two swept inputs, coloured by conditional formatting."""
-    rows_axis, columns_axis = sweep.axes
-    grid = sweep.frame.pivot_table(index=rows_axis, columns=columns_axis, values=sweep.heat_value,
-                                   aggfunc="first", dropna=False)
-    put_text(ws.cell(row=header - 1, column=first_column),
-             f"{sweep.heat_value} by {rows_axis} (rows) and {columns_axis} (columns)")
-    put_text(ws.cell(row=header, column=first_column), f"{rows_axis} \\ {columns_axis}")
-    for offset, value in enumerate(grid.columns, start=1):
-        put_number(ws.cell(row=header, column=first_column + offset), float(value), NUMBER)
-    for row_offset, (label, values) in enumerate(grid.iterrows(), start=1):
-        row = header + row_offset
-        put_number(ws.cell(row=row, column=first_column), float(label), NUMBER)
-        for offset, value in enumerate(values, start=1):
-            ws.cell(row=row, column=first_column + offset, value=_cell_value(value))
-    top_left = f"{get_column_letter(first_column + 1)}{header + 1}"
-    bottom_right = f"{get_column_letter(first_column + grid.shape[1])}{header + grid.shape[0]}"
-    ws.conditional_formatting.add(f"{top_left}:{bottom_right}", HEAT_SCALE)
 
 
 def _cell_value(value: object) -> object:
@@ -103,48 +139,73 @@ def _cell_value(value: object) -> object:
 
 
 def _text_cell(ws: Worksheet, text: str) -> Cell:
-    """Text from a frame is data: a cell that never runs it as a formula."""
+    """Text from a frame is data (rent option names among it): never run it as a formula."""
     return put_text(Cell(ws), text)
 
 
-def write_monte_carlo(ws: Worksheet, run: MonteCarloSummary) -> None:
-    """Percentiles of the NPV saving, the chance that buying wins, and a histogram."""
-    title(ws, run.title, "Recorded engine results (values, not formulas).")
-    set_widths(ws, {"A": 40, "B": 22, "C": 22})
-    rows = [("Draws", float(run.draws), NUMBER),
-            *((f"NPV saving {label}", float(value), USD) for label, value in run.saving_percentiles_usd.items()),
-            ("Probability that buying wins", run.probability_buy_wins, PERCENT)]
+def _run_note(run: RecordedRun) -> str:
+    note = f"Recorded results of run #{run.run_id} (values, not formulas)"
+    if run.finished_at is not None:
+        note += f", finished {timestamp(run.finished_at)}"
+    if run.stale:
+        note += ". The scenario has been saved since this run started: its figures may differ."
+    return note + "."
+
+
+def write_monte_carlo(ws: Worksheet, run: RecordedRun) -> None:
+    """Percentiles of the saving and breakeven per rent option, the inputs drawn, and histograms."""
+    summary = run.summary
+    title(ws, run.title, _run_note(run))
+    set_widths(ws, {"A": 44} | {get_column_letter(c): 18 for c in range(2, 12)})
+    rows = [("Draws", summary["samples"], COUNT), ("Seed", summary["seed"], "0"),
+            ("Probability that buying beats every rent option", summary["buy_wins_probability"], PERCENT)]
     for row, (label, value, number_format) in enumerate(rows, start=4):
         put_text(ws.cell(row=row, column=1), label)
         put_number(ws.cell(row=row, column=2), value, number_format)
     row = 4 + len(rows) + 1
-    if run.distributions:
-        section(ws, row, "Uncertain inputs")
-        for offset, (path, description) in enumerate(run.distributions, start=1):
-            put_text(ws.cell(row=row + offset, column=1), path)
-            put_text(ws.cell(row=row + offset, column=2), description)
-        row += len(run.distributions) + 2
-    if run.savings_usd is not None and len(run.savings_usd):
-        _histogram(ws, row, run.savings_usd)
+    header_row(ws, row, MONTE_CARLO_OPTION_HEADINGS)
+    for name, figures in summary["options"].items():
+        row += 1
+        saving, breakeven = figures["npv_saving_usd"], figures["breakeven_month"]
+        put_text(ws.cell(row=row, column=1), name)
+        values = [(figures["buy_wins_probability"], PERCENT), (saving["p10"], USD), (saving["p50"], USD),
+                  (saving["p90"], USD), (breakeven["p10"], COUNT), (breakeven["p50"], COUNT),
+                  (breakeven["p90"], COUNT), (breakeven["never_share"], PERCENT)]
+        for column, (value, number_format) in enumerate(values, start=2):
+            put_number(ws.cell(row=row, column=column), value, number_format)
+    row += 2
+    header_row(ws, row, ("Input drawn", "P10", "P50", "P90", "Mean"))
+    for path, spread in summary["inputs"].items():
+        row += 1
+        put_text(ws.cell(row=row, column=1), path)
+        for column, key in enumerate(("p10", "p50", "p90", "mean"), start=2):
+            put_number(ws.cell(row=row, column=column), spread[key])
+    row += 2
+    for name, figures in summary["options"].items():
+        row = _histogram(ws, row, name, figures["histogram"]) + 2
 
 
-def _histogram(ws: Worksheet, row: int, savings_usd: np.ndarray) -> None:
-    counts, edges = np.histogram(np.asarray(savings_usd, dtype=float), bins=HISTOGRAM_BINS)
-    section(ws, row, "Distribution of the NPV saving")
+def _histogram(ws: Worksheet, row: int, option: str, histogram: dict) -> int:
+    """One rent option's histogram of the NPV saving, as a table and a bar chart; returns its last row."""
+    edges, counts = histogram["bin_edges_usd"], histogram["counts"]
+    section(ws, row, f"NPV saving of buying against {option}")
     header_row(ws, row + 1, ("From (USD)", "To (USD)", "Draws"))
     for offset, (low, high, count) in enumerate(zip(edges[:-1], edges[1:], counts, strict=True), start=2):
-        put_number(ws.cell(row=row + offset, column=1), float(low), USD)
-        put_number(ws.cell(row=row + offset, column=2), float(high), USD)
+        put_number(ws.cell(row=row + offset, column=1), low, USD)
+        put_number(ws.cell(row=row + offset, column=2), high, USD)
         ws.cell(row=row + offset, column=3, value=int(count))
+    last = row + 1 + len(counts)
     chart = BarChart()
-    chart.title = "NPV saving of buying over the draws"
+    chart.title = "Draws by NPV saving"
     chart.x_axis.title = "NPV saving from (USD)"
     chart.y_axis.title = "Draws"
     chart.x_axis.delete = chart.y_axis.delete = False
-    first, last = row + 2, row + 1 + HISTOGRAM_BINS
+    chart.legend = None
     chart.add_data(Reference(ws, min_col=3, min_row=row + 1, max_row=last), titles_from_data=True)
-    chart.set_categories(Reference(ws, min_col=1, min_row=first, max_row=last))
-    ws.add_chart(chart, f"E{row}")
+    chart.set_categories(Reference(ws, min_col=1, min_row=row + 2, max_row=last))
+    ws.add_chart(chart, f"E{row + 1}")
+    # The chart is about 15 rows tall; keep the next section below it.
+    return max(last, row + CHART_ROWS)
 
 
 def write_sizing(ws: Worksheet, sizing: SizingSummary) -> None:
@@ -161,15 +222,14 @@ def write_sizing(ws: Worksheet, sizing: SizingSummary) -> None:
         put_text(ws.cell(row=row, column=3), unit)
 
 
-def add_recorded_sheets(wb: Workbook, *, sweeps: tuple[SweepTable, ...], monte_carlo: tuple[MonteCarloSummary, ...],
-                        sizing: SizingSummary | None) -> None:
+def add_recorded_sheets(wb: Workbook, content: ReportContent) -> None:
     """Sweep, Monte Carlo and Sizing sheets, each only where the scenario has one."""
-    for index, sweep in enumerate(sweeps):
-        write_sweep(wb.create_sheet(_numbered(SWEEP_SHEET, index)), sweep)
-    for index, run in enumerate(monte_carlo):
+    for index, run in enumerate(content.sweeps):
+        write_sweep(wb.create_sheet(_numbered(SWEEP_SHEET, index)), run)
+    for index, run in enumerate(content.monte_carlo):
         write_monte_carlo(wb.create_sheet(_numbered(MONTE_CARLO_SHEET, index)), run)
-    if sizing is not None:
-        write_sizing(wb.create_sheet(SIZING_SHEET), sizing)
+    if content.sizing is not None:
+        write_sizing(wb.create_sheet(SIZING_SHEET), content.sizing)
 
 
 def _numbered(name: str, index: int) -> str:

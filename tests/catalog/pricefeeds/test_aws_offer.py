@@ -305,3 +305,15 @@ def test_a_csv_file_without_a_needed_column_is_malformed(samples: Path, tmp_path
 
     with pytest.raises(MalformedPayload, match="Pre Installed S/W"):
         parse_offer_csv(renamed)
+
+
+def test_a_csv_row_with_missing_fields_in_the_middle_is_malformed(samples: Path, tmp_path: Path) -> None:
+    lines = (samples / "aws-ec2-offer-sample.csv").read_text().splitlines(keepends=True)
+    p4d = next(i for i, line in enumerate(lines) if line.startswith('"H7NGEAC6UEHNTKSJ","JRTCKXETXF"'))
+    lines[p4d] = lines[p4d].replace('"Compute Instance","AmazonEC2",', "", 1)
+    broken = tmp_path / "broken.csv"
+    broken.write_text("".join(lines))
+
+    with pytest.raises(MalformedPayload, match="before the end has too few fields") as raised:
+        parse_offer_csv(broken)
+    assert not isinstance(raised.value, TruncatedPayload)

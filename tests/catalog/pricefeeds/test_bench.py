@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import tempfile
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from catalog.pricefeeds import PricingModel, parse_offer_json
-from catalog.pricefeeds.bench import RESERVED_TERMS, write_synthetic_offer
+from catalog.pricefeeds.bench import RESERVED_TERMS, main, write_synthetic_offer
 from catalog.pricefeeds.mapping import default_instance_map
 
 
@@ -60,3 +63,17 @@ def test_peak_memory_does_not_grow_with_the_file_size(tmp_path: Path) -> None:
     # well over 3 MB. Streaming keeps the two peaks within a quarter of each other.
     assert large_peak < 1.25 * small_peak
     assert large_peak - small_peak < 1_000_000
+
+
+def test_the_command_prints_its_figures_and_deletes_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    assert main(["--size-mb", "1", "--skip-tracemalloc"]) == 0
+
+    output = capsys.readouterr().out
+    instance_types = len(default_instance_map().offers["aws"])
+    assert f"{instance_types * 13} prices" in output  # 48 mapped types x 13 terms = 624
+    assert "peak RSS" in output
+    assert list(tmp_path.iterdir()) == []

@@ -56,7 +56,11 @@ def flat_scenario(**sections: Any) -> Scenario:
             existing_cooling_max_kw_per_rack=math.inf,
         ),
         cooling=COOLING,
-        rent=(RentOption("on-demand", "on_demand", price_usd_per_instance_hour=98.32, accelerators_per_instance=8.0),),
+        rent=(
+            RentOption(
+                "on-demand", "on_demand", price_usd_per_instance_hour=98.32, accelerators_per_instance=8.0
+            ),
+        ),
         finance=Finance(horizon_months=36.0, discount_rate_per_year=0.0),
     )
     return replace(base, **sections)

@@ -35,12 +35,16 @@ def test_totals_of_the_flat_scenario_match_hand_computation() -> None:
 def test_breakeven_month_of_a_constant_cost_case_is_capex_over_monthly_saving_rounded_up() -> None:
     result = evaluate(flat_scenario(), recommend=False)
     # ceil(9,600,000 / (2,296,755.20 - 23,827.20)) = ceil(4.2236) = 5
-    assert result.rent[0].breakeven_month == math.ceil(CAPEX_USD / (RENT_USD_PER_MONTH - BUY_USD_PER_MONTH)) == 5
+    assert (
+        result.rent[0].breakeven_month == math.ceil(CAPEX_USD / (RENT_USD_PER_MONTH - BUY_USD_PER_MONTH)) == 5
+    )
 
 
 def test_breakeven_month_agrees_with_the_closed_form_over_many_rent_prices() -> None:
     prices = np.linspace(5.0, 150.0, 30)
-    result = evaluate(with_overrides(flat_scenario(), {"rent.0.price_usd_per_instance_hour": prices}), detail=False)
+    result = evaluate(
+        with_overrides(flat_scenario(), {"rent.0.price_usd_per_instance_hour": prices}), detail=False
+    )
     monthly_saving = 32 * prices * 730 - BUY_USD_PER_MONTH
     assert (monthly_saving > 0).all()
     expected = np.where(CAPEX_USD / monthly_saving <= 36, np.ceil(CAPEX_USD / monthly_saving), np.nan)
@@ -64,7 +68,8 @@ def test_breakeven_utilisation_is_where_the_rent_bill_equals_the_buy_total() -> 
     expected = (CAPEX_USD + 36 * BUY_USD_PER_MONTH) / (36 * RENT_USD_PER_MONTH)
     assert_allclose(result.rent[0].breakeven_utilisation, expected)
     at_breakeven = evaluate(
-        replace(flat_scenario(), workload=replace(flat_scenario().workload, utilisation=expected)), recommend=False
+        replace(flat_scenario(), workload=replace(flat_scenario().workload, utilisation=expected)),
+        recommend=False,
     )
     assert_allclose(at_breakeven.rent[0].saving_usd, 0.0, atol=1e-6)
 
@@ -74,14 +79,20 @@ def test_cost_per_useful_accelerator_hour_of_both_options() -> None:
     useful_hours = 256 * 730 * 1.0 * 36  # 6,727,680 accelerator-hours
     # rent: $98.32 per 8-accelerator hour = $12.29; buy: 10,457,779.20 / 6,727,680 = $1.5544
     assert_allclose(result.rent[0].cost_per_useful_accelerator_hour_usd, 12.29)
-    assert_allclose(result.buy.cost_per_useful_accelerator_hour_usd, (CAPEX_USD + 36 * BUY_USD_PER_MONTH) / useful_hours)
+    assert_allclose(
+        result.buy.cost_per_useful_accelerator_hour_usd, (CAPEX_USD + 36 * BUY_USD_PER_MONTH) / useful_hours
+    )
     assert math.isnan(result.rent[0].cost_per_million_tokens_usd)
 
 
 def test_an_a100_at_1_07_an_hour_serving_520_tokens_a_second_costs_0_57_per_million_tokens() -> None:
     scenario = flat_scenario(
         workload=Workload(accelerators=1.0, utilisation=1.0, tokens_per_s_per_accelerator=520.0),
-        rent=(RentOption("spheron-a100", "on_demand", price_usd_per_instance_hour=1.07, accelerators_per_instance=1.0),),
+        rent=(
+            RentOption(
+                "spheron-a100", "on_demand", price_usd_per_instance_hour=1.07, accelerators_per_instance=1.0
+            ),
+        ),
     )
     option = evaluate(scenario, recommend=False).rent[0]
     # seed 003: 1.07 / (520 x 3,600) x 10^6 = $0.5716
@@ -92,7 +103,10 @@ def test_an_a100_at_1_07_an_hour_serving_520_tokens_a_second_costs_0_57_per_mill
 
 def test_financing_turns_capex_into_numpy_financial_payments() -> None:
     scenario = flat_scenario()
-    financed = replace(scenario, buy=replace(scenario.buy, financed_share=1.0, loan_rate_per_year=0.06, loan_term_months=36.0))
+    financed = replace(
+        scenario,
+        buy=replace(scenario.buy, financed_share=1.0, loan_rate_per_year=0.06, loan_term_months=36.0),
+    )
     lines = evaluate(financed, recommend=False).buy.cash_flows.lines_usd
     assert lines["capex_systems"][0] == 0.0
     assert_allclose(lines["loan_payments"][1:], -npf.pmt(0.06 / 12, 36, CAPEX_USD))
@@ -119,7 +133,9 @@ def test_a_loan_outliving_the_horizon_is_paid_off_at_the_horizon() -> None:
 
 def test_residual_value_comes_back_at_the_horizon() -> None:
     scenario = flat_scenario()
-    result = evaluate(replace(scenario, buy=replace(scenario.buy, residual_value_share=0.25)), recommend=False)
+    result = evaluate(
+        replace(scenario, buy=replace(scenario.buy, residual_value_share=0.25)), recommend=False
+    )
     residual = result.buy.cash_flows.lines_usd["residual_value"]
     # 25 % of $9.6M of systems, as a negative cost at month 36
     assert np.flatnonzero(residual).tolist() == [36]
@@ -127,7 +143,9 @@ def test_residual_value_comes_back_at_the_horizon() -> None:
 
 
 def test_depreciation_is_reported_but_not_part_of_cash_totals() -> None:
-    result = evaluate(flat_scenario(finance=Finance(horizon_months=72.0, discount_rate_per_year=0.0)), recommend=False)
+    result = evaluate(
+        flat_scenario(finance=Finance(horizon_months=72.0, discount_rate_per_year=0.0)), recommend=False
+    )
     # $9.6M over 60 months = $160,000 a month for months 1..60
     assert_allclose(result.buy.depreciation_usd_per_month, 160_000.0)
     assert_allclose(result.buy.depreciation_line_usd.sum(), CAPEX_USD)
@@ -140,17 +158,35 @@ def test_every_buy_line_is_named_and_they_add_up_to_the_total() -> None:
     result = evaluate(rich_scenario(), recommend=False)
     lines = result.buy.cash_flows.lines_usd
     assert set(lines) == {
-        "capex_systems", "capex_network", "capex_storage", "capex_racks_install", "capex_spares",
-        "capex_cooling_plant", "capex_facility_buildout", "energy", "colocation", "owned_facility",
-        "cooling_plant_opex", "support", "staff", "licences", "loan_payments", "residual_value",
+        "capex_systems",
+        "capex_network",
+        "capex_storage",
+        "capex_racks_install",
+        "capex_spares",
+        "capex_cooling_plant",
+        "capex_facility_buildout",
+        "energy",
+        "colocation",
+        "owned_facility",
+        "cooling_plant_opex",
+        "support",
+        "staff",
+        "licences",
+        "loan_payments",
+        "residual_value",
     }
     assert_allclose(sum(lines.values()), result.buy.cash_flows.per_month_usd)
-    assert all(option.cash_flows.lines_usd.keys() == {"compute", "upfront", "egress", "storage"} for option in result.rent)
+    assert all(
+        option.cash_flows.lines_usd.keys() == {"compute", "upfront", "egress", "storage"}
+        for option in result.rent
+    )
 
 
 def test_a_grid_of_3_by_4_gives_3_by_4_summaries_and_3_by_4_by_months_lines() -> None:
     utilisation, price = np.meshgrid([0.3, 0.6, 0.9], [0.05, 0.1, 0.2, 0.4], indexing="ij", sparse=True)
-    grid = with_overrides(rich_scenario(), {"workload.utilisation": utilisation, "facility.electricity_usd_per_kwh": price})
+    grid = with_overrides(
+        rich_scenario(), {"workload.utilisation": utilisation, "facility.electricity_usd_per_kwh": price}
+    )
     result = evaluate(grid)
     assert result.batch_shape == (3, 4)
     assert result.recommendation is None
@@ -160,7 +196,9 @@ def test_a_grid_of_3_by_4_gives_3_by_4_summaries_and_3_by_4_by_months_lines() ->
     assert result.rent[0].cash_flows.cumulative_usd.shape == (3, 4, 61)
     # each grid point equals the scenario evaluated on its own
     single = evaluate(
-        with_overrides(rich_scenario(), {"workload.utilisation": 0.6, "facility.electricity_usd_per_kwh": 0.2}),
+        with_overrides(
+            rich_scenario(), {"workload.utilisation": 0.6, "facility.electricity_usd_per_kwh": 0.2}
+        ),
         recommend=False,
     )
     assert_allclose(result.buy.total_usd[1, 2], single.buy.total_usd)
@@ -196,7 +234,9 @@ def test_a_batch_of_horizons_equals_each_horizon_alone() -> None:
     batch = evaluate(with_overrides(rich_scenario(), {"finance.horizon_months": horizons}), recommend=False)
     assert batch.months.tolist() == list(range(61))
     for index, horizon in enumerate(horizons):
-        alone = evaluate(with_overrides(rich_scenario(), {"finance.horizon_months": horizon}), recommend=False)
+        alone = evaluate(
+            with_overrides(rich_scenario(), {"finance.horizon_months": horizon}), recommend=False
+        )
         assert_allclose(batch.buy.total_usd[index], alone.buy.total_usd)
         assert_allclose(batch.buy.npv_usd[index], alone.buy.npv_usd)
         for option, single in zip(batch.rent, alone.rent, strict=True):

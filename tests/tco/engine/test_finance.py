@@ -50,7 +50,13 @@ def test_npv_broadcasts_rates_against_scenarios() -> None:
 
 
 def test_irr_matches_numpy_financial_on_its_documented_examples() -> None:
-    for flows in ([-100, 39, 59, 55, 20], [-100, 0, 0, 74], [-100, 100, 0, -7], [-100, 100, 0, 7], [-5, 10.5, 1, -8, 1]):
+    for flows in (
+        [-100, 39, 59, 55, 20],
+        [-100, 0, 0, 74],
+        [-100, 100, 0, -7],
+        [-100, 100, 0, 7],
+        [-5, 10.5, 1, -8, 1],
+    ):
         assert_allclose(irr_per_month(np.array(flows, dtype=float)), npf.irr(flows), rtol=1e-9)
 
 
@@ -123,14 +129,18 @@ def test_breakeven_month_ignores_month_zero() -> None:
 
 
 def test_breakeven_month_broadcasts_with_months_first() -> None:
-    cumulative = np.cumsum(np.array([[-1000.0, -1000.0], [300.0, 600.0], [300.0, 600.0], [300.0, 600.0], [300.0, 600.0]]), axis=0)
+    cumulative = np.cumsum(
+        np.array([[-1000.0, -1000.0], [300.0, 600.0], [300.0, 600.0], [300.0, 600.0], [300.0, 600.0]]), axis=0
+    )
     assert_array_equal(breakeven_month(cumulative, months_axis=0), [4.0, 2.0])
 
 
 def test_breakeven_utilisation_solves_the_linear_saving() -> None:
     # saving 500 at utilisation 0.8, rising 1,000 per unit: zero at 0.8 - 500 / 1000 = 0.3
     assert_allclose(breakeven_utilisation(500.0, 1000.0, 0.8), 0.3)
-    assert_array_equal(breakeven_utilisation([500.0, 500.0, 2000.0], [0.0, -1000.0, 1000.0], 0.8), [np.nan, np.nan, np.nan])
+    assert_array_equal(
+        breakeven_utilisation([500.0, 500.0, 2000.0], [0.0, -1000.0, 1000.0], 0.8), [np.nan, np.nan, np.nan]
+    )
 
 
 def test_price_factor_sum_adds_calendar_years_of_price_changes() -> None:

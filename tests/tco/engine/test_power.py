@@ -96,7 +96,9 @@ def test_cooling_tier_accepts_per_scenario_tier_limits() -> None:
 def test_new_cooling_plant_is_bought_only_above_the_existing_cooling() -> None:
     scenario = flat_scenario()
     # 4 x 10.2 = 40.8 kW/rack -> rear-door tier (index 2): $600/kW x 326.4 kW = $195,840
-    with_air_only = replace(scenario, facility=replace(scenario.facility, existing_cooling_max_kw_per_rack=15.0))
+    with_air_only = replace(
+        scenario, facility=replace(scenario.facility, existing_cooling_max_kw_per_rack=15.0)
+    )
     result = evaluate(with_air_only, recommend=False)
     assert result.footprint.cooling_tier_name == "rear-door heat exchanger"
     assert_allclose(result.buy.capex_usd["cooling_plant"], 600.0 * 32 * 10.2)

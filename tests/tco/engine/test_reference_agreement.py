@@ -47,7 +47,9 @@ def test_engine_matches_reference_month_by_month(scenario: Scenario) -> None:
     _close(buy.depreciation_line_usd, expected["buy"]["depreciation"], scale)
     _close(buy.total_usd, expected["buy"]["total_usd"], scale)
     _close(buy.npv_usd, expected["buy"]["npv_usd"], scale)
-    _close(buy.cost_per_useful_accelerator_hour_usd, expected["buy"]["cost_per_useful_accelerator_hour_usd"], 0.0)
+    _close(
+        buy.cost_per_useful_accelerator_hour_usd, expected["buy"]["cost_per_useful_accelerator_hour_usd"], 0.0
+    )
 
     for option, reference in zip(result.rent, expected["rent"], strict=True):
         rent_scale = scale + reference["total_usd"]
@@ -59,9 +61,13 @@ def test_engine_matches_reference_month_by_month(scenario: Scenario) -> None:
         _close(option.saving_usd, reference["saving_usd"], rent_scale)
         _close(option.npv_saving_usd, reference["npv_saving_usd"], rent_scale)
         assert_array_equal(option.breakeven_month, reference["breakeven_month"])
-        assert_allclose(option.breakeven_utilisation, reference["breakeven_utilisation"], atol=1e-6, equal_nan=True)
+        assert_allclose(
+            option.breakeven_utilisation, reference["breakeven_utilisation"], atol=1e-6, equal_nan=True
+        )
         _close(
-            option.cost_per_useful_accelerator_hour_usd, reference["cost_per_useful_accelerator_hour_usd"], 0.0
+            option.cost_per_useful_accelerator_hour_usd,
+            reference["cost_per_useful_accelerator_hour_usd"],
+            0.0,
         )
 
 

@@ -28,7 +28,10 @@ def test_eight_days_of_a_p4d_24xlarge_cost_6291_84_and_2227_20() -> None:
 def test_the_engine_bills_eight_days_of_a_p4d_at_6291_84() -> None:
     scenario = flat_scenario(
         workload=Workload(accelerators=8.0, utilisation=1.0, hours_per_month=192.0),
-        rent=(RentOption("p4d.24xlarge", "on_demand", 32.77, 8.0), RentOption("cheaper", "on_demand", 11.60, 8.0)),
+        rent=(
+            RentOption("p4d.24xlarge", "on_demand", 32.77, 8.0),
+            RentOption("cheaper", "on_demand", 11.60, 8.0),
+        ),
         finance=Finance(horizon_months=1.0, discount_rate_per_year=0.0),
     )
     result = evaluate(scenario, recommend=False)
@@ -58,7 +61,9 @@ def test_reserved_pays_every_hour_whatever_the_utilisation() -> None:
 
 
 def test_spot_adds_the_interruption_overhead_to_the_used_hours() -> None:
-    lines = _rent_lines(RentOption("spot", "spot", 35.0, 8.0, spot_interruption_overhead=0.1), utilisation=0.5)
+    lines = _rent_lines(
+        RentOption("spot", "spot", 35.0, 8.0, spot_interruption_overhead=0.1), utilisation=0.5
+    )
     # 32 x $35 x 730 h x 0.5 x 1.1 = $449,680 a month
     assert_allclose(lines["compute"][1:], 449_680.0)
 
@@ -76,7 +81,9 @@ def test_on_demand_prices_fall_each_calendar_year() -> None:
     option = RentOption("od", "on_demand", 10.0, 8.0, price_change_per_year=-0.1)
     compute = _rent_lines(option)["compute"]
     # 32 x $10 x 730 = $233,600 in year 1, x 0.9 in year 2, x 0.81 in year 3
-    assert_allclose(compute[[1, 12, 13, 24, 25, 36]], [233_600.0, 233_600.0, 210_240.0, 210_240.0, 189_216.0, 189_216.0])
+    assert_allclose(
+        compute[[1, 12, 13, 24, 25, 36]], [233_600.0, 233_600.0, 210_240.0, 210_240.0, 189_216.0, 189_216.0]
+    )
 
 
 def test_reserved_prices_stay_locked_for_the_whole_term() -> None:
@@ -91,8 +98,15 @@ def test_egress_and_storage_are_priced_per_gb_at_1000_gb_per_tb() -> None:
     # 50 TB x 1,000 GB x $0.09 = $4,500; 200 TB x 1,000 x $0.023 = $4,600
     assert_allclose(data_usd_per_month(50.0, 0.09), 4500.0)
     option = RentOption(
-        "od", "on_demand", 10.0, 8.0, egress_tb_per_month=50.0, egress_usd_per_gb=0.09,
-        storage_tb=200.0, storage_usd_per_gb_month=0.023, price_change_per_year=-0.5,
+        "od",
+        "on_demand",
+        10.0,
+        8.0,
+        egress_tb_per_month=50.0,
+        egress_usd_per_gb=0.09,
+        storage_tb=200.0,
+        storage_usd_per_gb_month=0.023,
+        price_change_per_year=-0.5,
     )
     lines = _rent_lines(option)
     # data charges do not follow the instance price change
@@ -102,7 +116,9 @@ def test_egress_and_storage_are_priced_per_gb_at_1000_gb_per_tb() -> None:
 
 
 def test_rent_lines_stop_at_the_horizon_of_each_scenario_in_a_batch() -> None:
-    scenario = flat_scenario(finance=Finance(horizon_months=np.array([12.0, 24.0]), discount_rate_per_year=0.0))
+    scenario = flat_scenario(
+        finance=Finance(horizon_months=np.array([12.0, 24.0]), discount_rate_per_year=0.0)
+    )
     result = evaluate(scenario, recommend=False)
     compute = result.rent[0].cash_flows.lines_usd["compute"]
     assert compute.shape == (2, 25)

@@ -1,0 +1,28 @@
+"""The worked examples in the engine's docstrings run and give the figures they show."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import numpy as np
+import pytest
+
+ENGINE_MODULES = [
+    "tco.engine.counting",
+    "tco.engine.finance",
+    "tco.engine.footprint",
+    "tco.engine.metrics",
+    "tco.engine.power",
+    "tco.engine.recommend",
+    "tco.engine.rent",
+    "tco.engine.timeline",
+]
+
+
+@pytest.mark.parametrize("name", ENGINE_MODULES)
+def test_docstring_examples_hold(name: str) -> None:
+    module = importlib.import_module(name)
+    outcome = doctest.testmod(module, extraglobs={"np": np}, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert outcome.attempted > 0
+    assert outcome.failed == 0

@@ -1,0 +1,93 @@
+"""One-at-a-time sensitivity and the recommendation built on it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from tco.engine import evaluate, one_at_a_time, sensitivity_paths, with_overrides
+from tco.engine.recommend import format_usd, recommendation
+from tests.tco.engine.scenarios import flat_scenario, rich_scenario
+
+RENT_USD_PER_MONTH = 2_296_755.20  # flat_scenario at utilisation 1
+
+
+def _half_busy_flat_scenario():
+    scenario = flat_scenario()
+    return replace(scenario, workload=replace(scenario.workload, utilisation=0.5))
+
+
+def test_utilisation_moves_the_saving_by_the_rent_bill_it_scales() -> None:
+    tornado = one_at_a_time(_half_busy_flat_scenario(), paths=["workload.utilisation"])
+    (row,) = tornado.rows
+    assert (row.low_value, row.high_value) == (0.45, 0.55)
+    # buy is flat in utilisation (idle = max); rent is 36 x 2,296,755.20 x u, discount 0:
+    # swing = 36 x 2,296,755.20 x 0.1 = 8,268,318.72
+    assert_allclose(row.swing_usd, 36 * RENT_USD_PER_MONTH * 0.1)
+    assert_allclose(row.saving_at_high_usd - row.saving_at_low_usd, 36 * RENT_USD_PER_MONTH * 0.1)
+
+
+def test_rows_are_ranked_by_swing_widest_first() -> None:
+    tornado = one_at_a_time(rich_scenario())
+    swings = [row.swing_usd for row in tornado.rows]
+    assert swings == sorted(swings, reverse=True)
+    assert len(tornado.rows) == len(sensitivity_paths(rich_scenario()))
+    assert tornado.rent_option == "spot"  # the cheapest rent option by NPV is the default comparison
+
+
+def test_every_row_matches_moving_that_input_alone() -> None:
+    scenario = rich_scenario()
+    tornado = one_at_a_time(scenario, rent_option="on-demand")
+    for row in tornado.rows[:5]:
+        moved = evaluate(with_overrides(scenario, {row.path: row.high_value}), recommend=False)
+        assert_allclose(moved.rent_option("on-demand").npv_saving_usd, row.saving_at_high_usd, rtol=1e-9)
+
+
+def test_moves_are_clipped_to_the_valid_range() -> None:
+    (row,) = one_at_a_time(flat_scenario(), paths=["workload.utilisation"]).rows
+    # utilisation 1.0 cannot move up to 1.1
+    assert (row.low_value, row.high_value) == (0.9, 1.0)
+
+
+def test_whole_counts_and_definitions_are_not_moved_by_default() -> None:
+    paths = sensitivity_paths(rich_scenario())
+    assert "buy.system_price_usd" in paths
+    assert "workload.utilisation" in paths
+    left_out = (
+        "buy.accelerators_per_system",
+        "finance.horizon_months",
+        "workload.hours_per_month",
+        "cooling.0.max_kw_per_rack",
+        "rent.1.commitment_months",
+        "rent.0.commitment_months",  # zero: a share of it is no move
+    )
+    assert not set(left_out) & set(paths)
+
+
+def test_sensitivity_needs_a_single_scenario() -> None:
+    batch = with_overrides(rich_scenario(), {"workload.utilisation": np.array([0.5, 0.6])})
+    with pytest.raises(ValueError, match="single scenario"):
+        one_at_a_time(batch)
+
+
+def test_the_recommendation_names_the_verdict_breakeven_and_top_movers() -> None:
+    scenario = rich_scenario()
+    result = evaluate(scenario, recommend=False)
+    tornado = one_at_a_time(scenario, base=result)
+    sentence = recommendation(result, tornado)
+    assert sentence.count(".") >= 1 and sentence.endswith("change.")
+    for row in tornado.rows[:3]:
+        assert row.path in sentence
+    option = result.rent_option(tornado.rent_option)
+    verdict = "Buy:" if option.npv_saving_usd > 0 else f"Rent {option.name}:"
+    assert sentence.startswith(verdict)
+    assert f"month {int(option.breakeven_month)}" in sentence
+
+
+def test_money_is_written_for_people() -> None:
+    assert format_usd(1_234_567) == "$1.23M"
+    assert format_usd(-45_600) == "-$45.6k"
+    assert format_usd(789.4) == "$789"

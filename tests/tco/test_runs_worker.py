@@ -1,0 +1,162 @@
+"""Runs through real Celery worker processes on Redis: results, a killed worker, a cancel.
+
+The workers load config.settings.base (not the test settings, whose eager mode would make a
+worker run the chunks it queues inline instead of sending them through Redis), pointed at the
+test database, the test Redis database and a temporary media folder.
+"""
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import numpy as np
+import pandas as pd
+import pytest
+import redis
+from django.conf import settings
+from django.utils import timezone
+from numpy.testing import assert_allclose, assert_array_equal
+
+from tco import engine
+from tco.models import ChunkStatus, RunKind, RunStatus, SweepChunk, SweepRun
+from tco.runs.compute import monte_carlo_chunk_frame
+from tco.runs.limits import CHUNKS_IN_FLIGHT, REQUEUE_STALLED_AFTER_S
+from tco.runs.services import run_inputs, run_spec, sweep_run_cancel, sweep_run_start, sweep_runs_reap
+from tests.worker import WorkerProcess
+
+pytestmark = pytest.mark.worker
+
+PRICE = "rent.0.price_usd_per_instance_hour"
+SAVING = "p5 on demand: npv_saving_usd"
+BREAKEVEN = "p5 on demand: breakeven_month"
+WAIT_S = 60
+
+
+@pytest.fixture
+def start_worker(transactional_db, live_celery, settings, tmp_path):
+    """Start worker processes on demand; all of them are stopped at the end."""
+    settings.MEDIA_ROOT = tmp_path
+    live_celery.control.purge()
+    workers: list[WorkerProcess] = []
+
+    def start() -> WorkerProcess:
+        worker = WorkerProcess(broker_env={
+            "DJANGO_SETTINGS_MODULE": "config.settings.base",
+            "REDIS_URL": settings.REDIS_URL,
+            "DJANGO_MEDIA_ROOT": str(tmp_path),
+        }).start()
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+def wait_for(run: SweepRun, condition, what: str) -> SweepRun:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if condition(run):
+            return run
+        time.sleep(0.05)
+    raise AssertionError(f"run {run.pk} did not reach '{what}' in {WAIT_S}s: {run.status}, "
+                         f"{run.chunks_done}/{run.chunks_total} chunks, {run.error}")
+
+
+def finished(run: SweepRun) -> SweepRun:
+    return wait_for(run, lambda r: not r.is_active, "finished")
+
+
+def result_frame(run: SweepRun) -> pd.DataFrame:
+    with run.result_file.open("rb") as handle:
+        return pd.read_parquet(handle)
+
+
+def sweep_grid(run: SweepRun) -> dict[str, np.ndarray]:
+    spec = run_spec(run.kind, run.spec, run_inputs(run))
+    return spec.overrides(0, spec.points_total)
+
+
+def test_a_sweep_through_a_worker_matches_the_engine_called_directly(start_worker, run_scenario):
+    start_worker()
+    spec = {"axes": [{"path": "utilisation", "start": 0.1, "stop": 1, "step": 0.01},
+                     {"path": PRICE, "low": 20, "high": 100, "count": 50}]}
+
+    run = finished(sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP, spec=spec, chunk_size=500))
+
+    assert (run.status, run.progress, run.chunks_done, run.chunks_total) == (RunStatus.DONE, 100, 10, 10)
+    frame = result_frame(run)
+    direct = engine.evaluate(engine.with_overrides(run_inputs(run), sweep_grid(run)), detail=False)
+    assert_array_equal(frame["point"], np.arange(4_550))  # 91 x 50 grid points, in order
+    assert_allclose(frame[SAVING], direct.rent[0].npv_saving_usd)
+    assert_allclose(frame[BREAKEVEN], direct.rent[0].breakeven_month)
+
+
+def test_a_monte_carlo_through_a_worker_matches_the_engine_on_the_same_draws(start_worker, run_scenario):
+    start_worker()
+    spec = {"samples": 20_000, "distributions": [
+        {"path": "utilisation", "kind": "triangular", "low": 0.3, "mode": 0.6, "high": 1},
+        {"path": "electricity_usd_per_kwh", "kind": "lognormal", "median": 0.1, "sigma": 0.3},
+        {"path": PRICE, "kind": "normal", "mean": 50, "sd": 10, "low": 20, "high": 90}]}
+
+    run = finished(sweep_run_start(scenario=run_scenario, kind=RunKind.MONTE_CARLO, spec=spec, seed=2024,
+                                   chunk_size=8_192))
+
+    assert (run.status, run.chunks_total) == (RunStatus.DONE, 3)
+    parsed = run_spec(run.kind, run.spec, run_inputs(run))
+    expected = monte_carlo_chunk_frame(run_inputs(run), parsed, 2024, 0, 20_000)  # one call, no chunks
+    pd.testing.assert_frame_equal(result_frame(run), expected)
+    saving = expected[SAVING].to_numpy()
+    option = run.summary["options"]["p5 on demand"]
+    assert option["buy_wins_probability"] == np.mean(saving > 0)
+    assert_allclose([option["npv_saving_usd"][p] for p in ("p10", "p50", "p90")],
+                    np.percentile(saving, [10, 50, 90]))
+
+
+def test_a_run_whose_worker_is_killed_still_finishes_with_the_same_result(start_worker, run_scenario):
+    worker = start_worker()
+    spec = {"axes": [{"path": "utilisation", "low": 0.05, "high": 1, "count": 400},
+                     {"path": PRICE, "low": 20, "high": 100, "count": 100}]}
+    run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP, spec=spec, chunk_size=1_000)
+    wait_for(run, lambda r: r.chunks_done >= 3, "3 chunks done")
+
+    worker.kill()
+    run.refresh_from_db()
+    assert run.status == RunStatus.RUNNING
+    assert run.chunks_done < run.chunks_total
+    # A SIGKILLed worker acknowledges nothing; Redis would hand its message out again only
+    # after the one-hour visibility timeout. The reaper does it once the run has stalled.
+    report = sweep_runs_reap(now=timezone.now() + timedelta(seconds=REQUEUE_STALLED_AFTER_S + 1))
+    assert report.requeued[run.pk]
+    redis.Redis.from_url(settings.REDIS_URL).delete("unacked", "unacked_index")  # the dead worker's
+    start_worker()
+
+    run = finished(run)
+    assert (run.status, run.chunks_done, run.chunks_total) == (RunStatus.DONE, 40, 40)
+    frame = result_frame(run)
+    assert_array_equal(frame["point"], np.arange(40_000))  # every point once
+    direct = engine.evaluate(engine.with_overrides(run_inputs(run), sweep_grid(run)), detail=False)
+    assert_allclose(frame[SAVING], direct.rent[0].npv_saving_usd)
+    assert_allclose(frame[BREAKEVEN], direct.rent[0].breakeven_month)
+    assert not SweepChunk.objects.filter(run=run).exclude(status=ChunkStatus.DONE).exists()
+
+
+def test_a_cancelled_run_stops_queuing_chunks_on_a_live_worker(start_worker, run_scenario):
+    start_worker()
+    spec = {"axes": [{"path": "utilisation", "low": 0.05, "high": 1, "count": 400},
+                     {"path": PRICE, "low": 20, "high": 100, "count": 100}]}
+    run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP, spec=spec, chunk_size=1_000)
+    wait_for(run, lambda r: r.chunks_done >= 2, "2 chunks done")
+
+    sweep_run_cancel(run=run)
+    queued_at_cancel = run.chunks_queued
+    time.sleep(2)  # the chunks already queued are delivered and return at once
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.CANCELLED
+    assert run.chunks_queued == queued_at_cancel
+    assert queued_at_cancel <= run.chunks_done + CHUNKS_IN_FLIGHT < run.chunks_total
+    assert not SweepChunk.objects.filter(run=run, index__gte=queued_at_cancel).exclude(
+        status=ChunkStatus.PENDING).exists()
+    assert not run.result_file

@@ -1,0 +1,239 @@
+"""A scenario whose accelerator count and throughput come from a sizing: API, evaluation, admin."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from numpy.testing import assert_allclose
+
+from catalog.models import CloudOffering
+from tco.models import Scenario
+from tco.services import scenario_evaluate
+
+pytestmark = pytest.mark.django_db
+
+# Llama 3.1 8B in BF16 at batch 1 on an H100: each step reads 16.06 GB of weights and 0.54 GB
+# of KV cache (4K tokens) at 3,350 GB/s, 4.954 ms, so 201.84 tokens/s from one accelerator;
+# 5,000 tokens/s takes ceil(5,000 / 201.84) = 25 one-accelerator replicas.
+SERVE_8B = {"mode": "inference", "model": "llama-3.1-8b", "tokens_per_s": 5000}
+SIZED_ACCELERATORS = 25
+SIZED_TOKENS_PER_S = 201.838922
+
+
+@pytest.fixture
+def api(client, db):
+    client.force_login(get_user_model().objects.create_user("analyst", password="pw"))
+    return client
+
+
+def p5():
+    return CloudOffering.objects.get(provider="aws", instance_type="p5.48xlarge",
+                                     pricing_model="on_demand")
+
+
+def body(**overrides):
+    """H100 DGX systems against p5.48xlarge on-demand at $50/h, no accelerator count given."""
+    data = {
+        "name": "Serve 8B", "accelerator": "h100-sxm-80gb", "sizing": SERVE_8B,
+        "utilisation": "1", "system": "dgx-h100", "system_price_usd": "400000",
+        "facility": "colo-air", "electricity_usd_per_kwh": "0.10", "pue": "1",
+        "colocation_usd_per_kw_month": "0", "horizon_months": 36,
+        "discount_rate_per_year": "0", "depreciation_months": 60,
+        "rent_options": [{"offering": p5().pk, "price_usd_per_instance_hour": "50"}],
+    }
+    return {**data, **overrides}
+
+
+def evaluate(api, **overrides):
+    return api.post("/api/v1/evaluate/", body(**overrides), content_type="application/json")
+
+
+def test_a_scenario_without_a_count_evaluates_with_the_sized_count_and_throughput(api, catalog):
+    response = evaluate(api)
+
+    evaluation = response.json()
+    assert response.status_code == 200, evaluation
+    assumptions = {a["path"]: a for a in evaluation["assumptions"]}
+    count = assumptions["workload.accelerators"]
+    throughput = assumptions["workload.tokens_per_s_per_accelerator"]
+    assert (count["origin"], count["value"]) == ("sizing", SIZED_ACCELERATORS)
+    assert throughput["origin"] == "sizing"
+    assert_allclose(throughput["value"], SIZED_TOKENS_PER_S, rtol=1e-6)
+    assert "Llama 3.1 8B on h100-sxm-80gb" in count["source"]
+    # 25 accelerators rent as ceil(25 / 8) = 4 p5 instances: 4 x $50 x 730 h x 36 months.
+    assert_allclose(evaluation["result"]["rent"][0]["total_usd"], 4 * 50 * 730 * 36)
+
+
+def test_the_result_shows_the_sizing_figures_and_assumptions(api, catalog):
+    sizing = evaluate(api).json()["sizing"]
+
+    assert (sizing["mode"], sizing["accelerator"]) == ("inference", "h100-sxm-80gb")
+    assert (sizing["replicas"], sizing["accelerators"]) == (25, 25)
+    assert sizing["spec"] == SERVE_8B
+    parameters = next(a for a in sizing["assumptions"] if a["name"] == "parameters")
+    assert parameters["value"] == 8_030_261_248
+    assert "Llama 3 Herd" in parameters["source"]
+
+
+def test_the_scenario_own_count_wins_over_the_sizing_which_is_still_shown(api, catalog):
+    evaluation = evaluate(api, accelerators=8, tokens_per_s_per_accelerator="300").json()
+
+    assumptions = {a["path"]: a for a in evaluation["assumptions"]}
+    assert (assumptions["workload.accelerators"]["origin"],
+            assumptions["workload.accelerators"]["value"]) == ("scenario", 8)
+    assert assumptions["workload.tokens_per_s_per_accelerator"]["value"] == 300
+    assert evaluation["sizing"]["accelerators"] == SIZED_ACCELERATORS
+
+
+def test_a_training_deadline_sizes_the_cluster(api, catalog):
+    training = {"mode": "training", "tokens": 1e12, "mfu": 0.4, "deadline_days": 30,
+                "model": {"name": "7B", "parameters": 7e9, "layers": 32, "hidden_size": 4096,
+                          "attention_heads": 32, "max_context_length": 4096,
+                          "vocab_size": 32000}}
+
+    evaluation = evaluate(api, sizing=training).json()
+
+    # 4.2e22 FLOP at 989e12 x 0.4 FLOP/s per H100 in 30 days: 48 H100 (see test_sizing_api).
+    count = next(a for a in evaluation["assumptions"] if a["path"] == "workload.accelerators")
+    assert (count["origin"], count["value"]) == ("sizing", 48)
+    # Training has no serving throughput: the scenario's (empty) figure stays.
+    throughput = next(a for a in evaluation["assumptions"]
+                      if a["path"] == "workload.tokens_per_s_per_accelerator")
+    assert (throughput["origin"], throughput["value"]) == ("scenario", None)
+
+
+def test_a_stored_scenario_keeps_its_sizing_and_evaluates_with_it(api, catalog):
+    created = api.post("/api/v1/scenarios/", body(), content_type="application/json")
+    assert created.status_code == 201, created.json()
+    pk = created.json()["id"]
+
+    assert Scenario.objects.get(pk=pk).sizing == SERVE_8B
+    assert api.get(f"/api/v1/scenarios/{pk}/").json()["sizing"] == SERVE_8B
+    evaluated = api.post(f"/api/v1/scenarios/{pk}/evaluate/").json()
+    assert evaluated["sizing"]["accelerators"] == SIZED_ACCELERATORS
+
+
+@pytest.mark.parametrize(("sizing", "field"), [
+    ({**SERVE_8B, "tokens_per_s": 0}, "tokens_per_s"),
+    ({**SERVE_8B, "context_length": 0}, "context_length"),
+    ({**SERVE_8B, "batch_size": 0}, "batch_size"),
+    ({"mode": "training", "model": "llama-3.1-8b", "tokens": 1e12, "mfu": 0}, "mfu"),
+    ({"mode": "training", "model": "llama-3.1-8b", "tokens": 1e12, "mfu": 1.5}, "mfu"),
+    ({"mode": "training", "model": "llama-3.1-8b", "tokens": 0}, "tokens"),
+    # The H100's catalog has no INT4 figure: a precision the accelerator cannot run.
+    ({**SERVE_8B, "precision": "int4"}, "precision"),
+])
+def test_it_refuses_a_bad_sizing_naming_the_field_under_sizing(api, catalog, sizing, field):
+    response = api.post("/api/v1/scenarios/", body(sizing=sizing),
+                        content_type="application/json")
+
+    assert response.status_code == 400
+    assert response.json()["sizing"][field], response.json()
+    assert Scenario.objects.count() == 0
+
+
+def test_it_refuses_a_custom_model_with_zero_parameters_naming_the_nested_field(api, catalog):
+    shape = {"parameters": 0, "layers": 32, "hidden_size": 4096, "attention_heads": 32,
+             "max_context_length": 4096, "vocab_size": 32000}
+
+    response = evaluate(api, sizing={**SERVE_8B, "model": shape})
+
+    assert response.status_code == 400
+    assert response.json()["sizing"]["model"]["parameters"]
+
+
+def test_without_a_count_or_a_sizing_it_asks_for_the_count(api, catalog):
+    response = evaluate(api, sizing=None)
+
+    assert response.status_code == 400
+    assert "accelerators" in response.json()
+
+
+def test_a_sizing_that_does_not_fit_cannot_give_the_count(api, catalog):
+    # 405B in BF16 is 812 GB of weights: more than 4 x 72 GB usable.
+    response = evaluate(api, sizing={"mode": "inference", "model": "llama-3.1-405b",
+                                     "max_accelerators": 4})
+
+    assert response.status_code == 400
+    assert "max_accelerators" in response.json()["sizing"][0]
+
+
+@pytest.fixture
+def sized_scenario(catalog):
+    from tco.api.serializers import ScenarioSerializer
+
+    serializer = ScenarioSerializer(data=body())
+    serializer.is_valid(raise_exception=True)
+    scenario, options = serializer.build(serializer.validated_data)
+    scenario.save()
+    for option in options:
+        option.scenario = scenario
+        option.save()
+    return scenario
+
+
+def test_the_admin_page_shows_the_sizing_figures_and_assumptions(admin_client, sized_scenario):
+    response = admin_client.get(f"/admin/tco/scenario/{sized_scenario.pk}/change/")
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert 'id="scenario-result"' in page
+    assert 'id="scenario-sizing"' in page
+    assert "<th>replicas</th><td>25</td>" in page
+    assert "<th>tokens_per_s_per_accelerator</th><td>201.8</td>" in page
+    assert "Llama 3 Herd" in page  # the source of the model's figures
+
+
+def _admin_form(scenario: Scenario, sizing: object) -> dict:
+    """The admin change form's fields for the scenario, with the sizing JSON replaced."""
+    evaluation = scenario_evaluate(scenario=scenario)
+    assert evaluation.case.sizing is not None
+    fields = {f.name: getattr(scenario, f.attname) for f in Scenario._meta.concrete_fields
+              if f.name not in ("id", "owner", "created_at", "updated_at")}
+    option = scenario.rent_options.get()
+    prefix = "rent_options"
+    return {**{k: "" if v is None else v for k, v in fields.items()},
+            "sizing": json.dumps(sizing),
+            f"{prefix}-TOTAL_FORMS": 1, f"{prefix}-INITIAL_FORMS": 1,
+            f"{prefix}-0-id": option.pk, f"{prefix}-0-scenario": scenario.pk,
+            f"{prefix}-0-offering": option.offering_id,
+            f"{prefix}-0-price_usd_per_instance_hour": option.price_usd_per_instance_hour,
+            **{f"{prefix}-0-{name}": getattr(option, name) for name in (
+                "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
+                "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month",
+                "price_change_per_year")}}
+
+
+def test_the_admin_refuses_a_bad_sizing_json_as_a_form_error(admin_client, sized_scenario):
+    url = f"/admin/tco/scenario/{sized_scenario.pk}/change/"
+
+    response = admin_client.post(url, _admin_form(sized_scenario, {**SERVE_8B, "mfu": 0.4}))
+
+    assert response.status_code == 200  # the form again, not a redirect
+    errors = response.context["adminform"].form.errors["sizing"]
+    assert errors == ["mfu: applies to training sizing only"]
+    assert Scenario.objects.get(pk=sized_scenario.pk).sizing == SERVE_8B
+
+
+def test_the_admin_refuses_a_precision_the_accelerator_lacks(admin_client, sized_scenario):
+    url = f"/admin/tco/scenario/{sized_scenario.pk}/change/"
+
+    response = admin_client.post(url, _admin_form(sized_scenario,
+                                                  {**SERVE_8B, "precision": "int4"}))
+
+    (error,) = response.context["adminform"].form.errors["sizing"]
+    assert error.startswith("precision: NVIDIA H100") and "int4" in error
+
+
+def test_the_admin_saves_an_edited_sizing(admin_client, sized_scenario):
+    url = f"/admin/tco/scenario/{sized_scenario.pk}/change/"
+    edited = {**SERVE_8B, "tokens_per_s": 1000}
+
+    response = admin_client.post(url, _admin_form(sized_scenario, edited))
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    saved = Scenario.objects.get(pk=sized_scenario.pk)
+    assert saved.sizing == edited
+    # ceil(1,000 / 201.84) = 5 one-accelerator replicas.
+    assert scenario_evaluate(scenario=saved).case.sizing.accelerators == 5
