@@ -35,3 +35,4 @@ test: $(STAMP) system-packages services
 
 bench: $(STAMP)
 	$(PY) -m tco.bench
+	$(PY) -m catalog.pricefeeds.bench --size-mb 50

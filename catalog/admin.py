@@ -67,7 +67,6 @@ class PriceHistoryInline(admin.TabularInline):
     model = PricePoint
     extra = 0
     can_delete = False
-    ordering = ("-as_of", "-retrieved_at", "-id")
     fields = ("as_of", "amount", "amount_high", "currency", "source", "source_url", "retrieved_at", "note")
     readonly_fields = fields
     show_change_link = True

@@ -1,4 +1,4 @@
-"""Read the catalog's YAML data files (``catalog/data/``) into plain records, without the ORM.
+"""Read the catalog's YAML data files (``catalog/data/``) into plain records, without querying.
 
 The files are written by hand from the seed documents; ``catalog/data/README.md`` describes their
 format and the rules applied here:
@@ -26,66 +26,29 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from django.db import models
+
+from catalog.models import (
+    Accelerator,
+    CoolingTechnology,
+    FacilityProfile,
+    PowerDensityReference,
+    SystemSku,
+)
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-ACCELERATOR_FIGURES = (
-    "architecture",
-    "year",
-    "memory_gb",
-    "memory_type",
-    "memory_bandwidth_gb_per_s",
-    "tdp_w",
-    "interconnect",
-    "interconnect_bandwidth_gb_per_s",
-    "form_factor",
-)
-SYSTEM_FIGURES = ("accelerators_per_system", "cpu", "power_max_kw", "power_idle_kw", "rack_units")
-COOLING_FIGURES = (
-    "min_kw_per_rack",
-    "max_kw_per_rack",
-    "capex_rating",
-    "opex_rating",
-    "complexity",
-    "relative_capex_per_kw",
-    "relative_opex_per_kw",
-    "capex_usd_per_kw",
-    "opex_usd_per_kw_month",
-)
-FACILITY_FIGURES = (
-    "electricity_usd_per_kwh",
-    "pue",
-    "colocation_usd_per_kw_month",
-    "buildout_capex_usd_per_kw",
-    "buildout_opex_usd_per_kw_month",
-    "rack_power_limit_kw",
-    "rack_units_per_rack",
-    "max_cooling",
-)
+ACCELERATOR_FIGURES = Accelerator.FIGURE_FIELDS
+# A system's purchase price range is set from its planning price, never given directly.
+SYSTEM_FIGURES = tuple(f for f in SystemSku.FIGURE_FIELDS if not f.startswith("purchase_price"))
+COOLING_FIGURES = CoolingTechnology.FIGURE_FIELDS
+FACILITY_FIGURES = FacilityProfile.FIGURE_FIELDS
 DECIMAL_FIELDS = frozenset(
-    {
-        "memory_gb",
-        "memory_bandwidth_gb_per_s",
-        "interconnect_bandwidth_gb_per_s",
-        "power_max_kw",
-        "power_idle_kw",
-        "min_kw_per_rack",
-        "max_kw_per_rack",
-        "relative_capex_per_kw",
-        "relative_opex_per_kw",
-        "capex_usd_per_kw",
-        "opex_usd_per_kw_month",
-        "electricity_usd_per_kwh",
-        "pue",
-        "colocation_usd_per_kw_month",
-        "buildout_capex_usd_per_kw",
-        "buildout_opex_usd_per_kw_month",
-        "rack_power_limit_kw",
-        "power_kw",
-        "kw_per_rack_low",
-        "kw_per_rack_high",
-    }
+    field.name
+    for model in (Accelerator, SystemSku, CoolingTechnology, FacilityProfile, PowerDensityReference)
+    for field in model._meta.fields
+    if isinstance(field, models.DecimalField)
 )
 
 
@@ -126,8 +89,7 @@ def read_catalog_data(data_dir: Path = DATA_DIR) -> CatalogData:
     data = CatalogData()
     sources = _read_sources(_load(data_dir, "sources.yaml", "sources"), data)
     _read_accelerators(_load(data_dir, "accelerators.yaml", "accelerators"), sources, data)
-    systems_file = _load_document(data_dir / "systems.yaml")
-    _read_systems(systems_file, sources, data)
+    _read_systems(_load_document(data_dir / "systems.yaml"), sources, data)
     _read_offerings(_load(data_dir, "offerings.yaml", "offerings"), sources, data)
     _read_cooling(_load(data_dir, "cooling.yaml", "cooling_technologies"), sources, data)
     _read_facilities(_load(data_dir, "facilities.yaml", "facility_profiles"), sources, data)
@@ -150,8 +112,12 @@ def _load_document(path: Path) -> dict[str, Any]:
 
 
 def _load(data_dir: Path, file_name: str, list_key: str) -> list[tuple[str, dict[str, Any]]]:
+    return _entries(_load_document(data_dir / file_name), file_name, list_key)
+
+
+def _entries(document: dict[str, Any], file_name: str, list_key: str) -> list[tuple[str, dict[str, Any]]]:
     """The entries of a file's list, each with a label saying where it is, for error messages."""
-    entries = _load_document(data_dir / file_name).get(list_key)
+    entries = document.get(list_key)
     if not isinstance(entries, list):
         raise CatalogDataError(f"{file_name}: expected a list under '{list_key}'")
     labelled = []
@@ -376,7 +342,7 @@ def _choose_preferred(rows, marks, precision: str, where: str) -> None:
 def _read_systems(document: dict[str, Any], sources, data: CatalogData) -> None:
     idle_share = to_decimal(document["idle_power_share_of_max"])
     (idle_source,) = _source_keys(document["idle_power_source"], sources, "systems.yaml")
-    entries = _load_list(document, "systems.yaml", "systems")
+    entries = _entries(document, "systems.yaml", "systems")
     for where, entry in entries:
         _check_keys(
             entry,
@@ -408,24 +374,15 @@ def _read_systems(document: dict[str, Any], sources, data: CatalogData) -> None:
         data.system_prices.extend({"system": entry["slug"], **price} for price in prices)
 
 
-def _load_list(document: dict[str, Any], file_name: str, list_key: str):
-    entries = document.get(list_key)
-    if not isinstance(entries, list):
-        raise CatalogDataError(f"{file_name}: expected a list under '{list_key}'")
-    return [(f"{file_name}: {entry.get('slug', i)}", entry) for i, entry in enumerate(entries, 1)]
-
-
 def _planning_price(entries, prices, where: str) -> dict[str, Any] | None:
     if not prices:
         return None
     marked = [price for entry, price in zip(entries, prices, strict=True) if entry.get("planning_range")]
     if len(marked) > 1:
         raise CatalogDataError(f"{where}: more than one price marked planning_range")
-    if marked:
-        return marked[0]
-    if len(prices) > 1:
+    if not marked and len(prices) > 1:
         raise CatalogDataError(f"{where}: several prices; mark one planning_range: true")
-    planning = prices[0]
+    planning = marked[0] if marked else prices[0]
     if planning["currency"] != "USD":
         raise CatalogDataError(f"{where}: the planning range must be in USD")
     return planning

@@ -50,13 +50,16 @@ HEADER_ROW = 1
 
 @dataclass(frozen=True)
 class RowError:
-    """One reason a quote file is refused: the spreadsheet row, the column and what is wrong."""
+    """One reason a quote file is refused: the spreadsheet row (None for the whole file), the
+    column and what is wrong."""
 
-    row: int
+    row: int | None
     field: str
     reason: str
 
     def __str__(self) -> str:
+        if self.row is None:
+            return f"{self.field}: {self.reason}"
         return f"row {self.row}, {self.field}: {self.reason}"
 
 
@@ -64,7 +67,7 @@ class QuoteFileRejected(Exception):
     """The file has at least one bad row; nothing from it may be written."""
 
     def __init__(self, errors: list[RowError]):
-        self.errors = sorted(errors, key=lambda e: (e.row, e.field))
+        self.errors = sorted(errors, key=lambda e: (e.row or 0, e.field))
         super().__init__("; ".join(str(e) for e in self.errors))
 
 
@@ -112,7 +115,7 @@ def parse_quote_file(*, file_name: str, content: bytes) -> tuple[list[QuoteRow],
     elif suffix == ".xlsx":
         header, rows = _read_xlsx(content)
     else:
-        raise QuoteFileRejected([RowError(0, "file", f"expected a .csv or .xlsx file, got '{file_name}'")])
+        raise QuoteFileRejected([RowError(None, "file", f"expected a .csv or .xlsx file, got '{file_name}'")])
     return _validate(header, rows)
 
 
@@ -122,7 +125,7 @@ def _read_csv(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any]
         # Strings only and blank lines kept, so row numbers match what a spreadsheet shows.
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skip_blank_lines=False)
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise QuoteFileRejected([RowError(HEADER_ROW, "file", f"not a readable CSV file ({exc})")]) from exc
+        raise QuoteFileRejected([RowError(None, "file", f"not a readable CSV file ({exc})")]) from exc
     header = [str(name).strip().lower() for name in frame.columns]
     frame.columns = header
     frame = frame.fillna("")
@@ -134,7 +137,7 @@ def _read_xlsx(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any
     try:
         workbook = openpyxl.load_workbook(io.BytesIO(content), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises zipfile, KeyError, InvalidFileException…
-        raise QuoteFileRejected([RowError(HEADER_ROW, "file", f"not a readable XLSX file ({exc})")]) from exc
+        raise QuoteFileRejected([RowError(None, "file", f"not a readable XLSX file ({exc})")]) from exc
     try:
         lines = workbook.active.iter_rows(values_only=True)
         first = next(lines, None) or ()
@@ -160,7 +163,7 @@ def _validate(
     if missing:
         raise QuoteFileRejected([RowError(HEADER_ROW, name, "missing column") for name in missing])
     if not rows:
-        raise QuoteFileRejected([RowError(HEADER_ROW + 1, "file", "no price rows")])
+        raise QuoteFileRejected([RowError(None, "file", "has no price rows")])
     parsed: list[QuoteRow] = []
     errors: list[RowError] = []
     for number, record in rows:

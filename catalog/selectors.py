@@ -10,8 +10,8 @@ from django.db.models.functions import Cast, JSONObject
 
 from catalog.models import Accelerator, CloudOffering, PricePoint, SystemSku
 
-#: Which price is in force when several share the latest as-of date: the last retrieved wins.
-PRICE_RECENCY = ("-as_of", "-retrieved_at", "-id")
+#: Newest first; among prices of the same as-of date the last retrieved is the one in force.
+PRICE_RECENCY = tuple(PricePoint._meta.ordering)
 
 
 def dense_tflops(accelerator: Accelerator) -> dict[str, Decimal]:

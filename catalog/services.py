@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -349,7 +350,7 @@ def quote_file_import(*, file_name: str, content: bytes) -> QuoteImportResult:
 
 
 @transaction.atomic
-def quote_rows_import(*, rows: list[QuoteRow], errors: list[RowError] = ()) -> QuoteImportResult:
+def quote_rows_import(*, rows: list[QuoteRow], errors: Sequence[RowError] = ()) -> QuoteImportResult:
     """Write parsed quote rows after checking every reference they make; see quote_file_import.
 
     ``errors`` are the parser's, so one refusal lists value and reference errors together.

@@ -12,6 +12,8 @@ from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.safestring import mark_safe
 
+from reports.admin import ReportExportInline, export_excel, export_pdf
+from tco import admin_runs  # noqa: F401  (registers the run admin)
 from tco.api.sizing import validated_sizing_spec
 from tco.charts import cumulative_cost_figure, render
 from tco.inputs_from_db import ScenarioInputError
@@ -63,8 +65,8 @@ class ScenarioAdmin(admin.ModelAdmin):
     search_fields = ["name", "description"]
     autocomplete_fields = ["accelerator", "system", "facility"]
     readonly_fields = ["owner", "created_at", "updated_at"]
-    inlines = [RentOptionInline]
-    actions = ["clone_selected"]
+    inlines = [RentOptionInline, ReportExportInline]
+    actions = ["clone_selected", export_excel, export_pdf]
     fieldsets = [
         (None, {"fields": ["name", "description", "prices_as_of",
                            ("owner", "created_at", "updated_at")]}),

@@ -227,10 +227,11 @@ def _workload(scenario: Scenario, record: _Recorder, sizing: Sizing | None) -> e
                                            "the number of accelerators or change the sizing")
     else:
         accelerators = record.sizing("workload.accelerators", sizing.accelerators, "count", sizing)
-    sized_tokens_per_s = sizing.tokens_per_s_per_accelerator if sizing and sizing.fits else None
-    if scenario.tokens_per_s_per_accelerator is None and sized_tokens_per_s is not None:
+    serving = sizing if sizing is not None and sizing.fits else None
+    sized_tokens_per_s = serving.tokens_per_s_per_accelerator if serving else None
+    if serving and sized_tokens_per_s is not None and scenario.tokens_per_s_per_accelerator is None:
         tokens_per_s = record.sizing("workload.tokens_per_s_per_accelerator", sized_tokens_per_s,
-                                     "tokens/s", sizing)
+                                     "tokens/s", serving)
     else:
         tokens_per_s = record.scenario(
             "workload.tokens_per_s_per_accelerator", scenario.tokens_per_s_per_accelerator,

@@ -45,8 +45,10 @@ def azure_query_url(
 
     Examples
     --------
-    >>> azure_query_url(arm_sku_names=["Standard_ND96isr_H100_v5"], regions=["eastus"])[-60:]
-    '%27Standard_ND96isr_H100_v5%27%29%20and%20%28armRegionName%20eq%20%27eastus%27%29'
+    >>> from urllib.parse import unquote
+    >>> url = azure_query_url(arm_sku_names=["Standard_ND96isr_H100_v5"])
+    >>> print(unquote(url.split("$filter=")[1]))
+    serviceName eq 'Virtual Machines' and (armSkuName eq 'Standard_ND96isr_H100_v5')
     """
     clauses = ["serviceName eq 'Virtual Machines'"]
     names = sorted(arm_sku_names or ())
@@ -183,15 +185,15 @@ def _items(page: Any, *, address: str, limits: PriceLimits) -> list[dict[str, An
 def _decoy(item: dict[str, Any]) -> tuple[RejectionReason, str] | None:
     """Why a VM row is not a price we store, or None if it may be one."""
     product_name = str(item.get("productName", ""))
-    meter = f"{item.get('meterName', '')} / {item.get('skuName', '')}"
+    meter_names = (str(item.get("meterName", "")), str(item.get("skuName", "")))
     if not product_name.startswith("Virtual Machines"):
         return RejectionReason.OTHER_OFFER, f"productName {product_name!r} (not a VM meter)"
     if "Dedicated Host" in product_name:
         return RejectionReason.DEDICATED_TENANCY, f"productName {product_name!r}"
     if item.get("type") == "DevTestConsumption":
         return RejectionReason.DEV_TEST, f"Dev/Test rate in {item.get('armRegionName')}"
-    if any(name.endswith(" Low Priority") for name in meter.split(" / ")):
-        return RejectionReason.LOW_PRIORITY, f"{meter} in {item.get('armRegionName')}"
+    if any(name.endswith(" Low Priority") for name in meter_names):
+        return RejectionReason.LOW_PRIORITY, f"{meter_names[0]} in {item.get('armRegionName')}"
     if "Windows" in product_name:
         return RejectionReason.LICENSED_OS, f"productName {product_name!r}"
     if item.get("isPrimaryMeterRegion") is False:

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
+    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "django_celery_beat",
@@ -111,10 +112,14 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # Tokens (created and revoked in the admin) for budgeting tools; sessions for the admin and
+    # the browsable API. Token first, so an unauthenticated call gets 401 with WWW-Authenticate.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
     ],
+    "DEFAULT_THROTTLE_CLASSES": ["config.throttling.TokenRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"token": env.str("API_RATE_LIMIT", default="600/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "AI compute TCO API",
@@ -124,10 +129,17 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+REDIS_URL = env.str("REDIS_URL", default="")
+
+# The cache holds API throttle counters; with Redis they are shared by every web process.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    if REDIS_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+}
+
 # Celery: https://docs.celeryq.dev/en/stable/userguide/configuration.html
 # With no REDIS_URL the broker is kombu's filesystem transport on local folders, so the
 # service runs real background workers on a bare machine; REDIS_URL switches to Redis.
-REDIS_URL = env.str("REDIS_URL", default="")
 BROKER_DIR = VAR_DIR / "broker"
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL

@@ -4,6 +4,7 @@ import os
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-a-secret")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tco")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+os.environ.setdefault("API_RATE_LIMIT", "100000/min")  # a test lowers it to check throttling
 
 from .base import *  # noqa: E402,F403
 

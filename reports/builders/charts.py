@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from reports.content import MonteCarloSummary, SweepTable
+from reports.content import RecordedRun
 from tco import engine
 from tco.engine.recommend import format_usd
 
@@ -74,41 +74,52 @@ def tornado_figure(tornado: engine.Tornado) -> Figure:
     return fig
 
 
-def sweep_figure(sweep: SweepTable) -> Figure:
-    """A heat map of the sweep's value over two inputs, or a line over one."""
-    fig, ax = _figure(8, 4.2)
-    frame = sweep.frame
-    if len(sweep.axes) == 2:
-        grid = frame.pivot_table(index=sweep.axes[0], columns=sweep.axes[1], values=sweep.heat_value,
-                                 aggfunc="first", dropna=False)
-        mesh = ax.pcolormesh(grid.columns.to_numpy(float), grid.index.to_numpy(float), grid.to_numpy(float),
-                             cmap="RdYlGn_r", shading="nearest")
-        fig.colorbar(mesh, ax=ax, label=sweep.heat_value.replace("_", " "))
-        ax.set_xlabel(sweep.axes[1])
-        ax.set_ylabel(sweep.axes[0])
-    else:
-        ordered = frame.sort_values(sweep.axes[0])
-        ax.plot(ordered[sweep.axes[0]], ordered[sweep.heat_value], color="#1f4e79")
-        ax.set_xlabel(sweep.axes[0])
-        ax.set_ylabel(sweep.heat_value.replace("_", " "))
-        ax.grid(alpha=0.3)
-    ax.set_title(sweep.title, fontsize=10)
+def sweep_figure(run: RecordedRun) -> Figure:
+    """Median breakeven month over the sweep's heat-map inputs, one panel per rent option.
+
+    With one heat-map input the panels are lines; "never" is left blank.
+    """
+    heatmap = run.summary["heatmap"]
+    grids = heatmap["breakeven_month"]
+    fig = Figure(figsize=(8, 2.2 + 2.6 * len(grids)), dpi=110)
+    axes = fig.subplots(len(grids), 1, squeeze=False)[:, 0]
+    x_values = np.asarray(heatmap["x_values"], dtype=float)
+    for ax, (option, grid) in zip(axes, grids.items(), strict=True):
+        months = np.array([[np.nan if v is None else v for v in row] for row in grid], dtype=float)
+        if heatmap["y_path"]:
+            mesh = ax.pcolormesh(x_values, np.asarray(heatmap["y_values"], dtype=float), months,
+                                 cmap="RdYlGn_r", shading="nearest")
+            fig.colorbar(mesh, ax=ax, label="breakeven month")
+            ax.set_ylabel(heatmap["y_path"], fontsize=8)
+        else:
+            ax.plot(x_values, months[0], color="#1f4e79", marker="o", markersize=3)
+            ax.set_ylabel("breakeven month", fontsize=8)
+            ax.grid(alpha=0.3)
+        ax.set_xlabel(heatmap["x_path"], fontsize=8)
+        ax.set_title(f"Against {option} (blank: never breaks even)", fontsize=9)
     fig.tight_layout()
     return fig
 
 
-def monte_carlo_figure(run: MonteCarloSummary) -> Figure:
-    """Histogram of the NPV saving over the draws, with its percentiles marked."""
-    fig, ax = _figure(8, 3.6)
-    if run.savings_usd is not None:
-        ax.hist(np.asarray(run.savings_usd, dtype=float), bins=40, color="#9dc3e6")
-    for label, value in run.saving_percentiles_usd.items():
-        ax.axvline(value, color="#1f4e79", linestyle="--", linewidth=1)
-        ax.annotate(label, (value, 1), xycoords=("data", "axes fraction"), xytext=(3, -12),
-                    textcoords="offset points", fontsize=8)
-    ax.axvline(0.0, color="black", linewidth=0.8)
-    ax.xaxis.set_major_formatter(USD_AXIS)
-    ax.set_xlabel("NPV saving of buying (USD); right of zero, buying wins")
-    ax.set_ylabel("Draws")
+def monte_carlo_figure(run: RecordedRun) -> Figure:
+    """Histogram of the NPV saving of buying against each rent option, with its P10/P50/P90."""
+    options = run.summary["options"]
+    fig = Figure(figsize=(8, 0.8 + 2.2 * len(options)), dpi=110)
+    axes = fig.subplots(len(options), 1, squeeze=False)[:, 0]
+    for ax, (option, figures) in zip(axes, options.items(), strict=True):
+        edges = np.asarray(figures["histogram"]["bin_edges_usd"], dtype=float)
+        ax.stairs(figures["histogram"]["counts"], edges, fill=True, color="#9dc3e6")
+        for label in ("p10", "p50", "p90"):
+            value = figures["npv_saving_usd"][label]
+            if value is not None:
+                ax.axvline(value, color="#1f4e79", linestyle="--", linewidth=1)
+                ax.annotate(label.upper(), (value, 1), xycoords=("data", "axes fraction"), xytext=(3, -12),
+                            textcoords="offset points", fontsize=8)
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.xaxis.set_major_formatter(USD_AXIS)
+        ax.set_title(f"Against {option}: buying wins in {figures['buy_wins_probability']:.0%} of draws",
+                     fontsize=9)
+        ax.set_ylabel("Draws", fontsize=8)
+    axes[-1].set_xlabel("NPV saving of buying (USD); right of zero, buying wins")
     fig.tight_layout()
     return fig

@@ -15,7 +15,15 @@ from matplotlib.figure import Figure
 from weasyprint import HTML
 
 from reports.builders.charts import cost_breakdown_figure, monte_carlo_figure, sweep_figure, tornado_figure
-from reports.content import ReportContent, bill_of_materials, describe_path, scalar, top_movers
+from reports.content import (
+    RecordedRun,
+    ReportContent,
+    SizingSummary,
+    bill_of_materials,
+    describe_path,
+    scalar,
+    top_movers,
+)
 from reports.formatting import (
     format_month,
     format_number,
@@ -71,7 +79,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "sensitivity_rows": [_mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
         "sweeps": [_sweep(sweep) for sweep in content.sweeps],
         "monte_carlo": [_monte_carlo(run) for run in content.monte_carlo],
-        "sizing": content.sizing,
+        "sizing": _sizing(content.sizing) if content.sizing is not None else None,
         "assumptions": [
             {"path": describe_path(row.path, content.inputs), "value": _input_value(row.value, row.unit), "unit": row.unit, "origin": row.origin,
              "source": row.source, "as_of": "" if row.as_of is None else row.as_of.isoformat()}
@@ -188,20 +196,58 @@ def _input_value(value: float, unit: str) -> str:
     return format_number(value, 4)
 
 
-def _sweep(sweep: Any) -> dict[str, Any]:
-    frame = sweep.frame
-    heat = frame[sweep.heat_value] if sweep.heat_value in frame.columns else None
-    stats = []
-    if heat is not None and heat.notna().any():
-        stats = [("Grid points", f"{len(frame):,}"), (f"{sweep.heat_value} minimum", format_number(heat.min())),
-                 (f"{sweep.heat_value} median", format_number(heat.median())),
-                 (f"{sweep.heat_value} maximum", format_number(heat.max())),
-                 ("Grid points without an answer", f"{int(heat.isna().sum()):,}")]
-    return {"title": sweep.title, "axes": ", ".join(sweep.axes), "stats": stats, "chart": _png(sweep_figure(sweep))}
+def _sweep(run: RecordedRun) -> dict[str, Any]:
+    summary = run.summary
+    return {
+        "title": run.title, "note": _run_note(run), "points": f"{summary['points']:,}",
+        "axes": [(axis["path"], axis["count"], format_number(axis["min"], 4), format_number(axis["max"], 4))
+                 for axis in summary["axes"]],
+        "options": [
+            {"name": name, "buy_wins": format_share(figures["buy_wins_share"]),
+             "saving_min": format_usd_cents(figures["npv_saving_usd"]["min"]),
+             "saving_mean": format_usd_cents(figures["npv_saving_usd"]["mean"]),
+             "saving_max": format_usd_cents(figures["npv_saving_usd"]["max"]),
+             "breakeven_min": format_month(figures["breakeven_month"]["min"]),
+             "breakeven_max": format_month(figures["breakeven_month"]["max"]),
+             "never": format_share(figures["breakeven_month"]["never_share"])}
+            for name, figures in summary["options"].items()
+        ],
+        "chart": _png(sweep_figure(run)),
+    }
 
 
-def _monte_carlo(run: Any) -> dict[str, Any]:
-    return {"title": run.title, "draws": f"{run.draws:,}",
-            "percentiles": [(label, format_usd_cents(value)) for label, value in run.saving_percentiles_usd.items()],
-            "probability_buy_wins": format_share(run.probability_buy_wins),
-            "distributions": run.distributions, "chart": _png(monte_carlo_figure(run))}
+def _monte_carlo(run: RecordedRun) -> dict[str, Any]:
+    summary = run.summary
+    return {
+        "title": run.title, "note": _run_note(run), "draws": f"{summary['samples']:,}", "seed": summary["seed"],
+        "buy_wins": format_share(summary["buy_wins_probability"]),
+        "options": [
+            {"name": name, "buy_wins": format_share(figures["buy_wins_probability"]),
+             **{label: format_usd_cents(figures["npv_saving_usd"][label]) for label in ("p10", "p50", "p90")},
+             **{f"breakeven_{label}": format_month(figures["breakeven_month"][label])
+                for label in ("p10", "p50", "p90")}}
+            for name, figures in summary["options"].items()
+        ],
+        "inputs": [(path, *(format_number(spread[key], 4) for key in ("p10", "p50", "p90")))
+                   for path, spread in summary["inputs"].items()],
+        "chart": _png(monte_carlo_figure(run)),
+    }
+
+
+def _run_note(run: RecordedRun) -> str:
+    note = f"finished {timestamp(run.finished_at)}" if run.finished_at else ""
+    if run.stale:
+        note += "; the scenario has been saved since this run started, so its figures may differ"
+    return note
+
+
+def _sizing(sizing: SizingSummary) -> dict[str, Any]:
+    def shown(value: Any) -> str:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, int | float):
+            return format_number(float(value), 4 if abs(value) < 10 else 2)
+        return str(value)
+
+    return {"title": sizing.title, "rows": [(label.replace("_", " "), shown(value), unit)
+                                            for label, value, unit in sizing.rows]}

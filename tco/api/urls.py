@@ -1,11 +1,13 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from tco.api.runs import SweepRunViewSet
 from tco.api.sizing import ModelPresetListView, SizingView
 from tco.api.views import EvaluateView, ScenarioViewSet
 
 router = SimpleRouter()
 router.register("scenarios", ScenarioViewSet, basename="scenario")
+router.register("runs", SweepRunViewSet, basename="sweep-run")
 
 urlpatterns = [
     path("evaluate/", EvaluateView.as_view(), name="evaluate"),

@@ -13,6 +13,10 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='scenario',
             name='sizing',
-            field=models.JSONField(blank=True, help_text='Workload sizing spec (see POST /api/v1/sizing/): gives the accelerator count and inference throughput when those are empty.', null=True),
+            field=models.JSONField(
+                blank=True,
+                help_text='Workload sizing spec (see POST /api/v1/sizing/): gives the accelerator '
+                          'count and inference throughput when those are empty.',
+                null=True),
         ),
     ]

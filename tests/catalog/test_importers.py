@@ -212,3 +212,10 @@ def test_the_command_exits_non_zero_with_every_error_on_stderr(catalog, tmp_path
 def test_it_refuses_other_file_types():
     with pytest.raises(QuoteFileRejected, match="expected a .csv or .xlsx file"):
         parse_quote_file(file_name="quote.pdf", content=b"%PDF")
+
+
+def test_it_refuses_an_unreadable_or_empty_file(catalog):
+    assert _rejection(b"PK\x03\x04 not really a workbook", file_name="quote.xlsx")[0].startswith(
+        "file: not a readable XLSX file"
+    )
+    assert _rejection(_csv(header=HEADER)) == ["file: has no price rows"]

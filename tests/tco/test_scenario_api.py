@@ -149,4 +149,4 @@ def test_another_users_scenario_is_not_found(api, catalog, demo_scenarios):
 def test_anonymous_users_cannot_evaluate(client, catalog):
     response = client.post("/api/v1/evaluate/", body(), content_type="application/json")
 
-    assert response.status_code == 403
+    assert response.status_code == 401

@@ -55,7 +55,7 @@ def build_workbook(content: ReportContent) -> bytes:
     comparison = write_comparison(sheets["Comparison"], content)
     write_summary(sheets["Summary"], content, comparison)
     write_prices(sheets["Prices"], content.prices)
-    add_recorded_sheets(wb, sweeps=content.sweeps, monte_carlo=content.monte_carlo, sizing=content.sizing)
+    add_recorded_sheets(wb, content)
     for ws in wb.worksheets:
         _print_setup(ws, content)
     # The file carries formulas only, no cached results: make every reader compute them.

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 from openpyxl.cell.cell import Cell
 from openpyxl.chart import BarChart, Reference
 from openpyxl.formatting.rule import ColorScaleRule
@@ -12,8 +13,11 @@ from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reports.builders.excel.cells import (
+    COUNT,
+    NOTE_FONT,
     NUMBER,
     PERCENT,
+    TOTAL_FONT,
     USD,
     USD_PRICE,
     header_row,
@@ -215,7 +219,9 @@ def write_sizing(ws: Worksheet, sizing: SizingSummary) -> None:
     header_row(ws, 4, ("Figure", "Value", "Unit"))
     for row, (label, value, unit) in enumerate(sizing.rows, start=5):
         put_text(ws.cell(row=row, column=1), label)
-        if isinstance(value, int | float):
+        if isinstance(value, bool):
+            put_text(ws.cell(row=row, column=2), "yes" if value else "no")
+        elif isinstance(value, int | float):
             put_number(ws.cell(row=row, column=2), float(value), NUMBER)
         else:
             put_text(ws.cell(row=row, column=2), value)

@@ -1,0 +1,100 @@
+"""Report exports in the admin: the list of past exports, and the scenario actions that request them."""
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import FileResponse, Http404, HttpRequest
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from reports.choices import ExportStatus, PaperSize, ReportFormat
+from reports.models import ReportExport
+from reports.services import report_export_regenerate, report_export_request, report_file_name
+
+
+def _download_link(export: ReportExport) -> str:
+    if export.status != ExportStatus.DONE:
+        return export.error or "—"
+    url = reverse("admin:reports_reportexport_download", args=[export.pk])
+    return format_html('<a href="{}">Download {}</a>', url, export.get_format_display())
+
+
+@admin.register(ReportExport)
+class ReportExportAdmin(admin.ModelAdmin):
+    list_display = ["id", "scenario", "format", "paper_size", "status", "failure_type", "requested_by",
+                    "created_at", "finished_at", "build_seconds", "download"]
+    list_filter = ["status", "format", "failure_type"]
+    search_fields = ["scenario__name"]
+    date_hierarchy = "created_at"
+    list_select_related = ["scenario", "requested_by"]
+    actions = ["regenerate_selected"]
+    readonly_fields = [field.name for field in ReportExport._meta.fields] + ["download"]
+
+    def get_urls(self):
+        download = path("<int:pk>/download/", self.admin_site.admin_view(self.download_view),
+                        name="reports_reportexport_download")
+        return [download, *super().get_urls()]
+
+    def download_view(self, request: HttpRequest, pk: int) -> FileResponse:
+        export = self.get_object(request, str(pk))
+        if export is None or export.status != ExportStatus.DONE:
+            raise Http404("No finished export with that id.")
+        return FileResponse(export.file.open("rb"), as_attachment=True, filename=report_file_name(export))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # exports are requested from a scenario, never typed in
+
+    def has_change_permission(self, request: HttpRequest, obj: ReportExport | None = None) -> bool:
+        return False
+
+    @admin.display(description="File")
+    def download(self, export: ReportExport) -> str:
+        return _download_link(export)
+
+    @admin.action(description="Export again (same scenario, format and price date)")
+    def regenerate_selected(self, request: HttpRequest, queryset: QuerySet[ReportExport]) -> None:
+        for export in queryset.select_related("scenario"):
+            report_export_regenerate(export=export, requested_by=request.user)
+        self.message_user(request, f"Queued {queryset.count()} export(s).", messages.SUCCESS)
+
+
+class ReportExportInline(admin.TabularInline):
+    """The scenario's past exports, newest first, with their files."""
+
+    model = ReportExport
+    extra = 0
+    max_num = 0
+    can_delete = False
+    fields = ["created_at", "format", "paper_size", "status", "requested_by", "download"]
+    readonly_fields = fields
+    ordering = ["-created_at"]
+    verbose_name_plural = "Exports"
+
+    @admin.display(description="File")
+    def download(self, export: ReportExport) -> str:
+        return _download_link(export)
+
+
+def _request_exports(request: HttpRequest, queryset: QuerySet, format: str) -> int:
+    for scenario in queryset:
+        report_export_request(scenario=scenario, format=format, paper_size=PaperSize.A4, requested_by=request.user)
+    return queryset.count()
+
+
+def _queued_message(admin_site_model: admin.ModelAdmin, request: HttpRequest, count: int, label: str) -> None:
+    url = reverse("admin:reports_reportexport_changelist")
+    admin_site_model.message_user(
+        request, format_html('Queued {} {} export(s); see <a href="{}">past exports</a>.', count, label, url),
+        messages.SUCCESS)
+
+
+@admin.action(description="Export Excel")
+def export_excel(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
+    """Scenario action: queue an Excel workbook of each selected scenario."""
+    _queued_message(modeladmin, request, _request_exports(request, queryset, ReportFormat.XLSX), "Excel")
+
+
+@admin.action(description="Export PDF")
+def export_pdf(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
+    """Scenario action: queue a PDF report of each selected scenario."""
+    _queued_message(modeladmin, request, _request_exports(request, queryset, ReportFormat.PDF), "PDF")

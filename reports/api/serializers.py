@@ -1,0 +1,45 @@
+"""Report export serializers: what a client sends to request one, and the job row it polls."""
+from __future__ import annotations
+
+from rest_framework import serializers
+from rest_framework.reverse import reverse
+
+from reports.choices import ExportStatus, PaperSize, ReportFormat
+from reports.models import ReportExport
+from tco.models import Scenario
+
+
+class ReportExportRequestSerializer(serializers.Serializer):
+    """Which scenario to export, in which format and on which paper."""
+
+    scenario = serializers.PrimaryKeyRelatedField(queryset=Scenario.objects.none())
+    format = serializers.ChoiceField(choices=ReportFormat.choices)
+    paper_size = serializers.ChoiceField(choices=PaperSize.choices, default=PaperSize.A4)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Only the requester's own scenarios can be exported (as the scenarios API lists them).
+        request = self.context["request"]
+        self.fields["scenario"].queryset = Scenario.objects.filter(owner=request.user)
+
+
+class ReportExportSerializer(serializers.ModelSerializer):
+    """An export job: its status, why it failed, what it was built from, and its file once done."""
+
+    scenario_name = serializers.CharField(source="scenario.name", read_only=True)
+    requested_by = serializers.StringRelatedField(read_only=True)
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ReportExport
+        fields = ["id", "scenario", "scenario_name", "format", "paper_size", "status", "failure_type", "error",
+                  "download_url", "size_bytes", "engine_version", "prices_as_of", "scenario_updated_at",
+                  "price_snapshot", "key_figures", "requested_by", "created_at", "started_at", "finished_at",
+                  "build_seconds"]
+        read_only_fields = fields
+
+    def get_download_url(self, export: ReportExport) -> str | None:
+        """Where to fetch the file; null until the export is done."""
+        if export.status != ExportStatus.DONE:
+            return None
+        return reverse("report-export-download", args=[export.pk], request=self.context.get("request"))

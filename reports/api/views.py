@@ -1,0 +1,62 @@
+"""Report exports: request one (202, built in the background), poll it, download its file."""
+from __future__ import annotations
+
+from django.http import FileResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from reports.api.serializers import ReportExportRequestSerializer, ReportExportSerializer
+from reports.builders.excel import XLSX_CONTENT_TYPE
+from reports.builders.pdf import PDF_CONTENT_TYPE
+from reports.choices import ExportStatus, ReportFormat
+from reports.models import ReportExport
+from reports.services import report_export_regenerate, report_export_request, report_file_name
+
+CONTENT_TYPES = {ReportFormat.XLSX: XLSX_CONTENT_TYPE, ReportFormat.PDF: PDF_CONTENT_TYPE}
+
+
+class ReportExportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Exports of the signed-in user's scenarios, newest first."""
+
+    serializer_class = ReportExportSerializer
+    permission_classes = [IsAuthenticated]
+    filterset_fields = ["scenario", "format", "status"]
+    ordering_fields = ["created_at", "finished_at"]
+
+    def get_queryset(self):
+        return (ReportExport.objects.filter(scenario__owner=self.request.user)
+                .select_related("scenario", "requested_by"))
+
+    @extend_schema(request=ReportExportRequestSerializer, responses={202: ReportExportSerializer})
+    def create(self, request):
+        """Queue an Excel or PDF export of a scenario; poll the returned job until it is done."""
+        data = ReportExportRequestSerializer(data=request.data, context={"request": request})
+        data.is_valid(raise_exception=True)
+        export = report_export_request(requested_by=request.user, **data.validated_data)
+        return self._accepted(export)
+
+    @extend_schema(request=None, responses={202: ReportExportSerializer})
+    @action(detail=True, methods=["post"])
+    def regenerate(self, request, pk=None):
+        """Export the same scenario again, in the same format, with the same price date."""
+        return self._accepted(report_export_regenerate(export=self.get_object(), requested_by=request.user))
+
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiResponse(description="The file"),
+                              409: OpenApiResponse(description="Not done (yet): pending, running or failed")})
+    @action(detail=True, methods=["get"])
+    def download(self, request, pk=None):
+        """The export's file, once it is done."""
+        export = self.get_object()
+        if export.status != ExportStatus.DONE:
+            detail = export.error or f"The export is {export.get_status_display().lower()}; no file yet."
+            return Response({"status": export.status, "detail": detail}, status=status.HTTP_409_CONFLICT)
+        return FileResponse(export.file.open("rb"), as_attachment=True, filename=report_file_name(export),
+                            content_type=CONTENT_TYPES[ReportFormat(export.format)])
+
+    def _accepted(self, export: ReportExport) -> Response:
+        body = ReportExportSerializer(export, context=self.get_serializer_context()).data
+        location = self.reverse_action("detail", args=[export.pk])
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": location})

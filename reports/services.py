@@ -1,0 +1,220 @@
+"""Report exports: request one (a job row, built in the background), build it, or build files directly.
+
+HOW AN EXPORT RUNS
+1. ``report_export_request()`` creates a ReportExport (PENDING) that pins the price date, and
+   on commit queues ``report_export_task`` on the reports queue; the API answers 202.
+2. The task calls ``report_export_run()``: a finished export is left alone (a redelivery);
+   otherwise it is marked RUNNING, the scenario is evaluated with its prices pinned and the
+   whole file is built in memory.
+3. Only a complete file is stored: one conditional UPDATE (RUNNING -> DONE) records it with the
+   engine version, price snapshot and key figures. A scenario that cannot be evaluated marks the
+   export FAILED with the reason and stores no file.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from datetime import date, datetime
+from functools import partial
+from typing import Any
+
+import pandas as pd
+from celery.exceptions import SoftTimeLimitExceeded
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.text import slugify
+
+from config.queues import Queue
+from reports.builders.excel import build_workbook
+from reports.builders.pdf import build_pdf
+from reports.choices import ExportStatus, FailureType, PaperSize, ReportFormat
+from reports.content import (
+    PriceRow,
+    Provenance,
+    RecordedRun,
+    ReportContent,
+    ReportMeta,
+    SizingSummary,
+    key_figures,
+    report_content,
+)
+from reports.models import ReportExport
+from tco import engine
+from tco.engine.version import ENGINE_VERSION
+from tco.inputs_from_db import ScenarioInputError
+from tco.models import RunKind, RunStatus, Scenario, SweepRun
+from tco.services import Evaluation, scenario_evaluate
+
+logger = logging.getLogger(__name__)
+
+BUILDERS = {ReportFormat.XLSX: build_workbook, ReportFormat.PDF: build_pdf}
+# A sweep with more points than this is shown by its summary and heat maps only: openpyxl
+# writes about 30,000 cells a second, so 100,000 points would add a minute and 600 MB.
+SWEEP_SHEET_MAX_POINTS = 10_000
+TIMEOUT_MESSAGE = "The report took longer than its time limit; try again, or export without large runs."
+SYSTEM_MESSAGE = "The report could not be built because of a service error ({error}); it has been logged."
+
+
+def report_export_request(*, scenario: Scenario, format: str, paper_size: str = PaperSize.A4,
+                          requested_by: AbstractBaseUser | None = None,
+                          prices_as_of: date | None = None) -> ReportExport:
+    """Create an export job and queue it once the transaction commits.
+
+    The price date is pinned now (the scenario's own date, else today), so the export and any
+    regeneration of it evaluate the same catalog prices.
+    """
+    export = ReportExport(
+        scenario=scenario, format=format, paper_size=paper_size, requested_by=requested_by,
+        prices_as_of=prices_as_of or scenario.prices_as_of or timezone.localdate(),
+        scenario_updated_at=scenario.updated_at,
+    )
+    export.full_clean()
+    export.save()
+    transaction.on_commit(partial(_send, export.pk))
+    return export
+
+
+def _send(export_id: int) -> None:
+    # Imported here: the tasks module imports this one.
+    from reports.tasks import report_export_task
+
+    report_export_task.apply_async((export_id,), queue=Queue.REPORTS)
+
+
+def report_export_regenerate(*, export: ReportExport, requested_by: AbstractBaseUser | None = None) -> ReportExport:
+    """A new export of the same scenario, format and paper with the same price date."""
+    return report_export_request(scenario=export.scenario, format=export.format, paper_size=export.paper_size,
+                                 requested_by=requested_by, prices_as_of=export.prices_as_of)
+
+
+def report_export_run(*, export_id: int) -> ReportExport:
+    """Build the export's file and record it; a scenario that cannot be evaluated fails it.
+
+    Safe to run twice (a redelivered task): a finished export is returned unchanged, and of two
+    concurrent builds only the first to finish stores its file.
+    """
+    export = ReportExport.objects.select_related("scenario", "requested_by").get(pk=export_id)
+    if export.is_finished:
+        return export
+    ReportExport.objects.filter(pk=export.pk, status__in=[ExportStatus.PENDING, ExportStatus.RUNNING]).update(
+        status=ExportStatus.RUNNING, started_at=timezone.now())
+    started = time.perf_counter()
+    try:
+        content = report_content_for(scenario=export.scenario, paper_size=export.paper_size,
+                                     author=_author(export.requested_by), prices_as_of=export.prices_as_of,
+                                     report_id=export.pk)
+        payload = BUILDERS[ReportFormat(export.format)](content)
+    except (ScenarioInputError, engine.InputError) as exc:
+        return _fail(export, FailureType.USER, str(exc))
+    except SoftTimeLimitExceeded:
+        return _fail(export, FailureType.TIMEOUT, TIMEOUT_MESSAGE)
+    except Exception as exc:  # the job row must say it failed, whatever broke
+        logger.exception("report export %s failed", export.pk)
+        return _fail(export, FailureType.SYSTEM, SYSTEM_MESSAGE.format(error=type(exc).__name__))
+    return _store(export, content, payload, build_seconds=time.perf_counter() - started)
+
+
+def report_content_for(*, scenario: Scenario, paper_size: str = PaperSize.A4, author: str = "",
+                       prices_as_of: date | None = None, report_id: int | None = None,
+                       generated_at: datetime | None = None) -> ReportContent:
+    """Evaluate a stored scenario (prices pinned to ``prices_as_of``) and gather what a report shows.
+
+    Raises ScenarioInputError when the scenario cannot be evaluated.
+    """
+    pinned = copy.copy(scenario)
+    pinned.prices_as_of = prices_as_of or scenario.prices_as_of or timezone.localdate()
+    evaluation = scenario_evaluate(scenario=pinned, rent_options=list(scenario.rent_options.all()))
+    case = evaluation.case
+    meta = ReportMeta(
+        scenario_name=scenario.name, scenario_description=scenario.description, scenario_id=scenario.pk,
+        scenario_updated_at=scenario.updated_at, author=author, generated_at=generated_at or timezone.now(),
+        prices_as_of=pinned.prices_as_of, engine_version=ENGINE_VERSION, paper_size=paper_size,
+        report_id=report_id,
+        labels={"Accelerator": str(scenario.accelerator), "System": str(scenario.system),
+                "Facility": str(scenario.facility)},
+    )
+    return report_content(
+        inputs=case.inputs, result=evaluation.result, meta=meta,
+        provenance={a.path: Provenance(a.unit, a.origin, a.source, a.as_of) for a in case.assumptions},
+        prices=tuple(PriceRow(p.price_point_id, p.target, float(p.amount), p.currency, p.as_of, p.source)
+                     for p in case.prices),
+        sweeps=_latest_runs(scenario, RunKind.SWEEP),
+        monte_carlo=_latest_runs(scenario, RunKind.MONTE_CARLO),
+        sizing=_sizing(evaluation),
+    )
+
+
+def report_build(*, content: ReportContent, format: str) -> bytes:
+    """The report file in one format."""
+    return BUILDERS[ReportFormat(format)](content)
+
+
+def report_file_name(export: ReportExport) -> str:
+    """A readable, safe file name: <scenario slug>-report-<id>.<format>."""
+    return f"{slugify(export.scenario.name)[:60] or 'scenario'}-report-{export.pk}.{export.format}"
+
+
+def _store(export: ReportExport, content: ReportContent, payload: bytes, *, build_seconds: float) -> ReportExport:
+    """Save the file, then record it, unless another build of the same export got there first."""
+    export.file.save(report_file_name(export), ContentFile(payload), save=False)
+    recorded = ReportExport.objects.filter(pk=export.pk, status=ExportStatus.RUNNING).update(
+        status=ExportStatus.DONE, file=export.file.name, size_bytes=len(payload),
+        engine_version=content.meta.engine_version, scenario_updated_at=content.meta.scenario_updated_at,
+        price_snapshot=[_price_json(price) for price in content.prices],
+        key_figures={**key_figures(content.result), "runs": [run.run_id for run in content.sweeps + content.monte_carlo]},
+        finished_at=timezone.now(), build_seconds=round(build_seconds, 3),
+    )
+    if not recorded:
+        export.file.storage.delete(export.file.name)
+    export.refresh_from_db()
+    return export
+
+
+def _fail(export: ReportExport, failure_type: str, error: str) -> ReportExport:
+    """Mark an unfinished export failed with its reason; it offers no file."""
+    ReportExport.objects.filter(pk=export.pk).filter(~Q(status__in=[ExportStatus.DONE, ExportStatus.FAILED])).update(
+        status=ExportStatus.FAILED, failure_type=failure_type, error=error, finished_at=timezone.now())
+    export.refresh_from_db()
+    return export
+
+
+def report_export_fail(*, export_id: int, failure_type: str, error: str) -> None:
+    """Mark an export failed from outside its run (the task gave up on it)."""
+    _fail(ReportExport.objects.get(pk=export_id), failure_type, error)
+
+
+def _author(user: AbstractBaseUser | None) -> str:
+    if user is None:
+        return ""
+    return user.get_full_name() or user.get_username()
+
+
+def _price_json(price: PriceRow) -> dict[str, Any]:
+    return {"price_point_id": price.price_point_id, "target": price.target, "amount": price.amount,
+            "currency": price.currency, "as_of": price.as_of.isoformat(), "source": price.source}
+
+
+def _latest_runs(scenario: Scenario, kind: str) -> tuple[RecordedRun, ...]:
+    """The scenario's latest finished run of a kind (reports show one of each)."""
+    run = (SweepRun.objects.filter(scenario=scenario, kind=kind, status=RunStatus.DONE, summary__isnull=False)
+           .order_by("-finished_at", "-id").first())
+    if run is None:
+        return ()
+    points = None
+    if kind == RunKind.SWEEP and run.points_total <= SWEEP_SHEET_MAX_POINTS and run.result_file:
+        with run.result_file.open("rb") as handle:
+            points = pd.read_parquet(handle).drop(columns="point", errors="ignore")
+    return (RecordedRun(run_id=run.pk, kind=str(run.kind), summary=run.summary, finished_at=run.finished_at,
+                        stale=run.created_at < scenario.updated_at, points=points),)
+
+
+def _sizing(evaluation: Evaluation) -> SizingSummary | None:
+    sizing = evaluation.case.sizing
+    if sizing is None:
+        return None
+    return SizingSummary(title=sizing.describe(),
+                         rows=tuple((figure.name, figure.value, figure.unit) for figure in sizing.figures()))

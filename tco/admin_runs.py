@@ -1,0 +1,215 @@
+"""Run admin: start a sweep, Monte Carlo or sensitivity run from a scenario, watch it, see its charts."""
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
+
+from tco import engine
+from tco.charts import render
+from tco.inputs_from_db import ScenarioInputError, engine_case
+from tco.models import RunKind, RunStatus, Scenario, SweepRun
+from tco.run_charts import breakeven_heatmap_figure, saving_histogram_figure, tornado_figure
+from tco.runs.errors import RunSpecError
+from tco.runs.limits import MAX_CHUNK_POINTS, MAX_RUN_POINTS
+from tco.runs.services import MAX_SEED, sweep_run_cancel, sweep_run_start
+from tco.runs.specs import DEFAULT_HISTOGRAM_BINS, DEFAULT_STEP_SHARE, axis_from_text, distribution_from_text
+
+# The run page asks for progress this often while the run is active.
+POLL_EVERY_MS = 1000
+
+
+class SweepForm(forms.Form):
+    """A sweep written one axis per line."""
+
+    axes = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 80}), help_text=(
+        "One axis per line, NAME=SPEC: a list <code>utilisation=0.4,0.55,0.7</code>, a range with a "
+        "step <code>utilisation=0.3:0.9:0.05</code>, or a count of points between bounds "
+        "<code>electricity_usd_per_kwh=0.05:0.3@26</code>."))
+    heatmap_axes = forms.CharField(required=False, help_text=(
+        "Two axes for the breakeven heat map, separated by a comma; empty = the first two."))
+    chunk_size = forms.IntegerField(required=False, min_value=1, max_value=MAX_CHUNK_POINTS,
+                                    help_text="Points per chunk; empty = sized to the memory budget.")
+
+    def spec(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        spec: dict[str, Any] = {"axes": [axis_from_text(line) for line in _lines(data["axes"])]}
+        if data["heatmap_axes"]:
+            spec["heatmap_axes"] = [name.strip() for name in data["heatmap_axes"].split(",")]
+        return spec
+
+
+class MonteCarloForm(forms.Form):
+    """A Monte Carlo run written one distribution per line."""
+
+    samples = forms.IntegerField(initial=10_000, min_value=1, max_value=MAX_RUN_POINTS)
+    seed = forms.IntegerField(required=False, min_value=0, max_value=MAX_SEED,
+                              help_text="Empty = a random seed (stored on the run).")
+    distributions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 80}), help_text=(
+        "One per line: <code>utilisation=triangular(0.4,0.6,0.9)</code>, <code>uniform(low,high)</code>, "
+        "<code>normal(mean,sd,low,high)</code>, <code>lognormal(median,sigma)</code> or "
+        "<code>lognormal(median,sigma,low,high)</code>."))
+    histogram_bins = forms.IntegerField(initial=DEFAULT_HISTOGRAM_BINS, min_value=1)
+    chunk_size = forms.IntegerField(required=False, min_value=1, max_value=MAX_CHUNK_POINTS,
+                                    help_text="A multiple of 8,192; empty = sized to the memory budget.")
+
+    def spec(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {"samples": data["samples"], "histogram_bins": data["histogram_bins"],
+                "distributions": [distribution_from_text(line) for line in _lines(data["distributions"])]}
+
+
+class SensitivityForm(forms.Form):
+    """A one-at-a-time sensitivity run."""
+
+    step_share = forms.FloatField(initial=DEFAULT_STEP_SHARE, help_text="0.1 moves each input by +/-10 %.")
+    paths = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
+                            help_text="Inputs to move, one per line; empty = every cost assumption.")
+
+    def spec(self) -> dict[str, Any]:
+        paths = _lines(self.cleaned_data["paths"])
+        return {"step_share": self.cleaned_data["step_share"], "paths": paths or None}
+
+
+START_FORMS: dict[str, type[forms.Form]] = {
+    RunKind.SWEEP: SweepForm,
+    RunKind.MONTE_CARLO: MonteCarloForm,
+    RunKind.SENSITIVITY: SensitivityForm,
+}
+
+
+@admin.register(SweepRun)
+class SweepRunAdmin(admin.ModelAdmin):
+    list_display = ["id", "kind", "scenario", "status", "progress_bar", "points_total", "created_at",
+                    "finished_at"]
+    list_filter = ["kind", "status", "scenario"]
+    search_fields = ["scenario__name"]
+    list_select_related = ["scenario"]
+    change_form_template = "admin/tco/sweeprun/change_form.html"
+    fieldsets = [
+        (None, {"fields": [("scenario", "kind", "status"), ("progress", "chunks_done", "chunks_total"),
+                           ("points_total", "chunk_size", "seed"),
+                           ("created_at", "started_at", "finished_at", "deadline_at"),
+                           ("failure_type", "error"), "spec"]}),
+        ("Inputs the run started with", {"classes": ["collapse"], "fields": ["engine_inputs"]}),
+    ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # runs start from a scenario's page
+
+    def has_change_permission(self, request: HttpRequest, obj: SweepRun | None = None) -> bool:
+        return False  # a run's rows are written by its tasks only
+
+    @admin.display(description="progress")
+    def progress_bar(self, run: SweepRun) -> str:
+        return format_html('<progress value="{}" max="100"></progress> {}%', run.progress, run.progress)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("start/<int:scenario_id>/<str:kind>/", view(self.start_view), name="tco_sweeprun_start"),
+            path("<int:pk>/progress/", view(self.progress_view), name="tco_sweeprun_progress"),
+            path("<int:pk>/cancel/", view(require_POST(self.cancel_view)), name="tco_sweeprun_cancel"),
+            *super().get_urls(),
+        ]
+
+    def start_view(self, request: HttpRequest, scenario_id: int, kind: str) -> HttpResponse:
+        if kind not in START_FORMS:
+            raise Http404(f"no run of kind {kind!r}")
+        scenario = get_object_or_404(Scenario, pk=scenario_id)
+        form = START_FORMS[kind](request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            run = _start(request, form, scenario, kind)
+            if run is not None:
+                self.message_user(request, f"Started {run}.", messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:tco_sweeprun_change", args=[run.pk]))
+        title = f"{RunKind(kind).label} of {scenario}"
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "form": form,
+                   "scenario": scenario, "kind": RunKind(kind), "title": title, **_input_rows(scenario)}
+        return TemplateResponse(request, "admin/tco/sweeprun/start_form.html", context)
+
+    def progress_view(self, request: HttpRequest, pk: int) -> JsonResponse:
+        run = get_object_or_404(SweepRun.objects.only("status", "progress", "chunks_done", "chunks_total",
+                                                      "error"), pk=pk)
+        return JsonResponse({"status": run.status, "active": run.is_active, "progress": run.progress,
+                             "chunks_done": run.chunks_done, "chunks_total": run.chunks_total,
+                             "error": run.error})
+
+    def cancel_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        run = get_object_or_404(SweepRun, pk=pk)
+        if sweep_run_cancel(run=run):
+            self.message_user(request, "Cancelled; chunks already running finish, no more are queued.")
+        else:
+            self.message_user(request, f"The run had already ended ({run.status}).", messages.WARNING)
+        return HttpResponseRedirect(reverse("admin:tco_sweeprun_change", args=[pk]))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        run = self.get_object(request, object_id)
+        extra_context = {**(extra_context or {}), "poll_every_ms": POLL_EVERY_MS,
+                         **(_charts(run) if run is not None else {})}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _start(request: HttpRequest, form: forms.Form, scenario: Scenario, kind: str) -> SweepRun | None:
+    """Start the run, or put the refusal on the form (field errors where a field is named)."""
+    try:
+        return sweep_run_start(scenario=scenario, kind=kind, spec=form.spec(),
+                               seed=form.cleaned_data.get("seed"),
+                               chunk_size=form.cleaned_data.get("chunk_size"), created_by=request.user)
+    except RunSpecError as exc:
+        name = exc.field.split("[")[0].split(".")[0]
+        form.add_error(name if name in form.fields else None, str(exc))
+        return None
+
+
+def _input_rows(scenario: Scenario) -> dict[str, Any]:
+    """Every numeric input a run can vary, with its value; or why the scenario cannot run."""
+    try:
+        inputs = engine_case(scenario).inputs
+    except ScenarioInputError as exc:
+        return {"inputs_error": str(exc)}
+    return {"inputs": [(path, float(engine.get_input(inputs, path)))
+                       for path in engine.numeric_input_paths(inputs)]}
+
+
+def _charts(run: SweepRun) -> dict[str, Any]:
+    """The finished run's charts as inline SVG: heat maps, histograms or the tornado."""
+    if run.status != RunStatus.DONE or not run.summary:
+        return {}
+    summary = run.summary
+
+    def svg(figure) -> str:
+        return mark_safe(render(figure, "svg").decode())  # noqa: S308 (our own SVG)
+
+    options = summary.get("options", {})
+    if run.kind == RunKind.SWEEP:
+        charts = [svg(breakeven_heatmap_figure(summary["heatmap"], option)) for option in options]
+    elif run.kind == RunKind.MONTE_CARLO:
+        charts = [svg(saving_histogram_figure(figures, option)) for option, figures in options.items()]
+    else:
+        charts = [svg(tornado_figure(summary))] if summary["rows"] else []
+    return {"charts": charts, "summary_rows": _summary_rows(run)}
+
+
+def _summary_rows(run: SweepRun) -> list[tuple[str, Any]]:
+    """Key figures per rent option, flattened for a table."""
+    if run.kind == RunKind.SENSITIVITY:
+        return [(row["path"], f"{row['swing_usd']:,.0f}") for row in run.summary["rows"]]
+    rows = []
+    for option, figures in run.summary["options"].items():
+        for name, value in figures.items():
+            if name != "histogram":
+                rows.append((f"{option}: {name}", value))
+    return rows

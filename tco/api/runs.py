@@ -1,0 +1,210 @@
+"""Runs over scenarios: start (202), poll, cancel, summary, and the full result as Parquet or CSV."""
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters
+from django.http import FileResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import mixins, renderers, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+
+from tco.models import RunKind, RunStatus, Scenario, SweepRun
+from tco.runs.errors import RunSpecError
+from tco.runs.limits import MAX_CHUNK_POINTS
+from tco.runs.services import MAX_SEED, sweep_run_cancel, sweep_run_start
+from tco.runs.tables import parquet_to_csv
+
+PARQUET_MEDIA_TYPE = "application/vnd.apache.parquet"
+# Refusals about these go under their own key; every other one is about the spec.
+START_FIELDS = ("scenario", "kind", "seed", "chunk_size")
+
+START_EXAMPLES = [
+    OpenApiExample("Sweep: utilisation x electricity price", request_only=True, value={
+        "scenario": 1, "kind": "sweep", "spec": {"axes": [
+            {"path": "workload.utilisation", "start": 0.3, "stop": 1.0, "step": 0.05},
+            {"path": "facility.electricity_usd_per_kwh", "low": 0.05, "high": 0.30, "count": 26}]}}),
+    OpenApiExample("Monte Carlo on utilisation and the cloud price", request_only=True, value={
+        "scenario": 1, "kind": "monte_carlo", "seed": 42, "spec": {"samples": 100_000, "distributions": [
+            {"path": "workload.utilisation", "kind": "triangular", "low": 0.4, "mode": 0.65, "high": 0.9},
+            {"path": "rent.0.price_usd_per_instance_hour", "kind": "normal", "mean": 55, "sd": 8,
+             "low": 30, "high": 80}]}}),
+    OpenApiExample("Sensitivity, +/-10 %", request_only=True,
+                   value={"scenario": 1, "kind": "sensitivity", "spec": {"step_share": 0.1}}),
+]
+
+
+class RunStartSerializer(serializers.Serializer):
+    """What starting a run takes: one of the user's scenarios, the kind of run and its spec."""
+
+    scenario = serializers.PrimaryKeyRelatedField(queryset=Scenario.objects.none())
+    kind = serializers.ChoiceField(choices=RunKind.choices)
+    spec = serializers.JSONField(help_text="Sweep axes, Monte Carlo distributions or the sensitivity "
+                                           "step; see tco/runs/specs.py for the forms.")
+    seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_SEED,
+                                    help_text="Monte Carlo only; empty = a random seed, stored on the run.")
+    chunk_size = serializers.IntegerField(required=False, allow_null=True, min_value=1,
+                                          max_value=MAX_CHUNK_POINTS,
+                                          help_text="Points per chunk; empty = sized to the memory budget.")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["scenario"].queryset = Scenario.objects.filter(owner=self.context["request"].user)
+
+
+class SweepRunSerializer(serializers.ModelSerializer):
+    """A run as clients poll it; the summary and the result files are at their own URLs."""
+
+    url = serializers.SerializerMethodField()
+    summary_url = serializers.SerializerMethodField()
+    result_parquet_url = serializers.SerializerMethodField()
+    result_csv_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = SweepRun
+        fields = ["id", "url", "scenario", "kind", "status", "progress", "spec", "seed", "points_total",
+                  "chunk_size", "chunks_total", "chunks_done", "created_at", "started_at", "finished_at",
+                  "deadline_at", "failure_type", "error", "summary_url", "result_parquet_url",
+                  "result_csv_url"]
+        read_only_fields = fields
+
+    def get_url(self, run: SweepRun) -> str:
+        return self._url("sweep-run-detail", run)
+
+    def get_summary_url(self, run: SweepRun) -> str | None:
+        return self._url("sweep-run-summary", run) if run.status == RunStatus.DONE else None
+
+    def get_result_parquet_url(self, run: SweepRun) -> str | None:
+        return self._url("sweep-run-result-parquet", run) if run.status == RunStatus.DONE else None
+
+    def get_result_csv_url(self, run: SweepRun) -> str | None:
+        return self._url("sweep-run-result-csv", run) if run.status == RunStatus.DONE else None
+
+    def _url(self, name: str, run: SweepRun) -> str:
+        return reverse(name, args=[run.pk], request=self.context.get("request"))
+
+
+class SweepRunFilterSet(django_filters.FilterSet):
+    """Runs by scenario, kind and status."""
+
+    scenario_id = django_filters.NumberFilter(field_name="scenario_id")
+
+    class Meta:
+        model = SweepRun
+        fields = ["scenario_id", "kind", "status"]
+
+
+class _FileRenderer(renderers.BaseRenderer):
+    """Lets clients ask for a file type; the view answers with the file itself."""
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> Any:
+        return data
+
+
+class ParquetRenderer(_FileRenderer):
+    """Accepts Parquet downloads."""
+
+    media_type = PARQUET_MEDIA_TYPE
+    format = "parquet"
+
+
+class CSVRenderer(_FileRenderer):
+    """Accepts CSV downloads."""
+
+    media_type = "text/csv"
+    format = "csv"
+
+
+class SweepRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Sweeps, Monte Carlo and sensitivity runs over the signed-in user's scenarios.
+
+    POST answers 202 with the run; poll it until its status is done, failed or cancelled.
+    """
+
+    serializer_class = SweepRunSerializer
+    permission_classes = [IsAuthenticated]
+    filterset_class = SweepRunFilterSet
+    ordering_fields = ["created_at", "status"]
+
+    def get_queryset(self):
+        return SweepRun.objects.filter(scenario__owner=self.request.user).defer("engine_inputs", "summary")
+
+    @extend_schema(request=RunStartSerializer, responses={202: SweepRunSerializer}, examples=START_EXAMPLES)
+    def create(self, request):
+        """Check the spec and queue the run; a spec that cannot run is refused (400) with the field."""
+        start = RunStartSerializer(data=request.data, context=self.get_serializer_context())
+        start.is_valid(raise_exception=True)
+        try:
+            run = sweep_run_start(**start.validated_data, created_by=request.user)
+        except RunSpecError as exc:
+            raise ValidationError(_refusal(exc)) from exc
+        data = self.get_serializer(run).data
+        return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": data["url"]})
+
+    @extend_schema(request=None, responses={202: SweepRunSerializer, 409: OpenApiResponse(
+        description="The run had already ended.")})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Stop the run: no more chunks are queued; queued ones return at once."""
+        run = self.get_object()
+        if not sweep_run_cancel(run=run):
+            return Response({"detail": f"the run has already ended ({run.status})"},
+                            status=status.HTTP_409_CONFLICT)
+        return Response(self.get_serializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 409: OpenApiResponse(description="Not done yet.")})
+    @action(detail=True, methods=["get"])
+    def summary(self, request, pk=None):
+        """Sweep: ranges, winner shares, breakeven heat map. Monte Carlo: P10/P50/P90, P(buy wins),
+        histogram. Sensitivity: tornado rows."""
+        run = self._done_run()
+        return Response(run.summary)
+
+    @extend_schema(responses={(200, PARQUET_MEDIA_TYPE): OpenApiTypes.BINARY})
+    @action(detail=True, methods=["get"], url_path=r"result\.parquet", url_name="result-parquet",
+            renderer_classes=[ParquetRenderer])
+    def result_parquet(self, request, pk=None):
+        """The full result, one row per point."""
+        run = self._done_run()
+        return FileResponse(run.result_file.open("rb"), as_attachment=True, filename=f"run-{run.pk}.parquet",
+                            content_type=PARQUET_MEDIA_TYPE)
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
+    @action(detail=True, methods=["get"], url_path=r"result\.csv", url_name="result-csv",
+            renderer_classes=[CSVRenderer])
+    def result_csv(self, request, pk=None):
+        """The full result as CSV, streamed a batch of rows at a time."""
+        run = self._done_run()
+        response = StreamingHttpResponse(_closing_csv(run), content_type="text/csv")
+        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.csv"'
+        return response
+
+    def _done_run(self) -> SweepRun:
+        run = self.get_object()
+        if run.status != RunStatus.DONE:
+            raise RunNotDone(f"the run is {run.status}, not done")
+        return run
+
+
+class RunNotDone(APIException):
+    """The run has no result (yet): it is pending, running, failed or cancelled."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "run_not_done"
+
+
+def _closing_csv(run: SweepRun):
+    with run.result_file.open("rb") as handle:
+        yield from parquet_to_csv(handle)
+
+
+def _refusal(exc: RunSpecError) -> dict[str, Any]:
+    """DRF's error shape: start fields under their own key, spec problems under ``spec``."""
+    if exc.field in START_FIELDS:
+        return {exc.field: [exc.message]}
+    return {"spec": {exc.field: [exc.message]}}

@@ -1,0 +1,128 @@
+"""Export services with eager Celery: done with the API's figures, failures, redelivery, runs."""
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import pytest
+from django.test import TestCase
+from openpyxl import load_workbook
+
+from reports.choices import ExportStatus, FailureType, ReportFormat
+from reports.models import ReportExport
+from reports.services import report_export_regenerate, report_export_request, report_export_run
+from tco.models import RunKind, RunStatus
+from tco.runs.services import sweep_run_start
+from tco.services import scenario_evaluate
+
+pytestmark = pytest.mark.django_db
+
+
+def export_now(scenario, format=ReportFormat.XLSX, **kwargs) -> ReportExport:
+    """Request an export and let its queued task run inline, as eager Celery does on commit."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        export = report_export_request(scenario=scenario, format=format, **kwargs)
+    export.refresh_from_db()
+    return export
+
+
+def cents(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def test_an_export_runs_to_done_and_records_the_api_figures(scenario, planner):
+    export = export_now(scenario, requested_by=planner)
+
+    assert export.status == ExportStatus.DONE, export.error
+    assert export.file.name.endswith(f"8x-h100-training-cluster-report-{export.pk}.xlsx")
+    assert export.size_bytes == export.file.size
+    api = scenario_evaluate(scenario=scenario).to_dict()
+    assert export.engine_version == api["engine_version"]
+    assert export.key_figures["buy"]["total_usd"] == cents(api["result"]["buy"]["total_usd"])
+    assert export.key_figures["buy"]["npv_usd"] == cents(api["result"]["buy"]["npv_usd"])
+    for ours, theirs in zip(export.key_figures["rent"], api["result"]["rent"], strict=True):
+        assert ours["name"] == theirs["name"]
+        assert ours["npv_saving_usd"] == cents(theirs["npv_saving_usd"])
+        assert ours["breakeven_month"] == theirs["breakeven_month"]
+    # The demo takes the DGX H100, p5 on-demand and Lambda prices from the catalog; its p5
+    # reserved price is typed in.
+    assert [p["price_point_id"] for p in export.price_snapshot] == [p["price_point_id"] for p in api["prices"]]
+    assert [p["target"].split()[0] for p in export.price_snapshot] == ["dgx-h100", "aws", "lambda"]
+    assert export.scenario_updated_at == scenario.updated_at
+    with export.file.open("rb") as handle:
+        workbook = load_workbook(io.BytesIO(handle.read()))
+    assert workbook["Summary"]["B9"].value == "Pat Planner"
+
+
+def test_regenerating_an_export_gives_the_same_figures_and_price_date(scenario):
+    first = export_now(scenario, prices_as_of=dt.date(2026, 1, 15))
+
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        again = report_export_regenerate(export=first)
+    again.refresh_from_db()
+
+    assert again.pk != first.pk
+    assert (again.status, again.format, again.prices_as_of) == (ExportStatus.DONE, "xlsx", dt.date(2026, 1, 15))
+    assert again.key_figures == first.key_figures
+    assert again.price_snapshot == first.price_snapshot
+
+
+def test_a_scenario_without_a_price_fails_with_the_reason_and_offers_no_file(scenario, media):
+    # No catalog price is in force this early, and the demo's p5 on-demand option has no typed price.
+    export = export_now(scenario, prices_as_of=dt.date(2000, 1, 1))
+
+    assert (export.status, export.failure_type) == (ExportStatus.FAILED, FailureType.USER)
+    assert "rent_options[0].price_usd_per_instance_hour" in export.error
+    assert "no price for aws p5.48xlarge unspecified on_demand on or before 2000-01-01" in export.error
+    assert export.file.name == ""
+    assert not list(media.rglob("*.xlsx"))
+
+
+def test_a_redelivered_export_is_left_as_it_was(scenario, media):
+    export = export_now(scenario)
+
+    again = report_export_run(export_id=export.pk)
+
+    assert (again.status, again.file.name, again.finished_at) == (ExportStatus.DONE, export.file.name,
+                                                                   export.finished_at)
+    assert len(list(media.rglob("*.xlsx"))) == 1
+
+
+def test_an_export_interrupted_while_running_is_built_when_delivered_again(scenario, media):
+    export = export_now(scenario)
+    # As if the worker had died after claiming it: running, no file yet.
+    ReportExport.objects.filter(pk=export.pk).update(status=ExportStatus.RUNNING, file="", finished_at=None)
+    export.file.storage.delete(export.file.name)
+
+    again = report_export_run(export_id=export.pk)
+
+    assert again.status == ExportStatus.DONE
+    assert again.key_figures == export.key_figures
+    assert len(list(media.rglob("*.xlsx"))) == 1
+
+
+def test_exports_include_the_scenarios_latest_sweep_and_monte_carlo(scenario):
+    price = "rent.0.price_usd_per_instance_hour"
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        sweep = sweep_run_start(scenario=scenario, kind=RunKind.SWEEP,
+                                spec={"axes": [{"path": price, "values": [40, 60, 80]},
+                                               {"path": "workload.utilisation", "values": [0.4, 0.8]}]})
+        monte_carlo = sweep_run_start(scenario=scenario, kind=RunKind.MONTE_CARLO,
+                                      spec={"samples": 200, "distributions": [
+                                          {"path": price, "kind": "uniform", "low": 40, "high": 80}]})
+    sweep.refresh_from_db()
+    monte_carlo.refresh_from_db()
+    assert (sweep.status, monte_carlo.status) == (RunStatus.DONE, RunStatus.DONE)
+
+    workbook_export = export_now(scenario)
+    pdf_export = export_now(scenario, format=ReportFormat.PDF)
+
+    with workbook_export.file.open("rb") as handle:
+        workbook = load_workbook(io.BytesIO(handle.read()))
+    assert workbook.sheetnames[-2:] == ["Sweep", "Monte Carlo"]
+    assert workbook["Sweep"]["A1"].value == f"Sweep run #{sweep.pk}"
+    # Six grid points are listed one per row, under the heat maps.
+    listed = [row for row in workbook["Sweep"].iter_rows(values_only=True) if row[0] in (40, 60, 80)]
+    assert len(listed) == 6
+    assert workbook_export.key_figures["runs"] == [sweep.pk, monte_carlo.pk]
+    assert pdf_export.status == ExportStatus.DONE, pdf_export.error
