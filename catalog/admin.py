@@ -23,6 +23,7 @@ from catalog.models import (
     Source,
     SystemSku,
 )
+from catalog.refresh.admin import PriceAgeMixin, PriceHistoryChartMixin
 from catalog.services import quote_file_import
 
 # Source URLs typed without a scheme are https (Django 6's default; silences its deprecation).
@@ -61,13 +62,23 @@ class PowerCapInline(admin.TabularInline):
     autocomplete_fields = ("source",)
 
 
-class PriceHistoryInline(admin.TabularInline):
+class PriceHistoryInline(PriceAgeMixin, admin.TabularInline):
     """A target's prices, newest first; history is read-only (a new price is a new row)."""
 
     model = PricePoint
     extra = 0
     can_delete = False
-    fields = ("as_of", "amount", "amount_high", "currency", "source", "source_url", "retrieved_at", "note")
+    fields = (
+        "as_of",
+        "amount",
+        "amount_high",
+        "currency",
+        "age",
+        "source",
+        "source_url",
+        "retrieved_at",
+        "note",
+    )
     readonly_fields = fields
     show_change_link = True
 
@@ -149,7 +160,7 @@ class SystemSkuAdmin(ProvenanceMixin, admin.ModelAdmin):
 
 
 @admin.register(CloudOffering)
-class CloudOfferingAdmin(admin.ModelAdmin):
+class CloudOfferingAdmin(PriceHistoryChartMixin, admin.ModelAdmin):
     list_display = (
         "provider",
         "instance_type",
@@ -162,13 +173,14 @@ class CloudOfferingAdmin(admin.ModelAdmin):
     search_fields = ("instance_type", "region", "accelerator__slug", "notes")
     autocomplete_fields = ("accelerator",)
     list_select_related = ("accelerator",)
+    readonly_fields = ("price_history_chart",)
     inlines = (PriceHistoryInline,)
 
 
 @admin.register(PricePoint)
-class PricePointAdmin(admin.ModelAdmin):
+class PricePointAdmin(PriceAgeMixin, admin.ModelAdmin):
     formfield_overrides = HTTPS_URLS
-    list_display = ("__str__", "as_of", "amount", "amount_high", "currency", "source", "retrieved_at")
+    list_display = ("__str__", "as_of", "amount", "amount_high", "currency", "age", "source", "retrieved_at")
     list_filter = ("currency", "source__kind", "offering__provider", "offering__pricing_model", "source")
     search_fields = ("offering__instance_type", "system__slug", "source__key", "note")
     date_hierarchy = "as_of"

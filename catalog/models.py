@@ -647,3 +647,93 @@ class PowerDensityReference(models.Model):
         if high is not None and (low is None or high < low):
             raise ValidationError({"kw_per_rack_high": "must not be below kw_per_rack_low"})
         super().clean()
+
+
+class RefreshStatus(models.TextChoices):
+    """Where a price refresh job stands."""
+
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+class PriceRefreshJob(models.Model):
+    """One run of a provider's price feed: what it found and wrote, or why it wrote nothing.
+
+    A run writes its prices in one transaction; a failed run writes none and says why in
+    ``error_code`` (the feed error's code) and ``error``.
+    """
+
+    provider = models.CharField(max_length=16, choices=Provider.choices)
+    location = models.CharField(
+        max_length=1000, blank=True, help_text="URL or local path the feed was read from."
+    )
+    status = models.CharField(max_length=16, choices=RefreshStatus.choices, default=RefreshStatus.RUNNING)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    prices_new = models.PositiveIntegerField(
+        default=0, help_text="First price of an offering from this feed."
+    )
+    prices_changed = models.PositiveIntegerField(
+        default=0, help_text="Price differs from the last one stored."
+    )
+    prices_unchanged = models.PositiveIntegerField(
+        default=0, help_text="Same as the last one; nothing written."
+    )
+    prices_rejected = models.PositiveIntegerField(
+        default=0, help_text="Feed rows that are not prices we store (decoys, unmapped, conflicts)."
+    )
+    prices_other_terms = models.PositiveIntegerField(
+        default=0,
+        help_text="Reservation prices of a less preferred purchase option of an offering already priced.",
+    )
+    offerings_new = models.PositiveIntegerField(default=0)
+    source_versions = models.JSONField(
+        default=dict, blank=True, help_text="Version read per region (AWS offer files)."
+    )
+    regions_skipped = models.JSONField(
+        default=list, blank=True, help_text="Regions whose feed version had not changed."
+    )
+    rejections = models.JSONField(
+        default=list, blank=True, help_text="Rejected rows: sku, reason and detail."
+    )
+    error_code = models.CharField(max_length=64, blank=True)
+    error = models.TextField(blank=True)
+    written_prices = models.ManyToManyField(
+        PricePoint, blank=True, related_name="refresh_jobs", help_text="Price points this run added."
+    )
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        indexes = [models.Index(fields=["provider", "status", "-started_at"], name="catalog_refresh_latest")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=RefreshStatus.values), name="catalog_refresh_status_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(status=RefreshStatus.RUNNING, finished_at__isnull=True)
+                | (~Q(status=RefreshStatus.RUNNING) & Q(finished_at__isnull=False)),
+                name="catalog_refresh_finished_when_done",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} refresh {self.started_at:%Y-%m-%d %H:%M} ({self.status})"
+
+
+class PriceCheck(models.Model):
+    """When a price refresh last found a stored price still current; a price's age runs from here."""
+
+    price_point = models.OneToOneField(
+        PricePoint, on_delete=models.CASCADE, primary_key=True, related_name="last_check"
+    )
+    checked_at = models.DateTimeField()
+    job = models.ForeignKey(
+        PriceRefreshJob, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        verbose_name = "price check"
+
+    def __str__(self) -> str:
+        return f"{self.price_point} checked {self.checked_at:%Y-%m-%d}"

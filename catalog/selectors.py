@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from django.db.models import CharField, F, OuterRef, QuerySet, Subquery
+from django.db.models import CharField, DateField, F, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Cast, JSONObject
 
 from catalog.models import Accelerator, CloudOffering, PricePoint, SystemSku
@@ -70,7 +70,8 @@ def offerings_with_price_at(offerings: QuerySet[CloudOffering], *, on: dt.date) 
     """Annotate each offering with ``price_in_force``: its price on ``on`` as a dict, or None.
 
     One query for any number of offerings; the dict has the PricePoint's ``id``, ``amount`` and
-    ``amount_high`` (decimal strings), ``currency``, ``as_of`` (ISO date) and ``source`` (key).
+    ``amount_high`` (decimal strings), ``currency``, ``as_of`` (ISO date), ``source`` (key) and
+    ``checked_on`` (ISO date a refresh last found it current, or None).
     """
     in_force = (
         PricePoint.objects.filter(offering=OuterRef("pk"), as_of__lte=on)
@@ -84,6 +85,7 @@ def offerings_with_price_at(offerings: QuerySet[CloudOffering], *, on: dt.date) 
                 currency=F("currency"),
                 as_of=F("as_of"),
                 source=F("source__key"),
+                checked_on=Cast("last_check__checked_at", DateField()),
             )
         )[:1]
     )

@@ -37,6 +37,9 @@ def logging_config(*, level: str, fmt: str) -> dict:
         "root": {"handlers": ["console"], "level": level},
         "loggers": {
             "django.server": {"level": "WARNING"},  # the access log repeats django_structlog's
+            # PDF rendering chatters at INFO for every page and font.
+            "weasyprint": {"level": "WARNING"},
+            "fontTools": {"level": "WARNING"},
         },
     }
 

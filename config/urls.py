@@ -6,11 +6,12 @@ from rest_framework.routers import DefaultRouter
 
 from catalog.api.urls import router as catalog_router
 from config.health import healthz
+from reports.api.urls import router as reports_router
 from tco.api.urls import router as tco_router
 
 # /api/v1/ itself lists every collection of the apps' routers (browsable).
 api_root = DefaultRouter()
-for app_router in (catalog_router, tco_router):
+for app_router in (catalog_router, tco_router, reports_router):
     api_root.registry.extend(app_router.registry)
 
 urlpatterns = [
@@ -18,6 +19,7 @@ urlpatterns = [
     path("api/v1/", api_root.get_api_root_view(), name="api-root"),
     path("api/v1/", include("catalog.api.urls")),
     path("api/v1/", include("tco.api.urls")),
+    path("api/v1/", include("reports.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("healthz", healthz, name="healthz"),

@@ -1,4 +1,5 @@
 """Report exports in the admin: the list of past exports, and the scenario actions that request them."""
+
 from __future__ import annotations
 
 from django.contrib import admin, messages
@@ -21,8 +22,21 @@ def _download_link(export: ReportExport) -> str:
 
 @admin.register(ReportExport)
 class ReportExportAdmin(admin.ModelAdmin):
-    list_display = ["id", "scenario", "format", "paper_size", "status", "failure_type", "requested_by",
-                    "created_at", "finished_at", "build_seconds", "download"]
+    """Past exports: read-only rows with their files; they are requested from a scenario."""
+
+    list_display = [
+        "id",
+        "scenario",
+        "format",
+        "paper_size",
+        "status",
+        "failure_type",
+        "requested_by",
+        "created_at",
+        "finished_at",
+        "build_seconds",
+        "download",
+    ]
     list_filter = ["status", "format", "failure_type"]
     search_fields = ["scenario__name"]
     date_hierarchy = "created_at"
@@ -31,8 +45,11 @@ class ReportExportAdmin(admin.ModelAdmin):
     readonly_fields = [field.name for field in ReportExport._meta.fields] + ["download"]
 
     def get_urls(self):
-        download = path("<int:pk>/download/", self.admin_site.admin_view(self.download_view),
-                        name="reports_reportexport_download")
+        download = path(
+            "<int:pk>/download/",
+            self.admin_site.admin_view(self.download_view),
+            name="reports_reportexport_download",
+        )
         return [download, *super().get_urls()]
 
     def download_view(self, request: HttpRequest, pk: int) -> FileResponse:
@@ -75,26 +92,32 @@ class ReportExportInline(admin.TabularInline):
         return _download_link(export)
 
 
-def _request_exports(request: HttpRequest, queryset: QuerySet, format: str) -> int:
+def _export_selected(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet, format: str
+) -> None:
+    """Queue one export of each selected scenario and point to the list of past exports."""
     for scenario in queryset:
-        report_export_request(scenario=scenario, format=format, paper_size=PaperSize.A4, requested_by=request.user)
-    return queryset.count()
-
-
-def _queued_message(admin_site_model: admin.ModelAdmin, request: HttpRequest, count: int, label: str) -> None:
+        report_export_request(
+            scenario=scenario, format=format, paper_size=PaperSize.A4, requested_by=request.user
+        )
+    label = ReportFormat(format).label
     url = reverse("admin:reports_reportexport_changelist")
-    admin_site_model.message_user(
-        request, format_html('Queued {} {} export(s); see <a href="{}">past exports</a>.', count, label, url),
-        messages.SUCCESS)
+    modeladmin.message_user(
+        request,
+        format_html(
+            'Queued {} export(s) as {}; see <a href="{}">past exports</a>.', queryset.count(), label, url
+        ),
+        messages.SUCCESS,
+    )
 
 
 @admin.action(description="Export Excel")
 def export_excel(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     """Scenario action: queue an Excel workbook of each selected scenario."""
-    _queued_message(modeladmin, request, _request_exports(request, queryset, ReportFormat.XLSX), "Excel")
+    _export_selected(modeladmin, request, queryset, ReportFormat.XLSX)
 
 
 @admin.action(description="Export PDF")
 def export_pdf(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     """Scenario action: queue a PDF report of each selected scenario."""
-    _queued_message(modeladmin, request, _request_exports(request, queryset, ReportFormat.PDF), "PDF")
+    _export_selected(modeladmin, request, queryset, ReportFormat.PDF)

@@ -1,4 +1,5 @@
 """Choices of report exports: file format, paper size, job status and failure type."""
+
 from __future__ import annotations
 
 from django.db import models

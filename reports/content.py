@@ -3,6 +3,7 @@
 Nothing here touches the database; ``reports.services`` fills these from a stored scenario,
 and tests fill them straight from engine inputs.
 """
+
 from __future__ import annotations
 
 import math
@@ -124,7 +125,9 @@ class ReportContent:
     sizing: SizingSummary | None = None
 
 
-def assumption_rows(inputs: engine.Scenario, provenance: Mapping[str, Provenance]) -> tuple[AssumptionRow, ...]:
+def assumption_rows(
+    inputs: engine.Scenario, provenance: Mapping[str, Provenance]
+) -> tuple[AssumptionRow, ...]:
     """Every numeric input of the scenario, in declaration order, with its provenance.
 
     The value is the engine's own input (what was evaluated); an input with no recorded
@@ -133,18 +136,19 @@ def assumption_rows(inputs: engine.Scenario, provenance: Mapping[str, Provenance
     rows = []
     for path in engine.numeric_input_paths(inputs):
         value = float(engine.get_input(inputs, path))
-        known = provenance.get(path)
-        if known is None:
-            known = Provenance(FALLBACK_UNITS.get(path.rsplit(".", 1)[-1], ""), "catalog",
-                               _catalog_table(path))
+        known = provenance.get(path) or _catalog_table_provenance(path)
         rows.append(AssumptionRow(path, value, known.unit, known.origin, known.source, known.as_of))
     return tuple(rows)
 
 
-def _catalog_table(path: str) -> str:
+def _catalog_table_provenance(path: str) -> Provenance:
+    """Where an input nobody recorded comes from: the catalog's cooling table or facility profile."""
+    unit = FALLBACK_UNITS.get(path.rsplit(".", 1)[-1], "")
     if path.startswith("cooling."):
-        return "catalog cooling technologies (seed-003 tiers)"
-    return "catalog facility profile"
+        return Provenance(unit, "catalog", "catalog cooling technologies (seed-003 tiers)")
+    if path == "facility.existing_cooling_max_kw_per_rack":
+        return Provenance(unit, "catalog", "catalog facility profile: its cooling technology")
+    return Provenance(unit, "", "not recorded")
 
 
 def scalar(value: Any) -> float:
@@ -250,7 +254,11 @@ def bill_of_materials(inputs: engine.Scenario, result: engine.Result) -> tuple[B
     systems_capex = scalar(result.buy.capex_usd["systems"])
     basis = {
         "systems": (systems, "systems", buy.system_price_usd),
-        "network": (systems, "systems", buy.network_usd_per_system + buy.network_share_of_compute * buy.system_price_usd),
+        "network": (
+            systems,
+            "systems",
+            buy.network_usd_per_system + buy.network_share_of_compute * buy.system_price_usd,
+        ),
         "storage": (1.0, "lot", buy.storage_usd),
         "racks_install": (scalar(footprint.racks), "racks", buy.racks_install_usd_per_rack),
         "spares": (buy.spares_share, "share of systems capex", systems_capex),
@@ -262,7 +270,9 @@ def bill_of_materials(inputs: engine.Scenario, result: engine.Result) -> tuple[B
         if line not in basis:
             raise KeyError(f"the engine has a capex line {line!r} that the report does not describe")
         quantity, unit, unit_price = basis[line]
-        lines.append(BomLine(line, CAPEX_LABELS[line], float(quantity), unit, float(unit_price), scalar(amount)))
+        lines.append(
+            BomLine(line, CAPEX_LABELS[line], float(quantity), unit, float(unit_price), scalar(amount))
+        )
     return tuple(lines)
 
 

@@ -1,4 +1,5 @@
 """How figures read in reports: money to the cent, shares as percentages, "never" for no answer."""
+
 from __future__ import annotations
 
 import math

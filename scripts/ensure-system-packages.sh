@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(libreoffice-calc poppler-utils chromium chromium-driver libpango-1.0-0 libpangoft2-1.0-0
-          fonts-dejavu-core)
+          libharfbuzz-subset0 fonts-dejavu-core)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \

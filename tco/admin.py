@@ -13,7 +13,7 @@ from django.urls import path, reverse
 from django.utils.safestring import mark_safe
 
 from reports.admin import ReportExportInline, export_excel, export_pdf
-from tco import admin_runs  # noqa: F401  (registers the run admin)
+from tco import admin_alerts, admin_runs  # noqa: F401  (register the alert and run admins)
 from tco.api.sizing import validated_sizing_spec
 from tco.charts import cumulative_cost_figure, render
 from tco.inputs_from_db import ScenarioInputError

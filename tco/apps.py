@@ -4,3 +4,7 @@ from django.apps import AppConfig
 class TcoConfig(AppConfig):
     name = "tco"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Connects the receiver that re-prices saved scenarios after a price refresh.
+        from tco import tasks  # noqa: F401

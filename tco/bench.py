@@ -22,6 +22,8 @@ from tco.engine import Scenario, batch_slice, evaluate, get_input, input_metadat
 HORIZON_MONTHS = 120.0
 CHUNK_SIZE = 50_000
 SEED = 20240611
+CELERY_SWEEP_POINTS = (10_000, 100_000, 1_000_000)
+CELERY_WORKER_PROCESSES = (1, 2)
 VARIED_INPUTS = (
     "workload.utilisation",
     "workload.accelerators",
@@ -150,6 +152,19 @@ def main() -> None:
     for measurement in engine_runs:
         ratio = measurement.scenarios_per_s / reference.scenarios_per_s
         print(f"speed-up per scenario, {measurement.label}: {ratio:,.0f}x the reference")
+    print_celery_sweeps()
+
+
+def print_celery_sweeps() -> None:
+    """Sweeps end to end through Celery with 1 and 2 worker processes (needs Redis, PostgreSQL)."""
+    from tco.bench_celery import celery_unavailable_reason, measure_celery_sweeps
+
+    reason = celery_unavailable_reason()
+    if reason:
+        print(f"celery sweeps: not measured ({reason})")
+        return
+    for measurement in measure_celery_sweeps(CELERY_SWEEP_POINTS, CELERY_WORKER_PROCESSES):
+        print(measurement.line())
 
 
 if __name__ == "__main__":

@@ -19,14 +19,14 @@ from tco.charts import _usd as usd_label  # noqa: E402
 
 NEVER_COLOUR = "#d9d9d9"
 TICKS_PER_AXIS = 8
+TORNADO_MAX_ROWS = 15
 
 
 def breakeven_heatmap_figure(heatmap: dict[str, Any], option: str):
     """Breakeven month against one rent option over the sweep's heat-map axes (grey = never)."""
     months = np.array(heatmap["breakeven_month"][option], dtype=np.float64)  # None -> nan
     fig, ax = plt.subplots(figsize=(7.5, 5), dpi=110)
-    colours = matplotlib.colormaps["viridis_r"].copy()
-    colours.set_bad(NEVER_COLOUR)
+    colours = matplotlib.colormaps["viridis_r"].with_extremes(bad=NEVER_COLOUR)
     image = ax.imshow(np.ma.masked_invalid(months), origin="lower", aspect="auto", cmap=colours,
                       interpolation="nearest")
     fig.colorbar(image, ax=ax, label="Breakeven month (grey: never)")
@@ -63,8 +63,12 @@ def saving_histogram_figure(option_summary: dict[str, Any], option: str):
 
 
 def tornado_figure(summary: dict[str, Any]):
-    """How far each input moves the NPV saving when moved down and up by the step."""
-    rows = list(reversed(summary["rows"]))  # widest at the top
+    """How far the inputs that matter most move the NPV saving when moved down and up by the step.
+
+    Shows the ``TORNADO_MAX_ROWS`` widest bars; inputs that do not move the saving are left out.
+    """
+    moving = [row for row in summary["rows"] if row["swing_usd"] > 0][:TORNADO_MAX_ROWS]
+    rows = list(reversed(moving))  # widest at the top
     base = summary["base_saving_usd"]
     fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(rows) + 1.5), dpi=110)
     positions = np.arange(len(rows))

@@ -12,7 +12,11 @@ from typing import Any
 import redis.exceptions
 from celery import Task, shared_task
 from django.db import InterfaceError, OperationalError
+from django.dispatch import receiver
 
+from catalog.refresh.signals import prices_refreshed
+from config.queues import Queue
+from tco.repricing import scenarios_reprice
 from tco.runs.limits import (
     CHUNK_SOFT_TIME_LIMIT_S,
     CHUNK_TIME_LIMIT_S,
@@ -63,3 +67,22 @@ def sweep_run_finish_task(run_id: int) -> None:
 def sweep_runs_reap_task() -> None:
     """Fail runs past their deadline and queue again the chunks of stalled runs (periodic)."""
     sweep_runs_reap()
+
+
+# Re-evaluating saved scenarios takes milliseconds each; minutes cover thousands.
+REPRICE_SOFT_TIME_LIMIT_S = 600
+REPRICE_TIME_LIMIT_S = 660
+
+
+# Idempotent: a second run finds the new snapshots and nothing more to alert on.
+@shared_task(acks_late=True, soft_time_limit=REPRICE_SOFT_TIME_LIMIT_S, time_limit=REPRICE_TIME_LIMIT_S,
+             **RETRIES)
+def scenarios_reprice_task(job_id: int) -> None:
+    """Re-evaluate the saved scenarios whose prices a refresh changed; alert on large moves."""
+    scenarios_reprice(job_id=job_id)
+
+
+@receiver(prices_refreshed, dispatch_uid="tco.reprice_after_refresh")
+def reprice_after_refresh(sender: Any, job_id: int, **kwargs: Any) -> None:
+    """Queue the re-pricing of a refresh that wrote prices (tco/apps.py connects it)."""
+    scenarios_reprice_task.apply_async(kwargs={"job_id": job_id}, queue=Queue.REFRESH)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from typing import Any
+
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -16,9 +20,11 @@ from catalog.models import (
     FacilityProfile,
     PowerDensityReference,
     PricePoint,
+    PriceRefreshJob,
     Source,
     SystemSku,
 )
+from catalog.refresh.freshness import PriceAge, price_age, price_point_age
 from catalog.selectors import dense_tflops
 
 
@@ -152,7 +158,34 @@ class SystemSkuSerializer(ModelCleanMixin, serializers.ModelSerializer):
         ]
 
 
-class PriceInForceSerializer(serializers.Serializer):
+class PriceAgeFields(serializers.Serializer):
+    """A price's age: days since it was last known to hold, and whether that is too long."""
+
+    age_days = serializers.SerializerMethodField(
+        help_text="Days from the later of the as-of date and the last refresh that found the price "
+        "current, to today."
+    )
+    is_stale = serializers.SerializerMethodField(help_text="Older than PRICE_STALE_AFTER_DAYS.")
+
+    def get_age_days(self, obj: PricePoint | dict[str, Any]) -> int:
+        return _age(obj).age_days
+
+    def get_is_stale(self, obj: PricePoint | dict[str, Any]) -> bool:
+        return _age(obj).is_stale
+
+
+def _age(price: PricePoint | dict[str, Any]) -> PriceAge:
+    """Age of a stored price or of the price-in-force dict of ``offerings_with_price_at``."""
+    if isinstance(price, PricePoint):
+        return price_point_age(price)
+    checked_on = price.get("checked_on")
+    return price_age(
+        as_of=dt.date.fromisoformat(str(price["as_of"])),
+        checked_on=dt.date.fromisoformat(str(checked_on)) if checked_on else None,
+    )
+
+
+class PriceInForceSerializer(PriceAgeFields):
     """The price of an offering in force on the requested date (per instance-hour)."""
 
     id = serializers.IntegerField()
@@ -161,6 +194,9 @@ class PriceInForceSerializer(serializers.Serializer):
     currency = serializers.CharField()
     as_of = serializers.DateField()
     source = serializers.CharField(help_text="Source key.")
+    checked_on = serializers.DateField(
+        allow_null=True, help_text="Last day a price refresh found the price current."
+    )
 
 
 class CloudOfferingSerializer(ModelCleanMixin, serializers.ModelSerializer):
@@ -184,14 +220,17 @@ class CloudOfferingSerializer(ModelCleanMixin, serializers.ModelSerializer):
         ]
 
 
-class PricePointSerializer(ModelCleanMixin, serializers.ModelSerializer):
-    """A dated price: per instance-hour of an offering or per unit of a system."""
+class PricePointSerializer(ModelCleanMixin, PriceAgeFields, serializers.ModelSerializer):
+    """A dated price: per instance-hour of an offering or per unit of a system, with its age."""
 
     system = serializers.SlugRelatedField(
         slug_field="slug", queryset=SystemSku.objects.all(), allow_null=True, required=False
     )
     source = _source_key_field()
     unit = serializers.CharField(read_only=True)
+    checked_on = serializers.SerializerMethodField(
+        help_text="Last day a price refresh found the price current."
+    )
 
     class Meta:
         model = PricePoint
@@ -208,11 +247,62 @@ class PricePointSerializer(ModelCleanMixin, serializers.ModelSerializer):
             "source_url",
             "retrieved_at",
             "note",
+            "checked_on",
+            "age_days",
+            "is_stale",
         ]
         read_only_fields = ["retrieved_at"]
         # DRF would turn the two conditional natural keys into validators requiring both offering
         # and system; recording a known price is instead a no-op in price_point_record.
         validators: list = []
+
+    def get_checked_on(self, obj: PricePoint) -> dt.date | None:
+        check = getattr(obj, "last_check", None) if obj.pk else None
+        return None if check is None else timezone.localdate(check.checked_at)
+
+
+class PriceRefreshJobSerializer(serializers.ModelSerializer):
+    """One run of a provider's price feed: counts of new, changed, unchanged and rejected prices."""
+
+    class Meta:
+        model = PriceRefreshJob
+        fields = [
+            "id",
+            "provider",
+            "location",
+            "status",
+            "started_at",
+            "finished_at",
+            "prices_new",
+            "prices_changed",
+            "prices_unchanged",
+            "prices_rejected",
+            "prices_other_terms",
+            "offerings_new",
+            "source_versions",
+            "regions_skipped",
+            "rejections",
+            "error_code",
+            "error",
+        ]
+
+
+class HistoryQuerySerializer(serializers.Serializer):
+    """The date range of an offering's price history."""
+
+    start = serializers.DateField(required=False, help_text="First as-of date (YYYY-MM-DD).")
+    end = serializers.DateField(required=False, help_text="Last as-of date (YYYY-MM-DD).")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "start" in attrs and "end" in attrs and attrs["start"] > attrs["end"]:
+            raise serializers.ValidationError({"end": "must not be before start"})
+        return attrs
+
+
+class PriceAtQuerySerializer(serializers.Serializer):
+    """The date of a "price at" query."""
+
+    on = serializers.DateField(required=False, help_text="Date (YYYY-MM-DD); default today.")
 
 
 @extend_schema_field({"type": "string", "enum": Rating.values}, component_name="Rating")

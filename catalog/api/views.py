@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import ProtectedError
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
-from rest_framework.exceptions import APIException
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from catalog.api.permissions import IsStaffOrReadOnly
 from catalog.api.serializers import (
@@ -13,8 +18,11 @@ from catalog.api.serializers import (
     CloudOfferingSerializer,
     CoolingTechnologySerializer,
     FacilityProfileSerializer,
+    HistoryQuerySerializer,
     PowerDensityReferenceSerializer,
+    PriceAtQuerySerializer,
     PricePointSerializer,
+    PriceRefreshJobSerializer,
     SourceSerializer,
     SystemSkuSerializer,
 )
@@ -35,9 +43,11 @@ from catalog.models import (
     FacilityProfile,
     PowerDensityReference,
     PricePoint,
+    PriceRefreshJob,
     Source,
     SystemSku,
 )
+from catalog.selectors import price_at, price_history
 from catalog.services import price_point_record
 
 
@@ -82,11 +92,32 @@ class CloudOfferingViewSet(CatalogViewSet):
     serializer_class = CloudOfferingSerializer
     filterset_class = CloudOfferingFilterSet
 
+    @extend_schema(parameters=[HistoryQuerySerializer], responses=PricePointSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def history(self, request: Request, pk: str | None = None) -> Response:
+        """Every price of the offering with ``start <= as_of <= end``, newest first, with its age."""
+        query = HistoryQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        prices = price_history(self.get_object(), **query.validated_data).select_related("last_check")
+        return Response(PricePointSerializer(prices, many=True).data)
+
+    @extend_schema(parameters=[PriceAtQuerySerializer], responses=PricePointSerializer)
+    @action(detail=True, methods=["get"], url_path="price-at")
+    def price_at_date(self, request: Request, pk: str | None = None) -> Response:
+        """The price in force on ``on`` (default today): the latest as-of date on or before it."""
+        query = PriceAtQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        on = query.validated_data.get("on") or timezone.localdate()
+        price = price_at(self.get_object(), on=on)
+        if price is None:
+            raise NotFound(f"no price on or before {on}")
+        return Response(PricePointSerializer(price).data)
+
 
 class PricePointViewSet(CatalogViewSet):
     """Price history: read and append only; a recorded price is never changed or deleted."""
 
-    queryset = PricePoint.objects.select_related("offering", "system", "source")
+    queryset = PricePoint.objects.select_related("offering", "system", "source", "last_check")
     serializer_class = PricePointSerializer
     filterset_class = PricePointFilterSet
     http_method_names = ["get", "post", "head", "options"]
@@ -114,3 +145,11 @@ class PowerDensityReferenceViewSet(CatalogViewSet):
     queryset = PowerDensityReference.objects.select_related("source")
     serializer_class = PowerDensityReferenceSerializer
     filterset_class = PowerDensityReferenceFilterSet
+
+
+class PriceRefreshJobViewSet(viewsets.ReadOnlyModelViewSet):
+    """Price refresh jobs, newest first: what each run wrote, or why it wrote nothing."""
+
+    queryset = PriceRefreshJob.objects.all()
+    serializer_class = PriceRefreshJobSerializer
+    filterset_fields = ["provider", "status", "error_code"]

@@ -173,3 +173,15 @@ LOGGING = logging_config(level=env.str("DJANGO_LOG_LEVEL", default="INFO"),
                          fmt=env.str("DJANGO_LOG_FORMAT", default="json"))
 configure_structlog()
 DJANGO_STRUCTLOG_CELERY_ENABLED = True
+
+# Price refresh (catalog/refresh): AWS regions read, the feeds' API keys (empty = none; the
+# provider then answers 401 and the job row says so), and when a price counts as stale.
+PRICE_REFRESH_AWS_REGIONS = env.list("PRICE_REFRESH_AWS_REGIONS",
+                                     default=["us-east-1", "us-west-2", "eu-west-1"])
+GCP_BILLING_API_KEY = env.str("GCP_BILLING_API_KEY", default="")
+LAMBDA_API_KEY = env.str("LAMBDA_API_KEY", default="")
+RUNPOD_API_KEY = env.str("RUNPOD_API_KEY", default="")
+PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
+# Re-pricing after a refresh alerts when a scenario's winner flips or its breakeven month moves
+# by at least this many months (a move to or from "never" always counts).
+REPRICE_BREAKEVEN_THRESHOLD_MONTHS = env.int("REPRICE_BREAKEVEN_THRESHOLD_MONTHS", default=3)

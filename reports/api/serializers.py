@@ -1,4 +1,5 @@
 """Report export serializers: what a client sends to request one, and the job row it polls."""
+
 from __future__ import annotations
 
 from rest_framework import serializers
@@ -9,18 +10,20 @@ from reports.models import ReportExport
 from tco.models import Scenario
 
 
+class OwnScenarioField(serializers.PrimaryKeyRelatedField):
+    """A scenario of the requesting user (others do not exist for them, as in the scenarios API)."""
+
+    def get_queryset(self):
+        request = self.context.get("request")  # none when the schema is generated
+        return Scenario.objects.filter(owner=request.user) if request else Scenario.objects.none()
+
+
 class ReportExportRequestSerializer(serializers.Serializer):
     """Which scenario to export, in which format and on which paper."""
 
-    scenario = serializers.PrimaryKeyRelatedField(queryset=Scenario.objects.none())
+    scenario = OwnScenarioField(queryset=Scenario.objects.all())
     format = serializers.ChoiceField(choices=ReportFormat.choices)
     paper_size = serializers.ChoiceField(choices=PaperSize.choices, default=PaperSize.A4)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # Only the requester's own scenarios can be exported (as the scenarios API lists them).
-        request = self.context["request"]
-        self.fields["scenario"].queryset = Scenario.objects.filter(owner=request.user)
 
 
 class ReportExportSerializer(serializers.ModelSerializer):
@@ -32,10 +35,28 @@ class ReportExportSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ReportExport
-        fields = ["id", "scenario", "scenario_name", "format", "paper_size", "status", "failure_type", "error",
-                  "download_url", "size_bytes", "engine_version", "prices_as_of", "scenario_updated_at",
-                  "price_snapshot", "key_figures", "requested_by", "created_at", "started_at", "finished_at",
-                  "build_seconds"]
+        fields = [
+            "id",
+            "scenario",
+            "scenario_name",
+            "format",
+            "paper_size",
+            "status",
+            "failure_type",
+            "error",
+            "download_url",
+            "size_bytes",
+            "engine_version",
+            "prices_as_of",
+            "scenario_updated_at",
+            "price_snapshot",
+            "key_figures",
+            "requested_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "build_seconds",
+        ]
         read_only_fields = fields
 
     def get_download_url(self, export: ReportExport) -> str | None:

@@ -1,4 +1,5 @@
 """Report export routes; config/urls.py includes them under api/v1/."""
+
 from rest_framework.routers import SimpleRouter
 
 from reports.api.views import ReportExportViewSet

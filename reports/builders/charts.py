@@ -2,6 +2,7 @@
 
 The cumulative-cost chart is ``tco.charts.cumulative_cost_figure``, shared with the admin.
 """
+
 from __future__ import annotations
 
 import matplotlib
@@ -57,16 +58,27 @@ def tornado_figure(tornado: engine.Tornado) -> Figure:
     fig, ax = _figure(8, 0.8 + 0.38 * max(len(rows), 1))
     base = tornado.base_saving_usd
     for position, row in enumerate(rows):
-        ax.barh(position, row.saving_at_low_usd - base, left=base, color="#c55a11", label="input -" if not position
-                else None)
-        ax.barh(position, row.saving_at_high_usd - base, left=base, color="#2e75b6", label="input +" if not position
-                else None)
+        ax.barh(
+            position,
+            row.saving_at_low_usd - base,
+            left=base,
+            color="#c55a11",
+            label="input -" if not position else None,
+        )
+        ax.barh(
+            position,
+            row.saving_at_high_usd - base,
+            left=base,
+            color="#2e75b6",
+            label="input +" if not position else None,
+        )
     ax.axvline(base, color="black", linewidth=0.8)
     ax.set_yticks(range(len(rows)), [row.path for row in rows], fontsize=8)
     ax.invert_yaxis()
     ax.xaxis.set_major_formatter(USD_AXIS)
-    ax.set_xlabel(f"NPV saving of buying vs {tornado.rent_option} (USD), each input moved "
-                  f"+/-{tornado.step_share:.0%}")
+    ax.set_xlabel(
+        f"NPV saving of buying vs {tornado.rent_option} (USD), each input moved +/-{tornado.step_share:.0%}"
+    )
     if rows:
         ax.legend(fontsize=8, loc="lower right")
     ax.grid(axis="x", alpha=0.3)
@@ -87,8 +99,13 @@ def sweep_figure(run: RecordedRun) -> Figure:
     for ax, (option, grid) in zip(axes, grids.items(), strict=True):
         months = np.array([[np.nan if v is None else v for v in row] for row in grid], dtype=float)
         if heatmap["y_path"]:
-            mesh = ax.pcolormesh(x_values, np.asarray(heatmap["y_values"], dtype=float), months,
-                                 cmap="RdYlGn_r", shading="nearest")
+            mesh = ax.pcolormesh(
+                x_values,
+                np.asarray(heatmap["y_values"], dtype=float),
+                months,
+                cmap="RdYlGn_r",
+                shading="nearest",
+            )
             fig.colorbar(mesh, ax=ax, label="breakeven month")
             ax.set_ylabel(heatmap["y_path"], fontsize=8)
         else:
@@ -113,12 +130,19 @@ def monte_carlo_figure(run: RecordedRun) -> Figure:
             value = figures["npv_saving_usd"][label]
             if value is not None:
                 ax.axvline(value, color="#1f4e79", linestyle="--", linewidth=1)
-                ax.annotate(label.upper(), (value, 1), xycoords=("data", "axes fraction"), xytext=(3, -12),
-                            textcoords="offset points", fontsize=8)
+                ax.annotate(
+                    label.upper(),
+                    (value, 1),
+                    xycoords=("data", "axes fraction"),
+                    xytext=(3, -12),
+                    textcoords="offset points",
+                    fontsize=8,
+                )
         ax.axvline(0.0, color="black", linewidth=0.8)
         ax.xaxis.set_major_formatter(USD_AXIS)
-        ax.set_title(f"Against {option}: buying wins in {figures['buy_wins_probability']:.0%} of draws",
-                     fontsize=9)
+        ax.set_title(
+            f"Against {option}: buying wins in {figures['buy_wins_probability']:.0%} of draws", fontsize=9
+        )
         ax.set_ylabel("Draws", fontsize=8)
     axes[-1].set_xlabel("NPV saving of buying (USD); right of zero, buying wins")
     fig.tight_layout()

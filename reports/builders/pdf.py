@@ -3,6 +3,7 @@
 No ORM and no request: the template gets formatted strings and chart images only, and
 Django's autoescaping keeps user text (scenario and option names) as text.
 """
+
 from __future__ import annotations
 
 import base64
@@ -13,6 +14,7 @@ import numpy as np
 from django.template.loader import render_to_string
 from matplotlib.figure import Figure
 from weasyprint import HTML
+from weasyprint.urls import URLFetcher
 
 from reports.builders.charts import cost_breakdown_figure, monte_carlo_figure, sweep_figure, tornado_figure
 from reports.content import (
@@ -45,7 +47,8 @@ PRINT_DPI = 200
 def build_pdf(content: ReportContent) -> bytes:
     """The report as a PDF on the content's paper size, with a table of contents and page numbers."""
     html = render_to_string(TEMPLATE, report_context(content))
-    return HTML(string=html).write_pdf()
+    # The report embeds its images as data: URIs and never fetches anything else.
+    return HTML(string=html, url_fetcher=URLFetcher(allowed_protocols={"data"})).write_pdf()
 
 
 def report_context(content: ReportContent) -> dict[str, Any]:
@@ -68,26 +71,45 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "breakdown_rows": _breakdown_rows(content),
         "yearly_rows": _yearly_rows(content),
         "bom_rows": [
-            {"label": line.label, "quantity": format_number(line.quantity), "unit": line.unit,
-             "unit_price": format_usd_cents(line.unit_price_usd), "amount": format_usd_cents(line.amount_usd)}
+            {
+                "label": line.label,
+                "quantity": format_number(line.quantity),
+                "unit": line.unit,
+                "unit_price": format_usd_cents(line.unit_price_usd),
+                "amount": format_usd_cents(line.amount_usd),
+            }
             for line in bill_of_materials(content.inputs, result)
         ],
         "capex_total": format_usd_cents(scalar(result.buy.total_capex_usd)),
         "footprint_rows": _footprint_rows(content),
-        "warnings": [name.replace("_", " ") for name, flag in result.footprint.warnings.items() if scalar(flag)],
+        "warnings": [
+            name.replace("_", " ") for name, flag in result.footprint.warnings.items() if scalar(flag)
+        ],
         "tornado_chart": _png(tornado_figure(content.tornado)) if content.tornado.rows else None,
         "sensitivity_rows": [_mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
         "sweeps": [_sweep(sweep) for sweep in content.sweeps],
         "monte_carlo": [_monte_carlo(run) for run in content.monte_carlo],
         "sizing": _sizing(content.sizing) if content.sizing is not None else None,
         "assumptions": [
-            {"path": describe_path(row.path, content.inputs), "value": _input_value(row.value, row.unit), "unit": row.unit, "origin": row.origin,
-             "source": row.source, "as_of": "" if row.as_of is None else row.as_of.isoformat()}
+            {
+                "path": describe_path(row.path, content.inputs),
+                "value": _input_value(row.value, row.unit),
+                "unit": row.unit,
+                "origin": row.origin,
+                "source": row.source,
+                "as_of": "" if row.as_of is None else row.as_of.isoformat(),
+            }
             for row in content.assumptions
         ],
         "prices": [
-            {"id": price.price_point_id, "target": price.target, "amount": f"{price.amount:,.4f}",
-             "currency": price.currency, "as_of": price.as_of.isoformat(), "source": price.source}
+            {
+                "id": price.price_point_id,
+                "target": price.target,
+                "amount": f"{price.amount:,.4f}",
+                "currency": price.currency,
+                "as_of": price.as_of.isoformat(),
+                "source": price.source,
+            }
             for price in content.prices
         ],
     }
@@ -104,9 +126,15 @@ def _png(figure: Figure) -> str:
 
 
 def _mover(row: SensitivityRow, content: ReportContent) -> dict[str, str]:
-    return {"path": describe_path(row.path, content.inputs), "base": format_number(row.base_value, 4), "low": format_number(row.low_value, 4),
-            "high": format_number(row.high_value, 4), "saving_low": format_usd_cents(row.saving_at_low_usd),
-            "saving_high": format_usd_cents(row.saving_at_high_usd), "swing": format_usd_cents(row.swing_usd)}
+    return {
+        "path": describe_path(row.path, content.inputs),
+        "base": format_number(row.base_value, 4),
+        "low": format_number(row.low_value, 4),
+        "high": format_number(row.high_value, 4),
+        "saving_low": format_usd_cents(row.saving_at_low_usd),
+        "saving_high": format_usd_cents(row.saving_at_high_usd),
+        "swing": format_usd_cents(row.swing_usd),
+    }
 
 
 def _key_rows(content: ReportContent) -> list[dict[str, Any]]:
@@ -119,21 +147,36 @@ def _key_rows(content: ReportContent) -> list[dict[str, Any]]:
         return {"label": label, "buy": buy_value, "rent": values}
 
     rows = [
-        row("Total cost over the horizon", format_usd_cents(scalar(buy.total_usd)),
-            [format_usd_cents(scalar(o.total_usd)) for o in options]),
-        row("NPV of costs", format_usd_cents(scalar(buy.npv_usd)), [format_usd_cents(scalar(o.npv_usd)) for o in options]),
+        row(
+            "Total cost over the horizon",
+            format_usd_cents(scalar(buy.total_usd)),
+            [format_usd_cents(scalar(o.total_usd)) for o in options],
+        ),
+        row(
+            "NPV of costs",
+            format_usd_cents(scalar(buy.npv_usd)),
+            [format_usd_cents(scalar(o.npv_usd)) for o in options],
+        ),
         row("Saving by buying, total", "", [format_usd_cents(scalar(o.saving_usd)) for o in options]),
         row("Saving by buying, NPV", "", [format_usd_cents(scalar(o.npv_saving_usd)) for o in options]),
         row("Cheaper by NPV", "", ["buy" if scalar(o.npv_saving_usd) > 0 else "rent" for o in options]),
         row("Breakeven", "", [format_month(scalar(o.breakeven_month)) for o in options]),
         row("Breakeven utilisation", "", [format_share(scalar(o.breakeven_utilisation)) for o in options]),
         row("IRR of buying instead of renting", "", [format_share(scalar(o.irr_per_year)) for o in options]),
-        row("Cost per useful accelerator-hour", format_usd_cents(scalar(buy.cost_per_useful_accelerator_hour_usd)),
-            [format_usd_cents(scalar(o.cost_per_useful_accelerator_hour_usd)) for o in options]),
+        row(
+            "Cost per useful accelerator-hour",
+            format_usd_cents(scalar(buy.cost_per_useful_accelerator_hour_usd)),
+            [format_usd_cents(scalar(o.cost_per_useful_accelerator_hour_usd)) for o in options],
+        ),
     ]
     if tokens_given:
-        rows.append(row("Cost per million tokens", format_usd_cents(scalar(buy.cost_per_million_tokens_usd)),
-                        [format_usd_cents(scalar(o.cost_per_million_tokens_usd)) for o in options]))
+        rows.append(
+            row(
+                "Cost per million tokens",
+                format_usd_cents(scalar(buy.cost_per_million_tokens_usd)),
+                [format_usd_cents(scalar(o.cost_per_million_tokens_usd)) for o in options],
+            )
+        )
     return rows
 
 
@@ -149,8 +192,14 @@ def _breakdown_rows(content: ReportContent) -> list[dict[str, str]]:
             amount = float(np.sum(values))
             if amount == 0.0:
                 continue
-            rows.append({"side": side, "line": line.replace("_", " "), "amount": format_usd_cents(amount),
-                         "share": format_share(amount / total if total else math.nan)})
+            rows.append(
+                {
+                    "side": side,
+                    "line": line.replace("_", " "),
+                    "amount": format_usd_cents(amount),
+                    "share": format_share(amount / total if total else math.nan),
+                }
+            )
     return rows
 
 
@@ -165,7 +214,9 @@ def _yearly_rows(content: ReportContent) -> list[dict[str, Any]]:
     rows = [{"year": "0 (up front)", "values": [format_usd_cents(flow[0]) for flow in flows]}]
     for year in range(1, years + 1):
         months = slice(MONTHS_PER_YEAR * (year - 1) + 1, MONTHS_PER_YEAR * year + 1)
-        rows.append({"year": str(year), "values": [format_usd_cents(float(flow[months].sum())) for flow in flows]})
+        rows.append(
+            {"year": str(year), "values": [format_usd_cents(float(flow[months].sum())) for flow in flows]}
+        )
     rows.append({"year": "Total", "values": [format_usd_cents(float(flow.sum())) for flow in flows]})
     return rows
 
@@ -199,17 +250,24 @@ def _input_value(value: float, unit: str) -> str:
 def _sweep(run: RecordedRun) -> dict[str, Any]:
     summary = run.summary
     return {
-        "title": run.title, "note": _run_note(run), "points": f"{summary['points']:,}",
-        "axes": [(axis["path"], axis["count"], format_number(axis["min"], 4), format_number(axis["max"], 4))
-                 for axis in summary["axes"]],
+        "title": run.title,
+        "note": _run_note(run),
+        "points": f"{summary['points']:,}",
+        "axes": [
+            (axis["path"], axis["count"], format_number(axis["min"], 4), format_number(axis["max"], 4))
+            for axis in summary["axes"]
+        ],
         "options": [
-            {"name": name, "buy_wins": format_share(figures["buy_wins_share"]),
-             "saving_min": format_usd_cents(figures["npv_saving_usd"]["min"]),
-             "saving_mean": format_usd_cents(figures["npv_saving_usd"]["mean"]),
-             "saving_max": format_usd_cents(figures["npv_saving_usd"]["max"]),
-             "breakeven_min": format_month(figures["breakeven_month"]["min"]),
-             "breakeven_max": format_month(figures["breakeven_month"]["max"]),
-             "never": format_share(figures["breakeven_month"]["never_share"])}
+            {
+                "name": name,
+                "buy_wins": format_share(figures["buy_wins_share"]),
+                "saving_min": format_usd_cents(figures["npv_saving_usd"]["min"]),
+                "saving_mean": format_usd_cents(figures["npv_saving_usd"]["mean"]),
+                "saving_max": format_usd_cents(figures["npv_saving_usd"]["max"]),
+                "breakeven_min": format_month(figures["breakeven_month"]["min"]),
+                "breakeven_max": format_month(figures["breakeven_month"]["max"]),
+                "never": format_share(figures["breakeven_month"]["never_share"]),
+            }
             for name, figures in summary["options"].items()
         ],
         "chart": _png(sweep_figure(run)),
@@ -219,17 +277,30 @@ def _sweep(run: RecordedRun) -> dict[str, Any]:
 def _monte_carlo(run: RecordedRun) -> dict[str, Any]:
     summary = run.summary
     return {
-        "title": run.title, "note": _run_note(run), "draws": f"{summary['samples']:,}", "seed": summary["seed"],
+        "title": run.title,
+        "note": _run_note(run),
+        "draws": f"{summary['samples']:,}",
+        "seed": summary["seed"],
         "buy_wins": format_share(summary["buy_wins_probability"]),
         "options": [
-            {"name": name, "buy_wins": format_share(figures["buy_wins_probability"]),
-             **{label: format_usd_cents(figures["npv_saving_usd"][label]) for label in ("p10", "p50", "p90")},
-             **{f"breakeven_{label}": format_month(figures["breakeven_month"][label])
-                for label in ("p10", "p50", "p90")}}
+            {
+                "name": name,
+                "buy_wins": format_share(figures["buy_wins_probability"]),
+                **{
+                    label: format_usd_cents(figures["npv_saving_usd"][label])
+                    for label in ("p10", "p50", "p90")
+                },
+                **{
+                    f"breakeven_{label}": format_month(figures["breakeven_month"][label])
+                    for label in ("p10", "p50", "p90")
+                },
+            }
             for name, figures in summary["options"].items()
         ],
-        "inputs": [(path, *(format_number(spread[key], 4) for key in ("p10", "p50", "p90")))
-                   for path, spread in summary["inputs"].items()],
+        "inputs": [
+            (path, *(format_number(spread[key], 4) for key in ("p10", "p50", "p90")))
+            for path, spread in summary["inputs"].items()
+        ],
         "chart": _png(monte_carlo_figure(run)),
     }
 
@@ -249,5 +320,7 @@ def _sizing(sizing: SizingSummary) -> dict[str, Any]:
             return format_number(float(value), 4 if abs(value) < 10 else 2)
         return str(value)
 
-    return {"title": sizing.title, "rows": [(label.replace("_", " "), shown(value), unit)
-                                            for label, value, unit in sizing.rows]}
+    return {
+        "title": sizing.title,
+        "rows": [(label.replace("_", " "), shown(value), unit) for label, value, unit in sizing.rows],
+    }

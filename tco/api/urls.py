@@ -1,6 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from tco.api.alerts import PriceAlertViewSet
 from tco.api.runs import SweepRunViewSet
 from tco.api.sizing import ModelPresetListView, SizingView
 from tco.api.views import EvaluateView, ScenarioViewSet
@@ -8,6 +9,7 @@ from tco.api.views import EvaluateView, ScenarioViewSet
 router = SimpleRouter()
 router.register("scenarios", ScenarioViewSet, basename="scenario")
 router.register("runs", SweepRunViewSet, basename="sweep-run")
+router.register("price-alerts", PriceAlertViewSet, basename="price-alert")
 
 urlpatterns = [
     path("evaluate/", EvaluateView.as_view(), name="evaluate"),

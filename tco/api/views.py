@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from tco.api.serializers import EvaluationSerializer, ScenarioSerializer
 from tco.models import Scenario
+from tco.repricing import scenario_snapshot_save
 from tco.services import scenario_clone, scenario_evaluate, scenario_save
 
 SCENARIO_EXAMPLE = OpenApiExample(
@@ -56,8 +57,13 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     @extend_schema(request=None, responses=EvaluationSerializer)
     @action(detail=True, methods=["post"])
     def evaluate(self, request, pk=None):
-        """Evaluate the stored scenario: summary, monthly lines, footprint and assumptions."""
-        evaluation = scenario_evaluate(scenario=self.get_object())
+        """Evaluate the stored scenario: summary, monthly lines, footprint and assumptions.
+
+        The price points used and the figures they gave are snapshotted; a later price refresh
+        compares with them to alert on a moved result."""
+        scenario = self.get_object()
+        evaluation = scenario_evaluate(scenario=scenario)
+        scenario_snapshot_save(scenario=scenario, evaluation=evaluation)
         return Response(evaluation.to_dict())
 
     @extend_schema(request=None, responses={201: ScenarioSerializer})

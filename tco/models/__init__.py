@@ -1,4 +1,11 @@
 """Scenario models and the job rows of runs over them."""
+from tco.models.alerts import (
+    AlertKind,
+    PriceAlert,
+    ScenarioSnapshot,
+    SnapshotReason,
+    Winner,
+)
 from tco.models.runs import (
     ACTIVE_STATUSES,
     ChunkStatus,
@@ -12,12 +19,17 @@ from tco.models.scenario import RentOption, Scenario
 
 __all__ = [
     "ACTIVE_STATUSES",
+    "AlertKind",
     "ChunkStatus",
     "FailureType",
+    "PriceAlert",
     "RentOption",
     "RunKind",
     "RunStatus",
     "Scenario",
+    "ScenarioSnapshot",
+    "SnapshotReason",
     "SweepChunk",
     "SweepRun",
+    "Winner",
 ]

@@ -1,5 +1,6 @@
 """Report fixtures: a demo scenario owned by a planner, media in a temporary folder, and report
 content built straight from engine inputs (no database) for the builder tests."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -16,14 +17,22 @@ PRICES_AS_OF = dt.date(2026, 3, 1)
 H100_DEMO = "8x H100 training cluster"
 
 
-def content_for(inputs: engine.Scenario, *, name: str = "Rich scenario", paper_size: str = "a4",
-                **extra) -> ReportContent:
+def content_for(
+    inputs: engine.Scenario, *, name: str = "Rich scenario", paper_size: str = "a4", **extra
+) -> ReportContent:
     """Report content of engine inputs, as the service builds it from a stored scenario."""
-    meta = ReportMeta(scenario_name=name, author="Test Author", generated_at=GENERATED_AT,
-                      prices_as_of=PRICES_AS_OF, engine_version="test", paper_size=paper_size,
-                      labels={"System": "dgx-h100"})
-    return report_content(inputs=inputs, result=engine.evaluate(inputs, recommend=True), meta=meta,
-                          provenance={}, **extra)
+    meta = ReportMeta(
+        scenario_name=name,
+        author="Test Author",
+        generated_at=GENERATED_AT,
+        prices_as_of=PRICES_AS_OF,
+        engine_version="test",
+        paper_size=paper_size,
+        labels={"System": "dgx-h100"},
+    )
+    return report_content(
+        inputs=inputs, result=engine.evaluate(inputs, recommend=True), meta=meta, provenance={}, **extra
+    )
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +52,9 @@ def media(settings, tmp_path):
 def planner(db):
     from django.contrib.auth import get_user_model
 
-    return get_user_model().objects.create_user("planner", password="pw", first_name="Pat", last_name="Planner")
+    return get_user_model().objects.create_user(
+        "planner", password="pw", first_name="Pat", last_name="Planner"
+    )
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
 """Export services with eager Celery: done with the API's figures, failures, redelivery, runs."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -46,7 +47,9 @@ def test_an_export_runs_to_done_and_records_the_api_figures(scenario, planner):
         assert ours["breakeven_month"] == theirs["breakeven_month"]
     # The demo takes the DGX H100, p5 on-demand and Lambda prices from the catalog; its p5
     # reserved price is typed in.
-    assert [p["price_point_id"] for p in export.price_snapshot] == [p["price_point_id"] for p in api["prices"]]
+    assert [p["price_point_id"] for p in export.price_snapshot] == [
+        p["price_point_id"] for p in api["prices"]
+    ]
     assert [p["target"].split()[0] for p in export.price_snapshot] == ["dgx-h100", "aws", "lambda"]
     assert export.scenario_updated_at == scenario.updated_at
     with export.file.open("rb") as handle:
@@ -62,7 +65,11 @@ def test_regenerating_an_export_gives_the_same_figures_and_price_date(scenario):
     again.refresh_from_db()
 
     assert again.pk != first.pk
-    assert (again.status, again.format, again.prices_as_of) == (ExportStatus.DONE, "xlsx", dt.date(2026, 1, 15))
+    assert (again.status, again.format, again.prices_as_of) == (
+        ExportStatus.DONE,
+        "xlsx",
+        dt.date(2026, 1, 15),
+    )
     assert again.key_figures == first.key_figures
     assert again.price_snapshot == first.price_snapshot
 
@@ -83,8 +90,11 @@ def test_a_redelivered_export_is_left_as_it_was(scenario, media):
 
     again = report_export_run(export_id=export.pk)
 
-    assert (again.status, again.file.name, again.finished_at) == (ExportStatus.DONE, export.file.name,
-                                                                   export.finished_at)
+    assert (again.status, again.file.name, again.finished_at) == (
+        ExportStatus.DONE,
+        export.file.name,
+        export.finished_at,
+    )
     assert len(list(media.rglob("*.xlsx"))) == 1
 
 
@@ -104,12 +114,24 @@ def test_an_export_interrupted_while_running_is_built_when_delivered_again(scena
 def test_exports_include_the_scenarios_latest_sweep_and_monte_carlo(scenario):
     price = "rent.0.price_usd_per_instance_hour"
     with TestCase.captureOnCommitCallbacks(execute=True):
-        sweep = sweep_run_start(scenario=scenario, kind=RunKind.SWEEP,
-                                spec={"axes": [{"path": price, "values": [40, 60, 80]},
-                                               {"path": "workload.utilisation", "values": [0.4, 0.8]}]})
-        monte_carlo = sweep_run_start(scenario=scenario, kind=RunKind.MONTE_CARLO,
-                                      spec={"samples": 200, "distributions": [
-                                          {"path": price, "kind": "uniform", "low": 40, "high": 80}]})
+        sweep = sweep_run_start(
+            scenario=scenario,
+            kind=RunKind.SWEEP,
+            spec={
+                "axes": [
+                    {"path": price, "values": [40, 60, 80]},
+                    {"path": "workload.utilisation", "values": [0.4, 0.8]},
+                ]
+            },
+        )
+        monte_carlo = sweep_run_start(
+            scenario=scenario,
+            kind=RunKind.MONTE_CARLO,
+            spec={
+                "samples": 200,
+                "distributions": [{"path": price, "kind": "uniform", "low": 40, "high": 80}],
+            },
+        )
     sweep.refresh_from_db()
     monte_carlo.refresh_from_db()
     assert (sweep.status, monte_carlo.status) == (RunStatus.DONE, RunStatus.DONE)
@@ -126,3 +148,22 @@ def test_exports_include_the_scenarios_latest_sweep_and_monte_carlo(scenario):
     assert len(listed) == 6
     assert workbook_export.key_figures["runs"] == [sweep.pk, monte_carlo.pk]
     assert pdf_export.status == ExportStatus.DONE, pdf_export.error
+
+
+def test_a_sized_scenario_shows_how_its_accelerator_count_was_derived(scenario):
+    # Llama 3.1 8B served at 5,000 tokens/s on H100s: 25 one-accelerator replicas
+    # (tests/tco/test_scenario_sizing.py works the figure out by hand).
+    scenario.accelerators = None
+    scenario.sizing = {"mode": "inference", "model": "llama-3.1-8b", "tokens_per_s": 5000}
+    scenario.save()
+
+    export = export_now(scenario)
+
+    with export.file.open("rb") as handle:
+        workbook = load_workbook(io.BytesIO(handle.read()))
+    sizing = {row[0]: row[1] for row in workbook["Sizing"].iter_rows(min_row=5, values_only=True)}
+    assert (sizing["fits"], sizing["accelerators"]) == ("yes", 25)
+    assumptions = {
+        row[1]: row for row in workbook["Assumptions"].iter_rows(values_only=True) if row[0] == "workload"
+    }
+    assert assumptions["accelerators"][2:5] == (25, "count", "sizing")

@@ -97,6 +97,7 @@ def test_an_active_run_polls_its_progress_and_can_be_cancelled(admin_client, run
     assert run.status == RunStatus.CANCELLED
 
 
+@pytest.mark.django_db(transaction=True)  # the command waits for the run: its tasks must be sent
 def test_run_sweep_prints_the_summary_of_a_finished_sweep(run_scenario):
     out, err = io.StringIO(), io.StringIO()
 

@@ -4,6 +4,7 @@ Cash flows, totals, NPVs, breakevens and unit costs are live formulas over the A
 sheet, mirroring the engine line by line, so an analyst who changes an input sees every
 figure follow; recorded results (prices, sweeps, Monte Carlo, sizing) are values.
 """
+
 from __future__ import annotations
 
 import io
@@ -24,8 +25,16 @@ from reports.content import ReportContent
 from reports.formatting import timestamp
 
 # Sheet order as a reader meets them; recorded Sweep / Monte Carlo / Sizing sheets follow.
-MODEL_SHEETS = ("Summary", "Assumptions", "Buy cash flows", "Rent cash flows", "Comparison",
-                "Bill of materials", "Footprint", "Prices")
+MODEL_SHEETS = (
+    "Summary",
+    "Assumptions",
+    "Buy cash flows",
+    "Rent cash flows",
+    "Comparison",
+    "Bill of materials",
+    "Footprint",
+    "Prices",
+)
 PAPER_SIZES = {"a4": Worksheet.PAPERSIZE_A4, "letter": Worksheet.PAPERSIZE_LETTER}
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 

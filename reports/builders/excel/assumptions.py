@@ -4,6 +4,7 @@ Inputs are styled as editable; the horizon is not, because the monthly sheets ha
 row per month of it. Cooling tiers form a table (their columns are named ranges the
 footprint looks tiers up in), and the engine's conventions close the sheet.
 """
+
 from __future__ import annotations
 
 from openpyxl.worksheet.datavalidation import DataValidation
@@ -40,12 +41,22 @@ SHEET = "Assumptions"
 HEADINGS = ("Section", "Input", "Value", "Unit", "Origin", "Source", "As of", "Name in formulas")
 VALUE_COLUMN = 3
 FIXED_INPUTS = {"finance.horizon_months"}
-SECTION_TITLES = {"workload": "Workload", "buy": "Buy: system, operations and financing",
-                  "facility": "Facility", "finance": "Finance"}
+SECTION_TITLES = {
+    "workload": "Workload",
+    "buy": "Buy: system, operations and financing",
+    "facility": "Facility",
+    "finance": "Finance",
+}
 
 COOLING_FIELDS = ("max_kw_per_rack", "capex_usd_per_kw", "opex_usd_per_kw_month")
-COOLING_HEADINGS = ("Tier", "Cooling technology", "Max kW per rack", "Capex (USD/kW of IT)",
-                    "Opex (USD/kW-month)", "Source")
+COOLING_HEADINGS = (
+    "Tier",
+    "Cooling technology",
+    "Max kW per rack",
+    "Capex (USD/kW of IT)",
+    "Opex (USD/kW-month)",
+    "Source",
+)
 
 # The engine's own definitions, written out so that no formula hides a constant.
 CONVENTIONS = (
@@ -54,11 +65,17 @@ CONVENTIONS = (
     ("kwh_per_mwh", KWH_PER_MWH, "Energy: 1 MWh = 1,000 kWh."),
     ("seconds_per_hour", SECONDS_PER_HOUR, "For cost per million tokens."),
     ("tokens_per_million", TOKENS_PER_MILLION, "For cost per million tokens."),
-    ("count_tolerance", WHOLE_COUNT_TOLERANCE,
-     "Counts within this of a whole number are that number (56 / 0.7 / 8 = 10, not 11)."),
-    ("breakeven_tolerance", BREAKEVEN_RELATIVE_TOLERANCE,
-     "A cumulative saving short of zero by less than this share of all money spent counts "
-     "as breaking even (absorbs rounding)."),
+    (
+        "count_tolerance",
+        WHOLE_COUNT_TOLERANCE,
+        "Counts within this of a whole number are that number (56 / 0.7 / 8 = 10, not 11).",
+    ),
+    (
+        "breakeven_tolerance",
+        BREAKEVEN_RELATIVE_TOLERANCE,
+        "A cumulative saving short of zero by less than this share of all money spent counts "
+        "as breaking even (absorbs rounding).",
+    ),
 )
 
 
@@ -75,9 +92,12 @@ def number_format_for(unit: str) -> str:
 
 def write_assumptions(ws: Worksheet, content: ReportContent) -> None:
     """Fill the Assumptions sheet and define a name for every input."""
-    title(ws, "Assumptions",
-          f"Every input of the evaluation with its source. Yellow cells are inputs: change one and "
-          f"every figure in the workbook follows. Prices as of {content.meta.prices_as_of.isoformat()}.")
+    title(
+        ws,
+        "Assumptions",
+        f"Every input of the evaluation with its source. Yellow cells are inputs: change one and "
+        f"every figure in the workbook follows. Prices as of {content.meta.prices_as_of.isoformat()}.",
+    )
     set_widths(ws, {"A": 30, "B": 38, "C": 16, "D": 20, "E": 10, "F": 60, "G": 12, "H": 44})
     header_row(ws, 4, HEADINGS)
     ws.freeze_panes = "A5"
@@ -111,11 +131,15 @@ def _input_row(ws: Worksheet, row: int, assumption: AssumptionRow) -> None:
     section_key, field = assumption.path.rsplit(".", 1)
     put_text(ws.cell(row=row, column=1), section_key)
     put_text(ws.cell(row=row, column=2), field.replace("_", " "))
-    value = put_number(ws.cell(row=row, column=VALUE_COLUMN), assumption.value,
-                       number_format_for(assumption.unit))
+    value = put_number(
+        ws.cell(row=row, column=VALUE_COLUMN), assumption.value, number_format_for(assumption.unit)
+    )
     if assumption.path in FIXED_INPUTS:
-        comment(value, "Fixed for this workbook: the cash-flow sheets have one row per month of this "
-                       "horizon. Export the report again for another horizon.")
+        comment(
+            value,
+            "Fixed for this workbook: the cash-flow sheets have one row per month of this "
+            "horizon. Export the report again for another horizon.",
+        )
     else:
         style_input(value)
     put_text(ws.cell(row=row, column=4), assumption.unit)
@@ -149,7 +173,9 @@ def _pricing_model_row(ws: Worksheet, row: int, index: int, inputs: engine.Scena
 
 def _cooling_table(ws: Worksheet, row: int, content: ReportContent) -> int:
     """Cooling tiers in increasing density; columns named ``cooling_<field>`` and ``cooling_name``."""
-    section(ws, row, "Cooling technologies (the footprint picks the first tier that handles the rack density)")
+    section(
+        ws, row, "Cooling technologies (the footprint picks the first tier that handles the rack density)"
+    )
     header_row(ws, row + 1, COOLING_HEADINGS)
     by_path = {a.path: a for a in content.assumptions}
     first = row + 2
@@ -159,8 +185,13 @@ def _cooling_table(ws: Worksheet, row: int, content: ReportContent) -> int:
         put_text(ws.cell(row=current, column=2), tier.name)
         for offset, field in enumerate(COOLING_FIELDS):
             assumption = by_path[f"cooling.{index}.{field}"]
-            style_input(put_number(ws.cell(row=current, column=3 + offset), assumption.value,
-                                   NUMBER if field == "max_kw_per_rack" else USD_PRICE))
+            style_input(
+                put_number(
+                    ws.cell(row=current, column=3 + offset),
+                    assumption.value,
+                    NUMBER if field == "max_kw_per_rack" else USD_PRICE,
+                )
+            )
         put_text(ws.cell(row=current, column=6), by_path[f"cooling.{index}.capex_usd_per_kw"].source)
     last = first + len(content.inputs.cooling) - 1
     define_name(ws, "cooling_name", absolute_range(ws, first, last, 2))

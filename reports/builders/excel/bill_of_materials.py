@@ -3,6 +3,7 @@
 Amounts are the engine's capex lines (tco/engine/buy.py ``capex_usd``) as formulas; each is
 named ``capex_<line>`` for the cash-flow sheet.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -38,19 +39,45 @@ class CapexLine(NamedTuple):
 
 
 CAPEX_LINES = {
-    "systems": CapexLine("fp_systems", COUNT, "systems", "buy_system_price_usd", "fp_systems*buy_system_price_usd"),
-    "network": CapexLine("fp_systems", COUNT, "systems",
-                         "buy_network_usd_per_system+buy_network_share_of_compute*buy_system_price_usd",
-                         "fp_systems*buy_network_usd_per_system+capex_systems*buy_network_share_of_compute"),
+    "systems": CapexLine(
+        "fp_systems", COUNT, "systems", "buy_system_price_usd", "fp_systems*buy_system_price_usd"
+    ),
+    "network": CapexLine(
+        "fp_systems",
+        COUNT,
+        "systems",
+        "buy_network_usd_per_system+buy_network_share_of_compute*buy_system_price_usd",
+        "fp_systems*buy_network_usd_per_system+capex_systems*buy_network_share_of_compute",
+    ),
     "storage": CapexLine("1", COUNT, "lot", "buy_storage_usd", "buy_storage_usd"),
-    "racks_install": CapexLine("fp_racks", COUNT, "racks", "buy_racks_install_usd_per_rack",
-                               "fp_racks*buy_racks_install_usd_per_rack"),
-    "spares": CapexLine("buy_spares_share", PERCENT, "share of systems capex", "capex_systems",
-                        "capex_systems*buy_spares_share"),
-    "cooling_plant": CapexLine("fp_it_kw_max", NUMBER, "kW of IT", "fp_cooling_capex_usd_per_kw",
-                               "IF(fp_needs_new_cooling,fp_cooling_capex_usd_per_kw*fp_it_kw_max,0)"),
-    "facility_buildout": CapexLine("fp_it_kw_max", NUMBER, "kW of IT", "facility_owned_buildout_usd_per_kw",
-                                   "fp_it_kw_max*facility_owned_buildout_usd_per_kw"),
+    "racks_install": CapexLine(
+        "fp_racks",
+        COUNT,
+        "racks",
+        "buy_racks_install_usd_per_rack",
+        "fp_racks*buy_racks_install_usd_per_rack",
+    ),
+    "spares": CapexLine(
+        "buy_spares_share",
+        PERCENT,
+        "share of systems capex",
+        "capex_systems",
+        "capex_systems*buy_spares_share",
+    ),
+    "cooling_plant": CapexLine(
+        "fp_it_kw_max",
+        NUMBER,
+        "kW of IT",
+        "fp_cooling_capex_usd_per_kw",
+        "IF(fp_needs_new_cooling,fp_cooling_capex_usd_per_kw*fp_it_kw_max,0)",
+    ),
+    "facility_buildout": CapexLine(
+        "fp_it_kw_max",
+        NUMBER,
+        "kW of IT",
+        "facility_owned_buildout_usd_per_kw",
+        "fp_it_kw_max*facility_owned_buildout_usd_per_kw",
+    ),
 }
 # The support contract covers these lines (tco/engine/buy.py ``hardware_capex_usd``).
 HARDWARE_LINES = ("systems", "network", "storage", "spares")
@@ -58,8 +85,11 @@ HARDWARE_LINES = ("systems", "network", "storage", "spares")
 
 def write_bill_of_materials(ws: Worksheet, content: ReportContent) -> int:
     """Fill the sheet and return its next free row; every engine capex line needs a formula here."""
-    title(ws, "Bill of materials", "Capital costs before financing (formulas over the Assumptions and "
-                                   "the Footprint).")
+    title(
+        ws,
+        "Bill of materials",
+        "Capital costs before financing (formulas over the Assumptions and the Footprint).",
+    )
     set_widths(ws, {"A": 52, "B": 14, "C": 18, "D": 20, "E": 20})
     row = 4
     for label, value in content.meta.labels.items():
@@ -80,10 +110,20 @@ def write_bill_of_materials(ws: Worksheet, content: ReportContent) -> int:
         put_formula(ws.cell(row=row, column=5), spec.amount, USD)
         define_name(ws, f"capex_{line}", absolute(ws, row, 5))
         row += 1
-    _total(ws, row, "Total capex", "capex_total",
-           "+".join(f"capex_{line}" for line in content.result.buy.capex_usd))
-    _total(ws, row + 1, "Hardware covered by the support contract", "capex_hardware",
-           "+".join(f"capex_{line}" for line in HARDWARE_LINES))
+    _total(
+        ws,
+        row,
+        "Total capex",
+        "capex_total",
+        "+".join(f"capex_{line}" for line in content.result.buy.capex_usd),
+    )
+    _total(
+        ws,
+        row + 1,
+        "Hardware covered by the support contract",
+        "capex_hardware",
+        "+".join(f"capex_{line}" for line in HARDWARE_LINES),
+    )
     ws.print_title_rows = f"{header}:{header}"
     return row + 3
 

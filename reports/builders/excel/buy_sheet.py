@@ -6,6 +6,7 @@ level loan payments over the term with any balance still owed paid at the horizo
 residual value as a negative cost at the horizon. Depreciation is shown beside the cash
 flows but is not in them (accounting, not cash).
 """
+
 from __future__ import annotations
 
 from openpyxl.utils import get_column_letter
@@ -22,38 +23,87 @@ ESCALATION = "(1+facility_electricity_escalation_per_year)^INT(({m}-1)/months_pe
 # (label, name, formula, number format) of the amounts the monthly lines repeat.
 AMOUNTS = (
     ("Capex share paid up front", "buy_down_payment_share", "1-buy_financed_share", PERCENT),
-    ("Energy per month (first year)", "buy_energy_per_month",
-     "fp_facility_kw_average*workload_hours_per_month*facility_electricity_usd_per_kwh", USD),
-    ("Colocation per month", "buy_colocation_per_month", "fp_it_kw_max*facility_colocation_usd_per_kw_month", USD),
-    ("Owned facility opex per month", "buy_owned_facility_per_month",
-     "fp_it_kw_max*facility_owned_opex_usd_per_kw_month", USD),
-    ("Cooling plant opex per month", "buy_cooling_plant_opex_per_month",
-     "IF(fp_needs_new_cooling,fp_cooling_opex_usd_per_kw_month*fp_it_kw_max,0)", USD),
-    ("Support per month", "buy_support_per_month", "capex_hardware*buy_support_share_per_year/months_per_year",
-     USD),
-    ("Staff per month", "buy_staff_per_month",
-     "fp_systems*buy_staff_fte_per_system*buy_staff_usd_per_fte_year/months_per_year", USD),
-    ("Licences per month", "buy_licences_per_month",
-     "fp_accelerators_bought*buy_licence_usd_per_accelerator_year/months_per_year", USD),
+    (
+        "Energy per month (first year)",
+        "buy_energy_per_month",
+        "fp_facility_kw_average*workload_hours_per_month*facility_electricity_usd_per_kwh",
+        USD,
+    ),
+    (
+        "Colocation per month",
+        "buy_colocation_per_month",
+        "fp_it_kw_max*facility_colocation_usd_per_kw_month",
+        USD,
+    ),
+    (
+        "Owned facility opex per month",
+        "buy_owned_facility_per_month",
+        "fp_it_kw_max*facility_owned_opex_usd_per_kw_month",
+        USD,
+    ),
+    (
+        "Cooling plant opex per month",
+        "buy_cooling_plant_opex_per_month",
+        "IF(fp_needs_new_cooling,fp_cooling_opex_usd_per_kw_month*fp_it_kw_max,0)",
+        USD,
+    ),
+    (
+        "Support per month",
+        "buy_support_per_month",
+        "capex_hardware*buy_support_share_per_year/months_per_year",
+        USD,
+    ),
+    (
+        "Staff per month",
+        "buy_staff_per_month",
+        "fp_systems*buy_staff_fte_per_system*buy_staff_usd_per_fte_year/months_per_year",
+        USD,
+    ),
+    (
+        "Licences per month",
+        "buy_licences_per_month",
+        "fp_accelerators_bought*buy_licence_usd_per_accelerator_year/months_per_year",
+        USD,
+    ),
     ("Loan principal", "loan_principal", "capex_total*buy_financed_share", USD),
-    ("Loan rate per month (nominal yearly rate / 12)", "loan_rate_per_month",
-     "buy_loan_rate_per_year/months_per_year", PERCENT),
+    (
+        "Loan rate per month (nominal yearly rate / 12)",
+        "loan_rate_per_month",
+        "buy_loan_rate_per_year/months_per_year",
+        PERCENT,
+    ),
     ("Loan term", "loan_term", "ROUND(buy_loan_term_months,0)", COUNT),
-    ("Loan payment per month", "loan_payment",
-     "IF(loan_rate_per_month=0,loan_principal/MAX(loan_term,1),"
-     "PMT(loan_rate_per_month,MAX(loan_term,1),-loan_principal))", USD),
-    ("Loan balance paid off at the horizon", "loan_owed_at_horizon",
-     "IF(loan_term>finance_horizon_months,IF(loan_rate_per_month=0,"
-     "loan_principal-loan_payment*finance_horizon_months,"
-     "loan_principal*(1+loan_rate_per_month)^finance_horizon_months"
-     "-loan_payment*((1+loan_rate_per_month)^finance_horizon_months-1)/loan_rate_per_month),0)", USD),
+    (
+        "Loan payment per month",
+        "loan_payment",
+        "IF(loan_rate_per_month=0,loan_principal/MAX(loan_term,1),"
+        "PMT(loan_rate_per_month,MAX(loan_term,1),-loan_principal))",
+        USD,
+    ),
+    (
+        "Loan balance paid off at the horizon",
+        "loan_owed_at_horizon",
+        "IF(loan_term>finance_horizon_months,IF(loan_rate_per_month=0,"
+        "loan_principal-loan_payment*finance_horizon_months,"
+        "loan_principal*(1+loan_rate_per_month)^finance_horizon_months"
+        "-loan_payment*((1+loan_rate_per_month)^finance_horizon_months-1)/loan_rate_per_month),0)",
+        USD,
+    ),
     ("Residual value at the horizon", "residual_value", "capex_systems*buy_residual_value_share", USD),
-    ("Depreciation per month (accounting)", "depreciation_per_month",
-     "capex_total/ROUND(buy_depreciation_months,0)", USD),
-    ("Buy cost per unit of utilisation over the horizon", "buy_utilisation_slope",
-     "fp_systems*(fp_system_power_max_kw-fp_system_power_idle_kw)*facility_pue*workload_hours_per_month"
-     "*facility_electricity_usd_per_kwh*SUMPRODUCT((buy_month>=1)"
-     "*(1+facility_electricity_escalation_per_year)^INT((buy_month-1)/months_per_year))", USD),
+    (
+        "Depreciation per month (accounting)",
+        "depreciation_per_month",
+        "capex_total/ROUND(buy_depreciation_months,0)",
+        USD,
+    ),
+    (
+        "Buy cost per unit of utilisation over the horizon",
+        "buy_utilisation_slope",
+        "fp_systems*(fp_system_power_max_kw-fp_system_power_idle_kw)*facility_pue*workload_hours_per_month"
+        "*facility_electricity_usd_per_kwh*SUMPRODUCT((buy_month>=1)"
+        "*(1+facility_electricity_escalation_per_year)^INT((buy_month-1)/months_per_year))",
+        USD,
+    ),
 )
 
 # Monthly formula of each engine cash-flow line; capex lines are added from the engine's list.
@@ -66,7 +116,7 @@ LINE_FORMULAS = {
     "staff": "IF({m}>=1,buy_staff_per_month,0)",
     "licences": "IF({m}>=1,buy_licences_per_month,0)",
     "loan_payments": "IF(AND({m}>=1,{m}<=loan_term),loan_payment,0)"
-                     "+IF({m}=finance_horizon_months,loan_owed_at_horizon,0)",
+    "+IF({m}=finance_horizon_months,loan_owed_at_horizon,0)",
     "residual_value": "IF({m}=finance_horizon_months,-residual_value,0)",
 }
 CAPEX_PREFIX = "capex_"
@@ -87,14 +137,20 @@ def write_buy_amounts(ws: Worksheet, row: int) -> None:
     block = Block(ws, row=row + 1, value_column=5)
     for label, name, formula, number_format in AMOUNTS:
         block.formula(label, formula, name=name, number_format=number_format)
-    comment(ws.cell(row=block.row - 1, column=5),
-            "Only energy depends on utilisation; the breakeven utilisation on Comparison uses this.")
+    comment(
+        ws.cell(row=block.row - 1, column=5),
+        "Only energy depends on utilisation; the breakeven utilisation on Comparison uses this.",
+    )
 
 
 def write_buy_sheet(ws: Worksheet, content: ReportContent) -> MonthlyTable:
     """Fill the sheet; names ``buy_month``, ``buy_flow`` and ``buy_cumulative`` its columns."""
-    title(ws, "Buy cash flows", "Costs are positive; month 0 is paid up front. Formulas over the "
-                                "Assumptions, Footprint and Bill of materials.")
+    title(
+        ws,
+        "Buy cash flows",
+        "Costs are positive; month 0 is paid up front. Formulas over the "
+        "Assumptions, Footprint and Bill of materials.",
+    )
     lines = list(content.result.buy.cash_flows.lines_usd)
     n_months = int(content.result.months[-1])
     headings = [line.replace("_", " ") for line in lines] + ["Total", "Cumulative", "Depreciation (not cash)"]
@@ -105,10 +161,17 @@ def write_buy_sheet(ws: Worksheet, content: ReportContent) -> MonthlyTable:
     first, last = get_column_letter(2), get_column_letter(total_column - 1)
     fill_column(table, total_column, f"SUM({first}{{r}}:{last}{{r}})")
     total = get_column_letter(total_column)
-    fill_column(table, total_column + 1, f"{get_column_letter(total_column + 1)}{{prev}}+{total}{{r}}",
-                first_month=f"{total}{{r}}")
-    fill_column(table, total_column + 2,
-                "IF(AND({m}>=1,{m}<=ROUND(buy_depreciation_months,0)),depreciation_per_month,0)")
+    fill_column(
+        table,
+        total_column + 1,
+        f"{get_column_letter(total_column + 1)}{{prev}}+{total}{{r}}",
+        first_month=f"{total}{{r}}",
+    )
+    fill_column(
+        table,
+        total_column + 2,
+        "IF(AND({m}>=1,{m}<=ROUND(buy_depreciation_months,0)),depreciation_per_month,0)",
+    )
     table.name_column("buy_month", 1)
     table.name_column("buy_flow", total_column)
     define_name(ws, "buy_flow_operating", table.column_range(total_column, from_month=1))

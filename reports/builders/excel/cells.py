@@ -1,4 +1,5 @@
 """Cell-level helpers shared by every sheet: styles, number formats, safe text and names."""
+
 from __future__ import annotations
 
 import math
@@ -32,6 +33,9 @@ SECTION_FONT = Font(size=11, bold=True, color="1F4E79")
 NOTE_FONT = Font(italic=True, color="595959")
 TOTAL_FONT = Font(bold=True)
 WRAP = Alignment(wrap_text=True, vertical="top")
+RIGHT = Alignment(horizontal="right")
+# Headings that name rent options wrap onto up to three lines; spreadsheets do not grow the row.
+TALL_HEADER_HEIGHT = 45
 
 # A text starting with one of these is what spreadsheets read as a formula.
 FORMULA_TRIGGERS = ("=", "+", "-", "@")
@@ -84,10 +88,14 @@ def style_header(cells: Sequence[Cell]) -> None:
         cell.alignment = Alignment(wrap_text=True, vertical="center")
 
 
-def header_row(ws: Worksheet, row: int, titles: Sequence[str], first_column: int = 1) -> None:
-    """Column headings of a table, styled."""
+def header_row(
+    ws: Worksheet, row: int, titles: Sequence[str], first_column: int = 1, *, tall: bool = False
+) -> None:
+    """Column headings of a table, styled; ``tall`` leaves room for wrapped option names."""
     cells = [put_text(ws.cell(row=row, column=first_column + i), title) for i, title in enumerate(titles)]
     style_header(cells)
+    if tall:
+        ws.row_dimensions[row].height = TALL_HEADER_HEIGHT
 
 
 def title(ws: Worksheet, text: str, note: str = "") -> None:

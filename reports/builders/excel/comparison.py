@@ -5,8 +5,10 @@ month m is discounted by (1 + monthly rate) ** m with the monthly rate that comp
 yearly discount rate. The breakeven month is the first month >= 1 whose cumulative saving of
 buying (rent minus buy) reaches zero, within the engine's rounding tolerance.
 """
+
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from openpyxl.utils import get_column_letter
@@ -16,6 +18,7 @@ from reports.builders.excel.cells import (
     COUNT,
     NUMBER,
     PERCENT,
+    RIGHT,
     USD,
     USD_PRICE,
     absolute,
@@ -30,11 +33,18 @@ from reports.builders.excel.cells import (
 )
 from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
 from reports.builders.excel.names import Block, rent_name
-from reports.content import ReportContent
+from reports.content import ReportContent, scalar
+from tco import engine
+from tco.engine.finance import monthly_rate
 
 SHEET = "Comparison"
 BUY = "buy_"
 
+IRR_CONVENTION = (
+    "IRR of the monthly flows rent - buy, compounded to a year. Where several rates give NPV 0 the "
+    "engine takes the one closest to zero; the spreadsheet's IRR starts its search at the engine's "
+    "rate at export, so it finds the same root, and after an edit the root nearest to it."
+)
 NPV_CONVENTION = (
     "NPV convention: month 0 is paid now and not discounted; month m is discounted m times at the "
     "monthly rate (1 + yearly rate)^(1/12) - 1. Spreadsheet NPV() discounts its first value by one "
@@ -68,24 +78,59 @@ PER_MILLION_TOKENS = (
 KEY_FIGURES = (
     KeyFigure("Total cost over the horizon", "total_usd", TOTAL, TOTAL, USD),
     KeyFigure("NPV of costs", "npv_usd", NPV, NPV, USD),
-    KeyFigure("Cost per useful accelerator-hour", "cost_per_useful_accelerator_hour_usd", PER_HOUR, PER_HOUR,
-              USD_PRICE),
-    KeyFigure("Cost per million tokens", "cost_per_million_tokens_usd", PER_MILLION_TOKENS, PER_MILLION_TOKENS,
-              USD_PRICE),
+    KeyFigure(
+        "Cost per useful accelerator-hour",
+        "cost_per_useful_accelerator_hour_usd",
+        PER_HOUR,
+        PER_HOUR,
+        USD_PRICE,
+    ),
+    KeyFigure(
+        "Cost per million tokens",
+        "cost_per_million_tokens_usd",
+        PER_MILLION_TOKENS,
+        PER_MILLION_TOKENS,
+        USD_PRICE,
+    ),
     KeyFigure("Saving by buying, total (rent - buy)", "saving_usd", None, "{s}total_usd-buy_total_usd", USD),
     KeyFigure("Saving by buying, NPV (rent - buy)", "npv_saving_usd", None, "{s}npv_usd-buy_npv_usd", USD),
     KeyFigure("Cheaper by NPV", "winner", None, 'IF({s}npv_saving_usd>0,"buy","rent")', "@"),
-    KeyFigure("Breakeven month", "breakeven_month", None,
-              'IF(COUNT({s}broken_even)=0,"never",MIN({s}broken_even))', COUNT),
-    KeyFigure("Saving per unit of utilisation", "saving_slope", None,
-              "{s}utilisation_slope-buy_utilisation_slope", USD),
-    KeyFigure("Breakeven utilisation", "breakeven_utilisation", None,
-              f'IF({{s}}saving_slope=0,"none",IF(AND({BREAKEVEN_UTILISATION}>=0,{BREAKEVEN_UTILISATION}<=1),'
-              f'{BREAKEVEN_UTILISATION},"none"))', PERCENT),
-    KeyFigure("IRR of buying instead of renting, per year", "irr_per_year", None,
-              'IFERROR((1+IRR({s}saving_flow,0))^months_per_year-1,"none")', PERCENT),
-    KeyFigure("Cumulative cost at breakeven (chart marker)", "breakeven_cumulative_usd", None,
-              "IF(ISNUMBER({s}breakeven_month),INDEX(buy_cumulative,{s}breakeven_month+1),NA())", USD),
+    KeyFigure(
+        "Breakeven month",
+        "breakeven_month",
+        None,
+        'IF(COUNT({s}broken_even)=0,"never",MIN({s}broken_even))',
+        COUNT,
+    ),
+    KeyFigure(
+        "Saving per unit of utilisation",
+        "saving_slope",
+        None,
+        "{s}utilisation_slope-buy_utilisation_slope",
+        USD,
+    ),
+    KeyFigure(
+        "Breakeven utilisation",
+        "breakeven_utilisation",
+        None,
+        f'IF({{s}}saving_slope=0,"none",IF(AND({BREAKEVEN_UTILISATION}>=0,{BREAKEVEN_UTILISATION}<=1),'
+        f'{BREAKEVEN_UTILISATION},"none"))',
+        PERCENT,
+    ),
+    KeyFigure(
+        "IRR of buying instead of renting, per year",
+        "irr_per_year",
+        None,
+        'IFERROR((1+IRR({s}saving_flow,{irr_guess}))^months_per_year-1,"none")',
+        PERCENT,
+    ),
+    KeyFigure(
+        "Cumulative cost at breakeven (chart marker)",
+        "breakeven_cumulative_usd",
+        None,
+        "IF(ISNUMBER({s}breakeven_month),INDEX(buy_cumulative,{s}breakeven_month+1),NA())",
+        USD,
+    ),
 )
 
 
@@ -104,18 +149,32 @@ def write_comparison(ws: Worksheet, content: ReportContent) -> ComparisonLayout:
     title(ws, "Comparison", "Buying against each rent option. Formulas over the cash-flow sheets.")
     options = content.result.rent
     block = Block(ws, row=4)
-    block.formula("Discount rate per month", "(1+finance_discount_rate_per_year)^(1/months_per_year)-1",
-                  name="discount_rate_per_month", number_format=PERCENT)
+    block.formula(
+        "Discount rate per month",
+        "(1+finance_discount_rate_per_year)^(1/months_per_year)-1",
+        name="discount_rate_per_month",
+        number_format=PERCENT,
+    )
     comment(ws.cell(row=4, column=2), NPV_CONVENTION)
-    block.formula("Useful accelerator-hours over the horizon",
-                  "workload_accelerators*workload_hours_per_month*workload_utilisation*finance_horizon_months",
-                  name="useful_accelerator_hours", unit="h", number_format=NUMBER)
-    block.formula("Money paid out buying, gross", "SUMPRODUCT(ABS(buy_flow))", name="buy_gross_flow",
-                  number_format=USD, note="Scales the breakeven tolerance.")
+    block.formula(
+        "Useful accelerator-hours over the horizon",
+        "workload_accelerators*workload_hours_per_month*workload_utilisation*finance_horizon_months",
+        name="useful_accelerator_hours",
+        unit="h",
+        number_format=NUMBER,
+    )
+    block.formula(
+        "Money paid out buying, gross",
+        "SUMPRODUCT(ABS(buy_flow))",
+        name="buy_gross_flow",
+        number_format=USD,
+        note="Scales the breakeven tolerance.",
+    )
 
     header = block.row + 1
     sides = [("Buy", BUY)] + [(option.name, rent_name(index, "")) for index, option in enumerate(options)]
-    header_row(ws, header, ["Figure", *(label for label, _ in sides)])
+    header_row(ws, header, ["Figure", *(label for label, _ in sides)], tall=True)
+    irr_guesses = {rent_name(index, ""): _irr_guess(option) for index, option in enumerate(options)}
     key_row = {}
     for offset, figure in enumerate(KEY_FIGURES, start=1):
         row = header + offset
@@ -125,14 +184,21 @@ def write_comparison(ws: Worksheet, content: ReportContent) -> ComparisonLayout:
             formula = figure.buy if prefix == BUY else figure.rent
             if formula is None:
                 continue
-            put_formula(ws.cell(row=row, column=column), formula.replace("{s}", prefix), figure.number_format)
+            formula = formula.replace("{s}", prefix).replace("{irr_guess}", irr_guesses.get(prefix, ""))
+            cell = put_formula(ws.cell(row=row, column=column), formula, figure.number_format)
+            cell.alignment = RIGHT
             define_name(ws, f"{prefix}{figure.figure}", absolute(ws, row, column))
     comment(ws.cell(row=key_row["npv_usd"], column=1), NPV_CONVENTION)
+    comment(ws.cell(row=key_row["irr_per_year"], column=1), IRR_CONVENTION)
 
     headings = ["Buy: cumulative"]
     for option in options:
-        headings += [f"{option.name}: cumulative", f"{option.name}: saving (rent - buy)",
-                     f"{option.name}: cumulative saving", f"{option.name}: broken even"]
+        headings += [
+            f"{option.name}: cumulative",
+            f"{option.name}: saving (rent - buy)",
+            f"{option.name}: cumulative saving",
+            f"{option.name}: broken even",
+        ]
     table = start_table(ws, header + len(KEY_FIGURES) + 3, headings, int(content.result.months[-1]))
     fill_column(table, 2, "INDEX(buy_cumulative,{m}+1)")
     rent_columns = []
@@ -144,12 +210,21 @@ def write_comparison(ws: Worksheet, content: ReportContent) -> ComparisonLayout:
         fill_column(table, start + 1, f"INDEX({prefix}flow,{{m}}+1)-INDEX(buy_flow,{{m}}+1)")
         saving, cumulative = get_column_letter(start + 1), get_column_letter(start + 2)
         fill_column(table, start + 2, f"{cumulative}{{prev}}+{saving}{{r}}", first_month=f"{saving}{{r}}")
-        fill_column(table, start + 3,
-                    f'IF(AND({{m}}>=1,{cumulative}{{r}}>=-breakeven_tolerance*(buy_gross_flow+{prefix}total_usd)),'
-                    f'{{m}},"")', number_format=COUNT)
+        fill_column(
+            table,
+            start + 3,
+            f"IF(AND({{m}}>=1,{cumulative}{{r}}>=-breakeven_tolerance*(buy_gross_flow+{prefix}total_usd)),"
+            f'{{m}},"")',
+            number_format=COUNT,
+        )
         table.name_column(f"{prefix}saving_flow", start + 1)
         table.name_column(f"{prefix}broken_even", start + 3)
     section(ws, table.header_row - 1, "Month by month")
     set_widths(ws, {"A": 44} | {get_column_letter(c): 18 for c in range(2, 3 + 4 * len(options))})
-    return ComparisonLayout(table, 2, tuple(rent_columns), key_row,
-                            tuple(range(3, 3 + len(options))))
+    return ComparisonLayout(table, 2, tuple(rent_columns), key_row, tuple(range(3, 3 + len(options))))
+
+
+def _irr_guess(option: engine.RentResult) -> str:
+    """The engine's IRR per month at export, as the spreadsheet IRR's starting guess (0 if none)."""
+    per_year = scalar(option.irr_per_year)
+    return "0" if math.isnan(per_year) else f"{float(monthly_rate(per_year)):.15g}"

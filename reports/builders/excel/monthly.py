@@ -3,6 +3,7 @@
 Templates are formulas with ``{m}`` for the month cell of the row (``$A12``), ``{r}`` for the
 row number and ``{prev}`` for the row above; month 0 holds up-front payments.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -45,7 +46,7 @@ class MonthlyTable:
 
 def start_table(ws: Worksheet, header: int, headings: Sequence[str], n_months: int) -> MonthlyTable:
     """Write the headings and the month numbers; freeze the headings and the month column."""
-    header_row(ws, header, ["Month", *headings])
+    header_row(ws, header, ["Month", *headings], tall=True)
     table = MonthlyTable(ws, header, n_months)
     for month in range(n_months + 1):
         ws.cell(row=table.row_of(month), column=MONTH_COLUMN, value=month).number_format = MONTH
@@ -54,12 +55,21 @@ def start_table(ws: Worksheet, header: int, headings: Sequence[str], n_months: i
     return table
 
 
-def fill_column(table: MonthlyTable, column: int, template: str, *, first_month: str | None = None,
-                number_format: str = USD) -> None:
+def fill_column(
+    table: MonthlyTable,
+    column: int,
+    template: str,
+    *,
+    first_month: str | None = None,
+    number_format: str = USD,
+) -> None:
     """Fill one column from a template; ``first_month`` replaces it in month 0 (running totals)."""
     month_letter = get_column_letter(MONTH_COLUMN)
     for month in range(table.n_months + 1):
         row = table.row_of(month)
         formula = first_month if month == 0 and first_month is not None else template
-        put_formula(table.ws.cell(row=row, column=column),
-                    formula.format(m=f"${month_letter}{row}", r=row, prev=row - 1), number_format)
+        put_formula(
+            table.ws.cell(row=row, column=column),
+            formula.format(m=f"${month_letter}{row}", r=row, prev=row - 1),
+            number_format,
+        )

@@ -3,6 +3,7 @@
 Formulas refer to names (``=fp_systems*buy_system_price_usd``), so a reader can follow
 them back to the Assumptions sheet without decoding cell addresses.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,8 +45,16 @@ class Block:
     value_column: int = 2
     label_column: int = 1
 
-    def formula(self, label: str, formula: str, *, name: str, unit: str = "", note: str = "",
-                number_format: str = NUMBER) -> None:
+    def formula(
+        self,
+        label: str,
+        formula: str,
+        *,
+        name: str,
+        unit: str = "",
+        note: str = "",
+        number_format: str = NUMBER,
+    ) -> None:
         put_text(self.ws.cell(row=self.row, column=self.label_column), label)
         cell = self.ws.cell(row=self.row, column=self.value_column)
         put_formula(cell, formula, number_format)

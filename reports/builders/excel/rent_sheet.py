@@ -5,6 +5,7 @@ interruption overhead); reserved pays every hour of each term at the price of th
 term started, plus an up-front fee at the start of each term before the horizon. Instance
 prices move once a year by the option's price change; egress and storage do not.
 """
+
 from __future__ import annotations
 
 from openpyxl.utils import get_column_letter
@@ -31,29 +32,52 @@ RESERVED = '{p}pricing_model="reserved"'
 SPOT_FACTOR = 'IF({p}pricing_model="spot",1+{p}spot_interruption_overhead,1)'
 # (label, figure, formula with {p} for the option's name prefix, number format)
 BILLING = (
-    ("Instances", "instances",
-     "ROUNDUP(workload_accelerators/ROUND({p}accelerators_per_instance,0)-count_tolerance,0)", COUNT),
-    ("Billed hours per instance per month", "billed_hours_per_month",
-     f"IF({RESERVED},workload_hours_per_month,workload_hours_per_month*workload_utilisation*{SPOT_FACTOR})",
-     NUMBER),
-    ("Compute per month (year-0 price)", "compute_per_month",
-     "{p}instances*{p}price_usd_per_instance_hour*{p}billed_hours_per_month", USD),
-    ("Months the price is locked", "price_lock_months", f"IF({RESERVED},ROUND({{p}}commitment_months,0),1)",
-     COUNT),
-    ("Up-front fee per term (year-0 price)", "upfront_per_term",
-     f"IF({RESERVED},{{p}}instances*{{p}}upfront_usd_per_instance,0)", USD),
+    (
+        "Instances",
+        "instances",
+        "ROUNDUP(workload_accelerators/ROUND({p}accelerators_per_instance,0)-count_tolerance,0)",
+        COUNT,
+    ),
+    (
+        "Billed hours per instance per month",
+        "billed_hours_per_month",
+        f"IF({RESERVED},workload_hours_per_month,workload_hours_per_month*workload_utilisation*{SPOT_FACTOR})",
+        NUMBER,
+    ),
+    (
+        "Compute per month (year-0 price)",
+        "compute_per_month",
+        "{p}instances*{p}price_usd_per_instance_hour*{p}billed_hours_per_month",
+        USD,
+    ),
+    (
+        "Months the price is locked",
+        "price_lock_months",
+        f"IF({RESERVED},ROUND({{p}}commitment_months,0),1)",
+        COUNT,
+    ),
+    (
+        "Up-front fee per term (year-0 price)",
+        "upfront_per_term",
+        f"IF({RESERVED},{{p}}instances*{{p}}upfront_usd_per_instance,0)",
+        USD,
+    ),
     ("Egress per month", "egress_per_month", "{p}egress_tb_per_month*gb_per_tb*{p}egress_usd_per_gb", USD),
     ("Storage per month", "storage_per_month", "{p}storage_tb*gb_per_tb*{p}storage_usd_per_gb_month", USD),
-    ("Cost per unit of utilisation over the horizon", "utilisation_slope",
-     f"IF({RESERVED},0,{{p}}instances*{{p}}price_usd_per_instance_hour*workload_hours_per_month*{SPOT_FACTOR}"
-     "*SUMPRODUCT((rent_month>=1)*(1+{p}price_change_per_year)^INT((rent_month-1)/months_per_year)))", USD),
+    (
+        "Cost per unit of utilisation over the horizon",
+        "utilisation_slope",
+        f"IF({RESERVED},0,{{p}}instances*{{p}}price_usd_per_instance_hour*workload_hours_per_month*{SPOT_FACTOR}"
+        "*SUMPRODUCT((rent_month>=1)*(1+{p}price_change_per_year)^INT((rent_month-1)/months_per_year)))",
+        USD,
+    ),
 )
 
 LINE_FORMULAS = {
     "compute": "IF({m}>=1,{p}compute_per_month*(1+{p}price_change_per_year)"
-               "^INT({p}price_lock_months*INT(({m}-1)/{p}price_lock_months)/months_per_year),0)",
+    "^INT({p}price_lock_months*INT(({m}-1)/{p}price_lock_months)/months_per_year),0)",
     "upfront": "IF(AND(MOD({m},{p}price_lock_months)=0,{m}<finance_horizon_months),"
-               "{p}upfront_per_term*(1+{p}price_change_per_year)^INT({m}/months_per_year),0)",
+    "{p}upfront_per_term*(1+{p}price_change_per_year)^INT({m}/months_per_year),0)",
     "egress": "IF({m}>=1,{p}egress_per_month,0)",
     "storage": "IF({m}>=1,{p}storage_per_month,0)",
 }
@@ -69,8 +93,11 @@ def line_formula(line: str, prefix: str) -> str:
 
 def write_rent_sheet(ws: Worksheet, content: ReportContent) -> MonthlyTable:
     """Fill the sheet; names each option's ``rent<k>_flow`` and ``rent<k>_cumulative`` columns."""
-    title(ws, "Rent cash flows", "Costs are positive; month 0 holds reserved up-front fees. Formulas "
-                                 "over the Assumptions.")
+    title(
+        ws,
+        "Rent cash flows",
+        "Costs are positive; month 0 holds reserved up-front fees. Formulas over the Assumptions.",
+    )
     options = content.result.rent
     widths = [len(option.cash_flows.lines_usd) + 2 for option in options]
     starts = [2 + sum(widths[:index]) for index in range(len(options))]
@@ -102,7 +129,9 @@ def write_rent_sheet(ws: Worksheet, content: ReportContent) -> MonthlyTable:
         first, last = get_column_letter(start), get_column_letter(total_column - 1)
         fill_column(table, total_column, f"SUM({first}{{r}}:{last}{{r}})")
         total, cumulative = get_column_letter(total_column), get_column_letter(total_column + 1)
-        fill_column(table, total_column + 1, f"{cumulative}{{prev}}+{total}{{r}}", first_month=f"{total}{{r}}")
+        fill_column(
+            table, total_column + 1, f"{cumulative}{{prev}}+{total}{{r}}", first_month=f"{total}{{r}}"
+        )
         table.name_column(f"{prefix}flow", total_column)
         define_name(ws, f"{prefix}flow_operating", table.column_range(total_column, from_month=1))
         table.name_column(f"{prefix}cumulative", total_column + 1)

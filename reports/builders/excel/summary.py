@@ -1,12 +1,15 @@
 """The Summary sheet: what was evaluated, the recommendation, live key figures and the chart."""
+
 from __future__ import annotations
 
 from openpyxl.chart import Reference, ScatterChart, Series
+from openpyxl.chart.shapes import GraphicalProperties
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reports.builders.excel.cells import (
     COUNT,
+    RIGHT,
     USD,
     USD_PRICE,
     WRAP,
@@ -24,6 +27,10 @@ from reports.formatting import format_usd_cents, timestamp
 
 SHEET = "Summary"
 CHART_ANCHOR_GAP = 2
+# Buy first, then one colour per rent option (its breakeven marker takes the same colour).
+LINE_COLOURS = ("1F4E79", "C55A11", "70AD47", "7030A0", "BF9000", "2E75B6", "A5A5A5")
+BUY_LINE_WIDTH = 38100  # EMU: 3 pt
+RENT_LINE_WIDTH = 19050  # EMU: 1.5 pt
 
 # (label, figure on Comparison, number format, shown for buying too)
 LIVE_FIGURES = (
@@ -39,8 +46,11 @@ LIVE_FIGURES = (
 def write_summary(ws: Worksheet, content: ReportContent, comparison: ComparisonLayout) -> None:
     """Fill the Summary sheet; its key figures are formulas that follow the Assumptions."""
     meta = content.meta
-    title(ws, "Buy vs rent: total cost of ownership",
-          "Key figures below are live formulas; the recommendation text is the engine's at export.")
+    title(
+        ws,
+        "Buy vs rent: total cost of ownership",
+        "Key figures below are live formulas; the recommendation text is the engine's at export.",
+    )
     set_widths(ws, {"A": 40} | {get_column_letter(c): 20 for c in range(2, 10)})
     rows = [
         ("Scenario", meta.scenario_name),
@@ -57,7 +67,7 @@ def write_summary(ws: Worksheet, content: ReportContent, comparison: ComparisonL
     ]
     row = 4
     for label, value in rows:
-        put_text(ws.cell(row=row, column=1), label)
+        put_text(ws.cell(row=row, column=1), label).alignment = WRAP
         cell = put_text(ws.cell(row=row, column=2), value)
         cell.alignment = WRAP
         ws.merge_cells(start_row=row, start_column=2, end_row=row, end_column=8)
@@ -66,8 +76,12 @@ def write_summary(ws: Worksheet, content: ReportContent, comparison: ComparisonL
 
     movers = top_movers(content.tornado)
     if movers:
-        section(ws, row + 1, f"Assumptions that move the NPV saving most (each moved "
-                             f"+/-{content.tornado.step_share:.0%}, against {content.tornado.rent_option})")
+        section(
+            ws,
+            row + 1,
+            f"Assumptions that move the NPV saving most (each moved "
+            f"+/-{content.tornado.step_share:.0%}, against {content.tornado.rent_option})",
+        )
         row += 2
         for mover in movers:
             put_text(ws.cell(row=row, column=1), mover.path)
@@ -76,17 +90,19 @@ def write_summary(ws: Worksheet, content: ReportContent, comparison: ComparisonL
 
     section(ws, row + 1, "Key figures (live)")
     header = row + 2
-    sides = [("Buy", "buy_")] + [(option.name, rent_name(index, ""))
-                                 for index, option in enumerate(content.result.rent)]
-    header_row(ws, header, ["Figure", *(label for label, _ in sides)])
+    sides = [("Buy", "buy_")] + [
+        (option.name, rent_name(index, "")) for index, option in enumerate(content.result.rent)
+    ]
+    header_row(ws, header, ["Figure", *(label for label, _ in sides)], tall=True)
     for offset, (label, figure, number_format, for_buy) in enumerate(LIVE_FIGURES, start=1):
         put_text(ws.cell(row=header + offset, column=1), label)
         for column, (_, prefix) in enumerate(sides, start=2):
             if prefix == "buy_" and not for_buy:
                 continue
-            put_formula(ws.cell(row=header + offset, column=column), f"{prefix}{figure}", number_format)
-    ws.add_chart(cumulative_chart(content, comparison),
-                 f"A{header + len(LIVE_FIGURES) + CHART_ANCHOR_GAP}")
+            put_formula(
+                ws.cell(row=header + offset, column=column), f"{prefix}{figure}", number_format
+            ).alignment = RIGHT
+    ws.add_chart(cumulative_chart(content, comparison), f"A{header + len(LIVE_FIGURES) + CHART_ANCHOR_GAP}")
 
 
 def cumulative_chart(content: ReportContent, comparison: ComparisonLayout) -> ScatterChart:
@@ -106,20 +122,29 @@ def cumulative_chart(content: ReportContent, comparison: ComparisonLayout) -> Sc
         (f"Rent: {option.name}", column)
         for option, column in zip(content.result.rent, comparison.rent_cumulative_columns, strict=True)
     ]
-    for label, column in lines:
+    for index, (label, column) in enumerate(lines):
         values = Reference(data, min_col=column, min_row=table.first_row, max_row=table.last_row)
         series = Series(values, months, title=label)
         series.marker.symbol = "none"
         series.smooth = False
+        series.graphicalProperties.line.solidFill = LINE_COLOURS[index % len(LINE_COLOURS)]
+        series.graphicalProperties.line.width = BUY_LINE_WIDTH if index == 0 else RENT_LINE_WIDTH
         chart.series.append(series)
     month_row = comparison.key_row["breakeven_month"]
     cost_row = comparison.key_row["breakeven_cumulative_usd"]
-    for option, column in zip(content.result.rent, comparison.rent_key_columns, strict=True):
-        point = Series(Reference(data, min_col=column, min_row=cost_row),
-                       Reference(data, min_col=column, min_row=month_row),
-                       title=f"Breakeven vs {option.name}")
+    for index, (option, column) in enumerate(
+        zip(content.result.rent, comparison.rent_key_columns, strict=True)
+    ):
+        colour = LINE_COLOURS[(index + 1) % len(LINE_COLOURS)]
+        point = Series(
+            Reference(data, min_col=column, min_row=cost_row),
+            Reference(data, min_col=column, min_row=month_row),
+            title=f"Breakeven vs {option.name}",
+        )
         point.marker.symbol = "diamond"
         point.marker.size = 10
+        point.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
+        point.marker.graphicalProperties.line.solidFill = colour
         point.graphicalProperties.line.noFill = True
         chart.series.append(point)
     return chart

@@ -1,4 +1,5 @@
 """Sheets of recorded values, not formulas: the price snapshot, sweeps, Monte Carlo and sizing."""
+
 from __future__ import annotations
 
 import math
@@ -36,20 +37,47 @@ MONTE_CARLO_SHEET = "Monte Carlo"
 SIZING_SHEET = "Sizing"
 CHART_ROWS = 16
 NEVER = "never"
-SWEEP_OPTION_HEADINGS = ("Rent option", "Buying wins (share of points)", "NPV saving min", "NPV saving mean",
-                         "NPV saving max", "Breakeven month min", "Breakeven month max", "Never breaks even")
-MONTE_CARLO_OPTION_HEADINGS = ("Rent option", "P(buying wins)", "NPV saving P10", "NPV saving P50",
-                               "NPV saving P90", "Breakeven P10", "Breakeven P50", "Breakeven P90",
-                               "Never breaks even")
+SWEEP_OPTION_HEADINGS = (
+    "Rent option",
+    "Buying wins (share of points)",
+    "NPV saving min",
+    "NPV saving mean",
+    "NPV saving max",
+    "Breakeven month min",
+    "Breakeven month max",
+    "Never breaks even",
+)
+MONTE_CARLO_OPTION_HEADINGS = (
+    "Rent option",
+    "P(buying wins)",
+    "NPV saving P10",
+    "NPV saving P50",
+    "NPV saving P90",
+    "Breakeven P10",
+    "Breakeven P50",
+    "Breakeven P90",
+    "Never breaks even",
+)
 # Low values green, high values red: a late breakeven or a high cost is the bad end.
-HEAT_SCALE = ColorScaleRule(start_type="min", start_color="63BE7B", mid_type="percentile", mid_value=50,
-                            mid_color="FFEB84", end_type="max", end_color="F8696B")
+HEAT_SCALE = ColorScaleRule(
+    start_type="min",
+    start_color="63BE7B",
+    mid_type="percentile",
+    mid_value=50,
+    mid_color="FFEB84",
+    end_type="max",
+    end_color="F8696B",
+)
 
 
 def write_prices(ws: Worksheet, prices: tuple[PriceRow, ...]) -> None:
     """The catalog price points the evaluation used, with their dates and sources."""
-    title(ws, "Price snapshot", "Catalog prices the evaluation used. Prices typed into the scenario are "
-                                "on the Assumptions sheet with origin 'scenario'.")
+    title(
+        ws,
+        "Price snapshot",
+        "Catalog prices the evaluation used. Prices typed into the scenario are "
+        "on the Assumptions sheet with origin 'scenario'.",
+    )
     set_widths(ws, {"A": 12, "B": 48, "C": 16, "D": 10, "E": 12, "F": 60})
     header_row(ws, 4, ("Price point", "Applies to", "Amount", "Currency", "As of", "Source"))
     ws.freeze_panes = "A5"
@@ -84,9 +112,15 @@ def write_sweep(ws: Worksheet, run: RecordedRun) -> None:
         row += 1
         saving, breakeven = figures["npv_saving_usd"], figures["breakeven_month"]
         put_text(ws.cell(row=row, column=1), name)
-        values = [(figures["buy_wins_share"], PERCENT), (saving["min"], USD), (saving["mean"], USD),
-                  (saving["max"], USD), (breakeven["min"], COUNT), (breakeven["max"], COUNT),
-                  (breakeven["never_share"], PERCENT)]
+        values = [
+            (figures["buy_wins_share"], PERCENT),
+            (saving["min"], USD),
+            (saving["mean"], USD),
+            (saving["max"], USD),
+            (breakeven["min"], COUNT),
+            (breakeven["max"], COUNT),
+            (breakeven["never_share"], PERCENT),
+        ]
         for column, (value, number_format) in enumerate(values, start=2):
             put_number(ws.cell(row=row, column=column), value, number_format)
     row += 2
@@ -96,17 +130,23 @@ def write_sweep(ws: Worksheet, run: RecordedRun) -> None:
     if run.points is not None:
         _points(ws, row, run.points)
     else:
-        put_text(ws.cell(row=row, column=1),
-                 f"{summary['points']:,} points are more than a sheet lists here; the full table is the "
-                 f"download of sweep run #{run.run_id}.").font = NOTE_FONT
+        put_text(
+            ws.cell(row=row, column=1),
+            f"{summary['points']:,} points are more than a sheet lists here; the full table is the "
+            f"download of sweep run #{run.run_id}.",
+        ).font = NOTE_FONT
     ws.freeze_panes = "B5"
 
 
 def _heat_map(ws: Worksheet, row: int, option: str, heatmap: dict, grid: list[list[float | None]]) -> int:
     """Median breakeven month over the heat-map inputs, coloured; returns the last row written."""
     y_path = heatmap["y_path"]
-    section(ws, row, f"Breakeven month against {option}: median per cell, by {heatmap['x_path']} (columns)"
-                     + (f" and {y_path} (rows)" if y_path else ""))
+    section(
+        ws,
+        row,
+        f"Breakeven month against {option}: median per cell, by {heatmap['x_path']} (columns)"
+        + (f" and {y_path} (rows)" if y_path else ""),
+    )
     put_text(ws.cell(row=row + 1, column=1), f"{y_path or ''} \\ {heatmap['x_path']}")
     for offset, value in enumerate(heatmap["x_values"], start=2):
         put_number(ws.cell(row=row + 1, column=offset), value).font = TOTAL_FONT
@@ -130,7 +170,9 @@ def _points(ws: Worksheet, row: int, points: pd.DataFrame) -> None:
     section(ws, row, "Every point of the sweep")
     header_row(ws, row + 1, [str(column) for column in points.columns])
     for values in points.itertuples(index=False, name=None):
-        ws.append([_text_cell(ws, value) if isinstance(value, str) else _cell_value(value) for value in values])
+        ws.append(
+            [_text_cell(ws, value) if isinstance(value, str) else _cell_value(value) for value in values]
+        )
 
 
 def _cell_value(value: object) -> object:
@@ -161,8 +203,11 @@ def write_monte_carlo(ws: Worksheet, run: RecordedRun) -> None:
     summary = run.summary
     title(ws, run.title, _run_note(run))
     set_widths(ws, {"A": 44} | {get_column_letter(c): 18 for c in range(2, 12)})
-    rows = [("Draws", summary["samples"], COUNT), ("Seed", summary["seed"], "0"),
-            ("Probability that buying beats every rent option", summary["buy_wins_probability"], PERCENT)]
+    rows = [
+        ("Draws", summary["samples"], COUNT),
+        ("Seed", summary["seed"], "0"),
+        ("Probability that buying beats every rent option", summary["buy_wins_probability"], PERCENT),
+    ]
     for row, (label, value, number_format) in enumerate(rows, start=4):
         put_text(ws.cell(row=row, column=1), label)
         put_number(ws.cell(row=row, column=2), value, number_format)
@@ -172,9 +217,16 @@ def write_monte_carlo(ws: Worksheet, run: RecordedRun) -> None:
         row += 1
         saving, breakeven = figures["npv_saving_usd"], figures["breakeven_month"]
         put_text(ws.cell(row=row, column=1), name)
-        values = [(figures["buy_wins_probability"], PERCENT), (saving["p10"], USD), (saving["p50"], USD),
-                  (saving["p90"], USD), (breakeven["p10"], COUNT), (breakeven["p50"], COUNT),
-                  (breakeven["p90"], COUNT), (breakeven["never_share"], PERCENT)]
+        values = [
+            (figures["buy_wins_probability"], PERCENT),
+            (saving["p10"], USD),
+            (saving["p50"], USD),
+            (saving["p90"], USD),
+            (breakeven["p10"], COUNT),
+            (breakeven["p50"], COUNT),
+            (breakeven["p90"], COUNT),
+            (breakeven["never_share"], PERCENT),
+        ]
         for column, (value, number_format) in enumerate(values, start=2):
             put_number(ws.cell(row=row, column=column), value, number_format)
     row += 2

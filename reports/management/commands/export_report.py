@@ -1,4 +1,5 @@
 """``manage.py export_report SCENARIO_ID --xlsx PATH --pdf PATH``: build report files directly."""
+
 from __future__ import annotations
 
 import getpass
@@ -15,29 +16,48 @@ from tco.models import Scenario
 
 
 class Command(BaseCommand):
-    help = ("Write a scenario's Excel workbook and/or PDF report to files, without the job queue. "
-            "The scenario is evaluated once; a scenario that cannot be evaluated writes nothing.")
+    help = (
+        "Write a scenario's Excel workbook and/or PDF report to files, without the job queue. "
+        "The scenario is evaluated once; a scenario that cannot be evaluated writes nothing."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("scenario_id", type=int)
         parser.add_argument("--xlsx", type=Path, help="Where to write the Excel workbook.")
         parser.add_argument("--pdf", type=Path, help="Where to write the PDF report.")
-        parser.add_argument("--paper", choices=PaperSize.values, default=PaperSize.A4,
-                            help="Paper of the PDF and of the workbook's print setup (default a4).")
+        parser.add_argument(
+            "--paper",
+            choices=PaperSize.values,
+            default=PaperSize.A4,
+            help="Paper of the PDF and of the workbook's print setup (default a4).",
+        )
         parser.add_argument("--author", default=None, help="Author on the cover (default: the OS user).")
 
-    def handle(self, *args, scenario_id: int, xlsx: Path | None, pdf: Path | None, paper: str,
-               author: str | None, **options) -> None:
+    def handle(
+        self,
+        *args,
+        scenario_id: int,
+        xlsx: Path | None,
+        pdf: Path | None,
+        paper: str,
+        author: str | None,
+        **options,
+    ) -> None:
         targets = {ReportFormat.XLSX: xlsx, ReportFormat.PDF: pdf}
         targets = {fmt: path for fmt, path in targets.items() if path is not None}
         if not targets:
             raise CommandError("give --xlsx PATH, --pdf PATH or both")
-        scenario = Scenario.objects.select_related("accelerator", "system", "facility").filter(
-            pk=scenario_id).first()
+        scenario = (
+            Scenario.objects.select_related("accelerator", "system", "facility")
+            .filter(pk=scenario_id)
+            .first()
+        )
         if scenario is None:
             raise CommandError(f"no scenario with id {scenario_id}")
         try:
-            content = report_content_for(scenario=scenario, paper_size=paper, author=author or getpass.getuser())
+            content = report_content_for(
+                scenario=scenario, paper_size=paper, author=author or getpass.getuser()
+            )
         except ScenarioInputError as exc:
             raise CommandError(f"scenario {scenario_id} cannot be evaluated: {exc}") from exc
         # Build every file before writing any, so a failure leaves nothing half done.

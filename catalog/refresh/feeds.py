@@ -1,0 +1,167 @@
+"""Which feed each provider is refreshed from, and one fetch of it: every price or an error.
+
+Each provider's feed is read from its live endpoint by default, or from ``location`` (a URL or
+a local file/directory in the feed's own format: an AWS mirror root, Azure or GCP page files, a
+Lambda or RunPod answer), so an air-gapped refresh runs the same code on copied payloads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from django.conf import settings
+
+from catalog.pricefeeds import (
+    AWS_PRICING_ROOT,
+    AZURE_PRICES_URL,
+    COMPUTE_ENGINE_SKUS_URL,
+    LAMBDA_INSTANCE_TYPES_URL,
+    RUNPOD_GRAPHQL_URL,
+    AwsPriceListFeed,
+    AzureRetailPricesFeed,
+    GcpBillingCatalogFeed,
+    HttpClient,
+    HttpSettings,
+    LambdaCloudFeed,
+    ParsedPrice,
+    Rejection,
+    RunPodFeed,
+)
+from catalog.pricefeeds.sources import is_url
+
+T = TypeVar("T")
+#: Wraps an iterable to show progress (tqdm in the command); ``desc`` and ``total`` describe it.
+Progress = Callable[..., Iterable[Any]]
+
+
+def no_progress(iterable: Iterable[T], **_description: Any) -> Iterable[T]:
+    """The default Progress: the iterable unchanged."""
+    return iterable
+
+
+@dataclass(frozen=True)
+class FeedSource:
+    """The catalog Source a provider's feed prices are recorded under."""
+
+    key: str
+    title: str
+    url: str
+
+
+FEED_SOURCES: Mapping[str, FeedSource] = {
+    "aws": FeedSource("aws-price-list-api", "AWS Price List Bulk API (Amazon EC2)", AWS_PRICING_ROOT),
+    "azure": FeedSource("azure-retail-prices-api", "Azure Retail Prices API", AZURE_PRICES_URL),
+    "gcp": FeedSource(
+        "gcp-cloud-billing-catalog",
+        "Google Cloud Billing Catalog API (Compute Engine)",
+        COMPUTE_ENGINE_SKUS_URL,
+    ),
+    "lambda": FeedSource("lambda-cloud-api", "Lambda Cloud API (instance types)", LAMBDA_INSTANCE_TYPES_URL),
+    "runpod": FeedSource("runpod-graphql-api", "RunPod GraphQL API (GPU types)", RUNPOD_GRAPHQL_URL),
+}
+FEED_PROVIDERS = tuple(FEED_SOURCES)
+
+
+@dataclass(frozen=True)
+class FeedSettings:
+    """What a refresh reads besides the feed itself: AWS regions, API keys, HTTP limits."""
+
+    aws_regions: tuple[str, ...]
+    gcp_api_key: str | None = None
+    lambda_api_key: str | None = None
+    runpod_api_key: str | None = None
+    http: HttpSettings = HttpSettings()
+
+    @classmethod
+    def from_settings(cls) -> FeedSettings:
+        """The deployment's values (PRICE_REFRESH_AWS_REGIONS and the *_API_KEY settings)."""
+        return cls(
+            aws_regions=tuple(settings.PRICE_REFRESH_AWS_REGIONS),
+            gcp_api_key=settings.GCP_BILLING_API_KEY or None,
+            lambda_api_key=settings.LAMBDA_API_KEY or None,
+            runpod_api_key=settings.RUNPOD_API_KEY or None,
+        )
+
+
+@dataclass(frozen=True)
+class FeedRun:
+    """What one complete fetch of a provider's feed gave."""
+
+    location: str
+    prices: tuple[ParsedPrice, ...]
+    rejections: tuple[Rejection, ...]
+    source_versions: dict[str, str]  # region -> version read (AWS); empty for the other feeds
+    regions_skipped: tuple[str, ...]  # AWS regions whose version had not changed
+
+
+def feed_fetch(
+    provider: str,
+    *,
+    location: str | None = None,
+    last_versions: Mapping[str, str] | None = None,
+    feed_settings: FeedSettings,
+    progress: Progress = no_progress,
+) -> FeedRun:
+    """Read the whole feed of ``provider``; raises a FeedError and returns nothing if any part is bad.
+
+    Parameters
+    ----------
+    provider : str
+        One of FEED_PROVIDERS.
+    location : str, optional
+        URL or local path to read instead of the live endpoint.
+    last_versions : mapping, optional
+        AWS: version read per region by the last successful refresh; a region still at that
+        version is skipped.
+    feed_settings : FeedSettings
+    progress : Progress
+        Wraps the AWS region loop.
+    """
+    if provider not in FEED_SOURCES:
+        raise ValueError(f"no price feed for provider {provider!r}; one of {', '.join(FEED_PROVIDERS)}")
+    where = location or FEED_SOURCES[provider].url
+    if provider == "aws":
+        return _aws_fetch(where, last_versions or {}, feed_settings, progress)
+    result = FEEDS_READ_WHOLE[provider](_local_or_url(where), feed_settings).fetch()
+    return FeedRun(where, result.prices, result.rejections, {}, ())
+
+
+def _local_or_url(location: str) -> str | Path:
+    return location if is_url(location) else Path(location)
+
+
+# Feeds read whole by one fetch() call; AWS is read region by region.
+FEEDS_READ_WHOLE: Mapping[str, Callable[[str | Path, FeedSettings], Any]] = {
+    "azure": lambda location, feed: AzureRetailPricesFeed(location=location, client=HttpClient(feed.http)),
+    "gcp": lambda location, feed: GcpBillingCatalogFeed(
+        location=location, api_key=feed.gcp_api_key, client=HttpClient(feed.http)
+    ),
+    "lambda": lambda location, feed: LambdaCloudFeed(
+        location=location, api_key=feed.lambda_api_key, client=HttpClient(feed.http)
+    ),
+    "runpod": lambda location, feed: RunPodFeed(
+        location=location, api_key=feed.runpod_api_key, client=HttpClient(feed.http)
+    ),
+}
+
+
+def _aws_fetch(
+    root: str, last_versions: Mapping[str, str], feed_settings: FeedSettings, progress: Progress
+) -> FeedRun:
+    feed = AwsPriceListFeed(root=_local_or_url(root), client=HttpClient(feed_settings.http))
+    prices: list[ParsedPrice] = []
+    rejections: list[Rejection] = []
+    versions: dict[str, str] = {}
+    skipped: list[str] = []
+    regions = feed_settings.aws_regions
+    for region in progress(regions, desc="aws regions", total=len(regions)):
+        result = feed.fetch_region(region, last_version=last_versions.get(region))
+        versions[region] = str(result.source_version)
+        if result.skipped:
+            skipped.append(region)
+        prices += result.prices
+        rejections += result.rejections
+    return FeedRun(root, tuple(prices), tuple(rejections), versions, tuple(skipped))

@@ -1,0 +1,46 @@
+"""Celery tasks of the catalog: the price refresh of one provider, on the refresh queue.
+
+A refresh is idempotent (a second run adds no price point), so it acknowledges late and is
+handed out again if its worker dies. It retries on transient failures only: the database or
+broker going away, and a provider that kept failing its HTTP requests (UpstreamHTTPError),
+after the HTTP client's own retries. Other feed errors (a truncated or malformed payload, an
+unknown currency, an absurd price) will fail again on the same payload, so they end the task;
+every attempt leaves its own job row.
+"""
+
+from __future__ import annotations
+
+import redis.exceptions
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from catalog.models import RefreshStatus
+from catalog.pricefeeds import UpstreamHTTPError
+from catalog.refresh.limits import REFRESH_SOFT_TIME_LIMIT_S, REFRESH_TIME_LIMIT_S
+from catalog.refresh.services import price_refresh_run
+
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, redis.exceptions.ConnectionError)
+# An outage of a provider's price API usually lasts minutes to hours: try again 15 minutes and
+# then 30 minutes later, and leave the rest to the next daily run.
+UPSTREAM_RETRY_DELAYS_S = (900, 1800)
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=REFRESH_SOFT_TIME_LIMIT_S,
+    time_limit=REFRESH_TIME_LIMIT_S,
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    max_retries=len(UPSTREAM_RETRY_DELAYS_S),
+)
+def refresh_prices_task(self, provider: str, location: str | None = None) -> int:
+    """Refresh one provider's prices; returns the job id (send it with ``queue=Queue.REFRESH``)."""
+    job = price_refresh_run(provider=provider, location=location)
+    upstream_failed = job.status == RefreshStatus.FAILED and job.error_code == UpstreamHTTPError.code
+    if upstream_failed and self.request.retries < len(UPSTREAM_RETRY_DELAYS_S):
+        raise self.retry(countdown=UPSTREAM_RETRY_DELAYS_S[self.request.retries])
+    return job.pk

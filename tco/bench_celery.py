@@ -1,0 +1,149 @@
+"""Sweeps end to end through Celery workers on Redis, next to the engine alone on the same points.
+
+Called by ``python -m tco.bench`` when REDIS_URL is set and DATABASE_URL points at PostgreSQL
+(the workers write chunks concurrently). It migrates that database and loads the catalog and
+the demo scenarios into it (both idempotent), then sweeps the "8x H100 training cluster" demo
+(three rent options) over utilisation x electricity price at a 120-month horizon. Each
+(worker processes, points) pair gets a fresh worker, so its peak memory is that run's alone.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HORIZON_MONTHS = 120
+DEMO_SCENARIO = "8x H100 training cluster"
+POLL_EVERY_S = 0.1
+
+
+@dataclass(frozen=True)
+class CeleryMeasurement:
+    """One sweep through Celery: its wall time, the engine alone on its points, worker memory."""
+
+    points: int
+    processes: int
+    celery_seconds: float
+    engine_seconds: float
+    worker_peak_rss_mb: float
+
+    def line(self) -> str:
+        """A printable row."""
+        label = f"celery, {self.processes} worker process{'es' if self.processes > 1 else ''}"
+        throughput = f"{self.points / self.celery_seconds:>13,.0f}/s"
+        engine = f"engine alone {self.engine_seconds:.3f} s: {self.celery_seconds / self.engine_seconds:.2f}x"
+        return (f"{label:<42} {self.points:>9,d} {self.celery_seconds:9.3f} s {throughput} "
+                f"{self.worker_peak_rss_mb:6.0f} MB RSS ({engine})")
+
+
+def celery_unavailable_reason() -> str | None:
+    """Why the Celery measurement cannot run here, or None when it can."""
+    if not os.environ.get("REDIS_URL"):
+        return "set REDIS_URL (and DATABASE_URL to PostgreSQL) to measure sweeps through Celery"
+    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        return "set DATABASE_URL to a PostgreSQL database: workers write chunks concurrently"
+    return None
+
+
+def measure_celery_sweeps(sizes: tuple[int, ...], processes: tuple[int, ...]) -> list[CeleryMeasurement]:
+    """Time sweeps of each size through workers with each number of processes.
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        Grid points per sweep; each a power of ten of at least 100.
+    processes : tuple of int
+        Worker processes (``celery worker --concurrency``) to measure with.
+    """
+    scenario = _bench_scenario()
+    engine_seconds = {size: _engine_seconds(scenario, size) for size in sizes}
+    return [
+        _celery_measurement(scenario, size, count, engine_seconds[size])
+        for count in processes
+        for size in sizes
+    ]
+
+
+def sweep_spec(points: int) -> dict:
+    """Utilisation x electricity price with ``points`` grid points, at a 120-month horizon."""
+    across = 10 ** (round(math.log10(points)) // 2)
+    return {"axes": [
+        {"path": "workload.utilisation", "low": 0.2, "high": 1.0, "count": across},
+        {"path": "facility.electricity_usd_per_kwh", "low": 0.05, "high": 0.35, "count": points // across},
+        {"path": "finance.horizon_months", "values": [HORIZON_MONTHS]},
+    ]}
+
+
+def _bench_scenario():
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from catalog.services import catalog_load
+    from tco.demo import load_demo
+    from tco.models import Scenario
+
+    call_command("migrate", verbosity=0)
+    catalog_load()
+    load_demo()
+    return Scenario.objects.get(name=DEMO_SCENARIO)
+
+
+def _engine_seconds(scenario, points: int) -> float:
+    """The engine alone on the sweep's points, in the run's chunks, one after the other."""
+    from tco import engine
+    from tco.inputs_from_db import engine_case
+    from tco.runs.limits import chunk_points_for
+    from tco.runs.specs import parse_sweep_spec
+
+    inputs = engine_case(scenario).inputs
+    spec = parse_sweep_spec(sweep_spec(points), inputs)
+    size = chunk_points_for(HORIZON_MONTHS)
+    start_time = time.perf_counter()
+    for start in range(0, points, size):
+        engine.evaluate(engine.with_overrides(inputs, spec.overrides(start, min(start + size, points))),
+                        detail=False)
+    return time.perf_counter() - start_time
+
+
+def _celery_measurement(scenario, points: int, processes: int, engine_seconds: float) -> CeleryMeasurement:
+    from config.celery_app import app
+    from tco.models import RunKind, RunStatus
+    from tco.runs.services import sweep_run_start
+    from tests.worker import WorkerProcess
+
+    app.control.purge()
+    worker = WorkerProcess(concurrency=processes, broker_env={
+        name: os.environ[name] for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL")}).start()
+    try:
+        start_time = time.perf_counter()
+        run = sweep_run_start(scenario=scenario, kind=RunKind.SWEEP, spec=sweep_spec(points))
+        while run.is_active:
+            time.sleep(POLL_EVERY_S)
+            run.refresh_from_db()
+        seconds = time.perf_counter() - start_time
+        if run.status != RunStatus.DONE:
+            raise RuntimeError(f"run {run.pk} ended {run.status}: {run.error}")
+        peak_mb = _peak_rss_mb(worker.process.pid)
+    finally:
+        worker.stop()
+    return CeleryMeasurement(points, processes, seconds, engine_seconds, peak_mb)
+
+
+def _peak_rss_mb(process_group: int) -> float:
+    """The largest peak resident memory (VmHWM) of any process in the worker's group [MB]."""
+    peaks = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == process_group:  # field 5 of stat: the process group id
+                status = (stat.parent / "status").read_text()
+                peaks.append(int(next(line.split()[1] for line in status.splitlines()
+                                      if line.startswith("VmHWM:"))) / 1024)
+        except (OSError, IndexError, StopIteration):
+            continue  # the process ended while we looked
+    return max(peaks)

@@ -1,0 +1,104 @@
+"""Price snapshots of evaluated scenarios, and the alerts re-pricing writes when a refresh moves one.
+
+A snapshot records exactly which price points a scenario was evaluated with and what that gave
+per rent option (winner, breakeven month, NPV saving). After a price refresh the re-pricer
+(tco/repricing.py) evaluates the scenario again and compares with its latest snapshot.
+"""
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from tco.models.scenario import MONEY, Scenario
+
+USD = {"max_digits": 18, "decimal_places": 2}
+
+
+class SnapshotReason(models.TextChoices):
+    """What wrote a snapshot."""
+
+    EVALUATED = "evaluated", "Evaluated"
+    REPRICED = "repriced", "Re-priced after a price refresh"
+
+
+class ScenarioSnapshot(models.Model):
+    """The price points a scenario was evaluated with and the figures it gave then."""
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="snapshots")
+    created_at = models.DateTimeField(default=timezone.now)
+    reason = models.CharField(max_length=16, choices=SnapshotReason.choices)
+    refresh_job = models.ForeignKey("catalog.PriceRefreshJob", on_delete=models.SET_NULL, null=True,
+                                    blank=True, related_name="+")
+    engine_version = models.CharField(max_length=32)
+    price_points = models.ManyToManyField("catalog.PricePoint", blank=True, related_name="+")
+    prices = models.JSONField(
+        default=list, help_text="Each price point used: id, target, amount, currency, as-of, source.")
+    options = models.JSONField(
+        default=list,
+        help_text="Per rent option, in order: name, offering_id, price_point_id (null = the "
+                  "scenario's own price), price_usd_per_instance_hour, winner, breakeven_month "
+                  "(null = never), npv_saving_usd.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        get_latest_by = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(reason__in=SnapshotReason.values),
+                                   name="snapshot_reason_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scenario} as evaluated {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class AlertKind(models.TextChoices):
+    """What moved."""
+
+    WINNER_CHANGED = "winner_changed", "Winner changed"
+    BREAKEVEN_MOVED = "breakeven_moved", "Breakeven month moved"
+
+
+class Winner(models.TextChoices):
+    """Which option has the lower NPV."""
+
+    BUY = "buy", "Buy"
+    RENT = "rent", "Rent"
+
+
+class PriceAlert(models.Model):
+    """A saved scenario whose result moved after a price refresh, the old and new figures, and
+    the price that moved it."""
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="price_alerts")
+    refresh_job = models.ForeignKey("catalog.PriceRefreshJob", on_delete=models.SET_NULL, null=True,
+                                    blank=True, related_name="price_alerts")
+    created_at = models.DateTimeField(default=timezone.now)
+    kind = models.CharField(max_length=16, choices=AlertKind.choices)
+    rent_option = models.CharField(max_length=200, help_text="The rent option buying is compared with.")
+    old_price_point = models.ForeignKey("catalog.PricePoint", on_delete=models.SET_NULL, null=True,
+                                        blank=True, related_name="+")
+    new_price_point = models.ForeignKey("catalog.PricePoint", on_delete=models.SET_NULL, null=True,
+                                        blank=True, related_name="+")
+    old_price_usd_per_instance_hour = models.DecimalField(**MONEY)
+    new_price_usd_per_instance_hour = models.DecimalField(**MONEY)
+    old_winner = models.CharField(max_length=4, choices=Winner.choices)
+    new_winner = models.CharField(max_length=4, choices=Winner.choices)
+    old_breakeven_month = models.PositiveSmallIntegerField(null=True, blank=True,
+                                                           help_text="Empty = never.")
+    new_breakeven_month = models.PositiveSmallIntegerField(null=True, blank=True,
+                                                           help_text="Empty = never.")
+    old_npv_saving_usd = models.DecimalField(**USD, help_text="NPV of renting minus buying.")
+    new_npv_saving_usd = models.DecimalField(**USD, help_text="NPV of renting minus buying.")
+    message = models.TextField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=AlertKind.values), name="alert_kind_known"),
+            models.CheckConstraint(condition=Q(old_winner__in=Winner.values)
+                                   & Q(new_winner__in=Winner.values), name="alert_winner_known"),
+        ]
+
+    def __str__(self) -> str:
+        return self.message

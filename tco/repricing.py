@@ -1,0 +1,175 @@
+"""Price snapshots of evaluated scenarios, and re-pricing saved scenarios after a price refresh.
+
+    evaluation = scenario_evaluate(scenario=scenario)          # side-effect free
+    scenario_snapshot_save(scenario=scenario, evaluation=evaluation)  # what the user was shown
+
+After a refresh that wrote prices, ``scenarios_reprice(job_id=...)`` evaluates again every saved
+scenario with a rent option priced from the catalog on an offering the refresh re-priced, and
+compares with the scenario's latest snapshot. When against some rent option whose price point
+changed the winner flips, or the breakeven month moves by at least
+``settings.REPRICE_BREAKEVEN_THRESHOLD_MONTHS`` (to or from "never" always counts), it writes a
+PriceAlert per such option and a new snapshot. Without an alert the snapshot is kept, so small
+moves add up against the figures last reported until together they cross the threshold.
+A scenario edited since its snapshot, or never snapshotted, gets a fresh snapshot and no alert:
+its old figures are not comparable, or not known.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from catalog.models import PricePoint, PriceRefreshJob
+from tco.engine.version import ENGINE_VERSION
+from tco.inputs_from_db import ScenarioInputError
+from tco.models import AlertKind, PriceAlert, Scenario, ScenarioSnapshot, SnapshotReason
+from tco.services import Evaluation, scenario_evaluate
+
+logger = logging.getLogger(__name__)
+NPV_QUANTUM = Decimal("0.01")
+
+
+def scenario_snapshot_save(*, scenario: Scenario, evaluation: Evaluation,
+                           reason: SnapshotReason = SnapshotReason.EVALUATED,
+                           refresh_job: PriceRefreshJob | None = None) -> ScenarioSnapshot:
+    """Record the price points a saved scenario was evaluated with and the figures they gave."""
+    prices = evaluation.case.prices
+    snapshot = ScenarioSnapshot.objects.create(
+        scenario=scenario, reason=reason, refresh_job=refresh_job, engine_version=ENGINE_VERSION,
+        prices=[{"price_point_id": p.price_point_id, "target": p.target, "amount": str(p.amount),
+                 "currency": p.currency, "as_of": p.as_of.isoformat(), "source": p.source}
+                for p in prices],
+        options=option_figures(scenario, evaluation))
+    snapshot.price_points.set([p.price_point_id for p in prices])
+    return snapshot
+
+
+def option_figures(scenario: Scenario, evaluation: Evaluation) -> list[dict[str, Any]]:
+    """Per rent option, in order: its price and price point, and the winner, breakeven month and
+    NPV saving of buying against it (JSON-ready; breakeven None = never)."""
+    catalog_prices = {
+        offering_id: (pk, amount) for offering_id, pk, amount in PricePoint.objects.filter(
+            pk__in=[p.price_point_id for p in evaluation.case.prices], offering__isnull=False,
+        ).values_list("offering_id", "pk", "amount")}
+    summary = evaluation.result.summary()
+    rows = []
+    for option, rent in zip(scenario.rent_options.all(), evaluation.case.inputs.rent, strict=True):
+        point_id, price = (None, option.price_usd_per_instance_hour)
+        if price is None:
+            point_id, price = catalog_prices[option.offering_id]
+        figures = summary[rent.name]
+        breakeven = float(figures["breakeven_month"])
+        rows.append({
+            "name": rent.name,
+            "offering_id": option.offering_id,
+            "price_point_id": point_id,
+            "price_usd_per_instance_hour": str(price),
+            "winner": str(figures["winner"]),
+            "breakeven_month": None if math.isnan(breakeven) else int(breakeven),
+            "npv_saving_usd": float(figures["npv_saving_usd"]),
+        })
+    return rows
+
+
+def scenarios_reprice(*, job_id: int) -> list[PriceAlert]:
+    """Re-evaluate the saved scenarios whose catalog prices the refresh ``job_id`` changed."""
+    job = PriceRefreshJob.objects.get(pk=job_id)
+    scenarios = Scenario.objects.filter(
+        rent_options__offering__prices__in=job.written_prices.all(),
+        rent_options__price_usd_per_instance_hour__isnull=True,
+    ).distinct().order_by("pk")
+    alerts: list[PriceAlert] = []
+    for scenario in scenarios:
+        alerts += scenario_reprice(scenario=scenario, refresh_job=job)
+    return alerts
+
+
+@transaction.atomic
+def scenario_reprice(*, scenario: Scenario, refresh_job: PriceRefreshJob | None = None) -> list[PriceAlert]:
+    """Evaluate one saved scenario again and alert on what its new prices moved; see the module."""
+    try:
+        evaluation = scenario_evaluate(scenario=scenario)
+    except ScenarioInputError as exc:
+        logger.warning("scenario %s cannot be re-priced: %s", scenario.pk, exc)
+        return []
+    baseline = scenario.snapshots.order_by("-created_at", "-id").first()
+    options = option_figures(scenario, evaluation)
+    if not _comparable(baseline, scenario, options):
+        scenario_snapshot_save(scenario=scenario, evaluation=evaluation,
+                               reason=SnapshotReason.REPRICED, refresh_job=refresh_job)
+        return []
+    threshold = settings.REPRICE_BREAKEVEN_THRESHOLD_MONTHS
+    alerts = [
+        _alert(scenario, refresh_job, old, new, kind)
+        for old, new in zip(baseline.options, options, strict=True)
+        if old["price_point_id"] != new["price_point_id"]
+        and (kind := moved(old, new, threshold_months=threshold)) is not None
+    ]
+    if alerts:
+        scenario_snapshot_save(scenario=scenario, evaluation=evaluation,
+                               reason=SnapshotReason.REPRICED, refresh_job=refresh_job)
+    return alerts
+
+
+def _comparable(baseline: ScenarioSnapshot | None, scenario: Scenario,
+                options: list[dict[str, Any]]) -> bool:
+    """Whether the baseline's figures were got from the scenario as it is now."""
+    if baseline is None or baseline.created_at < scenario.updated_at:
+        return False
+    return _option_keys(baseline.options) == _option_keys(options)
+
+
+def _option_keys(rows: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    return [(row["name"], row["offering_id"]) for row in rows]
+
+
+def moved(old: dict[str, Any], new: dict[str, Any], *, threshold_months: int) -> AlertKind | None:
+    """What moved between two snapshot rows of one rent option enough to alert, if anything."""
+    if old["winner"] != new["winner"]:
+        return AlertKind.WINNER_CHANGED
+    before, after = old["breakeven_month"], new["breakeven_month"]
+    if (before is None) != (after is None):
+        return AlertKind.BREAKEVEN_MOVED
+    if before is not None and abs(after - before) >= threshold_months:
+        return AlertKind.BREAKEVEN_MOVED
+    return None
+
+
+def _alert(scenario: Scenario, refresh_job: PriceRefreshJob | None, old: dict[str, Any],
+           new: dict[str, Any], kind: AlertKind) -> PriceAlert:
+    old_point = PricePoint.objects.filter(pk=old["price_point_id"]).first()
+    new_point = PricePoint.objects.filter(pk=new["price_point_id"]).select_related("offering").first()
+    return PriceAlert.objects.create(
+        scenario=scenario, refresh_job=refresh_job, kind=kind, rent_option=new["name"],
+        old_price_point=old_point, new_price_point=new_point,
+        old_price_usd_per_instance_hour=Decimal(old["price_usd_per_instance_hour"]),
+        new_price_usd_per_instance_hour=Decimal(new["price_usd_per_instance_hour"]),
+        old_winner=old["winner"], new_winner=new["winner"],
+        old_breakeven_month=old["breakeven_month"], new_breakeven_month=new["breakeven_month"],
+        old_npv_saving_usd=_usd(old["npv_saving_usd"]), new_npv_saving_usd=_usd(new["npv_saving_usd"]),
+        message=alert_message(scenario.name, old, new, new_point))
+
+
+def alert_message(scenario_name: str, old: dict[str, Any], new: dict[str, Any],
+                  new_point: PricePoint | None) -> str:
+    """The alert in one sentence: scenario, option, old -> new figures and the price that moved."""
+    price = (f"{old['price_usd_per_instance_hour']} -> {new['price_usd_per_instance_hour']} "
+             "USD per instance-hour")
+    if new_point is not None:
+        price += f" (price point {new_point.pk}, {new_point.source} as of {new_point.as_of})"
+    return (f"{scenario_name}: against {new['name']}, winner {old['winner']} -> {new['winner']}, "
+            f"breakeven {_month(old['breakeven_month'])} -> {_month(new['breakeven_month'])}, "
+            f"NPV saving of buying {old['npv_saving_usd']:,.0f} -> {new['npv_saving_usd']:,.0f} USD; "
+            f"the price moved {price}.")
+
+
+def _month(month: int | None) -> str:
+    return "never" if month is None else f"month {month}"
+
+
+def _usd(value: float) -> Decimal:
+    return Decimal(repr(value)).quantize(NPV_QUANTUM)
