@@ -1,7 +1,8 @@
 """Writes to the catalog: loading the data files, recording prices, importing quote files.
 
 Every write goes through ``full_clean()`` first, so the data files, quote files, admin and API
-all hit the same field validators, ``clean()`` rules and constraints.
+all hit the same field validators and ``clean()`` rules (the bulk loader leaves the check
+constraints to the database, which enforces them anyway).
 """
 
 from __future__ import annotations

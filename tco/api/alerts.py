@@ -1,16 +1,36 @@
 """Price alerts of the signed-in user's scenarios: what a price refresh moved, read-only."""
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers, viewsets
 from rest_framework.permissions import IsAuthenticated
 
-from tco.models import PriceAlert
+from tco.models import AlertKind, PriceAlert, Winner
+
+
+@extend_schema_field({"type": "string", "enum": Winner.values}, component_name="Winner")
+class WinnerField(serializers.ChoiceField):
+    """"buy" or "rent": one schema component for the old and the new winner."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=Winner.choices, **kwargs)
+
+
+@extend_schema_field({"type": "string", "enum": AlertKind.values}, component_name="AlertKind")
+class AlertKindField(serializers.ChoiceField):
+    """What moved: the winner or the breakeven month."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=AlertKind.choices, **kwargs)
 
 
 class PriceAlertSerializer(serializers.ModelSerializer):
     """An alert: the scenario, the old and new figures, and the price that moved them."""
 
     scenario_name = serializers.CharField(source="scenario.name", read_only=True)
+    kind = AlertKindField(read_only=True)
+    old_winner = WinnerField(read_only=True)
+    new_winner = WinnerField(read_only=True)
 
     class Meta:
         model = PriceAlert

@@ -196,6 +196,8 @@ def _admin_form(scenario: Scenario, sizing: object) -> dict:
     return {**{k: "" if v is None else v for k, v in fields.items()},
             "sizing": json.dumps(sizing),
             f"{prefix}-TOTAL_FORMS": 1, f"{prefix}-INITIAL_FORMS": 1,
+            # The read-only inline of past exports (none yet) posts its management form too.
+            "report_exports-TOTAL_FORMS": 0, "report_exports-INITIAL_FORMS": 0,
             f"{prefix}-0-id": option.pk, f"{prefix}-0-scenario": scenario.pk,
             f"{prefix}-0-offering": option.offering_id,
             f"{prefix}-0-price_usd_per_instance_hour": option.price_usd_per_instance_hour,
