@@ -17,6 +17,9 @@ from pathlib import Path
 HORIZON_MONTHS = 120
 DEMO_SCENARIO = "8x H100 training cluster"
 POLL_EVERY_S = 0.1
+# Each worker process computes on one core: BLAS threads on top would oversubscribe the
+# machine (set by tco/bench.py before NumPy is imported).
+ONE_BLAS_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 @dataclass(frozen=True)
@@ -117,8 +120,9 @@ def _celery_measurement(scenario, points: int, processes: int, engine_seconds: f
     from tests.worker import WorkerProcess
 
     app.control.purge()
+    passed_on = ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", *ONE_BLAS_THREAD)
     worker = WorkerProcess(concurrency=processes, broker_env={
-        name: os.environ[name] for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL")}).start()
+        name: os.environ[name] for name in passed_on}).start()
     try:
         start_time = time.perf_counter()
         run = sweep_run_start(scenario=scenario, kind=RunKind.SWEEP, spec=sweep_spec(points))

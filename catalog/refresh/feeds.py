@@ -90,7 +90,6 @@ class FeedSettings:
 class FeedRun:
     """What one complete fetch of a provider's feed gave."""
 
-    location: str
     prices: tuple[ParsedPrice, ...]
     rejections: tuple[Rejection, ...]
     source_versions: dict[str, str]  # region -> version read (AWS); empty for the other feeds
@@ -126,7 +125,7 @@ def feed_fetch(
     if provider == "aws":
         return _aws_fetch(where, last_versions or {}, feed_settings, progress)
     result = FEEDS_READ_WHOLE[provider](_local_or_url(where), feed_settings).fetch()
-    return FeedRun(where, result.prices, result.rejections, {}, ())
+    return FeedRun(result.prices, result.rejections, {}, ())
 
 
 def _local_or_url(location: str) -> str | Path:
@@ -164,4 +163,4 @@ def _aws_fetch(
             skipped.append(region)
         prices += result.prices
         rejections += result.rejections
-    return FeedRun(root, tuple(prices), tuple(rejections), versions, tuple(skipped))
+    return FeedRun(tuple(prices), tuple(rejections), versions, tuple(skipped))

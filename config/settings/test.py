@@ -3,12 +3,15 @@ import os
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-a-secret")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tco")
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+# A Redis database per pytest process (1-15), so concurrent sessions never share queues.
+os.environ.setdefault("REDIS_URL", f"redis://127.0.0.1:6379/{1 + os.getpid() % 15}")
 os.environ.setdefault("API_RATE_LIMIT", "100000/min")  # a test lowers it to check throttling
 
 from .base import *  # noqa: E402,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Throttle counters in process memory: clearing them must never flush the broker's database.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 # Tasks run inline unless a test starts a real worker process (tests/worker.py).
 CELERY_TASK_ALWAYS_EAGER = True

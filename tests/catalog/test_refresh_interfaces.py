@@ -246,6 +246,7 @@ def test_the_offering_admin_charts_its_price_history(admin_client_, aged_prices)
     assert page.status_code == 200
     assert "<svg" in body
     assert "(stale)" in body  # the quote, 10 days old, in the price history inline
+    assert admin_client_.get(reverse("admin:catalog_cloudoffering_add")).status_code == 200
 
 
 def test_the_price_point_list_shows_ages(admin_client_, aged_prices):
