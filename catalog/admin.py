@@ -9,7 +9,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from catalog.forms import QuoteImportForm
+from catalog.forms import QuoteImportForm, may_import_quotes
 from catalog.importers import QuoteFileRejected
 from catalog.models import (
     Accelerator,
@@ -24,7 +24,10 @@ from catalog.models import (
     SystemSku,
 )
 from catalog.refresh.admin import PriceAgeMixin, PriceHistoryChartMixin
+from catalog.selectors import visible_prices
 from catalog.services import quote_file_import
+from teams.admin_mixins import StaffWritesAdminMixin
+from teams.selectors import team_ids_of
 
 # Source URLs typed without a scheme are https (Django 6's default; silences its deprecation).
 HTTPS_URLS = {models.URLField: {"assume_scheme": "https"}}
@@ -45,7 +48,7 @@ class ProvenanceMixin:
         return format_html("<ul style='margin:0'>{}</ul>", lines)
 
 
-class ThroughputInline(admin.TabularInline):
+class ThroughputInline(StaffWritesAdminMixin, admin.TabularInline):
     """Every source's throughput figure for the accelerator."""
 
     model = AcceleratorThroughput
@@ -54,7 +57,7 @@ class ThroughputInline(admin.TabularInline):
     autocomplete_fields = ("source",)
 
 
-class PowerCapInline(admin.TabularInline):
+class PowerCapInline(StaffWritesAdminMixin, admin.TabularInline):
     """Throughput lost at lower power limits."""
 
     model = AcceleratorPowerCap
@@ -62,7 +65,7 @@ class PowerCapInline(admin.TabularInline):
     autocomplete_fields = ("source",)
 
 
-class PriceHistoryInline(PriceAgeMixin, admin.TabularInline):
+class PriceHistoryInline(StaffWritesAdminMixin, PriceAgeMixin, admin.TabularInline):
     """A target's prices, newest first; history is read-only (a new price is a new row)."""
 
     model = PricePoint
@@ -82,12 +85,15 @@ class PriceHistoryInline(PriceAgeMixin, admin.TabularInline):
     readonly_fields = fields
     show_change_link = True
 
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).filter(visible_prices(team_ids_of(request.user)))
+
     def has_add_permission(self, request, obj=None) -> bool:
         return False
 
 
 @admin.register(Source)
-class SourceAdmin(admin.ModelAdmin):
+class SourceAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
     formfield_overrides = HTTPS_URLS
     list_display = ("key", "title", "kind", "published_on", "retrieved_on")
     list_filter = ("kind",)
@@ -96,7 +102,7 @@ class SourceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Accelerator)
-class AcceleratorAdmin(ProvenanceMixin, admin.ModelAdmin):
+class AcceleratorAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
     list_display = (
         "slug",
         "name",
@@ -115,7 +121,7 @@ class AcceleratorAdmin(ProvenanceMixin, admin.ModelAdmin):
 
 
 @admin.register(AcceleratorThroughput)
-class AcceleratorThroughputAdmin(admin.ModelAdmin):
+class AcceleratorThroughputAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
     list_display = ("accelerator", "precision", "tflops", "is_sparse", "is_preferred", "source")
     list_filter = ("precision", "is_sparse", "is_preferred", "source", "accelerator__vendor")
     search_fields = ("accelerator__slug", "accelerator__name", "note")
@@ -124,7 +130,7 @@ class AcceleratorThroughputAdmin(admin.ModelAdmin):
 
 
 @admin.register(AcceleratorPowerCap)
-class AcceleratorPowerCapAdmin(admin.ModelAdmin):
+class AcceleratorPowerCapAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
     list_display = (
         "accelerator",
         "power_limit_w",
@@ -138,7 +144,7 @@ class AcceleratorPowerCapAdmin(admin.ModelAdmin):
 
 
 @admin.register(SystemSku)
-class SystemSkuAdmin(ProvenanceMixin, admin.ModelAdmin):
+class SystemSkuAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
     list_display = (
         "slug",
         "name",
@@ -160,7 +166,7 @@ class SystemSkuAdmin(ProvenanceMixin, admin.ModelAdmin):
 
 
 @admin.register(CloudOffering)
-class CloudOfferingAdmin(PriceHistoryChartMixin, admin.ModelAdmin):
+class CloudOfferingAdmin(StaffWritesAdminMixin, PriceHistoryChartMixin, admin.ModelAdmin):
     list_display = (
         "provider",
         "instance_type",
@@ -178,15 +184,40 @@ class CloudOfferingAdmin(PriceHistoryChartMixin, admin.ModelAdmin):
 
 
 @admin.register(PricePoint)
-class PricePointAdmin(PriceAgeMixin, admin.ModelAdmin):
+class PricePointAdmin(StaffWritesAdminMixin, PriceAgeMixin, admin.ModelAdmin):
     formfield_overrides = HTTPS_URLS
-    list_display = ("__str__", "as_of", "amount", "amount_high", "currency", "age", "source", "retrieved_at")
-    list_filter = ("currency", "source__kind", "offering__provider", "offering__pricing_model", "source")
+    list_display = (
+        "__str__",
+        "as_of",
+        "amount",
+        "amount_high",
+        "currency",
+        "age",
+        "source",
+        "team",
+        "retrieved_at",
+    )
+    list_filter = (
+        "currency",
+        "source__kind",
+        "offering__provider",
+        "offering__pricing_model",
+        "source",
+        "team",
+    )
     search_fields = ("offering__instance_type", "system__slug", "source__key", "note")
     date_hierarchy = "as_of"
     autocomplete_fields = ("offering", "system", "source")
     list_select_related = ("offering", "system", "source")
     change_list_template = "admin/catalog/pricepoint/change_list.html"
+
+    def get_queryset(self, request: HttpRequest):
+        # Public prices and the user's teams' quotes; another team's quote does not exist here.
+        return super().get_queryset(request).filter(visible_prices(team_ids_of(request.user)))
+
+    def changelist_view(self, request: HttpRequest, extra_context=None):
+        extra_context = {**(extra_context or {}), "can_import_quotes": may_import_quotes(request.user)}
+        return super().changelist_view(request, extra_context)
 
     def has_change_permission(self, request: HttpRequest, obj: PricePoint | None = None) -> bool:
         # Price history is never overwritten: record a new price instead of editing one.
@@ -202,20 +233,24 @@ class PricePointAdmin(PriceAgeMixin, admin.ModelAdmin):
 
     def import_quotes_view(self, request: HttpRequest) -> HttpResponse:
         """Upload a vendor quote file; a file with any bad row is refused whole."""
-        if not self.has_add_permission(request):
+        if not may_import_quotes(request.user):
             return HttpResponseRedirect(reverse("admin:catalog_pricepoint_changelist"))
-        form = QuoteImportForm(request.POST or None, request.FILES or None)
+        form = QuoteImportForm(request.POST or None, request.FILES or None, user=request.user)
         if request.method == "POST" and form.is_valid():
             upload = form.cleaned_data["file"]
             try:
-                result = quote_file_import(file_name=upload.name, content=upload.read())
+                result = quote_file_import(
+                    file_name=upload.name, content=upload.read(), team=form.cleaned_data["team"]
+                )
             except QuoteFileRejected as exc:
                 for error in exc.errors:
                     form.add_error("file", str(error))
             else:
+                owner = form.cleaned_data["team"]
                 self.message_user(
                     request,
-                    f"{upload.name}: {result.prices_created} price(s) added, "
+                    f"{upload.name}: {result.prices_created} price(s) added "
+                    f"({f'quotes of {owner}' if owner else 'public'}), "
                     f"{result.prices_unchanged} already known, {result.offerings_created} new offering(s).",
                     messages.SUCCESS,
                 )
@@ -230,7 +265,7 @@ class PricePointAdmin(PriceAgeMixin, admin.ModelAdmin):
 
 
 @admin.register(CoolingTechnology)
-class CoolingTechnologyAdmin(ProvenanceMixin, admin.ModelAdmin):
+class CoolingTechnologyAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
     list_display = (
         "slug",
         "name",
@@ -248,7 +283,7 @@ class CoolingTechnologyAdmin(ProvenanceMixin, admin.ModelAdmin):
 
 
 @admin.register(FacilityProfile)
-class FacilityProfileAdmin(ProvenanceMixin, admin.ModelAdmin):
+class FacilityProfileAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
     list_display = (
         "slug",
         "name",
@@ -266,7 +301,7 @@ class FacilityProfileAdmin(ProvenanceMixin, admin.ModelAdmin):
 
 
 @admin.register(PowerDensityReference)
-class PowerDensityReferenceAdmin(admin.ModelAdmin):
+class PowerDensityReferenceAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
     list_display = (
         "configuration",
         "power_kw",

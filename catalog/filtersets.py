@@ -26,7 +26,8 @@ from catalog.models import (
     Source,
     SystemSku,
 )
-from catalog.selectors import offerings_with_price_at
+from catalog.selectors import offerings_with_price_at, visible_prices
+from teams.selectors import team_ids_of
 
 
 class SourceFilterSet(filters.FilterSet):
@@ -99,12 +100,18 @@ class CloudOfferingFilterSet(filters.FilterSet):
         ]
 
     def filter_price_at(self, queryset: QuerySet, name: str, value) -> QuerySet:
-        priced = PricePoint.objects.filter(offering=OuterRef("pk"), as_of__lte=value)
+        priced = PricePoint.objects.filter(
+            visible_prices(self._team_ids()), offering=OuterRef("pk"), as_of__lte=value
+        )
         return queryset.filter(Exists(priced))
 
     def filter_queryset(self, queryset: QuerySet) -> QuerySet:
         on = self.form.cleaned_data.get("price_at") or timezone.localdate()
-        return offerings_with_price_at(super().filter_queryset(queryset), on=on)
+        return offerings_with_price_at(super().filter_queryset(queryset), on=on, team_ids=self._team_ids())
+
+    def _team_ids(self) -> list[int]:
+        """The requesting user's teams, whose quotes count beside public prices."""
+        return team_ids_of(self.request.user) if self.request is not None else []
 
 
 class PricePointFilterSet(filters.FilterSet):
@@ -117,10 +124,12 @@ class PricePointFilterSet(filters.FilterSet):
     source = filters.CharFilter(field_name="source__key", label="Source (key)")
     currency = filters.CharFilter()
     as_of = filters.DateFromToRangeFilter(label="As-of date range (as_of_after, as_of_before)")
+    team = filters.CharFilter(field_name="team__slug", label="Team (slug) whose quotes to list")
+    public = filters.BooleanFilter(field_name="team", lookup_expr="isnull", label="Public prices only")
 
     class Meta:
         model = PricePoint
-        fields = ["offering_id", "system_id", "system", "provider", "source", "currency", "as_of"]
+        fields = ["offering_id", "system_id", "system", "provider", "source", "currency", "as_of", "team", "public"]
 
 
 class CoolingTechnologyFilterSet(filters.FilterSet):

@@ -6,10 +6,23 @@ from pathlib import PurePath
 
 from django import forms
 
+from teams.models import Role
+from teams.selectors import User, teams_of
+
+
+def may_import_quotes(user: User) -> bool:
+    """Staff import public prices; analysts import their teams' confidential quotes."""
+    return user.is_staff or teams_of(user, role=Role.ANALYST).exists()
+
 
 class QuoteImportForm(forms.Form):
-    """Upload of a vendor quote file (columns documented in catalog/importers.py)."""
+    """Upload of a vendor quote file (columns documented in catalog/importers.py), as the
+    confidential quotes of one of the user's teams or, for staff, as public prices."""
 
+    team = forms.ModelChoiceField(
+        queryset=None,
+        help_text="The team whose confidential prices these are; only its members see them.",
+    )
     file = forms.FileField(
         help_text=(
             "CSV or XLSX with a header row: kind, slug or provider/instance_type/region/"
@@ -17,6 +30,17 @@ class QuoteImportForm(forms.Form):
             "accelerators_per_instance, amount_high, note."
         )
     )
+
+    def __init__(self, *args, user: User, **kwargs):
+        super().__init__(*args, **kwargs)
+        team = self.fields["team"]
+        team.queryset = teams_of(user, role=Role.ANALYST)
+        if user.is_staff:
+            team.required = False
+            team.empty_label = "— none: public catalog prices —"
+            team.help_text += " Leave empty to import public catalog prices."
+        elif team.queryset.count() == 1:
+            team.initial = team.queryset.get()
 
     def clean_file(self):
         upload = self.cleaned_data["file"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from simple_history.models import HistoricalRecords
 
 from catalog.choices import (
     AcceleratorKind,
@@ -367,6 +368,9 @@ class CloudOffering(models.Model):
     accelerators_per_instance = models.PositiveSmallIntegerField(validators=[validate_positive])
     pricing_model = models.CharField(max_length=16, choices=PricingModel.choices)
     notes = models.TextField(blank=True)
+    # django-simple-history's rows use the name ``instance_type`` themselves, so that column
+    # cannot be tracked; the row id still says which offering changed.
+    history = HistoricalRecords(excluded_fields=["instance_type"])
 
     class Meta:
         ordering = ["provider", "instance_type", "region", "pricing_model"]
@@ -396,6 +400,7 @@ class PricePoint(models.Model):
     """A price of a cloud offering (per instance-hour) or a system (per unit) at a date.
 
     History is kept: a new price is a new row, and loading the same price twice adds nothing.
+    A price with a team is that team's confidential quote; without one it is public.
     """
 
     offering = models.ForeignKey(
@@ -424,6 +429,15 @@ class PricePoint(models.Model):
     source_url = models.URLField(max_length=500, blank=True)
     retrieved_at = models.DateTimeField()
     note = models.TextField(blank=True, help_text="The source's wording and any conversion.")
+    team = models.ForeignKey(
+        "teams.Team",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="prices",
+        help_text="The team whose confidential quote this is; empty = a public catalog price.",
+    )
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["-as_of", "-retrieved_at", "-id"]
@@ -445,15 +459,26 @@ class PricePoint(models.Model):
             models.CheckConstraint(
                 condition=Q(currency__in=Currency.values), name="catalog_price_currency_known"
             ),
+            # A price is recorded once among the public prices and once per team.
             models.UniqueConstraint(
                 fields=["offering", "as_of", "source", "amount"],
-                condition=Q(offering__isnull=False),
+                condition=Q(offering__isnull=False, team__isnull=True),
                 name="catalog_price_offering_natural_key",
             ),
             models.UniqueConstraint(
                 fields=["system", "as_of", "source", "amount"],
-                condition=Q(system__isnull=False),
+                condition=Q(system__isnull=False, team__isnull=True),
                 name="catalog_price_system_natural_key",
+            ),
+            models.UniqueConstraint(
+                fields=["team", "offering", "as_of", "source", "amount"],
+                condition=Q(offering__isnull=False, team__isnull=False),
+                name="catalog_price_team_offering_natural_key",
+            ),
+            models.UniqueConstraint(
+                fields=["team", "system", "as_of", "source", "amount"],
+                condition=Q(system__isnull=False, team__isnull=False),
+                name="catalog_price_team_system_natural_key",
             ),
         ]
 

@@ -3,15 +3,36 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from decimal import Decimal
 
-from django.db.models import CharField, DateField, F, OuterRef, QuerySet, Subquery
+from django.db.models import (
+    BooleanField,
+    CharField,
+    DateField,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.functions import Cast, JSONObject
 
 from catalog.models import Accelerator, CloudOffering, PricePoint, SystemSku
 
 #: Newest first; among prices of the same as-of date the last retrieved is the one in force.
 PRICE_RECENCY = tuple(PricePoint._meta.ordering)
+#: A team's own quote is the price it pays, so it comes before any public price; then recency.
+PRICE_IN_FORCE_ORDER = (
+    ExpressionWrapper(Q(team__isnull=True), output_field=BooleanField()).asc(),
+    *PRICE_RECENCY,
+)
+
+
+def visible_prices(team_ids: Collection[int] = ()) -> Q:
+    """Public prices and the confidential quotes of the teams ``team_ids``."""
+    return Q(team__isnull=True) | Q(team_id__in=list(team_ids))
 
 
 def dense_tflops(accelerator: Accelerator) -> dict[str, Decimal]:
@@ -36,19 +57,23 @@ def dense_tflops(accelerator: Accelerator) -> dict[str, Decimal]:
     return {row.precision: row.tflops for row in accelerator.throughputs.all() if row.is_preferred}
 
 
-def _prices_of(target: CloudOffering | SystemSku) -> QuerySet[PricePoint]:
-    if isinstance(target, CloudOffering):
-        return PricePoint.objects.filter(offering=target)
-    return PricePoint.objects.filter(system=target)
+def _prices_of(target: CloudOffering | SystemSku, team_ids: Collection[int]) -> QuerySet[PricePoint]:
+    target_field = "offering" if isinstance(target, CloudOffering) else "system"
+    return PricePoint.objects.filter(visible_prices(team_ids), **{target_field: target})
 
 
-def price_at(target: CloudOffering | SystemSku, *, on: dt.date) -> PricePoint | None:
-    """The price in force on a date: the latest ``as_of`` on or before it.
+def price_at(
+    target: CloudOffering | SystemSku, *, on: dt.date, team_ids: Collection[int] = ()
+) -> PricePoint | None:
+    """The price in force on a date for the teams ``team_ids`` (none: public prices only).
 
+    A quote of one of the teams with ``as_of`` on or before ``on`` is in force (the latest such
+    quote); otherwise the public price with the latest ``as_of`` on or before ``on``.
     Prices of a cloud offering are per instance-hour; prices of a system are per unit.
-    Returns None when the target has no price on or before ``on``.
+    Returns None when the target has no such price.
     """
-    return _prices_of(target).filter(as_of__lte=on).select_related("source").order_by(*PRICE_RECENCY).first()
+    prices = _prices_of(target, team_ids).filter(as_of__lte=on).select_related("source")
+    return prices.order_by(*PRICE_IN_FORCE_ORDER).first()
 
 
 def price_history(
@@ -56,9 +81,11 @@ def price_history(
     *,
     start: dt.date | None = None,
     end: dt.date | None = None,
+    team_ids: Collection[int] = (),
 ) -> QuerySet[PricePoint]:
-    """Every price of the target with ``start <= as_of <= end``, newest first."""
-    prices = _prices_of(target).select_related("source")
+    """Every public price of the target, and the quotes of the teams ``team_ids``, with
+    ``start <= as_of <= end``, newest first."""
+    prices = _prices_of(target, team_ids).select_related("source")
     if start is not None:
         prices = prices.filter(as_of__gte=start)
     if end is not None:
@@ -66,16 +93,21 @@ def price_history(
     return prices.order_by(*PRICE_RECENCY)
 
 
-def offerings_with_price_at(offerings: QuerySet[CloudOffering], *, on: dt.date) -> QuerySet[CloudOffering]:
+def offerings_with_price_at(
+    offerings: QuerySet[CloudOffering], *, on: dt.date, team_ids: Collection[int] = ()
+) -> QuerySet[CloudOffering]:
     """Annotate each offering with ``price_in_force``: its price on ``on`` as a dict, or None.
+
+    The price in force is chosen as in `price_at`, among public prices and the quotes of the
+    teams ``team_ids``.
 
     One query for any number of offerings; the dict has the PricePoint's ``id``, ``amount`` and
     ``amount_high`` (decimal strings), ``currency``, ``as_of`` (ISO date), ``source`` (key) and
     ``checked_on`` (ISO date a refresh last found it current, or None).
     """
     in_force = (
-        PricePoint.objects.filter(offering=OuterRef("pk"), as_of__lte=on)
-        .order_by(*PRICE_RECENCY)
+        PricePoint.objects.filter(visible_prices(team_ids), offering=OuterRef("pk"), as_of__lte=on)
+        .order_by(*PRICE_IN_FORCE_ORDER)
         .values(
             data=JSONObject(
                 id=F("id"),

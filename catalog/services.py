@@ -33,6 +33,7 @@ from catalog.models import (
     Source,
     SystemSku,
 )
+from teams.models import Team
 
 CREATED, UPDATED, UNCHANGED = "created", "updated", "unchanged"
 
@@ -51,11 +52,14 @@ def _plain(value: Any) -> Any:
 class _ExistingRows:
     """Every row of a model, indexed by the natural key the loader matches it on (one query)."""
 
-    def __init__(self, model: type[models.Model], key_fields: tuple[str, ...]):
+    def __init__(
+        self, model: type[models.Model], key_fields: tuple[str, ...], rows: models.QuerySet | None = None
+    ):
         attnames = [model._meta.get_field(name).attname for name in key_fields]
         self.model = model
         self.key_fields = key_fields
-        self.rows = {tuple(getattr(row, a) for a in attnames): row for row in model.objects.all()}
+        rows = model.objects.all() if rows is None else rows
+        self.rows = {tuple(getattr(row, a) for a in attnames): row for row in rows}
 
     def get(self, lookup: dict[str, Any]) -> models.Model | None:
         return self.rows.get(tuple(_plain(lookup[name]) for name in self.key_fields))
@@ -228,7 +232,12 @@ def _write_offerings(data: CatalogData):
 
 
 def _write_prices(data: CatalogData):
-    existing = _ExistingRows(PricePoint, ("offering", "system", "as_of", "source", "amount"))
+    # The data files hold public prices; teams' quotes are never matched, changed or counted.
+    existing = _ExistingRows(
+        PricePoint,
+        ("offering", "system", "as_of", "source", "amount"),
+        rows=PricePoint.objects.filter(team__isnull=True),
+    )
     sources, systems = _by(Source, "key"), _by(SystemSku, "slug")
     offerings = {tuple(getattr(o, k) for k in OFFERING_KEY): o for o in CloudOffering.objects.all()}
     targets = [(None, systems[r["system"]], r, "systems.yaml") for r in data.system_prices] + [
@@ -291,11 +300,13 @@ def price_point_record(
     source_url: str = "",
     retrieved_at: dt.datetime | None = None,
     note: str = "",
+    team: Team | None = None,
 ) -> tuple[PricePoint, bool]:
-    """Record a price of an offering (per instance-hour) or a system (per unit).
+    """Record a price of an offering (per instance-hour) or a system (per unit): public, or
+    the confidential quote of ``team``.
 
-    History is append-only: an existing row with the same target, ``as_of``, source and amount
-    is returned unchanged (``created`` False), so recording a price twice adds nothing.
+    History is append-only: an existing row with the same team, target, ``as_of``, source and
+    amount is returned unchanged (``created`` False), so recording a price twice adds nothing.
 
     Raises
     ------
@@ -303,7 +314,7 @@ def price_point_record(
         With field-named errors (non-positive amount, unknown currency, no or two targets).
     """
     existing = PricePoint.objects.filter(
-        offering=offering, system=system, as_of=as_of, source=source, amount=amount
+        team=team, offering=offering, system=system, as_of=as_of, source=source, amount=amount
     ).first()
     if existing is not None:
         return existing, False
@@ -318,6 +329,7 @@ def price_point_record(
         source_url=source_url,
         retrieved_at=retrieved_at or timezone.now(),
         note=note,
+        team=team,
     )
     price.full_clean()
     price.save()
@@ -336,8 +348,9 @@ class QuoteImportResult:
     offerings_created: int
 
 
-def quote_file_import(*, file_name: str, content: bytes) -> QuoteImportResult:
-    """Import a vendor quote file (CSV or XLSX; columns in ``catalog.importers``).
+def quote_file_import(*, file_name: str, content: bytes, team: Team | None) -> QuoteImportResult:
+    """Import a vendor quote file (CSV or XLSX; columns in ``catalog.importers``) as the
+    confidential prices of ``team``, or as public prices when ``team`` is None.
 
     All or nothing: every row is checked first, and if any is bad the whole file is refused.
 
@@ -347,11 +360,13 @@ def quote_file_import(*, file_name: str, content: bytes) -> QuoteImportResult:
         Listing every bad row with its row number, column and reason; nothing is written.
     """
     rows, errors = parse_quote_file(file_name=file_name, content=content)
-    return quote_rows_import(rows=rows, errors=errors)
+    return quote_rows_import(rows=rows, errors=errors, team=team)
 
 
 @transaction.atomic
-def quote_rows_import(*, rows: list[QuoteRow], errors: Sequence[RowError] = ()) -> QuoteImportResult:
+def quote_rows_import(
+    *, rows: list[QuoteRow], errors: Sequence[RowError] = (), team: Team | None = None
+) -> QuoteImportResult:
     """Write parsed quote rows after checking every reference they make; see quote_file_import.
 
     ``errors`` are the parser's, so one refusal lists value and reference errors together.
@@ -379,6 +394,7 @@ def quote_rows_import(*, rows: list[QuoteRow], errors: Sequence[RowError] = ()) 
                 source_url=row.source if row.source_is_url else "",
                 retrieved_at=retrieved_at,
                 note=row.note,
+                team=team,
             )
         except ValidationError as exc:
             errors += [RowError(row.row, field or "row", message) for field, message in _field_errors(exc)]

@@ -11,6 +11,9 @@ from django.utils.html import format_html
 from reports.choices import ExportStatus, PaperSize, ReportFormat
 from reports.models import ReportExport
 from reports.services import report_export_regenerate, report_export_request, report_file_name
+from teams.admin_mixins import TeamScopedAdminMixin, TeamScopedInlineMixin
+from teams.models import Role
+from teams.selectors import for_teams, teams_of
 
 
 def _download_link(export: ReportExport) -> str:
@@ -21,8 +24,9 @@ def _download_link(export: ReportExport) -> str:
 
 
 @admin.register(ReportExport)
-class ReportExportAdmin(admin.ModelAdmin):
-    """Past exports: read-only rows with their files; they are requested from a scenario."""
+class ReportExportAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
+    """Past exports of the user's teams' scenarios: read-only rows with their files; they are
+    requested from a scenario."""
 
     list_display = [
         "id",
@@ -42,6 +46,7 @@ class ReportExportAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     list_select_related = ["scenario", "requested_by"]
     actions = ["regenerate_selected"]
+    team_path = "scenario__team"
     readonly_fields = [field.name for field in ReportExport._meta.fields] + ["download"]
 
     def get_urls(self):
@@ -68,14 +73,19 @@ class ReportExportAdmin(admin.ModelAdmin):
     def download(self, export: ReportExport) -> str:
         return _download_link(export)
 
-    @admin.action(description="Export again (same scenario, format and price date)")
+    @admin.action(description="Export again (same scenario, format and price date)", permissions=["export"])
     def regenerate_selected(self, request: HttpRequest, queryset: QuerySet[ReportExport]) -> None:
-        for export in queryset.select_related("scenario"):
+        exports = for_teams(queryset, request.user, team_path=self.team_path, role=Role.ANALYST)
+        for export in exports.select_related("scenario"):
             report_export_regenerate(export=export, requested_by=request.user)
-        self.message_user(request, f"Queued {queryset.count()} export(s).", messages.SUCCESS)
+        self.message_user(request, f"Queued {exports.count()} export(s).", messages.SUCCESS)
+
+    def has_export_permission(self, request: HttpRequest) -> bool:
+        """Exporting is an analyst's: they may in at least one of their teams."""
+        return teams_of(request.user, role=Role.ANALYST).exists()
 
 
-class ReportExportInline(admin.TabularInline):
+class ReportExportInline(TeamScopedInlineMixin, admin.TabularInline):
     """The scenario's past exports, newest first, with their files."""
 
     model = ReportExport
@@ -95,7 +105,9 @@ class ReportExportInline(admin.TabularInline):
 def _export_selected(
     modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet, format: str
 ) -> None:
-    """Queue one export of each selected scenario and point to the list of past exports."""
+    """Queue one export of each selected scenario the user is an analyst for, and point to the
+    list of past exports."""
+    queryset = for_teams(queryset, request.user, role=Role.ANALYST)
     for scenario in queryset:
         report_export_request(
             scenario=scenario, format=format, paper_size=PaperSize.A4, requested_by=request.user
@@ -111,13 +123,13 @@ def _export_selected(
     )
 
 
-@admin.action(description="Export Excel")
+@admin.action(description="Export Excel", permissions=["change"])
 def export_excel(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     """Scenario action: queue an Excel workbook of each selected scenario."""
     _export_selected(modeladmin, request, queryset, ReportFormat.XLSX)
 
 
-@admin.action(description="Export PDF")
+@admin.action(description="Export PDF", permissions=["change"])
 def export_pdf(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     """Scenario action: queue a PDF report of each selected scenario."""
     _export_selected(modeladmin, request, queryset, ReportFormat.PDF)

@@ -7,22 +7,31 @@ from typing import Any
 import numpy as np
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
-from django.http import HttpResponseRedirect
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
+from simple_history.admin import SimpleHistoryAdmin
 
 from reports.admin import ReportExportInline, export_excel, export_pdf
+from teams.admin_mixins import TeamScopedAdminMixin, TeamScopedInlineMixin
+from teams.models import Role
+from teams.selectors import for_teams, has_role, teams_of
 from tco import admin_alerts, admin_runs  # noqa: F401  (register the alert and run admins)
 from tco.api.sizing import validated_sizing_spec
 from tco.charts import cumulative_cost_figure, render
+from tco.history import history_diff, scenario_records
 from tco.inputs_from_db import ScenarioInputError
-from tco.models import RentOption, Scenario
+from tco.models import RentOption, Scenario, ScenarioStatus
+from tco.selectors import scenarios_for
 from tco.services import monthly_frame, scenario_clone, scenario_evaluate
 from tco.sizing_from_db import Sizing
+from tco.versions import ScenarioFrozen, scenario_approve, scenario_next_version
 
 
-class RentOptionInline(admin.StackedInline):
+class RentOptionInline(TeamScopedInlineMixin, admin.StackedInline):
     model = RentOption
     extra = 0
     autocomplete_fields = ["offering"]
@@ -38,12 +47,20 @@ class RentOptionInline(admin.StackedInline):
 
 
 class ScenarioAdminForm(forms.ModelForm):
-    """The scenario form; its sizing JSON is checked as the API checks it."""
+    """The scenario form; its sizing JSON is checked as the API checks it, and it carries the
+    revision it was opened on, so saving over someone else's newer save is refused."""
+
+    edited_revision = forms.IntegerField(widget=forms.HiddenInput, required=False)
 
     class Meta:
         model = Scenario
-        # The fields its check reads; ScenarioAdmin's fieldsets add the rest.
+        # The fields its checks read; ScenarioAdmin's fieldsets add the rest.
         fields = ["accelerator", "sizing"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:
+            self.fields["edited_revision"].initial = self.instance.revision
 
     def clean(self):
         cleaned = super().clean()
@@ -53,23 +70,45 @@ class ScenarioAdminForm(forms.ModelForm):
                                                           cleaned.get("accelerator"))
             except ValidationError as exc:
                 self.add_error("sizing", exc)
+        if self.instance.pk is not None:
+            self._check_revision(cleaned.get("edited_revision"))
         return cleaned
+
+    def _check_revision(self, sent: int | None) -> None:
+        # Locked until the admin's transaction ends, so the save that follows cannot lose a race.
+        stored = (Scenario.objects.select_for_update().filter(pk=self.instance.pk)
+                  .values_list("revision", flat=True).first())
+        if sent != stored:
+            raise ValidationError(
+                f"Someone saved this scenario since you opened it (you edited revision {sent}; it "
+                f"is now at revision {stored}). Reload the page and apply your change again.",
+                code="stale_revision")
+        self.instance.revision = stored
 
 
 @admin.register(Scenario)
-class ScenarioAdmin(admin.ModelAdmin):
+class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
+    """Scenarios of the user's teams. An approved one is frozen: saving it makes its next version.
+
+    Its history lists every save (who, when, what changed); "Compare versions" shows the changed
+    inputs between any two points of it and how the result moved.
+    """
+
     form = ScenarioAdminForm
-    list_display = ["name", "accelerator", "accelerators", "system", "facility",
-                    "horizon_months", "owner", "updated_at"]
-    list_filter = ["accelerator__vendor", "facility", "horizon_months"]
+    list_display = ["name", "version", "status", "team", "accelerator", "accelerators", "system",
+                    "facility", "horizon_months", "owner", "updated_at"]
+    list_filter = ["team", "status", "accelerator__vendor", "facility", "horizon_months"]
     search_fields = ["name", "description"]
     autocomplete_fields = ["accelerator", "system", "facility"]
-    readonly_fields = ["owner", "created_at", "updated_at"]
+    readonly_fields = ["owner", "created_at", "updated_at", "status", "version",
+                       "previous_version", "approved_by", "approved_at", "revision"]
     inlines = [RentOptionInline, ReportExportInline]
-    actions = ["clone_selected", export_excel, export_pdf]
+    actions = ["clone_selected", "approve_selected", export_excel, export_pdf]
     fieldsets = [
-        (None, {"fields": ["name", "description", "prices_as_of",
-                           ("owner", "created_at", "updated_at")]}),
+        (None, {"fields": ["name", "description", "prices_as_of", "team",
+                           ("owner", "created_at", "updated_at"),
+                           ("status", "version", "previous_version"),
+                           ("approved_by", "approved_at", "revision"), "edited_revision"]}),
         ("Workload", {"fields": [("accelerator", "accelerators"),
                                  ("utilisation", "hours_per_month"),
                                  "tokens_per_s_per_accelerator", "sizing"]}),
@@ -90,30 +129,149 @@ class ScenarioAdmin(admin.ModelAdmin):
     ]
     change_form_template = "admin/tco/scenario/change_form.html"
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Scenario | None = None):
+        fields = super().get_readonly_fields(request, obj)
+        return [*fields, "team"] if obj is not None else fields  # a scenario stays in its team
+
+    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs):
+        if db_field.name == "team":
+            teams = teams_of(request.user, role=Role.ANALYST)
+            kwargs["queryset"] = teams
+            if teams.count() == 1:
+                kwargs["initial"] = teams.get()
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Scenario | None = None) -> bool:
+        if obj is not None and obj.is_approved:
+            return False  # an approved scenario is a record
+        return super().has_delete_permission(request, obj)
+
     def save_model(self, request, obj, form, change):
+        if change and obj.is_approved:
+            return  # kept as it is; save_related turns the edits into the next version
         if obj.owner_id is None:
             obj.owner = request.user
         super().save_model(request, obj, form, change)
 
+    def save_related(self, request, form, formsets, change):
+        if not (change and form.instance.is_approved):
+            super().save_related(request, form, formsets, change)
+            return
+        options = [inline_form.instance for formset in formsets if formset.model is RentOption
+                   for inline_form in formset.forms
+                   if inline_form not in formset.deleted_forms
+                   and (inline_form.instance.pk is not None or inline_form.has_changed())]
+        try:
+            request.scenario_next_version = scenario_next_version(
+                approved=form.instance, edited=form.instance, rent_options=options,
+                created_by=request.user)
+        except ScenarioFrozen as exc:
+            request.scenario_frozen = str(exc)
+
+    def response_change(self, request, obj):
+        if getattr(request, "scenario_frozen", None):
+            self.message_user(request, request.scenario_frozen, messages.ERROR)
+            return HttpResponseRedirect(reverse("admin:tco_scenario_change", args=[obj.pk]))
+        created = getattr(request, "scenario_next_version", None)
+        if created is None:
+            return super().response_change(request, obj)
+        self.message_user(request, f"“{obj}” is approved and stays as it was; your changes are "
+                                   f"its version {created.version}, a draft.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:tco_scenario_change", args=[created.pk]))
+
     def get_urls(self):
-        return [path("<int:pk>/clone/", self.admin_site.admin_view(self.clone_view),
-                     name="tco_scenario_clone"), *super().get_urls()]
+        view = self.admin_site.admin_view
+        return [path("<int:pk>/clone/", view(self.clone_view), name="tco_scenario_clone"),
+                path("<int:pk>/approve/", view(require_POST(self.approve_view)),
+                     name="tco_scenario_approve"),
+                path("<int:pk>/compare/", view(self.compare_view), name="tco_scenario_compare"),
+                *super().get_urls()]
+
+    def _scenario(self, request: HttpRequest, pk: int, role: Role) -> Scenario:
+        """The scenario if the user's teams have it (else 404) and the user has ``role`` in it."""
+        scenario = self.get_object(request, str(pk))
+        if scenario is None:
+            raise Http404("No such scenario in your teams.")
+        if not has_role(request.user, scenario.team_id, role):
+            raise PermissionDenied
+        return scenario
 
     def clone_view(self, request, pk):
-        copy = scenario_clone(scenario=self.get_object(request, str(pk)), owner=request.user)
+        copy = scenario_clone(scenario=self._scenario(request, pk, Role.ANALYST), owner=request.user)
         self.message_user(request, f"Cloned into “{copy.name}”.", messages.SUCCESS)
         return HttpResponseRedirect(reverse("admin:tco_scenario_change", args=[copy.pk]))
 
-    @admin.action(description="Clone selected scenarios")
+    def approve_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        scenario = self._scenario(request, pk, Role.APPROVER)
+        try:
+            scenario_approve(scenario=scenario, approved_by=request.user)
+        except ScenarioFrozen as exc:
+            self.message_user(request, str(exc), messages.WARNING)
+        else:
+            self.message_user(request, f"Approved “{scenario}”; editing it now makes a new version.",
+                              messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:tco_scenario_change", args=[pk]))
+
+    def compare_view(self, request: HttpRequest, pk: int) -> TemplateResponse:
+        """Two points of the scenario's history (or of its earlier versions): the inputs that
+        changed, old -> new, and how buy-vs-rent moved against each rent option."""
+        scenario = self._scenario(request, pk, Role.VIEWER)
+        records = list(scenario_records(scenario))
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta,
+                   "original": scenario, "title": f"Compare versions of {scenario}",
+                   "records": records}
+        if records:
+            # Default: the latest save against the one before it.
+            new = _record(records, request.GET.get("new")) or records[0]
+            old = _record(records, request.GET.get("old")) or records[min(1, len(records) - 1)]
+            context.update(old=old, new=new, diff=history_diff(old, new))
+        return TemplateResponse(request, "admin/tco/scenario/compare.html", context)
+
+    @admin.action(description="Clone selected scenarios", permissions=["change"])
     def clone_selected(self, request, queryset):
-        for scenario in queryset:
+        writable = for_teams(queryset, request.user, role=Role.ANALYST)
+        for scenario in writable:
             scenario_clone(scenario=scenario, owner=request.user)
-        self.message_user(request, f"Cloned {queryset.count()} scenario(s).", messages.SUCCESS)
+        self.message_user(request, f"Cloned {writable.count()} scenario(s).", messages.SUCCESS)
+
+    @admin.action(description="Approve selected scenarios", permissions=["change"])
+    def approve_selected(self, request, queryset):
+        drafts = for_teams(queryset, request.user, role=Role.APPROVER).filter(
+            status=ScenarioStatus.DRAFT)
+        approved = [scenario_approve(scenario=scenario, approved_by=request.user)
+                    for scenario in drafts]
+        skipped = queryset.count() - len(approved)
+        self.message_user(request, f"Approved {len(approved)} scenario(s)"
+                                   + (f"; {skipped} skipped (approved already, or you are not "
+                                      "an approver in their team)." if skipped else "."),
+                          messages.SUCCESS)
+
+    def get_history_queryset(self, request, history_manager, pk_name, object_id):
+        # History of the user's teams' scenarios only: another team's is not found (404).
+        return for_teams(super().get_history_queryset(request, history_manager, pk_name, object_id),
+                         request.user)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        if request.method != "GET":
+            raise PermissionDenied("History is read-only; edit the scenario itself.")
+        if not scenarios_for(request.user).filter(pk=object_id).exists():
+            raise Http404("No such scenario in your teams.")
+        return super().history_form_view(request, object_id, version_id, extra_context)
+
+    def revert_disabled(self, request, obj=None) -> bool:
+        return True  # history is a record; a past state is brought back by editing
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         scenario = self.get_object(request, object_id)
-        extra_context = {**(extra_context or {}), **_result_context(scenario)}
+        extra_context = {**(extra_context or {}), **_result_context(scenario),
+                         "may_approve": scenario is not None and not scenario.is_approved
+                         and has_role(request.user, scenario.team_id, Role.APPROVER)}
         return super().change_view(request, object_id, form_url, extra_context)
+
+
+def _record(records: list, history_id: str | None):
+    """The history row with that id among ``records``, or None."""
+    return next((r for r in records if str(r.history_id) == history_id), None)
 
 
 def _finite(value: float) -> float | None:

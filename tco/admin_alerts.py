@@ -4,11 +4,15 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
+from teams.admin_mixins import TeamScopedAdminMixin
 from tco.models import PriceAlert, ScenarioSnapshot
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows the re-pricer and the evaluation write; people read and may delete them."""
+class ReadOnlyAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
+    """Rows the re-pricer and the evaluation write about the user's teams' scenarios; people
+    read them, and analysts may delete them."""
+
+    team_path = "scenario__team"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -81,6 +81,8 @@ def sweep_spec(points: int) -> dict:
 
 def _bench_scenario():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    # With DEBUG on, Django keeps every query (each chunk's Parquet bytes among them) in memory.
+    os.environ.setdefault("DJANGO_DEBUG", "false")
     import django
 
     django.setup()
@@ -120,7 +122,7 @@ def _celery_measurement(scenario, points: int, processes: int, engine_seconds: f
     from tests.worker import WorkerProcess
 
     app.control.purge()
-    passed_on = ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", *ONE_BLAS_THREAD)
+    passed_on = ("DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG", "DATABASE_URL", "REDIS_URL", *ONE_BLAS_THREAD)
     worker = WorkerProcess(concurrency=processes, broker_env={
         name: os.environ[name] for name in passed_on}).start()
     try:

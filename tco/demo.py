@@ -11,6 +11,7 @@ from django.db import transaction
 
 from catalog.choices import PricingModel, Provider
 from catalog.models import Accelerator, CloudOffering, FacilityProfile, SystemSku
+from teams.models import Team
 from tco.models import RentOption, Scenario
 from tco.services import scenario_save
 
@@ -26,6 +27,8 @@ COMMON = {
     "horizon_months": 36,
     "discount_rate_per_year": Decimal("0.08"),
 }
+
+DEMO_TEAM_SLUG = "demo"
 
 # AWS publishes no reserved price in the seeds; the demo assumes the usual ~40% 1-year discount
 # on the catalog's p5.48xlarge on-demand rate.
@@ -77,6 +80,12 @@ DEMOS = [
 ]
 
 
+def demo_team() -> Team:
+    """The team the demo scenarios belong to (the migration that introduced teams creates it)."""
+    team, _ = Team.objects.get_or_create(slug=DEMO_TEAM_SLUG, defaults={"name": "Demo"})
+    return team
+
+
 def _offering(provider: str, instance_type: str, pricing_model: str) -> CloudOffering:
     offerings = CloudOffering.objects.filter(provider=provider, instance_type=instance_type)
     match = offerings.filter(pricing_model=pricing_model).first()
@@ -96,14 +105,17 @@ def _offering(provider: str, instance_type: str, pricing_model: str) -> CloudOff
 
 @transaction.atomic
 def load_demo() -> list[Scenario]:
-    """Create or refresh the demo scenarios (matched by name); running twice changes nothing."""
+    """Create or refresh the demo scenarios of the Demo team (matched by name); running twice
+    changes nothing."""
+    team = demo_team()
     scenarios = []
     for demo in DEMOS:
         fields = {**COMMON, **{k: v for k, v in demo.items() if k != "rent"}}
         fields["accelerator"] = Accelerator.objects.get(slug=fields["accelerator"])
         fields["system"] = SystemSku.objects.get(slug=fields["system"])
         fields["facility"] = FacilityProfile.objects.get(slug=fields["facility"])
-        scenario = Scenario.objects.filter(name=demo["name"], owner=None).first() or Scenario()
+        scenario = (Scenario.objects.filter(name=demo["name"], owner=None, team=team).first()
+                    or Scenario(team=team))
         for key, value in fields.items():
             setattr(scenario, key, value)
         options = [RentOption(offering=_offering(*row["offering"]),

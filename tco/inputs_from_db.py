@@ -246,11 +246,17 @@ def _workload(scenario: Scenario, record: _Recorder, sizing: Sizing | None) -> e
     )
 
 
+def _teams(scenario: Scenario) -> list[int]:
+    """Whose quotes count beside public prices: the scenario's team's (an unsaved scenario
+    evaluated without a team has public prices only)."""
+    return [scenario.team_id] if scenario.team_id is not None else []
+
+
 def _system_price(scenario: Scenario, record: _Recorder) -> float:
     if scenario.system_price_usd is not None:
         return record.scenario("buy.system_price_usd", scenario.system_price_usd, "USD",
                                "system_price_usd")
-    point = price_at(scenario.system, on=record.as_of)
+    point = price_at(scenario.system, on=record.as_of, team_ids=_teams(scenario))
     if point is not None:
         return record.price("buy.system_price_usd", "system_price_usd", point, "USD")
     return record.either("buy.system_price_usd", None, "USD", "system_price_usd",
@@ -346,7 +352,7 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
                                 option.price_usd_per_instance_hour, "USD/instance-hour",
                                 f"{field}.price_usd_per_instance_hour")
     else:
-        point = price_at(offering, on=record.as_of)
+        point = price_at(offering, on=record.as_of, team_ids=_teams(scenario))
         if point is None:
             raise ScenarioInputError(
                 f"{field}.price_usd_per_instance_hour",

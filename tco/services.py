@@ -14,6 +14,10 @@ from tco.inputs_from_db import EngineCase, engine_case
 from tco.models import RentOption, Scenario
 
 SCENARIO_COPY_SUFFIX = " (copy)"
+# What a copy starts afresh: identity, timestamps, approval, version chain and revision.
+DRAFT_RESET = {Scenario._meta.get_field(name) for name in (
+    "id", "created_at", "updated_at", "status", "approved_by", "approved_at", "version",
+    "previous_version", "revision")}
 
 
 @dataclass(frozen=True)
@@ -81,14 +85,24 @@ def scenario_save(*, scenario: Scenario, rent_options: list[RentOption]) -> Scen
     return scenario
 
 
+def scenario_copy(scenario: Scenario, **changes: Any) -> Scenario:
+    """An unsaved new draft with the scenario's inputs (version 1, revision 1), then ``changes``."""
+    values = {field.attname: getattr(scenario, field.attname)
+              for field in Scenario._meta.concrete_fields if field not in DRAFT_RESET}
+    return Scenario(**{**values, **changes})
+
+
+def rent_options_copy(options: list[RentOption]) -> list[RentOption]:
+    """Unsaved copies of rent options, for another scenario."""
+    return [RentOption(**{field.attname: getattr(option, field.attname)
+                          for field in RentOption._meta.concrete_fields
+                          if field.name not in ("id", "scenario")})
+            for option in options]
+
+
 @transaction.atomic
 def scenario_clone(*, scenario: Scenario, owner=None) -> Scenario:
-    """A copy of the scenario and its rent options, named '<name> (copy)'."""
-    options = list(scenario.rent_options.all())
-    copy = Scenario.objects.get(pk=scenario.pk)
-    copy.pk = None
-    copy.name = f"{scenario.name}{SCENARIO_COPY_SUFFIX}"
-    copy.owner = owner or scenario.owner
-    for option in options:
-        option.pk = None
-    return scenario_save(scenario=copy, rent_options=options)
+    """A draft copy of the scenario and its rent options in its team, named '<name> (copy)'."""
+    copy = scenario_copy(scenario, name=f"{scenario.name}{SCENARIO_COPY_SUFFIX}",
+                         owner=owner or scenario.owner)
+    return scenario_save(scenario=copy, rent_options=rent_options_copy(list(scenario.rent_options.all())))

@@ -9,7 +9,7 @@ field: ``TrainingJob.mfu`` becomes ``mfu`` and ``ModelShape.parameters`` ``model
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
@@ -344,8 +344,10 @@ def size_spec(
                       price_usd_per_accelerator_hour=price_usd_per_accelerator_hour)
 
 
-def offering_price(offering: CloudOffering, accelerator: Accelerator, *, on: date) -> OfferingPrice:
-    """An offering's USD price in force on a date, per accelerator-hour.
+def offering_price(offering: CloudOffering, accelerator: Accelerator, *, on: date,
+                   team_ids: Collection[int] = ()) -> OfferingPrice:
+    """An offering's USD price in force on a date, per accelerator-hour: public, or a quote of
+    one of the teams ``team_ids`` (see `catalog.selectors.price_at`).
 
     Raises SizingInputError naming ``offering`` when it rents another accelerator, has no
     price on or before ``on``, or is priced in another currency.
@@ -353,7 +355,7 @@ def offering_price(offering: CloudOffering, accelerator: Accelerator, *, on: dat
     if offering.accelerator_id != accelerator.pk:
         raise SizingInputError("offering", f"{offering} rents {offering.accelerator}, "
                                            f"not {accelerator}")
-    point = price_at(offering, on=on)
+    point = price_at(offering, on=on, team_ids=team_ids)
     if point is None:
         raise SizingInputError("offering", f"no price for {offering} on or before {on}")
     if point.currency != Currency.USD:

@@ -231,6 +231,11 @@ class PricePointSerializer(ModelCleanMixin, PriceAgeFields, serializers.ModelSer
     checked_on = serializers.SerializerMethodField(
         help_text="Last day a price refresh found the price current."
     )
+    team = serializers.SlugRelatedField(
+        slug_field="slug",
+        read_only=True,
+        help_text="The team whose confidential quote this is; null = a public price.",
+    )
 
     class Meta:
         model = PricePoint
@@ -247,6 +252,7 @@ class PricePointSerializer(ModelCleanMixin, PriceAgeFields, serializers.ModelSer
             "source_url",
             "retrieved_at",
             "note",
+            "team",
             "checked_on",
             "age_days",
             "is_stale",

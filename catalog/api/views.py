@@ -47,8 +47,9 @@ from catalog.models import (
     Source,
     SystemSku,
 )
-from catalog.selectors import price_at, price_history
+from catalog.selectors import price_at, price_history, visible_prices
 from catalog.services import price_point_record
+from teams.selectors import team_ids_of
 
 
 class StillReferenced(APIException):
@@ -98,7 +99,9 @@ class CloudOfferingViewSet(CatalogViewSet):
         """Every price of the offering with ``start <= as_of <= end``, newest first, with its age."""
         query = HistoryQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        prices = price_history(self.get_object(), **query.validated_data).select_related("last_check")
+        prices = price_history(
+            self.get_object(), **query.validated_data, team_ids=team_ids_of(request.user)
+        ).select_related("last_check")
         return Response(PricePointSerializer(prices, many=True).data)
 
     @extend_schema(parameters=[PriceAtQuerySerializer], responses=PricePointSerializer)
@@ -108,19 +111,25 @@ class CloudOfferingViewSet(CatalogViewSet):
         query = PriceAtQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         on = query.validated_data.get("on") or timezone.localdate()
-        price = price_at(self.get_object(), on=on)
+        price = price_at(self.get_object(), on=on, team_ids=team_ids_of(request.user))
         if price is None:
             raise NotFound(f"no price on or before {on}")
         return Response(PricePointSerializer(price).data)
 
 
 class PricePointViewSet(CatalogViewSet):
-    """Price history: read and append only; a recorded price is never changed or deleted."""
+    """Price history: read and append only; a recorded price is never changed or deleted.
 
-    queryset = PricePoint.objects.select_related("offering", "system", "source", "last_check")
+    Lists public prices and the quotes of the user's teams; staff record public prices.
+    """
+
+    queryset = PricePoint.objects.select_related("offering", "system", "source", "last_check", "team")
     serializer_class = PricePointSerializer
     filterset_class = PricePointFilterSet
     http_method_names = ["get", "post", "head", "options"]
+
+    def get_queryset(self):
+        return super().get_queryset().filter(visible_prices(team_ids_of(self.request.user)))
 
     def perform_create(self, serializer: PricePointSerializer) -> None:
         try:

@@ -12,6 +12,8 @@ from catalog.models import CloudOffering, PricePoint, PriceRefreshJob
 from catalog.refresh.freshness import price_point_age
 from catalog.refresh.history_chart import price_history_svg
 from catalog.selectors import price_history
+from teams.admin_mixins import StaffWritesAdminMixin
+from teams.selectors import team_ids_of
 
 
 class PriceAgeMixin:
@@ -32,18 +34,26 @@ class PriceAgeMixin:
 
 
 class PriceHistoryChartMixin:
-    """A read-only ``price_history_chart`` field: the offering's prices over time, per source."""
+    """A read-only ``price_history_chart`` field: the offering's prices over time, per source
+    (public prices and the viewer's teams' quotes)."""
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None):
+        obj = super().get_object(request, object_id, from_field)
+        if obj is not None:
+            obj.viewer_team_ids = team_ids_of(request.user)
+        return obj
 
     @admin.display(description="price history")
     def price_history_chart(self, obj: CloudOffering) -> str:
         if obj.pk is None:
             return "—"
-        svg = price_history_svg(price_history(obj), today=timezone.localdate(), title=str(obj))
+        prices = price_history(obj, team_ids=getattr(obj, "viewer_team_ids", ()))
+        svg = price_history_svg(prices, today=timezone.localdate(), title=str(obj))
         return mark_safe(svg) if svg else "no prices yet"  # noqa: S308 (our own SVG)
 
 
 @admin.register(PriceRefreshJob)
-class PriceRefreshJobAdmin(admin.ModelAdmin):
+class PriceRefreshJobAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
     """Refresh jobs are written by the refresh only; the admin reads them."""
 
     list_display = (

@@ -8,20 +8,22 @@ from rest_framework.reverse import reverse
 from reports.choices import ExportStatus, PaperSize, ReportFormat
 from reports.models import ReportExport
 from tco.models import Scenario
+from tco.selectors import scenarios_for
 
 
-class OwnScenarioField(serializers.PrimaryKeyRelatedField):
-    """A scenario of the requesting user (others do not exist for them, as in the scenarios API)."""
+class TeamScenarioField(serializers.PrimaryKeyRelatedField):
+    """A scenario of the requesting user's teams (others do not exist for them, as in the
+    scenarios API)."""
 
     def get_queryset(self):
         request = self.context.get("request")  # none when the schema is generated
-        return Scenario.objects.filter(owner=request.user) if request else Scenario.objects.none()
+        return scenarios_for(request.user) if request else Scenario.objects.none()
 
 
 class ReportExportRequestSerializer(serializers.Serializer):
     """Which scenario to export, in which format and on which paper."""
 
-    scenario = OwnScenarioField(queryset=Scenario.objects.all())
+    scenario = TeamScenarioField(queryset=Scenario.objects.all())
     format = serializers.ChoiceField(choices=ReportFormat.choices)
     paper_size = serializers.ChoiceField(choices=PaperSize.choices, default=PaperSize.A4)
 

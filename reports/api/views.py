@@ -6,7 +6,6 @@ from django.http import FileResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from reports.api.serializers import ReportExportRequestSerializer, ReportExportSerializer
@@ -14,31 +13,34 @@ from reports.builders.excel import XLSX_CONTENT_TYPE
 from reports.builders.pdf import PDF_CONTENT_TYPE
 from reports.choices import ExportStatus, ReportFormat
 from reports.models import ReportExport
+from reports.selectors import report_exports_for
 from reports.services import report_export_regenerate, report_export_request, report_file_name
+from teams.models import Role
+from teams.permissions import TeamRolePermission, require_role
 
 CONTENT_TYPES = {ReportFormat.XLSX: XLSX_CONTENT_TYPE, ReportFormat.PDF: PDF_CONTENT_TYPE}
 
 
 class ReportExportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Exports of the signed-in user's scenarios, newest first."""
+    """Exports of the scenarios of the user's teams, newest first; analysts request them."""
 
     serializer_class = ReportExportSerializer
-    permission_classes = [IsAuthenticated]
+    permission_classes = [TeamRolePermission]
+    team_path = "scenario__team"
     filterset_fields = ["scenario", "format", "status"]
     ordering_fields = ["created_at", "finished_at"]
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
             return ReportExport.objects.none()
-        return ReportExport.objects.filter(scenario__owner=self.request.user).select_related(
-            "scenario", "requested_by"
-        )
+        return report_exports_for(self.request.user).select_related("scenario", "requested_by")
 
     @extend_schema(request=ReportExportRequestSerializer, responses={202: ReportExportSerializer})
     def create(self, request):
         """Queue an Excel or PDF export of a scenario; poll the returned job until it is done."""
         data = ReportExportRequestSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
+        require_role(request.user, data.validated_data["scenario"].team_id, Role.ANALYST)
         export = report_export_request(requested_by=request.user, **data.validated_data)
         return self._accepted(export)
 

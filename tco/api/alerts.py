@@ -1,4 +1,4 @@
-"""Price alerts of the signed-in user's scenarios: what a price refresh moved, read-only."""
+"""Price alerts of the scenarios of the user's teams: what a price refresh moved, read-only."""
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema_field
@@ -6,6 +6,7 @@ from rest_framework import serializers, viewsets
 from rest_framework.permissions import IsAuthenticated
 
 from tco.models import AlertKind, PriceAlert, Winner
+from tco.selectors import price_alerts_for
 
 
 @extend_schema_field({"type": "string", "enum": Winner.values}, component_name="Winner")
@@ -42,7 +43,8 @@ class PriceAlertSerializer(serializers.ModelSerializer):
 
 
 class PriceAlertViewSet(viewsets.ReadOnlyModelViewSet):
-    """Alerts on the user's scenarios, newest first; filter by scenario, kind or refresh job."""
+    """Alerts on the scenarios of the user's teams, newest first; filter by scenario, kind or
+    refresh job."""
 
     serializer_class = PriceAlertSerializer
     permission_classes = [IsAuthenticated]
@@ -52,4 +54,4 @@ class PriceAlertViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
             return PriceAlert.objects.none()
-        return PriceAlert.objects.filter(scenario__owner=self.request.user).select_related("scenario")
+        return price_alerts_for(self.request.user).select_related("scenario")

@@ -10,6 +10,8 @@ from rest_framework import serializers
 
 from catalog.models import Accelerator, FacilityProfile, SystemSku
 from tco.api.sizing import SizingResultSerializer, SizingSpecSerializer, nested_error
+from teams.models import Role, Team
+from teams.selectors import TeamChoiceError, team_for_new_object, teams_of
 from tco.inputs_from_db import ScenarioInputError, engine_case
 from tco.models import RentOption, Scenario
 
@@ -58,6 +60,15 @@ class ScenarioSerializer(serializers.ModelSerializer):
                                             queryset=FacilityProfile.objects.all())
     rent_options = RentOptionSerializer(many=True)
     owner = serializers.StringRelatedField(read_only=True)
+    team = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Team.objects.all(), required=False,
+        help_text="The team the scenario belongs to (by slug); empty = your only team. Only its "
+                  "members see the scenario; it cannot move to another team.")
+    approved_by = serializers.StringRelatedField(read_only=True)
+    revision = serializers.IntegerField(
+        required=False, min_value=1,
+        help_text="Bumped by every save (also the ETag). An edit must name the revision it was "
+                  "made on, here or in If-Match; a stale one answers 409.")
     sizing = SizingSpecSerializer(required=False, allow_null=True, help_text=(
         "Workload sizing on the scenario's accelerator (the spec of POST /api/v1/sizing/ "
         "without accelerator and price): gives accelerators, and tokens_per_s_per_accelerator "
@@ -66,7 +77,9 @@ class ScenarioSerializer(serializers.ModelSerializer):
     class Meta:
         model = Scenario
         fields = [
-            "id", "owner", "name", "description", "created_at", "updated_at", "prices_as_of",
+            "id", "team", "owner", "status", "version", "previous_version", "approved_by",
+            "approved_at", "revision", "name", "description", "created_at", "updated_at",
+            "prices_as_of",
             "accelerator", "accelerators", "utilisation", "hours_per_month",
             "tokens_per_s_per_accelerator", "sizing",
             "system", "system_price_usd", "network_usd_per_system", "network_share_of_compute",
@@ -80,7 +93,8 @@ class ScenarioSerializer(serializers.ModelSerializer):
             "residual_value_share", "financed_share", "loan_rate_per_year", "loan_term_months",
             "rent_options",
         ]
-        read_only_fields = ["id", "owner", "created_at", "updated_at"]
+        read_only_fields = ["id", "owner", "status", "version", "previous_version", "approved_at",
+                            "created_at", "updated_at"]
         extra_kwargs = {
             "horizon_months": {"min_value": 1, "max_value": 240},
             "accelerators": {"min_value": 1},
@@ -93,7 +107,14 @@ class ScenarioSerializer(serializers.ModelSerializer):
             **{f: {"min_value": Decimal("0.0001")} for f in POSITIVE},
         }
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None:  # none when the schema is generated
+            self.fields["team"].queryset = teams_of(request.user)
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = {**attrs, "team": self._team(attrs.get("team"))}
         scenario, options = self.build(attrs)
         try:
             engine_case(scenario, options)
@@ -101,9 +122,30 @@ class ScenarioSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(_error_detail(exc)) from exc
         return attrs
 
+    def _team(self, named: Team | None) -> Team | None:
+        """The scenario's team: its own when updating; else the one named, or the user's only
+        team in which they may create scenarios (stateless evaluation: any of their teams, or
+        none, for public prices only). Without a request (a command) the team named, if any."""
+        if self.instance is not None:
+            if named is not None and named != self.instance.team:
+                raise serializers.ValidationError(
+                    {"team": ["a scenario stays in its team; clone it there instead"]})
+            return self.instance.team
+        request = self.context.get("request")
+        if request is None:  # a trusted caller (tco_evaluate): the team named, if any
+            return named
+        stateless = self.context.get("stateless", False)
+        try:
+            return team_for_new_object(request.user, team=named,
+                                       role=Role.VIEWER if stateless else Role.ANALYST)
+        except TeamChoiceError as exc:
+            if stateless and named is None:
+                return None
+            raise serializers.ValidationError({"team": [str(exc)]}) from exc
+
     def build(self, attrs: dict[str, Any]) -> tuple[Scenario, list[RentOption]]:
         """Unsaved model instances from validated data (on top of the instance when updating)."""
-        data = dict(attrs)
+        data = {key: value for key, value in attrs.items() if key != "revision"}
         option_rows = data.pop("rent_options", None)
         if self.instance is None:
             scenario = Scenario(**data)
@@ -127,6 +169,30 @@ def _error_detail(exc: ScenarioInputError) -> dict[str, Any]:
         return {exc.field: [exc.message]}
     index, field = int(nested.group(1)), nested.group(2)
     return {"rent_options": {index: {field: [exc.message]}}}
+
+
+class FieldChangeSerializer(serializers.Serializer):
+    """One input that changed: ``rent_options[0].price_usd_per_instance_hour`` old -> new."""
+
+    field = serializers.CharField()
+    old = serializers.CharField(allow_null=True)
+    new = serializers.CharField(allow_null=True)
+
+
+class HistoryRecordSerializer(serializers.Serializer):
+    """One recorded save of a scenario: who, when, which revision, and what it changed."""
+
+    history_id = serializers.IntegerField(source="record.history_id")
+    scenario = serializers.IntegerField(source="record.id")
+    history_date = serializers.DateTimeField(source="record.history_date")
+    history_type = serializers.ChoiceField(
+        source="record.history_type", choices=[("+", "created"), ("~", "changed"), ("-", "deleted")])
+    history_user = serializers.StringRelatedField(source="record.history_user", allow_null=True)
+    version = serializers.IntegerField(source="record.version")
+    revision = serializers.IntegerField(source="record.revision")
+    status = serializers.CharField(source="record.status")
+    changes = FieldChangeSerializer(many=True, help_text="Inputs that differ from the save "
+                                                         "before; empty for the first.")
 
 
 class EvaluationSerializer(serializers.Serializer):

@@ -25,6 +25,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.models import Accelerator, CloudOffering
+from teams.selectors import team_ids_of
 from tco.engine.model_presets import MODEL_PRESETS
 from tco.engine.sizing import (
     ActivationRecomputation,
@@ -390,7 +391,8 @@ class SizingView(APIView):
         accelerator = data["accelerator"]
         try:
             price = (offering_price(data["offering"], accelerator,
-                                    on=data.get("prices_as_of") or timezone.localdate())
+                                    on=data.get("prices_as_of") or timezone.localdate(),
+                                    team_ids=team_ids_of(request.user))
                      if "offering" in data else None)
             sizing = size_spec(
                 serializer.spec(data), accelerator,

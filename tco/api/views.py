@@ -1,17 +1,25 @@
-"""Scenario CRUD, evaluation of a stored scenario, and stateless evaluation for budgeting tools."""
+"""Scenario CRUD, approval, history and evaluation of a stored scenario, and stateless evaluation
+for budgeting tools. Every scenario read goes through tco.selectors.scenarios_for: another
+team's scenario is not found (404); writes need the analyst role, approval the approver role."""
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tco.api.serializers import EvaluationSerializer, ScenarioSerializer
-from tco.models import Scenario
+from teams.models import Role
+from teams.permissions import TeamRolePermission
+from tco.api.concurrency import Frozen, RevisionConflict, sent_revision, with_etag
+from tco.api.serializers import EvaluationSerializer, HistoryRecordSerializer, ScenarioSerializer
+from tco.history import field_changes, scenario_records, state_at
+from tco.models import Scenario, StaleRevision
 from tco.repricing import scenario_snapshot_save
+from tco.selectors import scenarios_for
 from tco.services import scenario_clone, scenario_evaluate, scenario_save
+from tco.versions import ScenarioFrozen, scenario_approve, scenario_delete, scenario_edit
 
 SCENARIO_EXAMPLE = OpenApiExample(
     "8x H100 training node vs AWS p5 on-demand",
@@ -23,23 +31,38 @@ SCENARIO_EXAMPLE = OpenApiExample(
     },
     request_only=True,
 )
+IF_MATCH = OpenApiParameter(
+    "If-Match", location=OpenApiParameter.HEADER, required=False,
+    description="The ETag (revision) the edit was made on; or send `revision` in the body.")
+CONFLICT = OpenApiResponse(description="Stale revision (the body names the current one), or an "
+                                       "approved scenario that does not allow this.")
 
 
 class ScenarioViewSet(viewsets.ModelViewSet):
-    """Scenarios of the signed-in user; `evaluate` runs the engine on one."""
+    """Scenarios of the user's teams; `evaluate` runs the engine on one.
+
+    Edits name the revision they were made on (If-Match or `revision`; 428 without, 409 when
+    stale). Editing an approved scenario leaves it as it is and answers 201 with its new version.
+    """
 
     serializer_class = ScenarioSerializer
-    permission_classes = [IsAuthenticated]
-    filterset_fields = ["accelerator__slug", "system__slug", "facility__slug"]
+    permission_classes = [TeamRolePermission]
+    team_path = "team"
+    action_roles = {"approve": Role.APPROVER}
+    filterset_fields = ["accelerator__slug", "system__slug", "facility__slug", "team__slug",
+                        "status"]
     search_fields = ["name", "description"]
-    ordering_fields = ["name", "created_at", "updated_at"]
+    ordering_fields = ["name", "created_at", "updated_at", "version"]
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
             return Scenario.objects.none()
-        return (Scenario.objects.filter(owner=self.request.user)
-                .select_related("accelerator", "system", "facility", "owner")
+        return (scenarios_for(self.request.user)
+                .select_related("accelerator", "system", "facility", "owner", "team", "approved_by")
                 .prefetch_related("rent_options"))
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        return super().finalize_response(request, with_etag(response), *args, **kwargs)
 
     @extend_schema(examples=[SCENARIO_EXAMPLE])
     def create(self, request, *args, **kwargs):
@@ -50,9 +73,78 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         scenario.owner = self.request.user
         serializer.instance = scenario_save(scenario=scenario, rent_options=options)
 
-    def perform_update(self, serializer):
-        scenario, options = serializer.build(serializer.validated_data)
-        serializer.instance = scenario_save(scenario=scenario, rent_options=options)
+    @extend_schema(parameters=[IF_MATCH], responses={
+        200: ScenarioSerializer, 201: OpenApiResponse(ScenarioSerializer, description=(
+            "The scenario was approved: it is unchanged, and this is its new version (Location).")),
+        409: CONFLICT, 428: OpenApiResponse(description="No revision sent.")})
+    def update(self, request, *args, **kwargs):
+        scenario = self.get_object()
+        sent = sent_revision(request, required=True)
+        if sent != scenario.revision:
+            raise RevisionConflict(sent=sent, current=scenario.revision)
+        serializer = self.get_serializer(scenario, data=request.data,
+                                         partial=kwargs.pop("partial", False))
+        serializer.is_valid(raise_exception=True)
+        edited, options = serializer.build(serializer.validated_data)
+        edited.revision = sent
+        try:
+            saved, is_new_version = scenario_edit(scenario=scenario, edited=edited,
+                                                  rent_options=options, edited_by=request.user)
+        except StaleRevision as exc:
+            raise RevisionConflict(sent=sent, current=exc.current) from exc
+        except ScenarioFrozen as exc:
+            raise Frozen(str(exc)) from exc
+        data = self.get_serializer(saved).data
+        if not is_new_version:
+            return Response(data)
+        location = self.reverse_action("detail", args=[saved.pk])
+        return Response(data, status=status.HTTP_201_CREATED, headers={"Location": location})
+
+    @extend_schema(parameters=[IF_MATCH], responses={
+        200: ScenarioSerializer, 201: ScenarioSerializer, 409: CONFLICT, 428: OpenApiResponse(
+            description="No revision sent.")})
+    def partial_update(self, request, *args, **kwargs):
+        return super().partial_update(request, *args, **kwargs)
+
+    @extend_schema(responses={204: None, 409: CONFLICT})
+    def destroy(self, request, *args, **kwargs):
+        return super().destroy(request, *args, **kwargs)
+
+    def perform_destroy(self, instance):
+        try:
+            scenario_delete(scenario=instance)
+        except ScenarioFrozen as exc:
+            raise Frozen(str(exc)) from exc
+
+    @extend_schema(request=None, parameters=[IF_MATCH],
+                   responses={200: ScenarioSerializer, 409: CONFLICT})
+    @action(detail=True, methods=["post"])
+    def approve(self, request, pk=None):
+        """Approve the scenario (approver role): it is frozen from now on, and editing it makes a
+        new version. With If-Match, a scenario changed since is refused (409)."""
+        scenario = self.get_object()
+        sent = sent_revision(request, required=False)
+        if sent is not None:
+            scenario.revision = sent
+        try:
+            scenario = scenario_approve(scenario=scenario, approved_by=request.user)
+        except StaleRevision as exc:
+            raise RevisionConflict(sent=sent, current=exc.current) from exc
+        except ScenarioFrozen as exc:
+            raise Frozen(str(exc)) from exc
+        return Response(self.get_serializer(scenario).data)
+
+    @extend_schema(responses=HistoryRecordSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def history(self, request, pk=None):
+        """Every recorded save of the scenario and of its previous versions, newest first: who,
+        when, the revision, and which inputs changed from the save before."""
+        records = list(scenario_records(self.get_object()))
+        states = [state_at(record) for record in records]
+        rows = [{"record": state.record,
+                 "changes": field_changes(earlier, state) if earlier is not None else []}
+                for state, earlier in zip(states, [*states[1:], None], strict=True)]
+        return Response(HistoryRecordSerializer(rows, many=True).data)
 
     @extend_schema(request=None, responses=EvaluationSerializer)
     @action(detail=True, methods=["post"])
@@ -69,20 +161,22 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     @extend_schema(request=None, responses={201: ScenarioSerializer})
     @action(detail=True, methods=["post"])
     def clone(self, request, pk=None):
-        """Copy the scenario and its rent options."""
+        """Copy the scenario and its rent options into a new draft of the same team."""
         copy = scenario_clone(scenario=self.get_object(), owner=request.user)
-        return Response(ScenarioSerializer(copy).data, status=status.HTTP_201_CREATED)
+        return Response(self.get_serializer(copy).data, status=status.HTTP_201_CREATED)
 
 
 class EvaluateView(APIView):
-    """Evaluate a scenario sent as JSON (the scenario shape) without saving it."""
+    """Evaluate a scenario sent as JSON (the scenario shape) without saving it; the quotes of
+    its team (named, or your only team) count beside public prices."""
 
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=ScenarioSerializer, responses=EvaluationSerializer,
                    examples=[SCENARIO_EXAMPLE])
     def post(self, request):
-        serializer = ScenarioSerializer(data=request.data)
+        serializer = ScenarioSerializer(data=request.data,
+                                        context={"request": request, "stateless": True})
         serializer.is_valid(raise_exception=True)
         scenario, options = serializer.build(serializer.validated_data)
         return Response(scenario_evaluate(scenario=scenario, rent_options=options).to_dict())

@@ -15,7 +15,7 @@ from tco.models.runs import (
     SweepChunk,
     SweepRun,
 )
-from tco.models.scenario import RentOption, Scenario
+from tco.models.scenario import RentOption, Scenario, ScenarioStatus, StaleRevision
 
 __all__ = [
     "ACTIVE_STATUSES",
@@ -28,7 +28,9 @@ __all__ = [
     "RunStatus",
     "Scenario",
     "ScenarioSnapshot",
+    "ScenarioStatus",
     "SnapshotReason",
+    "StaleRevision",
     "SweepChunk",
     "SweepRun",
     "Winner",

@@ -2,12 +2,17 @@
 
 A field left empty falls back to the referenced catalog row (system, facility, offering);
 tco/inputs_from_db.py records which value came from where.
+
+A scenario belongs to a team. Every save is recorded (django-simple-history) and bumps its
+``revision`` with a conditional UPDATE, so two people editing the same revision cannot both
+win. An approved scenario is frozen: editing it makes a new draft version (tco/versions.py).
 """
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
+from simple_history.models import HistoricalRecords
 
 
 def _share(field: str) -> Q:
@@ -26,11 +31,44 @@ MONEY = {"max_digits": 16, "decimal_places": 4}
 RATE = {"max_digits": 9, "decimal_places": 6}
 
 
+class ScenarioStatus(models.TextChoices):
+    """Whether a scenario may still change."""
+
+    DRAFT = "draft", "Draft"
+    APPROVED = "approved", "Approved (frozen)"
+
+
+class StaleRevision(Exception):
+    """A save based on a revision someone else has since replaced; ``current`` is the stored one."""
+
+    def __init__(self, scenario_id: int, current: int | None) -> None:
+        super().__init__(f"scenario {scenario_id} is at revision {current}; reload it and "
+                         "apply your change again")
+        self.scenario_id = scenario_id
+        self.current = current
+
+
 class Scenario(models.Model):
     """A buy-vs-rent case: workload, buy option, facility and finance; rent options hang off it."""
 
+    team = models.ForeignKey("teams.Team", on_delete=models.PROTECT, related_name="scenarios",
+                             help_text="Only this team's members see the scenario.")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
-                              related_name="scenarios", null=True, blank=True)
+                              related_name="scenarios", null=True, blank=True,
+                              help_text="Who created it.")
+    status = models.CharField(max_length=16, choices=ScenarioStatus.choices,
+                              default=ScenarioStatus.DRAFT)
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                                    related_name="+", null=True, blank=True)
+    approved_at = models.DateTimeField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=1, editable=False,
+                                          help_text="1 for a new scenario; +1 per new version.")
+    previous_version = models.OneToOneField(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, editable=False,
+        related_name="next_version", help_text="The approved version this one was edited from.")
+    revision = models.PositiveIntegerField(
+        default=1, editable=False,
+        help_text="Bumped by every save; an edit must name the revision it was made on.")
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -97,9 +135,18 @@ class Scenario(models.Model):
     loan_rate_per_year = models.DecimalField(**RATE, default=0)
     loan_term_months = models.PositiveSmallIntegerField(default=36)
 
+    history = HistoricalRecords()
+
     class Meta:
-        ordering = ["name"]
+        ordering = ["name", "version"]
         constraints = [
+            models.CheckConstraint(condition=Q(status__in=ScenarioStatus.values),
+                                   name="scenario_status_known"),
+            models.CheckConstraint(condition=Q(status=ScenarioStatus.DRAFT)
+                                   | Q(approved_at__isnull=False, approved_by__isnull=False),
+                                   name="scenario_approved_says_by_whom_and_when"),
+            models.CheckConstraint(condition=Q(version__gte=1) & Q(revision__gte=1),
+                                   name="scenario_version_and_revision_from_1"),
             models.CheckConstraint(condition=_share("utilisation"),
                                    name="scenario_utilisation_0_1"),
             models.CheckConstraint(condition=Q(horizon_months__gte=1) & Q(horizon_months__lte=240),
@@ -134,6 +181,30 @@ class Scenario(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def is_approved(self) -> bool:
+        """Approved, hence frozen: an edit makes a new version."""
+        return self.status == ScenarioStatus.APPROVED
+
+    def save(self, *args, **kwargs) -> None:
+        """Save, bumping ``revision`` only if the stored row is still at this instance's revision.
+
+        Raises
+        ------
+        StaleRevision
+            Someone saved the scenario since this instance's revision was read; nothing is saved.
+        """
+        if self.pk is not None and not self._state.adding:
+            stored = Scenario.objects.filter(pk=self.pk)
+            # The conditional UPDATE locks the row: a concurrent writer waits, then finds the
+            # revision moved and fails, instead of overwriting.
+            if not stored.filter(revision=self.revision).update(revision=F("revision") + 1):
+                raise StaleRevision(self.pk, stored.values_list("revision", flat=True).first())
+            self.revision += 1
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "revision"}
+        super().save(*args, **kwargs)
+
 
 class RentOption(models.Model):
     """One way to rent the workload's accelerators: a catalog offering or a quoted price."""
@@ -156,6 +227,8 @@ class RentOption(models.Model):
     storage_usd_per_gb_month = models.DecimalField(**RATE, default=0)
     price_change_per_year = models.DecimalField(
         **RATE, default=0, help_text="Yearly change in the price, e.g. -0.10 = falls 10%/yr.")
+
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["scenario", "id"]

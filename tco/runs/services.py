@@ -210,10 +210,11 @@ class ReapReport:
 def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
     """Fail runs past their deadline; queue again the chunks of runs that stopped progressing.
 
-    A run whose chunks were queued but none finished for ``REQUEUE_STALLED_AFTER_S`` lost
-    them (a worker died holding them; with Redis the broker would only hand them out again
-    after its one-hour visibility timeout): its unfinished queued chunks are queued again,
-    once per stall. A run with no progress until its deadline is failed as timed out.
+    A run with no chunk finished for ``REQUEUE_STALLED_AFTER_S`` lost its chunks (a worker
+    died holding them; with Redis the broker would only hand them out again after its one-hour
+    visibility timeout): its unfinished queued chunks are queued again, once per stall, and the
+    queue is topped up (or the complete run moved on to its finisher). A run with no progress
+    until its deadline is failed as timed out.
     """
     now = now or timezone.now()
     report = ReapReport()
@@ -231,6 +232,10 @@ def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
         indexes = _requeue_unfinished(run_id, now, stalled_before)
         if indexes:
             report.requeued[run_id] = indexes
+        # A worker that died between storing a chunk and queuing the next ones (or moving the
+        # complete run on) left nothing in flight: do what it would have done.
+        _queue_chunks(run_id)
+        _finish_if_complete(run_id)
     return report
 
 
@@ -314,7 +319,8 @@ def _requeue_unfinished(run_id: int, now: datetime, stalled_before: datetime) ->
         indexes = list(unfinished.values_list("index", flat=True))
         unfinished.update(status=ChunkStatus.PENDING, queued_at=now)
         SweepRun.objects.filter(pk=run_id).update(requeued_at=now)
-        transaction.on_commit(partial(_send_chunks, run_id, indexes))
+        if indexes:
+            transaction.on_commit(partial(_send_chunks, run_id, indexes))
     return indexes
 
 

@@ -32,14 +32,14 @@ def _csv(*rows: str, header: str = HEADER) -> bytes:
 
 def _rejection(content: bytes, file_name: str = "quote.csv") -> list[str]:
     with pytest.raises(QuoteFileRejected) as caught:
-        quote_file_import(file_name=file_name, content=content)
+        quote_file_import(file_name=file_name, content=content, team=None)
     return [str(error) for error in caught.value.errors]
 
 
 def test_a_good_csv_adds_prices_and_new_offerings(catalog):
     prices_before = PricePoint.objects.count()
 
-    result = quote_file_import(file_name="quote.csv", content=_csv(*GOOD_ROWS))
+    result = quote_file_import(file_name="quote.csv", content=_csv(*GOOD_ROWS), team=None)
 
     assert (result.prices_created, result.prices_unchanged, result.offerings_created) == (3, 0, 2)
     assert PricePoint.objects.count() == prices_before + 3
@@ -58,10 +58,10 @@ def test_a_good_csv_adds_prices_and_new_offerings(catalog):
 
 
 def test_importing_the_same_file_twice_adds_nothing_the_second_time(catalog):
-    quote_file_import(file_name="quote.csv", content=_csv(*GOOD_ROWS))
+    quote_file_import(file_name="quote.csv", content=_csv(*GOOD_ROWS), team=None)
     count = PricePoint.objects.count()
 
-    result = quote_file_import(file_name="quote.csv", content=_csv(*GOOD_ROWS))
+    result = quote_file_import(file_name="quote.csv", content=_csv(*GOOD_ROWS), team=None)
 
     assert (result.prices_created, result.prices_unchanged, result.offerings_created) == (0, 3, 0)
     assert PricePoint.objects.count() == count

@@ -50,11 +50,10 @@ def media(settings, tmp_path):
 
 @pytest.fixture
 def planner(db):
-    from django.contrib.auth import get_user_model
+    """An analyst of the Demo team, whose scenarios the demo ones are."""
+    from tests.teams.members import member
 
-    return get_user_model().objects.create_user(
-        "planner", password="pw", first_name="Pat", last_name="Planner"
-    )
+    return member("planner", first_name="Pat", last_name="Planner")
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from reports.choices import ExportStatus
 from reports.models import ReportExport
+from tests.teams.members import team
 
 pytestmark = pytest.mark.django_db
 
@@ -92,7 +93,7 @@ def test_it_refuses_an_unknown_format(api, scenario):
     assert ReportExport.objects.count() == 0
 
 
-def test_the_list_shows_only_the_users_exports_filtered_by_status(api, scenario, planner):
+def test_the_list_shows_only_the_users_teams_exports_filtered_by_status(api, scenario, planner):
     other_owner = get_user_model().objects.create_user("other", password="pw")
     common = {"prices_as_of": dt.date(2026, 1, 1), "scenario_updated_at": scenario.updated_at}
     ReportExport.objects.create(scenario=scenario, format="xlsx", **common)
@@ -104,8 +105,9 @@ def test_the_list_shows_only_the_users_exports_filtered_by_status(api, scenario,
         error="no price",
         **common,
     )
-    scenario.pk = None  # a copy owned by someone else
+    scenario.pk = None  # a copy owned by someone else, in another team
     scenario.owner = other_owner
+    scenario.team = team("other")
     scenario.save()
     ReportExport.objects.create(scenario=scenario, format="xlsx", **common)
 

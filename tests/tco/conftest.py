@@ -12,10 +12,10 @@ import pytest
 
 @pytest.fixture
 def planner(db):
-    """The user who owns the run scenario."""
-    from django.contrib.auth import get_user_model
+    """The user who owns the run scenario: an analyst of the Demo team, whose scenario it is."""
+    from tests.teams.members import member
 
-    return get_user_model().objects.create_user("planner", password="pw")
+    return member("planner")
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def run_scenario(catalog, planner):
     from tco.services import scenario_save
 
     scenario = Scenario(
-        owner=planner, name="8x H100 vs p5",
+        team=planner.memberships.get().team, owner=planner, name="8x H100 vs p5",
         accelerator=Accelerator.objects.get(slug="h100-sxm-80gb"), accelerators=8,
         utilisation=Decimal("1"), system=SystemSku.objects.get(slug="dgx-h100"),
         system_price_usd=Decimal("400000"), facility=FacilityProfile.objects.get(slug="colo-air"),

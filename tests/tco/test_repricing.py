@@ -21,6 +21,7 @@ from tco.models import AlertKind, PriceAlert, RentOption, Scenario, ScenarioSnap
 from tco.repricing import moved, scenarios_reprice
 from tco.services import scenario_save
 from tests.catalog.test_refresh import FEED_SETTINGS, lambda_payload
+from tests.teams.members import member, team
 
 # Buy total over 36 months: 400,000 + 36 x 744.60 = 426,805.60.
 BUY_TOTAL_USD = 400_000 + 36 * 744.60
@@ -28,7 +29,7 @@ BUY_TOTAL_USD = 400_000 + 36 * 744.60
 
 @pytest.fixture
 def planner(db):
-    return get_user_model().objects.create_user("planner", password="pw")
+    return member("planner")
 
 
 @pytest.fixture
@@ -56,8 +57,8 @@ def lambda_h100() -> CloudOffering:
 
 def make_scenario(owner, **option) -> Scenario:
     scenario = Scenario(
-        owner=owner, name="8x H100 vs Lambda", accelerator=Accelerator.objects.get(slug="h100-sxm-80gb"),
-        accelerators=8, utilisation=Decimal("1"), system=SystemSku.objects.get(slug="dgx-h100"),
+        team=team(), owner=owner, name="8x H100 vs Lambda",
+        accelerator=Accelerator.objects.get(slug="h100-sxm-80gb"), accelerators=8, utilisation=Decimal("1"), system=SystemSku.objects.get(slug="dgx-h100"),
         system_price_usd=Decimal("400000"), facility=FacilityProfile.objects.get(slug="colo-air"),
         electricity_usd_per_kwh=Decimal("0.10"), pue=Decimal("1"), colocation_usd_per_kw_month=Decimal("0"),
         horizon_months=36, discount_rate_per_year=Decimal("0"), depreciation_months=60)

@@ -6,9 +6,12 @@ from datetime import timedelta
 import numpy as np
 import pandas as pd
 import pytest
+import redis
+from django.conf import settings
 from django.utils import timezone
 from numpy.testing import assert_allclose, assert_array_equal
 
+from config.queues import Queue
 from tco import engine
 from tco.inputs_from_db import engine_case
 from tco.models import ChunkStatus, FailureType, RunKind, RunStatus, SweepChunk, SweepRun
@@ -248,6 +251,23 @@ def test_the_reaper_queues_again_the_chunks_of_a_stalled_run_once_per_stall(run_
     assert SweepChunk.objects.get(run=run, index=1).status == ChunkStatus.PENDING
 
 
+def test_the_reaper_finishes_a_run_whose_worker_died_right_after_its_last_chunk(run_scenario):
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks():
+        run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                              spec={"axes": [{"path": PRICE, "values": [50]}]})
+    SweepRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING)
+    _store_chunk(run, SweepChunk.objects.get(run=run), b"parquet")  # ...and then the worker died
+
+    with TestCase.captureOnCommitCallbacks() as finisher:
+        sweep_runs_reap(now=timezone.now() + timedelta(seconds=REQUEUE_STALLED_AFTER_S + 1))
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.FINISHING
+    assert len(finisher) == 1
+
+
 def test_the_reaper_fails_a_run_unfinished_past_its_deadline(run_scenario):
     from django.test import TestCase
 
@@ -262,3 +282,28 @@ def test_the_reaper_fails_a_run_unfinished_past_its_deadline(run_scenario):
     assert report.failed == [run.pk]
     assert (run.status, run.failure_type) == (RunStatus.FAILED, FailureType.TIMEOUT)
     assert "a worker died and nothing redelivered" in run.error
+
+
+def test_chunk_tasks_go_to_the_sweeps_queue_so_they_never_starve_other_jobs(run_scenario, live_celery):
+    from django.test import TestCase
+
+    broker = redis.Redis.from_url(settings.REDIS_URL)
+    broker.delete(Queue.SWEEPS, Queue.DEFAULT)
+    try:
+        with TestCase.captureOnCommitCallbacks(execute=True):  # sent to Redis: no eager run
+            sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                            spec={"axes": [{"path": PRICE, "values": list(range(40, 50))}]}, chunk_size=1)
+
+        assert broker.llen(Queue.SWEEPS) == CHUNKS_IN_FLIGHT
+        assert broker.llen(Queue.DEFAULT) == 0
+    finally:
+        broker.delete(Queue.SWEEPS)
+
+
+def test_the_reaper_is_scheduled_every_five_minutes():
+    from django_celery_beat.models import PeriodicTask
+
+    task = PeriodicTask.objects.get(name="tco: reap stale runs")
+
+    assert (task.task, task.interval.every, task.interval.period, task.enabled) == (
+        "tco.tasks.sweep_runs_reap_task", 300, "seconds", True)

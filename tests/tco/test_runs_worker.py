@@ -17,6 +17,7 @@ from django.conf import settings
 from django.utils import timezone
 from numpy.testing import assert_allclose, assert_array_equal
 
+from config.queues import Queue
 from tco import engine
 from tco.models import ChunkStatus, RunKind, RunStatus, SweepChunk, SweepRun
 from tco.runs.compute import monte_carlo_chunk_frame
@@ -36,7 +37,7 @@ WAIT_S = 60
 def start_worker(transactional_db, live_celery, settings, tmp_path):
     """Start worker processes on demand; all of them are stopped at the end."""
     settings.MEDIA_ROOT = tmp_path
-    live_celery.control.purge()
+    redis.Redis.from_url(settings.REDIS_URL).delete(*Queue)  # no message left from another test
     workers: list[WorkerProcess] = []
 
     def start() -> WorkerProcess:

@@ -4,17 +4,17 @@ from __future__ import annotations
 import math
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from catalog.models import CloudOffering
 from tco.models import RentOption, Scenario
+from tests.teams.members import member
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def user(db):
-    return get_user_model().objects.create_user("analyst", password="pw")
+    return member("analyst", of="planning")
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ def test_crud_creates_updates_and_evaluates_a_stored_scenario(api, user, catalog
     assert RentOption.objects.filter(scenario_id=pk).count() == 1
 
     patched = api.patch(f"/api/v1/scenarios/{pk}/", {"utilisation": "0.5"},
-                        content_type="application/json")
+                        content_type="application/json", headers={"If-Match": created["ETag"]})
     assert patched.status_code == 200, patched.json()
     assert str(Scenario.objects.get(pk=pk).utilisation) == "0.5000"
     assert RentOption.objects.filter(scenario_id=pk).count() == 1
@@ -139,7 +139,7 @@ def test_it_refuses_a_system_that_cannot_be_racked(api, catalog):
     assert "10.2 kW" in response.json()["system"][0]
 
 
-def test_another_users_scenario_is_not_found(api, catalog, demo_scenarios):
+def test_another_teams_scenario_is_not_found(api, catalog, demo_scenarios):
     demo = demo_scenarios["8x H100 training cluster"]
 
     assert api.get(f"/api/v1/scenarios/{demo.pk}/").status_code == 404

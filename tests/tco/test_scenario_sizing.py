@@ -4,12 +4,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 from numpy.testing import assert_allclose
 
 from catalog.models import CloudOffering
 from tco.models import Scenario
 from tco.services import scenario_evaluate
+from tests.teams.members import member, team
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +23,7 @@ SIZED_TOKENS_PER_S = 201.838922
 
 @pytest.fixture
 def api(client, db):
-    client.force_login(get_user_model().objects.create_user("analyst", password="pw"))
+    client.force_login(member("analyst"))
     return client
 
 
@@ -166,6 +166,7 @@ def sized_scenario(catalog):
     serializer = ScenarioSerializer(data=body())
     serializer.is_valid(raise_exception=True)
     scenario, options = serializer.build(serializer.validated_data)
+    scenario.team = team()
     scenario.save()
     for option in options:
         option.scenario = scenario

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import path
 from drf_spectacular.generators import SchemaGenerator
 from numpy.testing import assert_allclose
 
 from catalog.models import CloudOffering
 from tco.api.sizing import INFERENCE_EXAMPLE, INFERENCE_RESPONSE_EXAMPLE, SizingView
+from tests.teams.members import member
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,7 @@ SEVEN_B = {"name": "7B", "parameters": 7e9, "layers": 32, "hidden_size": 4096,
 
 @pytest.fixture
 def api(client, db):
-    client.force_login(get_user_model().objects.create_user("planner", password="pw"))
+    client.force_login(member("planner"))
     return client
 
 

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from catalog.datafiles import DATA_DIR, CatalogDataError
 from catalog.importers import QuoteFileRejected
 from catalog.services import catalog_load, quote_file_import
+from teams.models import Team
 
 
 class Command(BaseCommand):
@@ -20,7 +21,8 @@ class Command(BaseCommand):
         "code); as_of (YYYY-MM-DD); source (name or URL); optional accelerator and "
         "accelerators_per_instance (needed for an offering not yet in the catalog), amount_high, "
         "note (full reference: catalog/importers.py). A file with any bad row is refused whole: "
-        "every error is printed and nothing is written."
+        "every error is printed and nothing is written. With --team the quotes are that team's "
+        "confidential prices; without it they are public."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -28,10 +30,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--data-dir", type=Path, default=DATA_DIR, help="Directory of the catalog data files."
         )
+        parser.add_argument("--team", help="Slug of the team whose confidential quotes --file holds.")
 
-    def handle(self, *args, file: Path | None, data_dir: Path, **options) -> None:
+    def handle(self, *args, file: Path | None, data_dir: Path, team: str | None, **options) -> None:
         if file is not None:
-            self._import_quotes(file)
+            owner = Team.objects.filter(slug=team).first() if team else None
+            if team and owner is None:
+                raise CommandError(f"no team '{team}'")
+            self._import_quotes(file, owner)
         else:
             self._load(data_dir)
 
@@ -47,13 +53,13 @@ class Command(BaseCommand):
                 f"  unchanged {counter['unchanged']:>4}"
             )
 
-    def _import_quotes(self, path: Path) -> None:
+    def _import_quotes(self, path: Path, team: Team | None) -> None:
         try:
             content = path.read_bytes()
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc}") from exc
         try:
-            result = quote_file_import(file_name=path.name, content=content)
+            result = quote_file_import(file_name=path.name, content=content, team=team)
         except QuoteFileRejected as exc:
             for error in exc.errors:
                 self.stderr.write(str(error))

@@ -1,7 +1,11 @@
-"""Create (or reset) the local demo superuser and print its login; refused outside DEBUG."""
+"""Create (or reset) the local demo superuser, an approver of the Demo team, and print its
+login; refused outside DEBUG."""
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+
+from teams.models import Membership, Role
+from tco.demo import demo_team
 
 DEMO_USERNAME = "admin"
 DEMO_PASSWORD = "demo-admin-password"
@@ -18,6 +22,8 @@ class Command(BaseCommand):
         user.is_staff = user.is_superuser = True
         user.set_password(DEMO_PASSWORD)
         user.save()
+        Membership.objects.update_or_create(user=user, team=demo_team(),
+                                            defaults={"role": Role.APPROVER})
         self.stdout.write(self.style.SUCCESS(
             f"Demo admin: http://127.0.0.1:8000/admin/  user: {DEMO_USERNAME}  "
             f"password: {DEMO_PASSWORD}"))

@@ -1,0 +1,153 @@
+"""A scenario's recorded history: who changed what and when, the state at any recorded point,
+and the difference between two points, in inputs and in the result.
+
+Every save of a scenario writes one history row (django-simple-history); its rent options are
+replaced after the scenario row is written, so the rent options of a point are those in force
+just before the scenario's next recorded save. Both points of a comparison are evaluated at the
+same catalog prices (each scenario's price date, empty = today), so a move in the result comes
+from the edits, not from prices changing in between.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.db import models
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from tco.inputs_from_db import ScenarioInputError
+from tco.models import RentOption, Scenario
+from tco.services import scenario_evaluate
+
+#: Fields every save changes; they say when and which revision, not what the case is.
+BOOKKEEPING = {"id", "created_at", "updated_at", "revision"}
+RENT_BOOKKEEPING = {"id", "scenario"}
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One input that differs between two points: ``rent_options[1].upfront_usd`` 0 -> 5000."""
+
+    field: str
+    old: str | None
+    new: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"field": self.field, "old": self.old, "new": self.new}
+
+
+@dataclass(frozen=True)
+class OptionMove:
+    """How buying compares with one rent option at the two points (None = no such option there,
+    breakeven None = never)."""
+
+    rent_option: str
+    old: dict[str, Any] | None
+    new: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rent_option": self.rent_option, "old": self.old, "new": self.new}
+
+
+@dataclass(frozen=True)
+class ScenarioState:
+    """A scenario as it was at one history row, with its rent options then."""
+
+    record: models.Model
+    scenario: Scenario
+    rent_options: list[RentOption]
+
+
+@dataclass(frozen=True)
+class ScenarioDiff:
+    """Two points of a scenario's history (or of two of its versions) side by side."""
+
+    old: ScenarioState
+    new: ScenarioState
+    changes: list[FieldChange]
+    moves: list[OptionMove]
+    errors: dict[str, str]
+
+
+def scenario_records(scenario: Scenario) -> QuerySet:
+    """History rows of the scenario and of the versions before it, newest first."""
+    ids = []
+    current: Scenario | None = scenario
+    while current is not None:
+        ids.append(current.pk)
+        current = current.previous_version
+    return (Scenario.history.filter(id__in=ids).select_related("history_user")
+            .order_by("-history_date", "-history_id"))
+
+
+def state_at(record: models.Model) -> ScenarioState:
+    """The scenario and its rent options as they were at ``record``."""
+    following = (Scenario.history.filter(id=record.id, history_date__gt=record.history_date)
+                 .order_by("history_date").values_list("history_date", flat=True).first())
+    options = RentOption.history.as_of(following or timezone.now()).filter(scenario_id=record.id)
+    return ScenarioState(record=record, scenario=record.instance,
+                         rent_options=sorted(options, key=lambda option: option.pk))
+
+
+def field_changes(old: ScenarioState, new: ScenarioState) -> list[FieldChange]:
+    """Every input that differs, scenario fields first, then rent options by position."""
+    changes = _changed(old.scenario, new.scenario, Scenario, BOOKKEEPING, "")
+    for index in range(max(len(old.rent_options), len(new.rent_options))):
+        before = old.rent_options[index] if index < len(old.rent_options) else None
+        after = new.rent_options[index] if index < len(new.rent_options) else None
+        label = f"rent_options[{index}]"
+        if before is None or after is None:
+            changes.append(FieldChange(label, before and str(before), after and str(after)))
+        else:
+            changes += _changed(before, after, RentOption, RENT_BOOKKEEPING, f"{label}.")
+    return changes
+
+
+def history_diff(old_record: models.Model, new_record: models.Model) -> ScenarioDiff:
+    """What changed between two history rows and how buy-vs-rent moved against each rent option."""
+    old, new = state_at(old_record), state_at(new_record)
+    figures, errors = {}, {}
+    for side, state in (("old", old), ("new", new)):
+        try:
+            figures[side] = _option_figures(state)
+        except ScenarioInputError as exc:
+            figures[side], errors[side] = {}, str(exc)
+    names = list(dict.fromkeys([*figures["old"], *figures["new"]]))
+    moves = [OptionMove(name, figures["old"].get(name), figures["new"].get(name)) for name in names]
+    return ScenarioDiff(old=old, new=new, changes=field_changes(old, new), moves=moves, errors=errors)
+
+
+def _option_figures(state: ScenarioState) -> dict[str, dict[str, Any]]:
+    """Per rent option name: winner, breakeven month (None = never) and NPV saving of buying."""
+    result = scenario_evaluate(scenario=state.scenario, rent_options=state.rent_options).result
+    figures = {}
+    for name, row in result.summary().items():
+        breakeven = float(row["breakeven_month"])
+        figures[name] = {"winner": str(row["winner"]),
+                         "breakeven_month": None if math.isnan(breakeven) else int(breakeven),
+                         "npv_saving_usd": round(float(row["npv_saving_usd"]), 2)}
+    return figures
+
+
+def _changed(old: models.Model, new: models.Model, model: type[models.Model], skip: set[str],
+             prefix: str) -> list[FieldChange]:
+    return [FieldChange(f"{prefix}{field.name}", _shown(old, field), _shown(new, field))
+            for field in model._meta.concrete_fields
+            if field.name not in skip
+            and getattr(old, field.attname) != getattr(new, field.attname)]
+
+
+def _shown(instance: models.Model, field: models.Field) -> str | None:
+    """A field's value as text; a related row by its name (or id, if it has been deleted)."""
+    value = getattr(instance, field.attname)
+    if value is None:
+        return None
+    if field.is_relation:
+        try:
+            return str(getattr(instance, field.name))
+        except ObjectDoesNotExist:
+            return f"#{value} (deleted)"
+    return str(value)

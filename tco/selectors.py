@@ -1,0 +1,29 @@
+"""What a user may see of scenarios and what hangs off them; every API view, serializer field and
+admin page of these rows goes through here (another team's rows are not found: 404)."""
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from teams.models import Role
+from teams.selectors import User, for_teams
+from tco.models import PriceAlert, Scenario, ScenarioSnapshot, SweepRun
+
+
+def scenarios_for(user: User, *, role: Role = Role.VIEWER) -> QuerySet[Scenario]:
+    """Scenarios of the teams in which ``user`` has ``role`` or above."""
+    return for_teams(Scenario.objects.all(), user, role=role)
+
+
+def sweep_runs_for(user: User, *, role: Role = Role.VIEWER) -> QuerySet[SweepRun]:
+    """Runs over the scenarios of ``user``'s teams."""
+    return for_teams(SweepRun.objects.all(), user, team_path="scenario__team", role=role)
+
+
+def price_alerts_for(user: User) -> QuerySet[PriceAlert]:
+    """Price alerts on the scenarios of ``user``'s teams."""
+    return for_teams(PriceAlert.objects.all(), user, team_path="scenario__team")
+
+
+def snapshots_for(user: User) -> QuerySet[ScenarioSnapshot]:
+    """Price snapshots of the scenarios of ``user``'s teams."""
+    return for_teams(ScenarioSnapshot.objects.all(), user, team_path="scenario__team")

@@ -1,0 +1,114 @@
+"""Who sees and changes what in the admin: team rows by role, catalog rows by staff."""
+from __future__ import annotations
+
+from django.contrib.admin.utils import unquote
+from django.http import Http404, HttpRequest
+
+from teams.models import Role
+from teams.selectors import for_teams, has_role, is_team_member, team_id_of, teams_of
+
+
+class TeamScopedAdminMixin:
+    """A model admin of team-owned rows: the user's teams' rows only (superusers: every row).
+
+    Viewing needs membership of the row's team; adding, changing and deleting need the analyst
+    role there. ``team_path`` says how a row reaches its team.
+    """
+
+    team_path = "team"
+
+    def get_queryset(self, request: HttpRequest):
+        return for_teams(super().get_queryset(request), request.user, team_path=self.team_path)
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context=None):
+        self._found_or_404(request, object_id)
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def delete_view(self, request: HttpRequest, object_id: str, extra_context=None):
+        self._found_or_404(request, object_id)
+        return super().delete_view(request, object_id, extra_context)
+
+    def _found_or_404(self, request: HttpRequest, object_id: str) -> None:
+        # Django's admin redirects for a missing row; another team's row is simply not found.
+        if self.get_object(request, unquote(object_id)) is None:
+            raise Http404(f"No such {self.model._meta.verbose_name} in your teams.")
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_superuser or is_team_member(request.user)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        if obj is None:
+            return self.has_module_permission(request)
+        return has_role(request.user, team_id_of(obj, self.team_path), Role.VIEWER)
+
+    def has_add_permission(self, request: HttpRequest, *args) -> bool:
+        return teams_of(request.user, role=Role.ANALYST).exists()
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        if obj is None:
+            return teams_of(request.user, role=Role.ANALYST).exists()
+        return has_role(request.user, team_id_of(obj, self.team_path), Role.ANALYST)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return TeamScopedAdminMixin.has_change_permission(self, request, obj)
+
+
+class TeamScopedInlineMixin:
+    """An inline on a team-owned parent: members of the parent's team see it, analysts edit it."""
+
+    parent_team_path = "team"
+
+    def _parent_role(self, request: HttpRequest, parent, role: Role) -> bool:
+        if parent is None:
+            return teams_of(request.user, role=role).exists()
+        return has_role(request.user, team_id_of(parent, self.parent_team_path), role)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._parent_role(request, obj, Role.VIEWER)
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._parent_role(request, obj, Role.ANALYST)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._parent_role(request, obj, Role.ANALYST)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._parent_role(request, obj, Role.ANALYST)
+
+
+class StaffWritesAdminMixin:
+    """Catalog rows: everyone in the admin reads them; only staff add, change or delete."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_active
+
+    def has_add_permission(self, request: HttpRequest, *args) -> bool:
+        return request.user.is_staff
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_staff
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_staff
+
+
+class StaffOnlyAdminMixin:
+    """Rows only staff see and change: teams and memberships, price refresh schedules."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_staff
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_staff
+
+    def has_add_permission(self, request: HttpRequest, *args) -> bool:
+        return request.user.is_staff
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_staff
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_staff

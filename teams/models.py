@@ -1,0 +1,53 @@
+"""Teams share one deployment without seeing each other's cases: a member's role in a team says
+what they may do with the team's scenarios, runs, reports, alerts and quotes."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Role(models.TextChoices):
+    """What a member may do in a team; each role may do everything the roles before it may."""
+
+    VIEWER = "viewer", "Viewer (reads)"
+    ANALYST = "analyst", "Analyst (edits, evaluates, runs, exports)"
+    APPROVER = "approver", "Approver (also approves scenarios)"
+
+    @classmethod
+    def at_least(cls, role: Role) -> list[Role]:
+        """The roles that include ``role``'s rights: ANALYST -> [ANALYST, APPROVER]."""
+        members = list(cls)
+        return members[members.index(role):]
+
+
+class Team(models.Model):
+    """A group of people whose scenarios, runs, reports, alerts and quotes are theirs alone."""
+
+    name = models.CharField(max_length=200, unique=True)
+    slug = models.SlugField(max_length=64, unique=True, help_text="How the API names the team.")
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """A user's role in one team."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="memberships")
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.VIEWER)
+
+    class Meta:
+        ordering = ["team", "user"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "team"], name="membership_one_per_user_and_team"),
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="membership_role_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.team} ({self.role})"

@@ -1,0 +1,79 @@
+"""Which teams a user acts for, and the one filter every team-owned queryset goes through.
+
+Another team's objects are filtered out rather than refused, so to the API and the admin they
+do not exist (404, never 403). Superusers act for every team with every role.
+"""
+from __future__ import annotations
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Model, QuerySet
+
+from teams.models import Membership, Role, Team
+
+User = AbstractBaseUser | AnonymousUser
+
+
+class TeamChoiceError(ValueError):
+    """No team can be chosen for a new object: the user has none, or several and named none."""
+
+
+def teams_of(user: User, *, role: Role = Role.VIEWER) -> QuerySet[Team]:
+    """Teams in which ``user`` has ``role`` or a role above it (VIEWER: every team they are in)."""
+    if not user.is_authenticated:
+        return Team.objects.none()
+    if user.is_superuser:
+        return Team.objects.all()
+    return Team.objects.filter(memberships__user=user, memberships__role__in=Role.at_least(role))
+
+
+def for_teams(queryset: QuerySet, user: User, *, team_path: str = "team",
+              role: Role = Role.VIEWER) -> QuerySet:
+    """``queryset`` narrowed to rows whose team (reached by ``team_path``) ``user`` has ``role`` in."""
+    return queryset.filter(**{f"{team_path}__in": teams_of(user, role=role)})
+
+
+def has_role(user: User, team_id: int | None, role: Role) -> bool:
+    """Whether ``user`` has ``role`` (or above) in the team ``team_id``."""
+    return team_id is not None and teams_of(user, role=role).filter(pk=team_id).exists()
+
+
+def is_team_member(user: User) -> bool:
+    """Whether ``user`` belongs to at least one team."""
+    return user.is_authenticated and Membership.objects.filter(user=user).exists()
+
+
+def team_id_of(obj: Model, team_path: str) -> int | None:
+    """The id of the team an object belongs to, following ``team_path`` ("scenario__team")."""
+    *hops, last = team_path.split("__")
+    for hop in hops:
+        obj = getattr(obj, hop)
+    return getattr(obj, f"{last}_id")
+
+
+def team_for_new_object(user: User, *, team: Team | None = None,
+                        role: Role = Role.ANALYST) -> Team:
+    """The team a new object of ``user`` goes to: ``team`` if given, else their only team.
+
+    Raises
+    ------
+    TeamChoiceError
+        The user is in no team with ``role``, or in several and named none.
+    """
+    candidates = teams_of(user, role=role)
+    if team is not None:
+        if not candidates.filter(pk=team.pk).exists():
+            raise TeamChoiceError(f"you are not {role.value} or above in a team '{team.slug}'")
+        return team
+    slugs = list(candidates.values_list("slug", flat=True)[:11])
+    if len(slugs) == 1:
+        return candidates.get()
+    if not slugs:
+        raise TeamChoiceError("you belong to no team that may do this; ask an administrator "
+                              "to add you to one")
+    raise TeamChoiceError(f"name the team: one of {', '.join(slugs)}")
+
+
+def team_ids_of(user: User) -> list[int]:
+    """Ids of the teams whose confidential prices ``user`` sees (none when signed out)."""
+    return list(teams_of(user).values_list("pk", flat=True))

@@ -1,0 +1,83 @@
+"""End to end in headless Chromium: log in, open a demo scenario and its chart, run a sweep to
+100 %, export the Excel report and download it. Screenshots of each step go to
+test-artifacts/e2e/ (not committed)."""
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import expect, sync_playwright
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "e2e"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+PASSWORD = "browser-test-password"
+
+
+@pytest.fixture
+def browser_page():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: make test installs it (apt-get install chromium)")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        yield page
+        browser.close()
+
+
+@pytest.mark.worker
+def test_an_analyst_runs_a_sweep_and_downloads_the_excel_report(
+        live_server, redis_worker, catalog, demo_scenarios, browser_page, tmp_path):
+    get_user_model().objects.create_superuser("browser", "b@example.com", PASSWORD)
+    scenario = demo_scenarios["8x H100 training cluster"]
+    page = browser_page
+
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "browser")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    expect(page.locator("#site-name")).to_be_visible()
+    page.screenshot(path=ARTIFACTS / "1-logged-in.png")
+
+    page.goto(f"{live_server.url}/admin/tco/scenario/{scenario.pk}/change/")
+    chart = page.locator("#scenario-result .cumulative-chart svg")
+    expect(chart).to_be_visible()
+    expect(page.locator("#scenario-result")).to_contain_text("Cost per useful GPU-hour")
+    page.screenshot(path=ARTIFACTS / "2-scenario-with-chart.png", full_page=True)
+
+    page.click("text=Sweep")
+    page.fill("textarea[name=axes]",
+              "workload.utilisation=0.3,0.5,0.7,0.9\nfacility.electricity_usd_per_kwh=0.05:0.30@6")
+    page.fill("input[name=chunk_size]", "4")  # several chunks, so the bar moves
+    page.click("input[type=submit]")
+    bar = page.locator("#run-progress-bar")
+    expect(bar).to_be_visible()
+    page.screenshot(path=ARTIFACTS / "3-sweep-running.png", full_page=True)
+    expect(page.locator("#run-progress-text")).to_contain_text("100%", timeout=120_000)
+    assert bar.get_attribute("value") == "100"
+    page.screenshot(path=ARTIFACTS / "4-sweep-done.png", full_page=True)
+
+    page.goto(f"{live_server.url}/admin/tco/scenario/")
+    page.locator("tr", has_text=scenario.name).locator("input.action-select").check()
+    page.select_option("select[name=action]", label="Export Excel")
+    page.click("button[name=index]")
+    link = page.locator("a", has_text=re.compile(r"\.xlsx|Download", re.I)).first
+    for _ in range(60):
+        if link.count():
+            break
+        page.wait_for_timeout(1000)
+        page.reload()
+    page.screenshot(path=ARTIFACTS / "5-exports.png", full_page=True)
+    with page.expect_download() as download_info:
+        link.click()
+    saved = tmp_path / "report.xlsx"
+    download_info.value.save_as(saved)
+    with zipfile.ZipFile(saved) as workbook:  # an xlsx is a zip with a workbook part
+        assert "xl/workbook.xml" in workbook.namelist()
