@@ -7,6 +7,10 @@ from celery.signals import setup_logging
 from django_structlog.celery.steps import DjangoStructLogInitStep
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+# One BLAS thread per worker process: the engine is vectorised already, and several threads
+# per process oversubscribe the cores that the worker processes share (measured by tco.bench).
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")

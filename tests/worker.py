@@ -39,7 +39,8 @@ class WorkerProcess:
     @property
     def env(self) -> dict[str, str]:
         return {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test",
-                "DATABASE_URL": database_url(), **self.broker_env}
+                "DATABASE_URL": database_url(), "CELERY_TASK_ALWAYS_EAGER": "false",
+                **self.broker_env}
 
     def start(self, *, wait: bool = True) -> WorkerProcess:
         env = self.env

@@ -13,8 +13,9 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Throttle counters in process memory: clearing them must never flush the broker's database.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
-# Tasks run inline unless a test starts a real worker process (tests/worker.py).
-CELERY_TASK_ALWAYS_EAGER = True
+# Tasks run inline unless a test starts a real worker process (tests/worker.py), which turns
+# this off so the tasks it queues in turn go through the broker too.
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)  # noqa: F405
 CELERY_TASK_EAGER_PROPAGATES = True
 
 # Serve static files from the apps directly; no collectstatic needed outside production.

@@ -141,6 +141,10 @@ def one_at_a_time(
     )
 
 
+# Inputs bounded by another input (lower path, upper path): a moved value stays on its side.
+_ORDERED_PAIRS = (("buy.system_power_idle_kw", "buy.system_power_max_kw"),)
+
+
 def _moved_values(inputs: Scenario, path: str, step_share: float) -> np.ndarray:
     """[low, high] values of one input, clipped inside its valid range."""
     value = float(get_input(inputs, path))
@@ -150,4 +154,9 @@ def _moved_values(inputs: Scenario, path: str, step_share: float) -> np.ndarray:
         low = np.nextafter(low, np.inf)
     if metadata["high_open"]:
         high = np.nextafter(high, -np.inf)
+    for lower, upper in _ORDERED_PAIRS:
+        if path == lower:
+            high = min(high, float(get_input(inputs, upper)))
+        elif path == upper:
+            low = max(low, float(get_input(inputs, lower)))
     return np.clip(np.array([value * (1.0 - step_share), value * (1.0 + step_share)]), low, high)

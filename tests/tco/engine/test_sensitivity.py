@@ -91,3 +91,16 @@ def test_money_is_written_for_people() -> None:
     assert format_usd(1_234_567) == "$1.23M"
     assert format_usd(-45_600) == "-$45.6k"
     assert format_usd(789.4) == "$789"
+
+
+def test_idle_power_equal_to_max_is_moved_without_crossing_it():
+    # A system costed at full draw (idle = max): +10 % idle would exceed max and be invalid.
+    base = flat_scenario()
+    inputs = with_overrides(base, {"buy.system_power_idle_kw": base.buy.system_power_max_kw})
+
+    tornado = one_at_a_time(inputs, paths=["buy.system_power_idle_kw", "buy.system_power_max_kw"])
+
+    rows = {row.path: row for row in tornado.rows}
+    max_kw = float(base.buy.system_power_max_kw)
+    assert rows["buy.system_power_idle_kw"].high_value == max_kw
+    assert rows["buy.system_power_max_kw"].low_value == max_kw
