@@ -132,6 +132,14 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Several models have a "kind"; give each choice set its own schema name.
+    "ENUM_NAME_OVERRIDES": {
+        "SourceKindEnum": "catalog.choices.SourceKind",
+        "AcceleratorKindEnum": "catalog.choices.AcceleratorKind",
+        "SystemKindEnum": "catalog.choices.SystemKind",
+        "FacilityKindEnum": "catalog.choices.FacilityKind",
+        "RunKindEnum": "tco.models.runs.RunKind",
+    },
 }
 
 REDIS_URL = env.str("REDIS_URL", default="")

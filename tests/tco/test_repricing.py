@@ -58,7 +58,8 @@ def lambda_h100() -> CloudOffering:
 def make_scenario(owner, **option) -> Scenario:
     scenario = Scenario(
         team=team(), owner=owner, name="8x H100 vs Lambda",
-        accelerator=Accelerator.objects.get(slug="h100-sxm-80gb"), accelerators=8, utilisation=Decimal("1"), system=SystemSku.objects.get(slug="dgx-h100"),
+        accelerator=Accelerator.objects.get(slug="h100-sxm-80gb"), accelerators=8,
+        utilisation=Decimal("1"), system=SystemSku.objects.get(slug="dgx-h100"),
         system_price_usd=Decimal("400000"), facility=FacilityProfile.objects.get(slug="colo-air"),
         electricity_usd_per_kwh=Decimal("0.10"), pue=Decimal("1"), colocation_usd_per_kw_month=Decimal("0"),
         horizon_months=36, discount_rate_per_year=Decimal("0"), depreciation_months=60)

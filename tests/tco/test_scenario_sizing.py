@@ -196,6 +196,7 @@ def _admin_form(scenario: Scenario, sizing: object) -> dict:
     prefix = "rent_options"
     return {**{k: "" if v is None else v for k, v in fields.items()},
             "sizing": json.dumps(sizing),
+            "edited_revision": scenario.revision,  # the hidden field the page carries
             f"{prefix}-TOTAL_FORMS": 1, f"{prefix}-INITIAL_FORMS": 1,
             # The read-only inline of past exports (none yet) posts its management form too.
             "report_exports-TOTAL_FORMS": 0, "report_exports-INITIAL_FORMS": 0,
