@@ -132,6 +132,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.openapi.document_error_responses",
+    ],
     # Several models have a "kind"; give each choice set its own schema name.
     "ENUM_NAME_OVERRIDES": {
         "SourceKindEnum": "catalog.choices.SourceKind",
