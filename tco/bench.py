@@ -129,15 +129,31 @@ def measure_engine_chunked(total: int, chunk_size: int = CHUNK_SIZE) -> Measurem
     return _timed(f"engine, {total:,} in chunks of {chunk_size:,}", total, run, memory_run=one_chunk)
 
 
+def single_scenarios(sample: int) -> list[Scenario]:
+    """The first ``sample`` scenarios of the benchmark batch, each on its own (scalar inputs)."""
+    batch = random_batch(sample, np.random.default_rng(SEED))
+    return [
+        with_overrides(batch, {path: np.asarray(get_input(batch, path))[index] for path in VARIED_INPUTS})
+        for index in range(sample)
+    ]
+
+
+def measure_engine_one_at_a_time(sample: int = 1_000) -> Measurement:
+    """The engine called once per scenario in a Python loop: what batching saves."""
+    singles = single_scenarios(sample)
+
+    def run() -> None:
+        for scenario in singles:
+            evaluate(scenario, detail=False)
+
+    return _timed(f"engine, {sample:,} one at a time", sample, run, memory_run=None)
+
+
 def measure_reference(sample: int = 200) -> Measurement:
     """The plain-Python reference on ``sample`` scenarios, one at a time."""
     from tests.tco.reference_model import reference_evaluate
 
-    batch = random_batch(sample, np.random.default_rng(SEED))
-    singles = [
-        with_overrides(batch, {path: np.asarray(get_input(batch, path))[index] for path in VARIED_INPUTS})
-        for index in range(sample)
-    ]
+    singles = single_scenarios(sample)
 
     def run() -> None:
         for scenario in singles:
@@ -154,8 +170,9 @@ def main() -> None:
         measure_engine_batch(100_000),
         measure_engine_chunked(1_000_000),
     ]
+    one_at_a_time = measure_engine_one_at_a_time()
     reference = measure_reference()
-    for measurement in [*engine_runs, reference]:
+    for measurement in [*engine_runs, one_at_a_time, reference]:
         print(measurement.line())
     for measurement in engine_runs:
         ratio = measurement.scenarios_per_s / reference.scenarios_per_s
