@@ -26,7 +26,7 @@ from catalog.models import (
 from catalog.refresh.admin import PriceAgeMixin, PriceHistoryChartMixin
 from catalog.selectors import visible_prices
 from catalog.services import quote_file_import
-from teams.admin_mixins import StaffWritesAdminMixin
+from teams.admin_mixins import HiddenRowsNotFoundMixin, StaffWritesAdminMixin
 from teams.selectors import team_ids_of
 
 # Source URLs typed without a scheme are https (Django 6's default; silences its deprecation).
@@ -184,7 +184,7 @@ class CloudOfferingAdmin(StaffWritesAdminMixin, PriceHistoryChartMixin, admin.Mo
 
 
 @admin.register(PricePoint)
-class PricePointAdmin(StaffWritesAdminMixin, PriceAgeMixin, admin.ModelAdmin):
+class PricePointAdmin(HiddenRowsNotFoundMixin, StaffWritesAdminMixin, PriceAgeMixin, admin.ModelAdmin):
     formfield_overrides = HTTPS_URLS
     list_display = (
         "__str__",

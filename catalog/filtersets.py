@@ -129,7 +129,17 @@ class PricePointFilterSet(filters.FilterSet):
 
     class Meta:
         model = PricePoint
-        fields = ["offering_id", "system_id", "system", "provider", "source", "currency", "as_of", "team", "public"]
+        fields = [
+            "offering_id",
+            "system_id",
+            "system",
+            "provider",
+            "source",
+            "currency",
+            "as_of",
+            "team",
+            "public",
+        ]
 
 
 class CoolingTechnologyFilterSet(filters.FilterSet):

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import PurePath
-
 from django import forms
 
+from catalog.importers import QuoteFileRejected, quote_file_check
 from teams.models import Role
 from teams.selectors import User, teams_of
 
@@ -44,6 +43,8 @@ class QuoteImportForm(forms.Form):
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
-        if PurePath(upload.name).suffix.lower() not in (".csv", ".xlsx"):
-            raise forms.ValidationError("Upload a .csv or .xlsx file.")
+        try:
+            quote_file_check(file_name=upload.name, size_bytes=upload.size)
+        except QuoteFileRejected as exc:
+            raise forms.ValidationError([str(error) for error in exc.errors]) from exc
         return upload

@@ -23,19 +23,28 @@ note                        optional; free text kept with the price
 
 Columns for a kind are required only when the file has rows of that kind. Row numbers in errors
 are the ones a spreadsheet shows: the header is row 1.
+
+Files come from users, so they are checked before they are parsed: the name must end in .csv or
+.xlsx and the size stay within ``DJANGO_UPLOAD_MAX_BYTES``; a CSV must be text; an XLSX must be
+a zip archive without macros whose parts unpack to a bounded size. openpyxl parses the parts
+with defusedxml, so an XML bomb (entity declarations) is refused instead of expanded.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import io
+import re
+import zipfile
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NoReturn
 
 import openpyxl
 import pandas as pd
+from defusedxml import DefusedXmlException
+from django.conf import settings
 
 from catalog.choices import Currency, PricingModel, Provider
 
@@ -46,6 +55,15 @@ REQUIRED_BY_KIND = {
 }
 OPTIONAL = ("accelerator", "accelerators_per_instance", "amount_high", "note")
 HEADER_ROW = 1
+QUOTE_FILE_SUFFIXES = (".csv", ".xlsx")
+ZIP_SIGNATURE = b"PK\x03\x04"
+# An XLSX unpacks to about 6 times the bytes of the same rows as CSV (20,000 offering rows: 14.2 MB
+# of XML, 2.5 MB of CSV): ten times the upload limit holds any quote a CSV of that limit could
+# hold, and stops a zip bomb.
+XLSX_MAX_UNPACKED_PER_UPLOAD_BYTE = 10
+# Text needs no control character but tab, line feed and carriage return.
+BINARY_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+MACRO_PART = "vbaproject.bin"
 
 
 @dataclass(frozen=True)
@@ -109,22 +127,52 @@ def parse_quote_file(*, file_name: str, content: bytes) -> tuple[list[QuoteRow],
     QuoteFileRejected
         When the file as a whole is unusable: unreadable, wrong type, missing columns, no rows.
     """
-    suffix = PurePath(file_name).suffix.lower()
-    if suffix == ".csv":
+    quote_file_check(file_name=file_name, size_bytes=len(content))
+    if PurePath(file_name).suffix.lower() == ".csv":
         header, rows = _read_csv(content)
-    elif suffix == ".xlsx":
-        header, rows = _read_xlsx(content)
     else:
-        raise QuoteFileRejected([RowError(None, "file", f"expected a .csv or .xlsx file, got '{file_name}'")])
+        header, rows = _read_xlsx(content)
     return _validate(header, rows)
+
+
+def quote_file_max_bytes() -> int:
+    """The largest quote file accepted [bytes]: DJANGO_UPLOAD_MAX_BYTES, what an upload keeps in memory."""
+    return settings.FILE_UPLOAD_MAX_MEMORY_SIZE
+
+
+def quote_file_check(*, file_name: str, size_bytes: int) -> None:
+    """Refuse a quote file by its name and size alone, before any of it is read.
+
+    Raises
+    ------
+    QuoteFileRejected
+        When the name does not end in .csv or .xlsx, or the file is larger than
+        ``quote_file_max_bytes()`` [bytes].
+    """
+    if PurePath(file_name).suffix.lower() not in QUOTE_FILE_SUFFIXES:
+        _refuse(f"expected a .csv or .xlsx file, got '{file_name}'")
+    limit = quote_file_max_bytes()
+    if size_bytes > limit:
+        _refuse(f"is {size_bytes:,} bytes; a quote file may have at most {limit:,}")
+
+
+def _refuse(reason: str) -> NoReturn:
+    raise QuoteFileRejected([RowError(None, "file", reason)])
 
 
 def _read_csv(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
     try:
         text = content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise QuoteFileRejected([RowError(None, "file", f"not a readable CSV file ({exc})")]) from exc
+    binary = BINARY_IN_TEXT.search(text)
+    if binary:
+        _refuse(f"not a CSV text file: it holds binary data ({binary.group()!r} at character "
+                f"{binary.start()})")
+    try:
         # Strings only and blank lines kept, so row numbers match what a spreadsheet shows.
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skip_blank_lines=False)
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise QuoteFileRejected([RowError(None, "file", f"not a readable CSV file ({exc})")]) from exc
     header = [str(name).strip().lower() for name in frame.columns]
     frame.columns = header
@@ -134,21 +182,57 @@ def _read_csv(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any]
 
 
 def _read_xlsx(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    _xlsx_check(content)
+    # Anything openpyxl raises on a malformed part, at load or while streaming rows, means the
+    # same to the user (zipfile, KeyError, ValueError, InvalidFileException...).
     try:
-        workbook = openpyxl.load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises zipfile, KeyError, InvalidFileException…
+        workbook = openpyxl.load_workbook(
+            io.BytesIO(content), read_only=True, data_only=True, keep_links=False
+        )
+        try:
+            lines = workbook.active.iter_rows(values_only=True)
+            first = next(lines, None) or ()
+            header = ["" if name is None else str(name).strip().lower() for name in first]
+            rows = [
+                (number, dict(zip(header, values, strict=False)))
+                for number, values in enumerate(lines, start=HEADER_ROW + 1)
+            ]
+        finally:
+            workbook.close()
+    except Exception as exc:
+        if _caused_by(exc, DefusedXmlException):
+            _refuse("not a safe XLSX file: its XML declares entities, which a workbook never needs "
+                    "(an XML bomb?); it was not expanded")
         raise QuoteFileRejected([RowError(None, "file", f"not a readable XLSX file ({exc})")]) from exc
-    try:
-        lines = workbook.active.iter_rows(values_only=True)
-        first = next(lines, None) or ()
-        header = ["" if name is None else str(name).strip().lower() for name in first]
-        rows = [
-            (number, dict(zip(header, values, strict=False)))
-            for number, values in enumerate(lines, start=HEADER_ROW + 1)
-        ]
-    finally:
-        workbook.close()
     return header, rows
+
+
+def _xlsx_check(content: bytes) -> None:
+    """Refuse an XLSX that is not a zip archive, unpacks too large, or carries macros."""
+    if not content.startswith(ZIP_SIGNATURE):
+        _refuse("not a readable XLSX file: it is not a zip archive, as every .xlsx file is")
+    try:
+        with zipfile.ZipFile(io.BytesIO(content)) as archive:
+            parts = archive.infolist()
+    except zipfile.BadZipFile as exc:
+        _refuse(f"not a readable XLSX file ({exc})")
+    # Declared sizes bound what is unpacked: zipfile stops reading a part at its declared size.
+    unpacked_bytes = sum(part.file_size for part in parts)
+    limit = XLSX_MAX_UNPACKED_PER_UPLOAD_BYTE * quote_file_max_bytes()
+    if unpacked_bytes > limit:
+        _refuse(f"not a safe XLSX file: it unpacks to {unpacked_bytes:,} bytes, more than the {limit:,} "
+                "a quote file may (a zip bomb?)")
+    if any(PurePath(part.filename).name.lower() == MACRO_PART for part in parts):
+        _refuse("contains macros (a VBA project); save it as a plain .xlsx workbook without them")
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``kind`` is ``exc`` or anywhere in the chain of exceptions that led to it."""
+    while exc is not None:
+        if isinstance(exc, kind):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def _validate(

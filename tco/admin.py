@@ -16,9 +16,6 @@ from django.views.decorators.http import require_POST
 from simple_history.admin import SimpleHistoryAdmin
 
 from reports.admin import ReportExportInline, export_excel, export_pdf
-from teams.admin_mixins import TeamScopedAdminMixin, TeamScopedInlineMixin
-from teams.models import Role
-from teams.selectors import for_teams, has_role, teams_of
 from tco import admin_alerts, admin_runs  # noqa: F401  (register the alert and run admins)
 from tco.api.sizing import validated_sizing_spec
 from tco.charts import cumulative_cost_figure, render
@@ -29,6 +26,9 @@ from tco.selectors import scenarios_for
 from tco.services import monthly_frame, scenario_clone, scenario_evaluate
 from tco.sizing_from_db import Sizing
 from tco.versions import ScenarioFrozen, scenario_approve, scenario_next_version
+from teams.admin_mixins import TeamScopedAdminMixin, TeamScopedInlineMixin
+from teams.models import Role
+from teams.selectors import for_teams, has_role, teams_of
 
 
 class RentOptionInline(TeamScopedInlineMixin, admin.StackedInline):
@@ -168,6 +168,14 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
         except ScenarioFrozen as exc:
             request.scenario_frozen = str(exc)
 
+    def construct_change_message(self, request, form, formsets, add=False):
+        created = getattr(request, "scenario_next_version", None)
+        if created is not None:  # the approved scenario's inlines were not saved; say what was
+            return f"Approved, kept as it was; the edits are version {created.version} (#{created.pk})."
+        if getattr(request, "scenario_frozen", None):
+            return "Approved, kept as it was; the edits were refused."
+        return super().construct_change_message(request, form, formsets, add)
+
     def response_change(self, request, obj):
         if getattr(request, "scenario_frozen", None):
             self.message_user(request, request.scenario_frozen, messages.ERROR)
@@ -234,7 +242,11 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
             scenario_clone(scenario=scenario, owner=request.user)
         self.message_user(request, f"Cloned {writable.count()} scenario(s).", messages.SUCCESS)
 
-    @admin.action(description="Approve selected scenarios", permissions=["change"])
+    def has_approve_permission(self, request: HttpRequest) -> bool:
+        """Approving is an approver's: they are one in at least one of their teams."""
+        return teams_of(request.user, role=Role.APPROVER).exists()
+
+    @admin.action(description="Approve selected scenarios", permissions=["approve"])
     def approve_selected(self, request, queryset):
         drafts = for_teams(queryset, request.user, role=Role.APPROVER).filter(
             status=ScenarioStatus.DRAFT)

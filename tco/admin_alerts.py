@@ -4,8 +4,8 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
-from teams.admin_mixins import TeamScopedAdminMixin
 from tco.models import PriceAlert, ScenarioSnapshot
+from teams.admin_mixins import TeamScopedAdminMixin
 
 
 class ReadOnlyAdmin(TeamScopedAdminMixin, admin.ModelAdmin):

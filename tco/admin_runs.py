@@ -5,6 +5,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -22,6 +23,10 @@ from tco.runs.errors import RunSpecError
 from tco.runs.limits import MAX_CHUNK_POINTS, MAX_RUN_POINTS
 from tco.runs.services import MAX_SEED, sweep_run_cancel, sweep_run_start
 from tco.runs.specs import DEFAULT_HISTOGRAM_BINS, DEFAULT_STEP_SHARE, axis_from_text, distribution_from_text
+from tco.selectors import scenarios_for, sweep_runs_for
+from teams.admin_mixins import TeamScopedAdminMixin
+from teams.models import Role
+from teams.selectors import has_role
 
 # The run page asks for progress this often while the run is active.
 POLL_EVERY_MS = 1000
@@ -87,13 +92,14 @@ START_FORMS: dict[str, type[forms.Form]] = {
 
 
 @admin.register(SweepRun)
-class SweepRunAdmin(admin.ModelAdmin):
+class SweepRunAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     list_display = ["id", "kind", "scenario", "status", "progress_bar", "points_total", "created_at",
                     "finished_at"]
     list_filter = ["kind", "status", "scenario"]
     search_fields = ["scenario__name"]
     list_select_related = ["scenario"]
     change_form_template = "admin/tco/sweeprun/change_form.html"
+    team_path = "scenario__team"
     fieldsets = [
         (None, {"fields": [("scenario", "kind", "status"), ("progress", "chunks_done", "chunks_total"),
                            ("points_total", "chunk_size", "seed"),
@@ -124,7 +130,9 @@ class SweepRunAdmin(admin.ModelAdmin):
     def start_view(self, request: HttpRequest, scenario_id: int, kind: str) -> HttpResponse:
         if kind not in START_FORMS:
             raise Http404(f"no run of kind {kind!r}")
-        scenario = get_object_or_404(Scenario, pk=scenario_id)
+        scenario = get_object_or_404(scenarios_for(request.user), pk=scenario_id)
+        if not has_role(request.user, scenario.team_id, Role.ANALYST):
+            raise PermissionDenied
         form = START_FORMS[kind](request.POST or None)
         if request.method == "POST" and form.is_valid():
             run = _start(request, form, scenario, kind)
@@ -137,14 +145,16 @@ class SweepRunAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/tco/sweeprun/start_form.html", context)
 
     def progress_view(self, request: HttpRequest, pk: int) -> JsonResponse:
-        run = get_object_or_404(SweepRun.objects.only("status", "progress", "chunks_done", "chunks_total",
-                                                      "error"), pk=pk)
+        runs = sweep_runs_for(request.user).only("status", "progress", "chunks_done", "chunks_total", "error")
+        run = get_object_or_404(runs, pk=pk)
         return JsonResponse({"status": run.status, "active": run.is_active, "progress": run.progress,
                              "chunks_done": run.chunks_done, "chunks_total": run.chunks_total,
                              "error": run.error})
 
     def cancel_view(self, request: HttpRequest, pk: int) -> HttpResponse:
-        run = get_object_or_404(SweepRun, pk=pk)
+        run = get_object_or_404(sweep_runs_for(request.user), pk=pk)
+        if not has_role(request.user, run.scenario.team_id, Role.ANALYST):
+            raise PermissionDenied
         if sweep_run_cancel(run=run):
             self.message_user(request, "Cancelled; chunks already running finish, no more are queued.")
         else:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from tco.models import PriceAlert, Scenario, ScenarioSnapshot, SweepRun
 from teams.models import Role
 from teams.selectors import User, for_teams
-from tco.models import PriceAlert, Scenario, ScenarioSnapshot, SweepRun
 
 
 def scenarios_for(user: User, *, role: Role = Role.VIEWER) -> QuerySet[Scenario]:

@@ -24,6 +24,8 @@ class MembershipInline(StaffOnlyAdminMixin, admin.TabularInline):
 
 @admin.register(Team)
 class TeamAdmin(StaffOnlyAdminMixin, admin.ModelAdmin):
+    """Teams with their members, for staff."""
+
     list_display = ["name", "slug"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
@@ -32,6 +34,8 @@ class TeamAdmin(StaffOnlyAdminMixin, admin.ModelAdmin):
 
 @admin.register(Membership)
 class MembershipAdmin(StaffOnlyAdminMixin, admin.ModelAdmin):
+    """Who is in which team with which role, for staff."""
+
     list_display = ["user", "team", "role"]
     list_filter = ["team", "role"]
     search_fields = ["user__username", "user__email", "team__name"]

@@ -8,17 +8,9 @@ from teams.models import Role
 from teams.selectors import for_teams, has_role, is_team_member, team_id_of, teams_of
 
 
-class TeamScopedAdminMixin:
-    """A model admin of team-owned rows: the user's teams' rows only (superusers: every row).
-
-    Viewing needs membership of the row's team; adding, changing and deleting need the analyst
-    role there. ``team_path`` says how a row reaches its team.
-    """
-
-    team_path = "team"
-
-    def get_queryset(self, request: HttpRequest):
-        return for_teams(super().get_queryset(request), request.user, team_path=self.team_path)
+class HiddenRowsNotFoundMixin:
+    """Rows the admin's queryset hides answer 404 (Django's admin would redirect with "does not
+    exist"), so another team's row looks like no row at all."""
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context=None):
         self._found_or_404(request, object_id)
@@ -29,9 +21,21 @@ class TeamScopedAdminMixin:
         return super().delete_view(request, object_id, extra_context)
 
     def _found_or_404(self, request: HttpRequest, object_id: str) -> None:
-        # Django's admin redirects for a missing row; another team's row is simply not found.
         if self.get_object(request, unquote(object_id)) is None:
             raise Http404(f"No such {self.model._meta.verbose_name} in your teams.")
+
+
+class TeamScopedAdminMixin(HiddenRowsNotFoundMixin):
+    """A model admin of team-owned rows: the user's teams' rows only (superusers: every row).
+
+    Viewing needs membership of the row's team; adding, changing and deleting need the analyst
+    role there. ``team_path`` says how a row reaches its team.
+    """
+
+    team_path = "team"
+
+    def get_queryset(self, request: HttpRequest):
+        return for_teams(super().get_queryset(request), request.user, team_path=self.team_path)
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return request.user.is_superuser or is_team_member(request.user)

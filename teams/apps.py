@@ -2,5 +2,7 @@ from django.apps import AppConfig
 
 
 class TeamsConfig(AppConfig):
+    """Teams, memberships and roles; who sees and changes what."""
+
     name = "teams"
     default_auto_field = "django.db.models.BigAutoField"

@@ -234,6 +234,7 @@ class PricePointSerializer(ModelCleanMixin, PriceAgeFields, serializers.ModelSer
     team = serializers.SlugRelatedField(
         slug_field="slug",
         read_only=True,
+        allow_null=True,
         help_text="The team whose confidential quote this is; null = a public price.",
     )
 

@@ -12,3 +12,8 @@ REFRESH_SOFT_TIME_LIMIT_S = 1500
 REFRESH_TIME_LIMIT_S = 1800
 # A job still "running" this long after it started lost its worker: no run lasts that long.
 ABANDONED_AFTER_S = 2 * REFRESH_TIME_LIMIT_S
+# A run whose database went away waits this long for it to come back to record its failure (a
+# PostgreSQL restart or fail-over takes seconds), trying again every interval: a job row left
+# RUNNING would read as in progress until ABANDONED_AFTER_S.
+FAILURE_RECORD_PATIENCE_S = 60
+FAILURE_RECORD_RETRY_INTERVAL_S = 1

@@ -6,19 +6,23 @@
 1. A RUNNING job row is committed first, so a run that dies still leaves a trace.
 2. The whole feed is read and checked before anything is written; a FeedError (truncated or
    malformed payload, HTTP errors after retries, unknown currency, absurd price) ends the run.
-3. One transaction, holding a lock on the feed's Source row so two runs of one provider
-   cannot both add the same price, writes offerings, new and changed prices, checks and the
-   job's counts. Its commit sends ``prices_refreshed`` when any price was written.
+3. One transaction (on a new connection if the old one died while the feed was read), holding
+   a lock on the feed's Source row so two runs of one provider cannot both add the same price,
+   writes offerings, new and changed prices, checks and the job's counts. Its commit sends
+   ``prices_refreshed`` when any price was written.
 4. A failure rolls that transaction back and records the reason on the job row in a separate
-   transaction: earlier prices stay as they were.
+   transaction: earlier prices stay as they were. When the failure is the database going away,
+   recording it waits for the database to come back, so the row is never left RUNNING by a
+   short outage; the task then retries (catalog/tasks.py).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
 
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from catalog.choices import SourceKind
@@ -33,7 +37,11 @@ from catalog.refresh.feeds import (
     feed_fetch,
     no_progress,
 )
-from catalog.refresh.limits import ABANDONED_AFTER_S
+from catalog.refresh.limits import (
+    ABANDONED_AFTER_S,
+    FAILURE_RECORD_PATIENCE_S,
+    FAILURE_RECORD_RETRY_INTERVAL_S,
+)
 from catalog.refresh.signals import prices_refreshed
 from catalog.refresh.terms import TermPreference, preferred_prices
 from catalog.refresh.writer import prices_write, rejection_row, unchanged_regions_check
@@ -92,6 +100,7 @@ def price_refresh_run(
             feed_settings=feed_settings,
             progress=progress,
         )
+        _replace_connection_if_lost()
         with transaction.atomic():
             _write(job, run, previous, preference or TermPreference(), progress)
     except FeedError as exc:
@@ -169,7 +178,26 @@ def _fail(job: PriceRefreshJob, code: str, message: str) -> None:
     job.finished_at = timezone.now()
     job.error_code = code
     job.error = message
-    job.save(update_fields=["status", "finished_at", "error_code", "error"])
+    deadline = time.monotonic() + FAILURE_RECORD_PATIENCE_S
+    while True:
+        try:
+            job.save(update_fields=["status", "finished_at", "error_code", "error"])
+            return
+        except (OperationalError, InterfaceError):
+            # The run's own error may be the database going away: wait for it to come back.
+            # Inside a caller's transaction the connection cannot be replaced.
+            if connection.in_atomic_block or time.monotonic() >= deadline:
+                raise
+            connection.close()  # the next query opens a new connection
+            time.sleep(FAILURE_RECORD_RETRY_INTERVAL_S)
+
+
+def _replace_connection_if_lost() -> None:
+    """Reconnect if the connection died while the feed was read (minutes for AWS, the connection
+    idle): a database restart or an idle timeout meanwhile must not fail a refresh whose feed
+    was read whole. Inside a caller's transaction the connection is left alone."""
+    if not connection.in_atomic_block and connection.connection is not None and not connection.is_usable():
+        connection.close()
 
 
 def _abandoned_jobs_fail(provider: str) -> None:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
+from simple_history.utils import bulk_create_with_history
+
 from catalog.models import (
     Accelerator,
     CloudOffering,
@@ -93,7 +95,9 @@ def prices_write(
     outcome = WriteOutcome()
     offerings = _offerings(prices, outcome)
     history = list(
-        PricePoint.objects.filter(source=source, offering__in=[o.pk for o in offerings.values()])
+        PricePoint.objects.filter(
+            source=source, offering__in=[o.pk for o in offerings.values()], team__isnull=True
+        )
         .order_by(*PRICE_RECENCY)
         .values("id", "offering_id", "amount", "currency", "as_of")
     )
@@ -126,7 +130,10 @@ def prices_write(
             outcome.new += 1
         else:
             outcome.changed += 1
-    outcome.written = PricePoint.objects.bulk_create(new_points)
+    # With history rows, as every other price write has (who: no one; why: this job).
+    outcome.written = bulk_create_with_history(
+        new_points, PricePoint, default_change_reason=f"price refresh job {job.pk}"
+    )
     job.written_prices.add(*outcome.written)
     prices_check(
         job=job, price_point_ids=confirmed + [p.pk for p in outcome.written], checked_at=retrieved_at

@@ -28,11 +28,10 @@ class RevisionConflict(APIException):
     default_code = "stale_revision"
 
     def __init__(self, *, sent: int, current: int | None) -> None:
-        super().__init__({
-            "detail": f"The scenario was saved by someone else since revision {sent}; it is at "
-                      f"revision {current}. Reload it and apply your change again.",
-            "current_revision": current,
-        })
+        super().__init__(f"The scenario was saved by someone else since revision {sent}; it is at "
+                         f"revision {current}. Reload it and apply your change again.")
+        # Set after __init__, which would turn the number into text.
+        self.detail = {"detail": self.detail, "current_revision": current}
 
 
 class Frozen(APIException):

@@ -10,7 +10,6 @@ from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import mixins, renderers, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, ValidationError
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
@@ -19,6 +18,9 @@ from tco.runs.errors import RunSpecError
 from tco.runs.limits import MAX_CHUNK_POINTS
 from tco.runs.services import MAX_SEED, sweep_run_cancel, sweep_run_start
 from tco.runs.tables import parquet_to_csv
+from tco.selectors import scenarios_for, sweep_runs_for
+from teams.models import Role
+from teams.permissions import TeamRolePermission, require_role
 
 PARQUET_MEDIA_TYPE = "application/vnd.apache.parquet"
 # Refusals about these go under their own key; every other one is about the spec.
@@ -40,7 +42,7 @@ START_EXAMPLES = [
 
 
 class RunStartSerializer(serializers.Serializer):
-    """What starting a run takes: one of the user's scenarios, the kind of run and its spec."""
+    """What starting a run takes: a scenario of the user's teams, the kind of run and its spec."""
 
     scenario = serializers.PrimaryKeyRelatedField(queryset=Scenario.objects.none())
     kind = serializers.ChoiceField(choices=RunKind.choices)
@@ -56,7 +58,7 @@ class RunStartSerializer(serializers.Serializer):
         super().__init__(*args, **kwargs)
         request = self.context.get("request")  # none when the API schema is generated
         if request is not None:
-            self.fields["scenario"].queryset = Scenario.objects.filter(owner=request.user)
+            self.fields["scenario"].queryset = scenarios_for(request.user)
 
 
 class SweepRunSerializer(serializers.ModelSerializer):
@@ -123,26 +125,28 @@ class CSVRenderer(_FileRenderer):
 
 
 class SweepRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Sweeps, Monte Carlo and sensitivity runs over the signed-in user's scenarios.
+    """Sweeps, Monte Carlo and sensitivity runs over the scenarios of the user's teams.
 
     POST answers 202 with the run; poll it until its status is done, failed or cancelled.
     """
 
     serializer_class = SweepRunSerializer
-    permission_classes = [IsAuthenticated]
+    permission_classes = [TeamRolePermission]
+    team_path = "scenario__team"
     filterset_class = SweepRunFilterSet
     ordering_fields = ["created_at", "status"]
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # the API schema is being generated
             return SweepRun.objects.none()
-        return SweepRun.objects.filter(scenario__owner=self.request.user).defer("engine_inputs", "summary")
+        return sweep_runs_for(self.request.user).defer("engine_inputs", "summary")
 
     @extend_schema(request=RunStartSerializer, responses={202: SweepRunSerializer}, examples=START_EXAMPLES)
     def create(self, request):
         """Check the spec and queue the run; a spec that cannot run is refused (400) with the field."""
         start = RunStartSerializer(data=request.data, context=self.get_serializer_context())
         start.is_valid(raise_exception=True)
+        require_role(request.user, start.validated_data["scenario"].team_id, Role.ANALYST)
         try:
             run = sweep_run_start(**start.validated_data, created_by=request.user)
         except RunSpecError as exc:

@@ -10,10 +10,10 @@ from rest_framework import serializers
 
 from catalog.models import Accelerator, FacilityProfile, SystemSku
 from tco.api.sizing import SizingResultSerializer, SizingSpecSerializer, nested_error
-from teams.models import Role, Team
-from teams.selectors import TeamChoiceError, team_for_new_object, teams_of
 from tco.inputs_from_db import ScenarioInputError, engine_case
 from tco.models import RentOption, Scenario
+from teams.models import Role, Team
+from teams.selectors import TeamChoiceError, team_for_new_object, teams_of
 
 NESTED_FIELD = re.compile(r"^rent_options\[(\d+)\]\.(\w+)$")
 
@@ -59,12 +59,13 @@ class ScenarioSerializer(serializers.ModelSerializer):
     facility = serializers.SlugRelatedField(slug_field="slug",
                                             queryset=FacilityProfile.objects.all())
     rent_options = RentOptionSerializer(many=True)
-    owner = serializers.StringRelatedField(read_only=True)
+    owner = serializers.StringRelatedField(read_only=True, allow_null=True,
+                                           help_text="Who created it; null for the demo ones.")
     team = serializers.SlugRelatedField(
         slug_field="slug", queryset=Team.objects.all(), required=False,
         help_text="The team the scenario belongs to (by slug); empty = your only team. Only its "
                   "members see the scenario; it cannot move to another team.")
-    approved_by = serializers.StringRelatedField(read_only=True)
+    approved_by = serializers.StringRelatedField(read_only=True, allow_null=True)
     revision = serializers.IntegerField(
         required=False, min_value=1,
         help_text="Bumped by every save (also the ETag). An edit must name the revision it was "

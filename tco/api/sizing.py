@@ -25,7 +25,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.models import Accelerator, CloudOffering
-from teams.selectors import team_ids_of
 from tco.engine.model_presets import MODEL_PRESETS
 from tco.engine.sizing import (
     ActivationRecomputation,
@@ -39,6 +38,7 @@ from tco.engine.sizing import (
 )
 from tco.engine.sizing.results import jsonable
 from tco.sizing_from_db import SPEC_KEYS, SizingMode, offering_price, size_spec, sizing_inputs
+from teams.selectors import team_ids_of
 
 
 def nested_error(path: str, message: str) -> dict[str, Any]:

@@ -10,8 +10,6 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from teams.models import Role
-from teams.permissions import TeamRolePermission
 from tco.api.concurrency import Frozen, RevisionConflict, sent_revision, with_etag
 from tco.api.serializers import EvaluationSerializer, HistoryRecordSerializer, ScenarioSerializer
 from tco.history import field_changes, scenario_records, state_at
@@ -20,6 +18,8 @@ from tco.repricing import scenario_snapshot_save
 from tco.selectors import scenarios_for
 from tco.services import scenario_clone, scenario_evaluate, scenario_save
 from tco.versions import ScenarioFrozen, scenario_approve, scenario_delete, scenario_edit
+from teams.models import Role
+from teams.permissions import TeamRolePermission
 
 SCENARIO_EXAMPLE = OpenApiExample(
     "8x H100 training node vs AWS p5 on-demand",

@@ -181,11 +181,6 @@ class Scenario(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    @property
-    def is_approved(self) -> bool:
-        """Approved, hence frozen: an edit makes a new version."""
-        return self.status == ScenarioStatus.APPROVED
-
     def save(self, *args, **kwargs) -> None:
         """Save, bumping ``revision`` only if the stored row is still at this instance's revision.
 
@@ -204,6 +199,11 @@ class Scenario(models.Model):
             if kwargs.get("update_fields") is not None:
                 kwargs["update_fields"] = {*kwargs["update_fields"], "revision"}
         super().save(*args, **kwargs)
+
+    @property
+    def is_approved(self) -> bool:
+        """Approved, hence frozen: an edit makes a new version."""
+        return self.status == ScenarioStatus.APPROVED
 
 
 class RentOption(models.Model):

@@ -16,6 +16,7 @@ HOW A RUN WORKS
    chunks_total moves the run RUNNING -> FINISHING with a conditional UPDATE: exactly one
    finisher, ``sweep_run_finish_task``, concatenates the chunks into one Parquet file and
    stores the summary.
-4. ``sweep_runs_reap_task`` (periodic) re-queues the chunks of a run that has stopped
-   progressing (a worker died holding them) and fails runs past their deadline.
+4. ``sweep_runs_reap_task`` (periodic) re-queues the chunks of a pending or running run that
+   has stopped progressing (a worker died holding them, or a Redis restart emptied the queue)
+   and fails runs past their deadline.
 """

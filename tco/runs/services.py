@@ -67,6 +67,8 @@ MAX_SEED = 2**63 - 1
 HORIZON_PATH = "finance.horizon_months"
 # Tracebacks are in the worker log; the row keeps the message.
 MAX_ERROR_CHARS = 10_000
+# Runs with chunk messages out on the broker, which a worker's death or a broker restart can lose.
+QUEUED_STATUSES = (RunStatus.PENDING, RunStatus.RUNNING)
 
 
 def run_spec(kind: str, raw: Any, inputs: engine.Scenario, *, max_points: int = MAX_RUN_POINTS) -> RunSpec:
@@ -210,11 +212,12 @@ class ReapReport:
 def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
     """Fail runs past their deadline; queue again the chunks of runs that stopped progressing.
 
-    A run with no chunk finished for ``REQUEUE_STALLED_AFTER_S`` lost its chunks (a worker
-    died holding them; with Redis the broker would only hand them out again after its one-hour
-    visibility timeout): its unfinished queued chunks are queued again, once per stall, and the
-    queue is topped up (or the complete run moved on to its finisher). A run with no progress
-    until its deadline is failed as timed out.
+    A pending or running run with no chunk finished for ``REQUEUE_STALLED_AFTER_S`` lost its
+    chunks (a worker died holding them, and with Redis the broker would only hand them out
+    again after its one-hour visibility timeout; or a Redis restart emptied the queue): its
+    unfinished queued chunks are queued again, once per stall, and the queue is topped up (or
+    the complete run moved on to its finisher). A run with no progress until its deadline is
+    failed as timed out.
     """
     now = now or timezone.now()
     report = ReapReport()
@@ -226,7 +229,7 @@ def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
         ):
             report.failed.append(run_id)
     stalled_before = now - timedelta(seconds=REQUEUE_STALLED_AFTER_S)
-    stalled = SweepRun.objects.filter(status=RunStatus.RUNNING, progressed_at__lt=stalled_before).filter(
+    stalled = SweepRun.objects.filter(status__in=QUEUED_STATUSES, progressed_at__lt=stalled_before).filter(
         Q(requeued_at__isnull=True) | Q(requeued_at__lt=stalled_before))
     for run_id in stalled.values_list("pk", flat=True):
         indexes = _requeue_unfinished(run_id, now, stalled_before)
@@ -311,7 +314,7 @@ def _queue_chunks(run_id: int) -> None:
 def _requeue_unfinished(run_id: int, now: datetime, stalled_before: datetime) -> list[int]:
     with transaction.atomic():
         run = (SweepRun.objects.select_for_update()
-               .filter(pk=run_id, status=RunStatus.RUNNING, progressed_at__lt=stalled_before).first())
+               .filter(pk=run_id, status__in=QUEUED_STATUSES, progressed_at__lt=stalled_before).first())
         if run is None:
             return []
         unfinished = SweepChunk.objects.filter(run_id=run_id, index__lt=run.chunks_queued).exclude(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from catalog.datafiles import DATA_DIR, CatalogDataError
-from catalog.importers import QuoteFileRejected
+from catalog.importers import QuoteFileRejected, quote_file_check
 from catalog.services import catalog_load, quote_file_import
 from teams.models import Team
 
@@ -55,18 +56,25 @@ class Command(BaseCommand):
 
     def _import_quotes(self, path: Path, team: Team | None) -> None:
         try:
+            # Name and size first: an over-size file is refused before any of it is read.
+            quote_file_check(file_name=path.name, size_bytes=path.stat().st_size)
             content = path.read_bytes()
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc}") from exc
+        except QuoteFileRejected as exc:
+            self._refuse(path, exc)
         try:
             result = quote_file_import(file_name=path.name, content=content, team=team)
         except QuoteFileRejected as exc:
-            for error in exc.errors:
-                self.stderr.write(str(error))
-            raise CommandError(
-                f"{path.name} refused: {len(exc.errors)} error(s); nothing was written"
-            ) from exc
+            self._refuse(path, exc)
         self.stdout.write(
             f"{path.name}: {result.prices_created} price(s) added, {result.prices_unchanged} already "
             f"known, {result.offerings_created} new offering(s)"
         )
+
+    def _refuse(self, path: Path, rejected: QuoteFileRejected) -> NoReturn:
+        for error in rejected.errors:
+            self.stderr.write(str(error))
+        raise CommandError(
+            f"{path.name} refused: {len(rejected.errors)} error(s); nothing was written"
+        ) from rejected

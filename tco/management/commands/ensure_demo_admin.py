@@ -4,8 +4,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from teams.models import Membership, Role
 from tco.demo import demo_team
+from teams.models import Membership, Role
 
 DEMO_USERNAME = "admin"
 DEMO_PASSWORD = "demo-admin-password"
