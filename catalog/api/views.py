@@ -94,7 +94,7 @@ class CloudOfferingViewSet(CatalogViewSet):
     filterset_class = CloudOfferingFilterSet
 
     @extend_schema(parameters=[HistoryQuerySerializer], responses=PricePointSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)  # the whole history, unpaged
     def history(self, request: Request, pk: str | None = None) -> Response:
         """Every price of the offering with ``start <= as_of <= end``, newest first, with its age."""
         query = HistoryQuerySerializer(data=request.query_params)
