@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
-from catalog.pricefeeds.client import HttpClient
 from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.errors import MalformedPayload
-from catalog.pricefeeds.mapping import InstanceMap, default_instance_map
+from catalog.pricefeeds.keyed import KeyedFeed
 from catalog.pricefeeds.money import decimal_amount
 from catalog.pricefeeds.records import (
     GLOBAL_REGION,
@@ -18,7 +16,6 @@ from catalog.pricefeeds.records import (
     PricingModel,
     RejectionReason,
 )
-from catalog.pricefeeds.sanity import PriceLimits
 from catalog.pricefeeds.sources import load_json_document
 
 PROVIDER = "lambda"
@@ -27,7 +24,7 @@ CENTS_PER_DOLLAR = Decimal(100)
 CURRENCY = "USD"  # the API states prices in US cents and names no currency
 
 
-class LambdaCloudFeed:
+class LambdaCloudFeed(KeyedFeed):
     """Lambda on-demand prices per instance-hour (``price_cents_per_hour`` / 100, in USD).
 
     Lambda prices an instance, not a GPU, and the price is the same in every region, so each
@@ -46,21 +43,7 @@ class LambdaCloudFeed:
     """
 
     provider = PROVIDER
-
-    def __init__(
-        self,
-        *,
-        location: str | Path = LAMBDA_INSTANCE_TYPES_URL,
-        api_key: str | None = None,
-        client: HttpClient | None = None,
-        instance_map: InstanceMap | None = None,
-        limits: PriceLimits | None = None,
-    ) -> None:
-        self.location = location
-        self.api_key = api_key
-        self.client = client or HttpClient()
-        self.instance_map = instance_map or default_instance_map()
-        self.limits = limits or PriceLimits()
+    default_location = LAMBDA_INSTANCE_TYPES_URL
 
     def fetch(self) -> FeedResult:
         """All instance types' prices; raises a FeedError (returning nothing) on a bad payload."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from catalog.pricefeeds.client import HttpClient
 from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.errors import MalformedPayload
-from catalog.pricefeeds.mapping import AcceleratorMatch, InstanceMap, default_instance_map
+from catalog.pricefeeds.keyed import KeyedFeed
+from catalog.pricefeeds.mapping import AcceleratorMatch
 from catalog.pricefeeds.money import decimal_amount
 from catalog.pricefeeds.records import (
     GLOBAL_REGION,
@@ -17,7 +17,6 @@ from catalog.pricefeeds.records import (
     PricingModel,
     RejectionReason,
 )
-from catalog.pricefeeds.sanity import PriceLimits
 from catalog.pricefeeds.sources import is_url, read_json_file
 
 PROVIDER = "runpod"
@@ -36,7 +35,7 @@ PRICE_FIELDS = (
 )
 
 
-class RunPodFeed:
+class RunPodFeed(KeyedFeed):
     """RunPod pod prices, converted from per GPU-hour to per instance-hour.
 
     A RunPod "instance" here is a pod of ``count`` GPUs from ``instance_map.yaml`` (1 for
@@ -57,21 +56,7 @@ class RunPodFeed:
     """
 
     provider = PROVIDER
-
-    def __init__(
-        self,
-        *,
-        location: str | Path = RUNPOD_GRAPHQL_URL,
-        api_key: str | None = None,
-        client: HttpClient | None = None,
-        instance_map: InstanceMap | None = None,
-        limits: PriceLimits | None = None,
-    ) -> None:
-        self.location = location
-        self.api_key = api_key
-        self.client = client or HttpClient()
-        self.instance_map = instance_map or default_instance_map()
-        self.limits = limits or PriceLimits()
+    default_location = RUNPOD_GRAPHQL_URL
 
     def fetch(self) -> FeedResult:
         """Every GPU type's prices; raises a FeedError (returning nothing) on a bad answer."""
