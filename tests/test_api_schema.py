@@ -31,3 +31,11 @@ def test_the_schema_documents(schema, path):
 
 def test_token_authentication_is_documented(schema):
     assert "tokenAuth" in schema["components"]["securitySchemes"]
+
+
+@pytest.mark.django_db
+def test_the_docs_page_loads_swagger_ui_from_our_own_static_files(client):
+    page = client.get("/api/docs/").content.decode()
+
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in page
+    assert "cdn.jsdelivr.net" not in page
