@@ -19,6 +19,7 @@ from reports.admin import ReportExportInline, export_excel, export_pdf
 from tco import admin_alerts, admin_runs  # noqa: F401  (register the alert and run admins)
 from tco.api.sizing import validated_sizing_spec
 from tco.charts import cumulative_cost_figure, render
+from tco.engine import MAX_RENT_OPTIONS
 from tco.history import history_diff, scenario_records
 from tco.inputs_from_db import ScenarioInputError
 from tco.models import RentOption, Scenario, ScenarioStatus
@@ -34,6 +35,7 @@ from teams.selectors import for_teams, has_role, teams_of
 class RentOptionInline(TeamScopedInlineMixin, admin.StackedInline):
     model = RentOption
     extra = 0
+    max_num = MAX_RENT_OPTIONS
     autocomplete_fields = ["offering"]
     fieldsets = [
         (None, {"fields": [("name", "offering"), ("price_usd_per_instance_hour",

@@ -9,6 +9,7 @@ from typing import Any
 from rest_framework import serializers
 
 from catalog.models import Accelerator, FacilityProfile, SystemSku
+from tco import engine
 from tco.api.sizing import SizingResultSerializer, SizingSpecSerializer, nested_error
 from tco.inputs_from_db import ScenarioInputError, engine_case
 from tco.models import RentOption, Scenario
@@ -58,7 +59,7 @@ class ScenarioSerializer(serializers.ModelSerializer):
     system = serializers.SlugRelatedField(slug_field="slug", queryset=SystemSku.objects.all())
     facility = serializers.SlugRelatedField(slug_field="slug",
                                             queryset=FacilityProfile.objects.all())
-    rent_options = RentOptionSerializer(many=True)
+    rent_options = RentOptionSerializer(many=True, max_length=engine.MAX_RENT_OPTIONS)
     owner = serializers.StringRelatedField(read_only=True, allow_null=True,
                                            help_text="Who created it; null for the demo ones.")
     team = serializers.SlugRelatedField(
@@ -97,7 +98,7 @@ class ScenarioSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "owner", "status", "version", "previous_version", "approved_at",
                             "created_at", "updated_at"]
         extra_kwargs = {
-            "horizon_months": {"min_value": 1, "max_value": 240},
+            "horizon_months": {"min_value": 1, "max_value": engine.MAX_HORIZON_MONTHS},
             "accelerators": {"min_value": 1},
             "pue": {"min_value": 1},
             "power_cap_share": {"min_value": Decimal("0.01"), "max_value": 1},

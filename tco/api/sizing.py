@@ -19,12 +19,12 @@ from django.utils import timezone
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.models import Accelerator, CloudOffering
+from config.parsers import BoundedJSONParser
 from tco.engine.model_presets import MODEL_PRESETS
 from tco.engine.sizing import (
     ActivationRecomputation,
@@ -379,7 +379,7 @@ class SizingView(APIView):
     """Size a training run or a serving target on a catalog accelerator; nothing is saved."""
 
     permission_classes = [IsAuthenticated]
-    parser_classes = [JSONParser]  # a custom model is a nested object
+    parser_classes = [BoundedJSONParser]  # a custom model is a nested object
 
     @extend_schema(request=SizingRequestSerializer, responses=SizingResultSerializer,
                    examples=[INFERENCE_EXAMPLE, TRAINING_EXAMPLE, INFERENCE_RESPONSE_EXAMPLE])

@@ -5,6 +5,8 @@ from __future__ import annotations
 from tco.engine.evaluate import evaluate
 from tco.engine.footprint import Footprint
 from tco.engine.inputs import (
+    MAX_HORIZON_MONTHS,
+    MAX_RENT_OPTIONS,
     BuyOption,
     CoolingTier,
     Facility,
@@ -30,6 +32,8 @@ from tco.engine.sensitivity import SensitivityRow, Tornado, one_at_a_time, sensi
 from tco.engine.validation import validate
 
 __all__ = [
+    "MAX_HORIZON_MONTHS",
+    "MAX_RENT_OPTIONS",
     "BuyOption",
     "BuyResult",
     "CashFlows",

@@ -19,6 +19,11 @@ from numpy.typing import NDArray
 
 Numeric = float | NDArray[np.float64]
 
+# Longest horizon a scenario may have (20 years) and most rent options one scenario compares;
+# both bound the work of one evaluation (time grows with each of them).
+MAX_HORIZON_MONTHS = 240
+MAX_RENT_OPTIONS = 50
+
 
 def numeric(
     default: float = MISSING,  # type: ignore[assignment]
@@ -166,7 +171,7 @@ class RentOption:
 class Finance:
     """Horizon and cost of capital used to total and discount both options."""
 
-    horizon_months: Numeric = numeric(low=1.0, whole=True)
+    horizon_months: Numeric = numeric(low=1.0, high=MAX_HORIZON_MONTHS, whole=True)
     discount_rate_per_year: Numeric = numeric(low=-1.0, low_open=True)
 
 

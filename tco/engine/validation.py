@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from tco.engine.inputs import (
+    MAX_RENT_OPTIONS,
     InputError,
     PricingModel,
     RentOption,
@@ -81,6 +82,8 @@ def _check_cooling(inputs: Scenario) -> None:
 def _check_rent(inputs: Scenario) -> None:
     if not inputs.rent:
         raise InputError("rent", "needs at least one rent option")
+    if len(inputs.rent) > MAX_RENT_OPTIONS:
+        raise InputError("rent", f"{len(inputs.rent):,} rent options; the limit is {MAX_RENT_OPTIONS}")
     names = [option.name for option in inputs.rent]
     for index, option in enumerate(inputs.rent):
         if not option.name or option.name in names[:index]:

@@ -25,6 +25,11 @@ MAX_CHUNK_POINTS = 65_536
 # Largest grid or sample a run accepts: 10^6 points at 120 months is ~31 chunks of work.
 MAX_RUN_POINTS = 1_000_000
 
+# Most sweep axes and Monte Carlo distributions one run takes: a Monte Carlo spec is checked
+# by evaluating every combination of its distributions' extremes (2^10 = 1,024 scenarios).
+MAX_SWEEP_AXES = 10
+MAX_DISTRIBUTIONS = 10
+
 # Chunks of one run queued at once: enough to keep a few worker processes busy, few enough
 # that a cancel stops quickly and concurrent runs interleave on the sweeps queue.
 CHUNKS_IN_FLIGHT = 4

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +41,7 @@ from tco.runs.distributions import (
     monte_carlo_draws,
 )
 from tco.runs.errors import RunSpecError, number, whole_number
-from tco.runs.limits import MAX_RUN_POINTS
+from tco.runs.limits import MAX_DISTRIBUTIONS, MAX_RUN_POINTS, MAX_SWEEP_AXES
 
 HEATMAP_AXES = 2
 DEFAULT_HISTOGRAM_BINS = 40
@@ -48,6 +49,9 @@ MAX_HISTOGRAM_BINS = 200
 DEFAULT_STEP_SHARE = 0.1
 # A range's stop is included when it lies within this share of a step of the last value.
 RANGE_STOP_TOLERANCE = 1e-9
+# An unbounded lognormal is checked at median x exp(this x sigma): a standard normal draw
+# this far out has a chance of ~5e-17, so no run of at most 10^6 samples reaches it.
+LOGNORMAL_PRACTICAL_MAX_SIGMAS = 8.3
 
 AXIS_FORMS = {
     "values": ("values",),
@@ -176,6 +180,8 @@ def parse_sweep_spec(raw: Any, inputs: engine.Scenario, *, max_points: int = MAX
     raw_axes = raw.get("axes")
     if not isinstance(raw_axes, list) or not raw_axes:
         raise RunSpecError("axes", "give at least one axis")
+    if len(raw_axes) > MAX_SWEEP_AXES:
+        raise RunSpecError("axes", f"{len(raw_axes):,} axes; the limit is {MAX_SWEEP_AXES}")
     axes = tuple(_axis(item, f"axes[{i}]", inputs, max_points) for i, item in enumerate(raw_axes))
     _refuse_repeats([axis.path for axis in axes], "axes")
     spec = SweepSpec(axes, _heatmap_axes(raw.get("heatmap_axes"), axes, inputs))
@@ -203,6 +209,10 @@ def parse_monte_carlo_spec(
     raw_distributions = raw.get("distributions")
     if not isinstance(raw_distributions, list) or not raw_distributions:
         raise RunSpecError("distributions", "give at least one distribution")
+    if len(raw_distributions) > MAX_DISTRIBUTIONS:
+        raise RunSpecError(
+            "distributions", f"{len(raw_distributions):,} distributions; the limit is {MAX_DISTRIBUTIONS}"
+        )
     distributions: dict[str, Distribution] = {}
     for i, item in enumerate(raw_distributions):
         field = f"distributions[{i}]"
@@ -216,6 +226,7 @@ def parse_monte_carlo_spec(
         distributions[path] = distribution
     extremes = {path: _finite_extremes(d) for path, d in distributions.items()}
     _check_together(inputs, extremes, "distributions")
+    _check_finite_results(inputs, extremes, "distributions")
     return MonteCarloSpec(samples, distributions, bins)
 
 
@@ -230,6 +241,9 @@ def parse_sensitivity_spec(raw: Any, inputs: engine.Scenario) -> SensitivitySpec
     if paths is not None:
         if not isinstance(paths, list) or not paths:
             raise RunSpecError("paths", "give a non-empty list of inputs, or leave it out for all")
+        available = len(engine.numeric_input_paths(inputs))
+        if len(paths) > available:
+            raise RunSpecError("paths", f"{len(paths):,} paths; this scenario has {available} numeric inputs")
         paths = tuple(resolve_path(inputs, p, f"paths[{i}]") for i, p in enumerate(paths))
         _refuse_repeats(list(paths), "paths")
     rent_option = raw.get("rent_option")
@@ -315,7 +329,10 @@ def _range_values(raw: Mapping[str, Any], field: str, max_points: int) -> tuple[
         raise RunSpecError(f"{field}.step", f"must be positive, got {step:g}")
     if stop < start:
         raise RunSpecError(f"{field}.stop", f"must not be below start ({start:g}), got {stop:g}")
-    count = math.floor((stop - start) / step + RANGE_STOP_TOLERANCE) + 1
+    steps = (stop - start) / step + RANGE_STOP_TOLERANCE  # inf for a step like 5e-324
+    if not steps < max_points:
+        raise RunSpecError(field, f"the range has over {max_points:,} values; the limit is {max_points:,}")
+    count = math.floor(steps) + 1
     if count > max_points:
         raise RunSpecError(field, f"the range has {count:,} values; the limit is {max_points:,}")
     values = start + step * np.arange(count, dtype=np.float64)
@@ -363,12 +380,32 @@ def _check_support(inputs: engine.Scenario, path: str, distribution: Distributio
 
 
 def _finite_extremes(distribution: Distribution) -> NDArray[np.float64]:
-    """The finite ends of a distribution's support that can actually be drawn."""
+    """The ends of what a distribution can actually draw (an unbounded one at its practical max)."""
     low, high = distribution.support()
     ends = [value for value in (low, high) if math.isfinite(value)]
     if distribution.kind == "lognormal" and low == 0:
         ends = [value for value in ends if value != 0]
+    if math.isinf(high) and distribution.kind == "lognormal":
+        # exp() of a large log gives inf (a warning, not an error) for a sigma like 1,000.
+        with np.errstate(over="ignore"):
+            spread = np.exp(LOGNORMAL_PRACTICAL_MAX_SIGMAS * distribution.sigma)
+        ends.append(float(distribution.median * spread))
     return np.array(ends or [distribution.median], dtype=np.float64)
+
+
+def _check_finite_results(
+    inputs: engine.Scenario, values: Mapping[str, NDArray[np.float64]], field: str
+) -> None:
+    """Refuse values whose costs overflow: evaluate every combination of their extremes."""
+    with np.errstate(all="ignore"):
+        result = engine.evaluate(engine.with_overrides(inputs, _sparse(values)), detail=False,
+                                 recommend=False)
+    totals = [result.buy.total_usd, *(option.total_usd for option in result.rent)]
+    if not all(np.isfinite(total).all() for total in totals):
+        raise RunSpecError(
+            field, "these distributions can draw values so large that the costs are not finite numbers; "
+                   "give tighter bounds (high) or a smaller sigma"
+        )
 
 
 def _check_together(inputs: engine.Scenario, values: Mapping[str, NDArray[np.float64]], field: str) -> None:
@@ -377,13 +414,8 @@ def _check_together(inputs: engine.Scenario, values: Mapping[str, NDArray[np.flo
     The axes stay sparse (shape 1 x .. x n x .. x 1), so this checks every value and every
     pair the engine compares (idle vs max power, cooling tiers) without building the grid.
     """
-    count = len(values)
-    sparse = {
-        path: np.reshape(array, tuple(len(array) if i == axis else 1 for i in range(count)))
-        for axis, (path, array) in enumerate(values.items())
-    }
     try:
-        engine.validate(engine.with_overrides(inputs, sparse))
+        engine.validate(engine.with_overrides(inputs, _sparse(values)))
     except engine.InputError as exc:
         raise RunSpecError(field, str(exc)) from None
 
@@ -402,8 +434,17 @@ def _only_keys(raw: Mapping[str, Any], allowed: set[str], field: str) -> None:
         )
 
 
+def _sparse(values: Mapping[str, NDArray[np.float64]]) -> dict[str, NDArray[np.float64]]:
+    """Each path's values on its own batch axis: every combination, without building the grid."""
+    count = len(values)
+    return {
+        path: np.reshape(array, tuple(len(array) if i == axis else 1 for i in range(count)))
+        for axis, (path, array) in enumerate(values.items())
+    }
+
+
 def _refuse_repeats(paths: list[str], field: str) -> None:
-    repeated = sorted({path for path in paths if paths.count(path) > 1})
+    repeated = sorted(path for path, times in Counter(paths).items() if times > 1)
     if repeated:
         raise RunSpecError(field, f"{', '.join(repeated)} given more than once")
 
