@@ -21,6 +21,8 @@ IRR_GRID_POINTS_PER_SIDE = 40
 IRR_MAX_ITERATIONS = 100
 # Newton stops when a step moves the monthly rate by less than this, relative.
 IRR_TOLERANCE = 1e-12
+# Halvings that narrow a grid cell (at most 10 wide) to float precision.
+IRR_BISECTIONS = 80
 
 
 def monthly_rate(rate_per_year: ArrayLike) -> NDArray[np.float64]:
@@ -207,7 +209,8 @@ def irr_per_month(cash_flows_usd: NDArray[np.float64], *, months_axis: int = -1)
     ``numpy_financial.irr`` does; NaN where none exists. Roots are bracketed on
     a grid of monthly rates in [-(1 - 10 ** (-250 / H)), 10] (at most -0.99 below)
     that is dense near 0, then refined by Newton steps kept inside the bracket.
-    Two roots inside one grid cell are not seen.
+    A cell whose ends have the same sign but whose NPV turns inside it is split at
+    the turn, so two roots inside one cell are found too.
 
     Parameters
     ----------
@@ -245,6 +248,7 @@ def irr_per_month(cash_flows_usd: NDArray[np.float64], *, months_axis: int = -1)
     root = _refine_root(flows, grid, cell, npv_on_grid, could_be_closer)
     closer = could_be_closer & ~(np.abs(root) >= np.abs(best))
     best[closer] = root[closer]
+    _roots_at_turns(flows, grid, powers, npv_on_grid, brackets, best)
     return best.reshape(batch)
 
 
@@ -266,6 +270,53 @@ def _irr_rate_grid(n_months: int) -> NDArray[np.float64]:
     below = -np.geomspace(lowest, 1e-6, IRR_GRID_POINTS_PER_SIDE)
     above = np.geomspace(1e-6, IRR_MAX_RATE_PER_MONTH, IRR_GRID_POINTS_PER_SIDE)
     return np.concatenate([below, [0.0], above])
+
+
+def _roots_at_turns(
+    flows: NDArray[np.float64],
+    grid: NDArray[np.float64],
+    powers: NDArray[np.float64],
+    npv_on_grid: NDArray[np.float64],
+    brackets: NDArray[np.bool_],
+    best: NDArray[np.float64],
+) -> None:
+    """Update ``best`` with roots of cells whose NPV crosses zero and back between grid points.
+
+    Such a cell has no sign change at its ends but one in the NPV's slope: the NPV at the
+    turn (found by bisection on the slope) has the other sign, and the root on the side of
+    the turn nearer zero is the candidate.
+    """
+    months = np.arange(flows.shape[0])
+    slope_on_grid = (-months * powers / (1.0 + grid)[:, np.newaxis]) @ flows
+    turning = ~brackets & (np.sign(slope_on_grid[:-1]) * np.sign(slope_on_grid[1:]) < 0)
+    for cell in np.flatnonzero(turning.any(axis=1)):
+        columns = np.flatnonzero(turning[cell])
+        cell_flows = flows[:, columns]
+        low = np.full(columns.size, grid[cell])
+        high = np.full(columns.size, grid[cell + 1])
+        turn = _bisect(cell_flows, low, high, of_slope=True)
+        crosses = np.sign(_npv_and_slope(cell_flows, turn)[0]) != np.sign(npv_on_grid[cell, columns])
+        root = _bisect(cell_flows, low, turn) if grid[cell] >= 0.0 else _bisect(cell_flows, turn, high)
+        closer = crosses & ~(np.abs(root) >= np.abs(best[columns]))
+        best[columns[closer]] = root[closer]
+
+
+def _bisect(
+    flows_by_month: NDArray[np.float64],
+    low: NDArray[np.float64],
+    high: NDArray[np.float64],
+    *,
+    of_slope: bool = False,
+) -> NDArray[np.float64]:
+    """Per column, the rate in [low, high] where the NPV (or its slope) changes sign."""
+    which = 1 if of_slope else 0
+    value_low = _npv_and_slope(flows_by_month, low)[which]
+    for _ in range(IRR_BISECTIONS):
+        middle = 0.5 * (low + high)
+        same_side = np.sign(_npv_and_slope(flows_by_month, middle)[which]) == np.sign(value_low)
+        low = np.where(same_side, middle, low)
+        high = np.where(same_side, high, middle)
+    return 0.5 * (low + high)
 
 
 def _npv_and_slope(

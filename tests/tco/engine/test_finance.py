@@ -149,3 +149,20 @@ def test_price_factor_sum_adds_calendar_years_of_price_changes() -> None:
     assert_allclose(price_factor_sum(0.0, 30), 30.0)
     # a tiny change behaves like no change, without cancellation
     assert_allclose(price_factor_sum(1e-13, 12), 12.0)
+
+
+def test_irr_finds_two_roots_inside_one_grid_cell_as_numpy_financial_does() -> None:
+    # -1 + 2.2 x - 1.20999 x^2 with x = 1/(1+r) has roots r = 9.68 % and 10.32 %: both lie
+    # between two neighbouring grid rates, whose NPVs therefore have the same sign.
+    flows = np.array([-1.0, 2.2, -1.20999])
+
+    assert_allclose(irr_per_month(flows), npf.irr(flows), rtol=1e-9)
+    assert_allclose(irr_per_month(flows), 0.0968377223, rtol=1e-9)
+
+
+def test_irr_of_a_batch_keeps_each_columns_own_root_when_one_has_a_hidden_pair() -> None:
+    flows = np.array([[-1.0, 2.2, -1.20999], [-100.0, 39, 59, 55, 20][:3], [-1.0, 0.5, 0.2]]).T
+
+    expected = [npf.irr(column) for column in flows.T]
+
+    assert_allclose(irr_per_month(flows, months_axis=0), expected, rtol=1e-9, equal_nan=True)
