@@ -16,11 +16,13 @@ import itertools
 import math
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from tco.engine import BuyOption, RentOption, evaluate
 from tco.engine.inputs import InputError
 from tco.engine.plan import Demand, Limits, OwnedChoice, PlanInputs, RentChoice, make_plan
+from tco.engine.plan.uncertainty import cases_of, decisions_of, reevaluate, summarise
 
 from .scenarios import COOLING, flat_scenario
 
@@ -301,3 +303,35 @@ def test_bad_input_names_the_field(change, path: str) -> None:
     with pytest.raises(InputError) as error:
         make_plan(change(small_plan((8.0, 8.0, 8.0, 8.0))))
     assert error.value.path == path
+
+
+def test_reevaluating_a_plan_at_its_own_assumptions_gives_its_npv() -> None:
+    inputs = replace(
+        small_plan((10.0, 14.0, 20.0, 24.0, 24.0, 30.0)),
+        rent=(
+            RentChoice(RESERVED),
+            RentChoice(ON_DEMAND),
+            RentChoice(
+                RentOption("spot", "spot", 12.0, 8.0, spot_interruption_overhead=0.2), spot_share_cap=0.25
+            ),
+        ),
+    )
+    plan = make_plan(inputs).figures
+    cases = cases_of(inputs, plan)
+    assert list(cases) == ["plan", "all_rent", "all_buy"]
+    npv, unserved = reevaluate(list(cases.values()), np.array([0.0, 0.05]), np.array([1.0, 1.0]))
+    assert npv[:, 0] == pytest.approx(
+        [plan["npv_usd"], plan["baselines"]["all_rent"]["npv_usd"], plan["baselines"]["all_buy"]["npv_usd"]],
+        abs=0.01,
+    )
+    assert (npv[:, 1] > npv[:, 0]).all()  # more demand costs more
+    assert not unserved.any()  # on demand serves whatever the decisions do not
+
+
+def test_dearer_rent_raises_an_all_rent_plan_by_its_rent_share() -> None:
+    inputs = replace(small_plan((8.0, 8.0, 16.0, 16.0)), owned=())
+    plan = make_plan(inputs).figures
+    npv, _ = reevaluate([(inputs, decisions_of(plan))], np.zeros(2), np.array([1.0, 1.2]))
+    assert npv[0, 1] == pytest.approx(1.2 * npv[0, 0], rel=1e-12)  # no data charges in this case
+    summary = summarise(npv[0], {"all_rent": np.full(2, plan["npv_usd"])}, "all_rent")
+    assert summary["probability_loses_to_best_baseline"] == 0.5
