@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from tco.models import PriceAlert, Scenario, ScenarioSnapshot, SweepRun
+from tco.models import PriceAlert, ProcurementPlan, Scenario, ScenarioSnapshot, SweepRun
 from teams.models import Role
 from teams.selectors import User, for_teams
 
@@ -27,3 +27,8 @@ def price_alerts_for(user: User) -> QuerySet[PriceAlert]:
 def snapshots_for(user: User) -> QuerySet[ScenarioSnapshot]:
     """Price snapshots of the scenarios of ``user``'s teams."""
     return for_teams(ScenarioSnapshot.objects.all(), user, team_path="scenario__team")
+
+
+def plans_for(user: User, *, role: Role = Role.VIEWER) -> QuerySet[ProcurementPlan]:
+    """Procurement plans over the scenarios of ``user``'s teams."""
+    return for_teams(ProcurementPlan.objects.all(), user, team_path="scenario__team", role=role)

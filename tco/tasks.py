@@ -16,6 +16,7 @@ from django.dispatch import receiver
 
 from catalog.refresh.signals import prices_refreshed
 from config.queues import Queue
+from tco.planning import plan_draws_compute, plan_fail, plan_solve
 from tco.repricing import scenarios_reprice
 from tco.runs.limits import (
     CHUNK_SOFT_TIME_LIMIT_S,
@@ -91,3 +92,30 @@ def scenarios_reprice_task(job_id: int) -> None:
 def reprice_after_refresh(sender: Any, job_id: int, **kwargs: Any) -> None:
     """Queue the re-pricing of a refresh that wrote prices (tco/apps.py connects it)."""
     scenarios_reprice_task.apply_async(kwargs={"job_id": job_id}, queue=Queue.REFRESH)
+
+
+class PlanTask(Task):
+    """A task of one procurement plan: when it gives up, the plan is failed with the error."""
+
+    def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
+        plan_id = kwargs.get("plan_id", args[0] if args else None)
+        plan_fail(plan_id=plan_id, error=f"{type(exc).__name__}: {exc}")
+
+
+# A 60-month plan with its baselines and limit re-solves takes seconds; a chunk of draws, less.
+PLAN_SOFT_TIME_LIMIT_S = 600
+PLAN_TIME_LIMIT_S = 660
+
+
+@shared_task(base=PlanTask, acks_late=True, reject_on_worker_lost=True, **RETRIES,
+             soft_time_limit=PLAN_SOFT_TIME_LIMIT_S, time_limit=PLAN_TIME_LIMIT_S)
+def plan_solve_task(plan_id: int) -> None:
+    """Solve a procurement plan (a redelivered, already claimed plan returns at once)."""
+    plan_solve(plan_id=plan_id)
+
+
+@shared_task(base=PlanTask, acks_late=True, reject_on_worker_lost=True, **RETRIES,
+             soft_time_limit=PLAN_SOFT_TIME_LIMIT_S, time_limit=PLAN_TIME_LIMIT_S)
+def plan_draws_task(plan_id: int, index: int) -> None:
+    """Re-evaluate a plan over one chunk of its Monte Carlo draws."""
+    plan_draws_compute(plan_id=plan_id, index=index)

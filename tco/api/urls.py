@@ -2,6 +2,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from tco.api.alerts import PriceAlertViewSet
+from tco.api.plans import PlanViewSet
 from tco.api.runs import SweepRunViewSet
 from tco.api.sizing import ModelPresetListView, SizingView
 from tco.api.views import EvaluateView, ScenarioViewSet
@@ -10,6 +11,7 @@ router = SimpleRouter()
 router.register("scenarios", ScenarioViewSet, basename="scenario")
 router.register("runs", SweepRunViewSet, basename="sweep-run")
 router.register("price-alerts", PriceAlertViewSet, basename="price-alert")
+router.register("plans", PlanViewSet, basename="plan")
 
 urlpatterns = [
     path("evaluate/", EvaluateView.as_view(), name="evaluate"),

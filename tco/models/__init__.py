@@ -6,6 +6,7 @@ from tco.models.alerts import (
     SnapshotReason,
     Winner,
 )
+from tco.models.plans import PlanDrawChunk, PlanStatus, ProcurementPlan
 from tco.models.runs import (
     ACTIVE_STATUSES,
     ChunkStatus,
@@ -22,7 +23,10 @@ __all__ = [
     "AlertKind",
     "ChunkStatus",
     "FailureType",
+    "PlanDrawChunk",
+    "PlanStatus",
     "PriceAlert",
+    "ProcurementPlan",
     "RentOption",
     "RunKind",
     "RunStatus",

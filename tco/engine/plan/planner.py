@@ -122,7 +122,7 @@ def describe(solution: Solution) -> dict[str, Any]:
                 )
         else:
             for m, var in program.instances[choice.name].items():
-                supply[m - 1] = round(x[var]) * per_instance
+                supply[m - 1] = x[var] * per_instance
         capacity[choice.name] = supply.tolist()
     cash = solution.cash_by_category
     total = solution.cash_usd

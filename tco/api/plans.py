@@ -1,0 +1,161 @@
+"""Procurement plans: create (202, solved on a worker), poll, solve again, and the result."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+
+from tco.engine.plan.inputs import PlanInputError
+from tco.engine.plan.spec import demand_from_csv
+from tco.models import PlanStatus, ProcurementPlan, Scenario
+from tco.planning import PlanSpecError, plan_create, plan_resolve
+from tco.selectors import plans_for, scenarios_for
+from teams.models import Role
+from teams.permissions import TeamRolePermission, require_role
+
+MAX_CSV_BYTES = 1_000_000
+
+CREATE_EXAMPLES = [
+    OpenApiExample("8x H100 growing 5 % a month, 4-month lead time", request_only=True, value={
+        "scenario": 1, "name": "H100 growth plan", "spec": {
+            "demand": {"start": 8, "growth_per_month": 0.05, "months": 36},
+            "owned": [{"name": "DGX H100", "lead_time_months": 4}],
+            "limits": {"site_it_power_kw": 100},
+            "uncertainty": {"draws": 1000, "seed": 7,
+                            "growth_delta_per_month": {"kind": "triangular", "low": -0.02, "mode": 0,
+                                                       "high": 0.02},
+                            "rent_price_factor": {"kind": "triangular", "low": 0.8, "mode": 1,
+                                                  "high": 1.2}}}}),
+]
+
+
+class PlanCreateSerializer(serializers.Serializer):
+    """A scenario of the user's teams (catalog, facility, finance, rent options) and the plan's spec."""
+
+    scenario = serializers.PrimaryKeyRelatedField(queryset=Scenario.objects.none())
+    name = serializers.CharField(max_length=200)
+    spec = serializers.JSONField(help_text="Demand, owned and rent choices, limits, uncertainty; "
+                                           "see tco/engine/plan/spec.py.")
+    demand_csv = serializers.FileField(required=False, help_text="Demand per month as CSV (one number "
+                                       "a row, or an 'accelerators' column); replaces spec.demand.")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")  # none when the API schema is generated
+        if request is not None:
+            self.fields["scenario"].queryset = scenarios_for(request.user)
+
+    def validate_spec(self, spec: Any) -> Any:
+        if isinstance(spec, str):  # multipart forms carry JSON as text
+            try:
+                spec = json.loads(spec)
+            except ValueError as exc:
+                raise ValidationError("must be a JSON object") from exc
+        if not isinstance(spec, dict):
+            raise ValidationError("must be a JSON object")
+        return spec
+
+    def validate_demand_csv(self, upload: Any) -> list[float]:
+        if upload.size > MAX_CSV_BYTES:
+            raise ValidationError(f"must be at most {MAX_CSV_BYTES:,} bytes")
+        try:
+            return demand_from_csv(upload.read().decode("utf-8-sig"))
+        except UnicodeDecodeError as exc:
+            raise ValidationError("must be UTF-8 text") from exc
+        except PlanInputError as exc:
+            raise ValidationError(f"{exc.path}: {exc.message}") from exc
+
+
+class PlanSerializer(serializers.ModelSerializer):
+    """A plan as clients poll it: status, then the solved plan and its Monte Carlo summary."""
+
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ProcurementPlan
+        fields = ["id", "url", "scenario", "name", "spec", "status", "error", "result", "uncertainty",
+                  "draws_total", "chunks_total", "chunks_done", "created_at", "solved_at", "finished_at"]
+        read_only_fields = fields
+
+    def get_url(self, plan: ProcurementPlan) -> str:
+        return reverse("plan-detail", args=[plan.pk], request=self.context.get("request"))
+
+
+class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Procurement plans over the scenarios of the user's teams.
+
+    POST answers 202 with the plan; poll it until its status is done or failed. A spec that
+    cannot be planned (negative demand, a lead time past the horizon, no choice at all, ...)
+    is refused with 400 naming the field, and nothing is saved.
+    """
+
+    serializer_class = PlanSerializer
+    permission_classes = [TeamRolePermission]
+    team_path = "scenario__team"
+    filterset_fields = ["scenario", "status"]
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # the API schema is being generated
+            return ProcurementPlan.objects.none()
+        return plans_for(self.request.user)
+
+    @extend_schema(request=PlanCreateSerializer, responses={202: PlanSerializer}, examples=CREATE_EXAMPLES)
+    def create(self, request):
+        start = PlanCreateSerializer(data=request.data, context=self.get_serializer_context())
+        start.is_valid(raise_exception=True)
+        data = start.validated_data
+        require_role(request.user, data["scenario"].team_id, Role.ANALYST)
+        spec = dict(data["spec"])
+        if "demand_csv" in data:
+            spec["demand"] = {"table": data["demand_csv"]}
+        try:
+            plan = plan_create(scenario=data["scenario"], name=data["name"], spec=spec,
+                               created_by=request.user)
+        except PlanSpecError as exc:
+            raise ValidationError(_refusal(exc)) from exc
+        body = self.get_serializer(plan).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+
+    @extend_schema(request=None, responses={202: PlanSerializer, 409: OpenApiResponse(
+        description="A solve is already under way.")})
+    @action(detail=True, methods=["post"])
+    def solve(self, request, pk=None):
+        """Solve the plan again, with its scenario's current figures."""
+        plan = self.get_object()
+        require_role(request.user, plan.scenario.team_id, Role.ANALYST)
+        if not plan_resolve(plan=plan):
+            return Response({"detail": f"the plan is {plan.status}; wait until it ends"},
+                            status=status.HTTP_409_CONFLICT)
+        return Response(self.get_serializer(plan).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 409: OpenApiResponse(description="Not done yet.")})
+    @action(detail=True, methods=["get"])
+    def result(self, request, pk=None):
+        """The solved plan: orders, commitments, capacity by source, baselines, limits, uncertainty."""
+        plan = self.get_object()
+        if plan.status != PlanStatus.DONE:
+            raise PlanNotDone(f"the plan is {plan.status}, not done")
+        return Response({**plan.result, "uncertainty": plan.uncertainty})
+
+
+class PlanNotDone(APIException):
+    """The plan has no result (yet)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "plan_not_done"
+
+
+def _refusal(exc: PlanSpecError) -> dict[str, Any]:
+    """Scenario problems under ``scenario``, every other one under ``spec`` with its path."""
+    if exc.field.startswith("scenario."):
+        return {"scenario": [f"{exc.field.removeprefix('scenario.')}: {exc.message}"]}
+    if exc.field == "choices":
+        return {"spec": {"owned": [exc.message], "rent": [exc.message]}}
+    return {"spec": {exc.field: [exc.message]}}

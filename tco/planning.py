@@ -1,0 +1,211 @@
+"""Procurement plans: check and save a spec, solve it on a worker, re-evaluate it over draws.
+
+Each step that must happen once is claimed with a conditional UPDATE (as runs are, see
+tco/runs/services.py), so a redelivered task changes nothing twice.
+"""
+from __future__ import annotations
+
+import secrets
+from functools import partial
+from typing import Any
+
+import numpy as np
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from config.queues import Queue
+from tco.engine.inputs import InputError
+from tco.engine.plan import PlanInputs, make_plan
+from tco.engine.plan.spec import plan_inputs
+from tco.engine.plan.uncertainty import cases_of, reevaluate, summarise
+from tco.engine.plan.validation import validate_plan
+from tco.inputs_from_db import ScenarioInputError, engine_case
+from tco.models import PlanDrawChunk, PlanStatus, ProcurementPlan, Scenario
+from tco.runs.distributions import Distribution, distribution_from_json
+from tco.runs.errors import RunSpecError
+
+DRAWS_PER_CHUNK = 250
+MAX_DRAWS = 100_000
+MAX_SEED = 2**63 - 1
+UNCERTAINTY_KEYS = {"draws", "seed", "growth_delta_per_month", "rent_price_factor"}
+NO_CHANGE = {"growth_delta_per_month": 0.0, "rent_price_factor": 1.0}
+
+
+class PlanSpecError(ValueError):
+    """A spec that cannot be planned; ``field`` is its path inside the spec."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def scenario_plan_inputs(scenario: Scenario, spec: Any) -> PlanInputs:
+    """The plan's engine inputs from its spec and its scenario's catalog, facility and finance."""
+    try:
+        case = engine_case(scenario)
+    except ScenarioInputError as exc:
+        raise PlanSpecError(f"scenario.{exc.field}", exc.message) from exc
+    try:
+        inputs = plan_inputs(spec, case.inputs, system_name=scenario.system.name)
+        validate_plan(inputs)
+    except InputError as exc:
+        raise PlanSpecError(exc.path, exc.message) from exc
+    return inputs
+
+
+def uncertainty_of(spec: dict[str, Any]) -> tuple[int, int, dict[str, Distribution | float]] | None:
+    """(draws, seed, distributions) of a spec's uncertainty, None when it asks for none."""
+    raw = spec.get("uncertainty")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise PlanSpecError("uncertainty", "must be an object")
+    unknown = set(raw) - UNCERTAINTY_KEYS
+    if unknown:
+        raise PlanSpecError(f"uncertainty.{sorted(unknown)[0]}", "is not an uncertainty setting")
+    draws = raw.get("draws", 1000)
+    if not isinstance(draws, int) or not 1 <= draws <= MAX_DRAWS:
+        raise PlanSpecError("uncertainty.draws", f"must be a whole number from 1 to {MAX_DRAWS:,}")
+    seed = raw.get("seed")
+    if not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise PlanSpecError("uncertainty.seed", "must be a whole number from 0 to 2^63 - 1")
+    distributions: dict[str, Distribution | float] = {}
+    for name, fixed in NO_CHANGE.items():
+        if name not in raw:
+            distributions[name] = fixed
+            continue
+        try:
+            distributions[name] = distribution_from_json(raw[name], f"uncertainty.{name}")
+        except RunSpecError as exc:
+            raise PlanSpecError(exc.field, exc.message) from exc
+    return draws, seed, distributions
+
+
+def plan_create(*, scenario: Scenario, name: str, spec: Any, created_by: Any = None) -> ProcurementPlan:
+    """Check the spec, save the plan and queue its solve; ``PlanSpecError`` saves nothing."""
+    if not isinstance(spec, dict):
+        raise PlanSpecError("spec", "must be an object")
+    spec = dict(spec)
+    if isinstance(spec.get("uncertainty"), dict) and spec["uncertainty"].get("seed") is None:
+        spec["uncertainty"] = {**spec["uncertainty"], "seed": secrets.randbelow(MAX_SEED)}
+    scenario_plan_inputs(scenario, spec)
+    uncertainty_of(spec)
+    with transaction.atomic():
+        plan = ProcurementPlan.objects.create(scenario=scenario, name=name, spec=spec, created_by=created_by)
+        transaction.on_commit(partial(_send_solve, plan.pk))
+    return plan
+
+
+def plan_resolve(*, plan: ProcurementPlan) -> bool:
+    """Queue an ended plan's solve again (after its scenario changed); False while one is under way."""
+    with transaction.atomic():
+        ended = ProcurementPlan.objects.filter(pk=plan.pk, status__in=(PlanStatus.DONE, PlanStatus.FAILED))
+        won = ended.update(
+            status=PlanStatus.PENDING, result=None, uncertainty=None, error="", chunks_total=0, chunks_done=0)
+        if won:
+            PlanDrawChunk.objects.filter(plan=plan).delete()
+            transaction.on_commit(partial(_send_solve, plan.pk))
+    plan.refresh_from_db()
+    return bool(won)
+
+
+def plan_solve(*, plan_id: int) -> None:
+    """Solve a queued plan; then queue its draws, or finish it."""
+    queued = ProcurementPlan.objects.filter(pk=plan_id, status=PlanStatus.PENDING)
+    if not queued.update(status=PlanStatus.SOLVING):
+        return
+    plan = ProcurementPlan.objects.select_related("scenario").get(pk=plan_id)
+    try:
+        inputs = scenario_plan_inputs(plan.scenario, plan.spec)
+        result = make_plan(inputs).to_json()
+    except PlanSpecError as exc:
+        plan_fail(plan_id=plan_id, error=f"{exc.field}: {exc.message}")
+        return
+    uncertainty = uncertainty_of(plan.spec)
+    now = timezone.now()
+    with transaction.atomic():
+        if uncertainty is None or not result["feasible"]:
+            ProcurementPlan.objects.filter(pk=plan_id).update(
+                status=PlanStatus.DONE, result=result, solved_at=now, finished_at=now)
+            return
+        draws = uncertainty[0]
+        starts = range(0, draws, DRAWS_PER_CHUNK)
+        PlanDrawChunk.objects.bulk_create(
+            PlanDrawChunk(plan_id=plan_id, index=index, start=start, stop=min(draws, start + DRAWS_PER_CHUNK))
+            for index, start in enumerate(starts))
+        ProcurementPlan.objects.filter(pk=plan_id).update(
+            status=PlanStatus.DRAWING, result=result, solved_at=now, draws_total=draws,
+            chunks_total=len(starts))
+        transaction.on_commit(partial(_send_draws, plan_id, list(range(len(starts)))))
+
+
+def plan_draws_compute(*, plan_id: int, index: int) -> None:
+    """Re-evaluate the plan and its baselines over one chunk of draws; the last chunk summarises."""
+    chunk = PlanDrawChunk.objects.select_related("plan__scenario").get(plan_id=plan_id, index=index)
+    plan = chunk.plan
+    if chunk.done or plan.status != PlanStatus.DRAWING:
+        return
+    inputs = scenario_plan_inputs(plan.scenario, plan.spec)
+    _, seed, distributions = uncertainty_of(plan.spec)
+    growth, price = draw_chunk(distributions, seed, chunk.start, chunk.stop)
+    cases = cases_of(inputs, plan.result)
+    npv, _ = reevaluate(list(cases.values()), growth, price)
+    with transaction.atomic():
+        won = PlanDrawChunk.objects.filter(pk=chunk.pk, done=False).update(
+            done=True, npv_usd={name: values.tolist() for name, values in zip(cases, npv, strict=True)})
+        if won:
+            ProcurementPlan.objects.filter(pk=plan_id).update(chunks_done=F("chunks_done") + 1)
+    _finish_if_complete(plan_id)
+
+
+def draw_chunk(
+    distributions: dict[str, Distribution | float], seed: int, start: int, stop: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Demand growth deltas and rent price factors of draws ``start``..``stop - 1``.
+
+    Chunks are ``DRAWS_PER_CHUNK`` draws, each from ``default_rng([seed, start])``, so a
+    draw's values depend only on the seed and its index.
+    """
+    rng = np.random.default_rng([seed, start])
+    values = []
+    for name in NO_CHANGE:
+        distribution = distributions[name]
+        size = stop - start
+        values.append(np.full(size, distribution) if isinstance(distribution, float)
+                      else distribution.sample(rng, size))
+    return values[0], values[1]
+
+
+def plan_fail(*, plan_id: int, error: str) -> None:
+    ProcurementPlan.objects.filter(pk=plan_id).exclude(status=PlanStatus.DONE).update(
+        status=PlanStatus.FAILED, error=error[:10_000], finished_at=timezone.now())
+
+
+def _finish_if_complete(plan_id: int) -> None:
+    plan = ProcurementPlan.objects.get(pk=plan_id)
+    if plan.status != PlanStatus.DRAWING or plan.chunks_done < plan.chunks_total:
+        return
+    by_case: dict[str, list[float]] = {}
+    chunks = PlanDrawChunk.objects.filter(plan_id=plan_id).order_by("index")
+    for npv in chunks.values_list("npv_usd", flat=True):
+        for name, values in npv.items():
+            by_case.setdefault(name, []).extend(values)
+    arrays = {name: np.asarray(values) for name, values in by_case.items()}
+    summary = summarise(arrays.pop("plan"), arrays, plan.result.get("best_baseline"))
+    ProcurementPlan.objects.filter(pk=plan_id, status=PlanStatus.DRAWING).update(
+        status=PlanStatus.DONE, uncertainty=summary, finished_at=timezone.now())
+
+
+def _send_solve(plan_id: int) -> None:
+    from tco.tasks import plan_solve_task  # the tasks module imports this one
+
+    plan_solve_task.apply_async((plan_id,), queue=Queue.DEFAULT)
+
+
+def _send_draws(plan_id: int, indexes: list[int]) -> None:
+    from tco.tasks import plan_draws_task
+
+    for index in indexes:
+        plan_draws_task.apply_async((plan_id, index), queue=Queue.SWEEPS)
