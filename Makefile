@@ -20,7 +20,8 @@ run: $(STAMP)
 	$(PY) manage.py load_catalog
 	$(PY) manage.py load_demo
 	$(PY) manage.py ensure_demo_admin
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile
+	PATH="$(CURDIR)/$(BIN):$$PATH" DJANGO_SETTINGS_MODULE=config.settings.local \
+		$(BIN)/honcho start -f Procfile
 
 services:
 	./scripts/ensure-services.sh

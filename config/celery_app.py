@@ -6,7 +6,8 @@ from celery import Celery
 from celery.signals import setup_logging
 from django_structlog.celery.steps import DjangoStructLogInitStep
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+# Production unless told otherwise, like config/wsgi.py: `make run` sets the local settings.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
 # One BLAS thread per worker process: the engine is vectorised already, and several threads
 # per process oversubscribe the cores that the worker processes share (measured by tco.bench).
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):

@@ -7,4 +7,4 @@ class TcoConfig(AppConfig):
 
     def ready(self) -> None:
         # Connects the receiver that re-prices saved scenarios after a price refresh.
-        from tco import tasks  # noqa: F401
+        from tco import signals, tasks  # noqa: F401  (the run file receiver too)

@@ -3,13 +3,11 @@ from __future__ import annotations
 
 import io
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
+import config.plotting  # noqa: F401  (Agg, no math parsing of user text)
 from tco import engine  # noqa: E402
 
 

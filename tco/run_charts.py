@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+import config.plotting  # noqa: F401  (Agg, no math parsing of user text)
 
 # The scenario charts' dollar axis format, so both pages read the same ($1.2M, $350k).
 from tco.charts import _usd as usd_label  # noqa: E402

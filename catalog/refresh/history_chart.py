@@ -7,12 +7,10 @@ import io
 from collections import defaultdict
 from collections.abc import Iterable
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.dates import AutoDateLocator, ConciseDateFormatter  # noqa: E402
 
+import config.plotting  # noqa: F401  (Agg, no math parsing of user text)
 from catalog.models import PricePoint  # noqa: E402
 
 

@@ -82,6 +82,15 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # `make run`: web, worker and beat write to one file. A deferred transaction that reads and
+    # then writes fails at once with "database is locked" when another process writes;
+    # IMMEDIATE takes the write lock up front, and the timeout waits for it instead.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": env.int("SQLITE_BUSY_TIMEOUT_S", default=20),
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL;",
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

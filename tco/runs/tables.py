@@ -13,6 +13,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from config.csv_cells import inert_frame
+
 # Rows per CSV piece of a download: a few MB of text at a time.
 CSV_BATCH_ROWS = 65_536
 
@@ -51,9 +53,12 @@ def write_parquet(tables: Iterable[pa.Table], path: Path) -> int:
 
 
 def parquet_to_csv(source: BinaryIO | Path) -> Iterator[str]:
-    """The Parquet file as CSV text, header first, in pieces of ``CSV_BATCH_ROWS`` rows."""
+    """The Parquet file as CSV text, header first, in pieces of ``CSV_BATCH_ROWS`` rows.
+
+    Rent option names (in column names and the winner column) are made inert for spreadsheets.
+    """
     parquet = pq.ParquetFile(source)
     header = True
     for batch in parquet.iter_batches(batch_size=CSV_BATCH_ROWS):
-        yield batch.to_pandas().to_csv(index=False, header=header)
+        yield inert_frame(batch.to_pandas()).to_csv(index=False, header=header)
         header = False

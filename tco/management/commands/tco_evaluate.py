@@ -4,6 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.csv_cells import inert_frame
 from tco.api.serializers import ScenarioSerializer
 from tco.inputs_from_db import ScenarioInputError
 from tco.services import monthly_frame, scenario_evaluate
@@ -31,7 +32,7 @@ class Command(BaseCommand):
         except ScenarioInputError as exc:
             raise CommandError(f"{file}: {exc}") from exc
         if csv:
-            self.stdout.write(monthly_frame(evaluation.result)
+            self.stdout.write(inert_frame(monthly_frame(evaluation.result))
                               .to_csv(index=False, float_format="%.2f"), ending="")
         else:
             self.stdout.write(json.dumps(evaluation.to_dict(), indent=2))
