@@ -87,7 +87,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # then writes fails at once with "database is locked" when another process writes;
     # IMMEDIATE takes the write lock up front, and the timeout waits for it instead.
     DATABASES["default"]["OPTIONS"] = {
-        "timeout": env.int("SQLITE_BUSY_TIMEOUT_S", default=20),
+        "timeout": 20,  # seconds
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL;",
     }
