@@ -1,7 +1,7 @@
 """What a report shows, as plain data: the builders turn a ``ReportContent`` into bytes.
 
-Nothing here touches the database; ``reports.services`` fills these from a stored scenario,
-and tests fill them straight from engine inputs.
+Nothing here touches the database; ``reports.services`` fills these from a stored scenario's
+``Evaluation``, and tests from one made straight from engine inputs.
 """
 
 from __future__ import annotations
@@ -16,17 +16,10 @@ import numpy as np
 import pandas as pd
 
 from tco import engine
+from tco.services.engine_inputs import Assumption, PriceUsed
+from tco.services.evaluation import Evaluation
 
 MONTE_CARLO = "monte_carlo"
-
-# Units of engine inputs that no scenario or catalog record describes (cooling tiers and
-# the facility's existing cooling come straight from the catalog tables).
-FALLBACK_UNITS = {
-    "max_kw_per_rack": "kW/rack",
-    "existing_cooling_max_kw_per_rack": "kW/rack",
-    "capex_usd_per_kw": "USD/kW",
-    "opex_usd_per_kw_month": "USD/kW-month",
-}
 
 
 @dataclass(frozen=True)
@@ -44,40 +37,6 @@ class ReportMeta:
     scenario_updated_at: datetime | None = None
     report_id: int | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """Where an input's value came from: origin (scenario or catalog), source and as-of date."""
-
-    unit: str
-    origin: str
-    source: str
-    as_of: date | None = None
-
-
-@dataclass(frozen=True)
-class AssumptionRow:
-    """One numeric engine input with its value and provenance, as the Assumptions sheet lists it."""
-
-    path: str
-    value: float
-    unit: str
-    origin: str
-    source: str
-    as_of: date | None
-
-
-@dataclass(frozen=True)
-class PriceRow:
-    """One price point of the snapshot the evaluation used."""
-
-    price_point_id: int
-    target: str
-    amount: float
-    currency: str
-    as_of: date
-    source: str
 
 
 @dataclass(frozen=True)
@@ -112,43 +71,34 @@ class SizingSummary:
 
 @dataclass(frozen=True)
 class ReportContent:
-    """Everything a report shows for one evaluated scenario."""
+    """Everything a report shows for one evaluated scenario: the evaluation the service made
+    (result, sensitivity, inputs with their provenance, prices used) and the recorded runs."""
 
     meta: ReportMeta
-    inputs: engine.Scenario
-    result: engine.Result
-    tornado: engine.Tornado
-    assumptions: tuple[AssumptionRow, ...]
-    prices: tuple[PriceRow, ...] = ()
+    evaluation: Evaluation
     sweeps: tuple[RecordedRun, ...] = ()
     monte_carlo: tuple[RecordedRun, ...] = ()
     sizing: SizingSummary | None = None
 
+    @property
+    def inputs(self) -> engine.Scenario:
+        return self.evaluation.inputs
 
-def assumption_rows(
-    inputs: engine.Scenario, provenance: Mapping[str, Provenance]
-) -> tuple[AssumptionRow, ...]:
-    """Every numeric input of the scenario, in declaration order, with its provenance.
+    @property
+    def result(self) -> engine.Result:
+        return self.evaluation.result
 
-    The value is the engine's own input (what was evaluated); an input with no recorded
-    provenance is a catalog table figure (cooling tiers, existing cooling).
-    """
-    rows = []
-    for path in engine.numeric_input_paths(inputs):
-        value = float(engine.get_input(inputs, path))
-        known = provenance.get(path) or _catalog_table_provenance(path)
-        rows.append(AssumptionRow(path, value, known.unit, known.origin, known.source, known.as_of))
-    return tuple(rows)
+    @property
+    def tornado(self) -> engine.Tornado:
+        return self.evaluation.tornado
 
+    @property
+    def assumptions(self) -> tuple[Assumption, ...]:
+        return self.evaluation.assumptions
 
-def _catalog_table_provenance(path: str) -> Provenance:
-    """Where an input nobody recorded comes from: the catalog's cooling table or facility profile."""
-    unit = FALLBACK_UNITS.get(path.rsplit(".", 1)[-1], "")
-    if path.startswith("cooling."):
-        return Provenance(unit, "catalog", "catalog cooling technologies (seed-003 tiers)")
-    if path == "facility.existing_cooling_max_kw_per_rack":
-        return Provenance(unit, "catalog", "catalog facility profile: its cooling technology")
-    return Provenance(unit, "", "not recorded")
+    @property
+    def prices(self) -> tuple[PriceUsed, ...]:
+        return self.evaluation.prices
 
 
 def scalar(value: Any) -> float:
@@ -196,31 +146,6 @@ def key_figures(result: engine.Result) -> dict[str, Any]:
 def top_movers(tornado: engine.Tornado, count: int = 3) -> Sequence[engine.SensitivityRow]:
     """The inputs whose +/- step moves the NPV saving most (those that move it at all)."""
     return [row for row in tornado.rows[:count] if row.swing_usd > 0]
-
-
-def report_content(
-    *,
-    inputs: engine.Scenario,
-    result: engine.Result,
-    meta: ReportMeta,
-    provenance: Mapping[str, Provenance],
-    prices: tuple[PriceRow, ...] = (),
-    sweeps: tuple[RecordedRun, ...] = (),
-    monte_carlo: tuple[RecordedRun, ...] = (),
-    sizing: SizingSummary | None = None,
-) -> ReportContent:
-    """Assemble a report's content from an evaluated scenario, adding its sensitivity ranking."""
-    return ReportContent(
-        meta=meta,
-        inputs=inputs,
-        result=result,
-        tornado=engine.one_at_a_time(inputs, base=result),
-        assumptions=assumption_rows(inputs, provenance),
-        prices=prices,
-        sweeps=sweeps,
-        monte_carlo=monte_carlo,
-        sizing=sizing,
-    )
 
 
 CAPEX_LABELS = {

@@ -33,22 +33,12 @@ from config.queues import Queue
 from reports.builders.excel import build_workbook
 from reports.builders.pdf import build_pdf
 from reports.choices import ExportStatus, FailureType, PaperSize, ReportFormat
-from reports.content import (
-    PriceRow,
-    Provenance,
-    RecordedRun,
-    ReportContent,
-    ReportMeta,
-    SizingSummary,
-    key_figures,
-    report_content,
-)
+from reports.content import RecordedRun, ReportContent, ReportMeta, SizingSummary, key_figures
 from reports.models import ReportExport
 from tco import engine
-from tco.engine.version import ENGINE_VERSION
-from tco.inputs_from_db import ScenarioInputError
 from tco.models import RunKind, RunStatus, Scenario, SweepRun
-from tco.services import Evaluation, scenario_evaluate
+from tco.services.engine_inputs import PriceUsed, ScenarioInputError
+from tco.services.evaluation import Evaluation, scenario_evaluate
 
 logger = logging.getLogger(__name__)
 
@@ -156,7 +146,6 @@ def report_content_for(
     pinned = copy.copy(scenario)
     pinned.prices_as_of = prices_as_of or scenario.prices_as_of or timezone.localdate()
     evaluation = scenario_evaluate(scenario=pinned, rent_options=list(scenario.rent_options.all()))
-    case = evaluation.case
     meta = ReportMeta(
         scenario_name=scenario.name,
         scenario_description=scenario.description,
@@ -165,7 +154,7 @@ def report_content_for(
         author=author,
         generated_at=generated_at or timezone.now(),
         prices_as_of=pinned.prices_as_of,
-        engine_version=ENGINE_VERSION,
+        engine_version=evaluation.engine_version,
         paper_size=paper_size,
         report_id=report_id,
         labels={
@@ -174,15 +163,9 @@ def report_content_for(
             "Facility": str(scenario.facility),
         },
     )
-    return report_content(
-        inputs=case.inputs,
-        result=evaluation.result,
+    return ReportContent(
         meta=meta,
-        provenance={a.path: Provenance(a.unit, a.origin, a.source, a.as_of) for a in case.assumptions},
-        prices=tuple(
-            PriceRow(p.price_point_id, p.target, float(p.amount), p.currency, p.as_of, p.source)
-            for p in case.prices
-        ),
+        evaluation=evaluation,
         sweeps=_latest_runs(scenario, RunKind.SWEEP),
         monte_carlo=_latest_runs(scenario, RunKind.MONTE_CARLO),
         sizing=_sizing(evaluation),
@@ -244,11 +227,11 @@ def _author(user: AbstractBaseUser | None) -> str:
     return user.get_full_name() or user.get_username()
 
 
-def _price_json(price: PriceRow) -> dict[str, Any]:
+def _price_json(price: PriceUsed) -> dict[str, Any]:
     return {
         "price_point_id": price.price_point_id,
         "target": price.target,
-        "amount": price.amount,
+        "amount": float(price.amount),
         "currency": price.currency,
         "as_of": price.as_of.isoformat(),
         "source": price.source,
@@ -281,7 +264,7 @@ def _latest_runs(scenario: Scenario, kind: str) -> tuple[RecordedRun, ...]:
 
 
 def _sizing(evaluation: Evaluation) -> SizingSummary | None:
-    sizing = evaluation.case.sizing
+    sizing = evaluation.sizing
     if sizing is None:
         return None
     return SizingSummary(

@@ -20,13 +20,19 @@ from tco import admin_alerts, admin_runs  # noqa: F401  (register the alert and 
 from tco.api.sizing import validated_sizing_spec
 from tco.charts import cumulative_cost_figure, render
 from tco.engine import MAX_RENT_OPTIONS
-from tco.history import history_diff, scenario_records
-from tco.inputs_from_db import ScenarioInputError
-from tco.models import RentOption, Scenario, ScenarioStatus
+from tco.models import RentOption, Scenario, ScenarioStatus, StaleRevision
 from tco.selectors import scenarios_for
-from tco.services import monthly_frame, scenario_clone, scenario_evaluate
-from tco.sizing_from_db import Sizing
-from tco.versions import ScenarioFrozen, scenario_approve, scenario_next_version
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import monthly_frame, scenario_evaluate
+from tco.services.history import history_diff, scenario_records
+from tco.services.scenarios import (
+    ScenarioFrozen,
+    revision_check,
+    scenario_approve,
+    scenario_clone,
+    scenario_next_version,
+)
+from tco.services.sizing import Sizing
 from teams.admin_mixins import TeamScopedAdminMixin, TeamScopedInlineMixin
 from teams.models import Role
 from teams.selectors import for_teams, has_role, teams_of
@@ -78,14 +84,13 @@ class ScenarioAdminForm(forms.ModelForm):
 
     def _check_revision(self, sent: int | None) -> None:
         # Locked until the admin's transaction ends, so the save that follows cannot lose a race.
-        stored = (Scenario.objects.select_for_update().filter(pk=self.instance.pk)
-                  .values_list("revision", flat=True).first())
-        if sent != stored:
+        try:
+            self.instance.revision = revision_check(self.instance.pk, sent)
+        except StaleRevision as exc:
             raise ValidationError(
                 f"Someone saved this scenario since you opened it (you edited revision {sent}; it "
-                f"is now at revision {stored}). Reload the page and apply your change again.",
-                code="stale_revision")
-        self.instance.revision = stored
+                f"is now at revision {exc.current}). Reload the page and apply your change again.",
+                code="stale_revision") from exc
 
 
 @admin.register(Scenario)
@@ -306,10 +311,10 @@ def _result_context(scenario: Scenario | None) -> dict:
     first = lambda values: float(np.reshape(values, -1)[0])  # noqa: E731
     return {
         "evaluation": evaluation,
-        **_sizing_context(evaluation.case.sizing),
+        **_sizing_context(evaluation.sizing),
         "recommendation": result.recommendation,
         "footprint": {k: v for k, v in result.to_dict()["footprint"].items() if k != "warnings"},
-        "warnings": [name for name, flag in result.footprint.warnings.items() if first(flag)],
+        "warnings": [warning.message for warning in evaluation.warnings],
         "buy_cost_per_hour": first(result.buy.cost_per_useful_accelerator_hour_usd),
         "buy_total": first(result.buy.total_usd),
         "buy_npv": first(result.buy.npv_usd),

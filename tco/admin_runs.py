@@ -16,7 +16,6 @@ from django.views.decorators.http import require_POST
 
 from tco import engine
 from tco.charts import render
-from tco.inputs_from_db import ScenarioInputError, engine_case
 from tco.models import RunKind, RunStatus, Scenario, SweepRun
 from tco.run_charts import breakeven_heatmap_figure, saving_histogram_figure, tornado_figure
 from tco.runs.errors import RunSpecError
@@ -24,6 +23,8 @@ from tco.runs.limits import MAX_CHUNK_POINTS, MAX_RUN_POINTS
 from tco.runs.services import MAX_SEED, sweep_run_cancel, sweep_run_start
 from tco.runs.specs import DEFAULT_HISTOGRAM_BINS, DEFAULT_STEP_SHARE, axis_from_text, distribution_from_text
 from tco.selectors import scenarios_for, sweep_runs_for
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import scenario_check
 from teams.admin_mixins import TeamScopedAdminMixin
 from teams.models import Role
 from teams.selectors import has_role
@@ -187,7 +188,7 @@ def _start(request: HttpRequest, form: forms.Form, scenario: Scenario, kind: str
 def _input_rows(scenario: Scenario) -> dict[str, Any]:
     """Every numeric input a run can vary, with its value; or why the scenario cannot run."""
     try:
-        inputs = engine_case(scenario).inputs
+        inputs = scenario_check(scenario=scenario).inputs
     except ScenarioInputError as exc:
         return {"inputs_error": str(exc)}
     return {"inputs": [(path, float(engine.get_input(inputs, path)))

@@ -101,9 +101,9 @@ def _bench_scenario():
 def _engine_seconds(scenario, points: int) -> float:
     """The engine alone on the sweep's points, in the run's chunks, one after the other."""
     from tco import engine
-    from tco.inputs_from_db import engine_case
     from tco.runs.limits import chunk_points_for
     from tco.runs.specs import parse_sweep_spec
+    from tco.services.engine_inputs import engine_case
 
     inputs = engine_case(scenario).inputs
     spec = parse_sweep_spec(sweep_spec(points), inputs)

@@ -12,7 +12,7 @@ from django.db import transaction
 from catalog.choices import PricingModel, Provider
 from catalog.models import Accelerator, CloudOffering, FacilityProfile, SystemSku
 from tco.models import RentOption, Scenario
-from tco.services import scenario_save
+from tco.services.scenarios import scenario_save
 from teams.models import Team
 
 # Operations and finance assumptions shared by the demos (a typical enterprise case).

@@ -20,10 +20,11 @@ from tco.engine.plan import PlanInputs, make_plan
 from tco.engine.plan.spec import plan_inputs
 from tco.engine.plan.uncertainty import cases_of, reevaluate, summarise
 from tco.engine.plan.validation import validate_plan
-from tco.inputs_from_db import ScenarioInputError, engine_case
 from tco.models import PlanDrawChunk, PlanStatus, ProcurementPlan, Scenario
 from tco.runs.distributions import Distribution, distribution_from_json
 from tco.runs.errors import RunSpecError
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import scenario_check
 
 DRAWS_PER_CHUNK = 250
 MAX_DRAWS = 100_000
@@ -44,7 +45,7 @@ class PlanSpecError(ValueError):
 def scenario_plan_inputs(scenario: Scenario, spec: Any) -> PlanInputs:
     """The plan's engine inputs from its spec and its scenario's catalog, facility and finance."""
     try:
-        case = engine_case(scenario)
+        case = scenario_check(scenario=scenario)
     except ScenarioInputError as exc:
         raise PlanSpecError(f"scenario.{exc.field}", exc.message) from exc
     try:

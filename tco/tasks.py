@@ -17,7 +17,6 @@ from django.dispatch import receiver
 from catalog.refresh.signals import prices_refreshed
 from config.queues import Queue
 from tco.planning import plan_draws_compute, plan_fail, plan_solve
-from tco.repricing import scenarios_reprice
 from tco.runs.limits import (
     CHUNK_SOFT_TIME_LIMIT_S,
     CHUNK_TIME_LIMIT_S,
@@ -31,6 +30,7 @@ from tco.runs.services import (
     sweep_run_finish,
     sweep_runs_reap,
 )
+from tco.services.repricing import scenarios_reprice
 
 TRANSIENT_ERRORS = (OperationalError, InterfaceError, redis.exceptions.ConnectionError)
 RETRIES = {"autoretry_for": TRANSIENT_ERRORS, "retry_backoff": 2, "retry_backoff_max": 60,

@@ -1,7 +1,6 @@
 """Scenario serializers: CRUD with nested rent options, and the evaluation output."""
 from __future__ import annotations
 
-import copy
 import re
 from decimal import Decimal
 from typing import Any
@@ -11,10 +10,10 @@ from rest_framework import serializers
 from catalog.models import Accelerator, FacilityProfile, SystemSku
 from tco import engine
 from tco.api.sizing import SizingResultSerializer, SizingSpecSerializer, nested_error
-from tco.inputs_from_db import ScenarioInputError, engine_case
 from tco.models import RentOption, Scenario
-from teams.models import Role, Team
-from teams.selectors import TeamChoiceError, team_for_new_object, teams_of
+from tco.services.engine_inputs import ScenarioInputError
+from teams.models import Team
+from teams.selectors import teams_of
 
 NESTED_FIELD = re.compile(r"^rent_options\[(\d+)\]\.(\w+)$")
 
@@ -50,9 +49,8 @@ POSITIVE = ("system_price_usd", "electricity_usd_per_kwh", "rack_power_limit_kw"
 class ScenarioSerializer(serializers.ModelSerializer):
     """A scenario as budgeting tools send it; catalog rows are named by slug (offerings by id).
 
-    Validation builds the engine inputs, so a scenario that cannot be evaluated (a rent
-    option with no price at the scenario's date, a system that cannot be racked) is refused
-    with the field to fix.
+    It shapes input and output only: the scenario services pick the team and refuse, naming
+    the field, a scenario that cannot be evaluated (``input_error`` makes that a 400).
     """
 
     accelerator = serializers.SlugRelatedField(slug_field="slug", queryset=Accelerator.objects.all())
@@ -115,62 +113,17 @@ class ScenarioSerializer(serializers.ModelSerializer):
         if request is not None:  # none when the schema is generated
             self.fields["team"].queryset = teams_of(request.user)
 
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        attrs = {**attrs, "team": self._team(attrs.get("team"))}
-        scenario, options = self.build(attrs)
-        try:
-            engine_case(scenario, options)
-        except ScenarioInputError as exc:
-            raise serializers.ValidationError(_error_detail(exc)) from exc
-        return attrs
 
-    def _team(self, named: Team | None) -> Team | None:
-        """The scenario's team: its own when updating; else the one named, or the user's only
-        team in which they may create scenarios (stateless evaluation: any of their teams, or
-        none, for public prices only). Without a request (a command) the team named, if any."""
-        if self.instance is not None:
-            if named is not None and named != self.instance.team:
-                raise serializers.ValidationError(
-                    {"team": ["a scenario stays in its team; clone it there instead"]})
-            return self.instance.team
-        request = self.context.get("request")
-        if request is None:  # a trusted caller (tco_evaluate): the team named, if any
-            return named
-        stateless = self.context.get("stateless", False)
-        try:
-            return team_for_new_object(request.user, team=named,
-                                       role=Role.VIEWER if stateless else Role.ANALYST)
-        except TeamChoiceError as exc:
-            if stateless and named is None:
-                return None
-            raise serializers.ValidationError({"team": [str(exc)]}) from exc
-
-    def build(self, attrs: dict[str, Any]) -> tuple[Scenario, list[RentOption]]:
-        """Unsaved model instances from validated data (on top of the instance when updating)."""
-        data = {key: value for key, value in attrs.items() if key != "revision"}
-        option_rows = data.pop("rent_options", None)
-        if self.instance is None:
-            scenario = Scenario(**data)
-        else:
-            scenario = copy.copy(self.instance)  # the stored instance stays as it was
-            for name, value in data.items():
-                setattr(scenario, name, value)
-        if option_rows is None and self.instance is not None:
-            options = list(self.instance.rent_options.all())
-        else:
-            options = [RentOption(**row) for row in option_rows or []]
-        return scenario, options
-
-
-def _error_detail(exc: ScenarioInputError) -> dict[str, Any]:
-    """DRF's nested error shape: rent_options errors keyed by the option's index."""
+def input_error(exc: ScenarioInputError) -> serializers.ValidationError:
+    """A scenario refusal as a 400 in DRF's nested shape: rent_options errors keyed by the
+    option's index, sizing errors by the spec's path."""
     nested = NESTED_FIELD.match(exc.field)
     if exc.field.startswith("sizing."):
-        return nested_error(exc.field, exc.message)
+        return serializers.ValidationError(nested_error(exc.field, exc.message))
     if not nested:
-        return {exc.field: [exc.message]}
+        return serializers.ValidationError({exc.field: [exc.message]})
     index, field = int(nested.group(1)), nested.group(2)
-    return {"rent_options": {index: {field: [exc.message]}}}
+    return serializers.ValidationError({"rent_options": {index: {field: [exc.message]}}})
 
 
 class FieldChangeSerializer(serializers.Serializer):

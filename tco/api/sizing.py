@@ -2,7 +2,7 @@
 ``POST /api/v1/sizing/`` and the list of model presets.
 
 Serializers check shapes and types; every range is the engine's, checked by building the
-engine inputs (`tco.sizing_from_db.sizing_inputs`), so the API, a scenario and the admin refuse
+engine inputs (`tco.services.sizing.sizing_inputs`), so the API, a scenario and the admin refuse
 bad input the same way, naming the field (``mfu``, ``model.parameters``). Defaults and valid
 ranges in the schema's help texts are read from the engine's dataclasses.
 """
@@ -37,7 +37,7 @@ from tco.engine.sizing import (
     TrainingJob,
 )
 from tco.engine.sizing.results import jsonable
-from tco.sizing_from_db import SPEC_KEYS, SizingMode, offering_price, size_spec, sizing_inputs
+from tco.services.sizing import SPEC_KEYS, SizingMode, offering_price, size_spec, sizing_inputs
 from teams.selectors import team_ids_of
 
 

@@ -11,13 +11,27 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tco.api.concurrency import Frozen, RevisionConflict, sent_revision, with_etag
-from tco.api.serializers import EvaluationSerializer, HistoryRecordSerializer, ScenarioSerializer
-from tco.history import field_changes, scenario_records, state_at
+from tco.api.serializers import (
+    EvaluationSerializer,
+    HistoryRecordSerializer,
+    ScenarioSerializer,
+    input_error,
+)
 from tco.models import Scenario, StaleRevision
-from tco.repricing import scenario_snapshot_save
 from tco.selectors import scenarios_for
-from tco.services import scenario_clone, scenario_evaluate, scenario_save
-from tco.versions import ScenarioFrozen, scenario_approve, scenario_delete, scenario_edit
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import scenario_evaluate
+from tco.services.history import field_changes, scenario_records, state_at
+from tco.services.repricing import scenario_snapshot_save
+from tco.services.scenarios import (
+    ScenarioFrozen,
+    scenario_approve,
+    scenario_clone,
+    scenario_create,
+    scenario_delete,
+    scenario_update,
+    unsaved_evaluate,
+)
 from teams.models import Role
 from teams.permissions import TeamRolePermission
 
@@ -69,9 +83,12 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         return super().create(request, *args, **kwargs)
 
     def perform_create(self, serializer):
-        scenario, options = serializer.build(serializer.validated_data)
-        scenario.owner = self.request.user
-        serializer.instance = scenario_save(scenario=scenario, rent_options=options)
+        data = dict(serializer.validated_data)
+        try:
+            serializer.instance = scenario_create(data=data, rent_options=data.pop("rent_options"),
+                                                  user=self.request.user)
+        except ScenarioInputError as exc:
+            raise input_error(exc) from exc
 
     @extend_schema(parameters=[IF_MATCH], responses={
         200: ScenarioSerializer, 201: OpenApiResponse(ScenarioSerializer, description=(
@@ -85,13 +102,15 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         serializer = self.get_serializer(scenario, data=request.data,
                                          partial=kwargs.pop("partial", False))
         serializer.is_valid(raise_exception=True)
-        edited, options = serializer.build(serializer.validated_data)
-        edited.revision = sent
+        data = dict(serializer.validated_data)
         try:
-            saved, is_new_version = scenario_edit(scenario=scenario, edited=edited,
-                                                  rent_options=options, edited_by=request.user)
+            saved, is_new_version = scenario_update(
+                scenario=scenario, data=data, rent_options=data.pop("rent_options", None),
+                user=request.user, revision=sent)
         except StaleRevision as exc:
             raise RevisionConflict(sent=sent, current=exc.current) from exc
+        except ScenarioInputError as exc:
+            raise input_error(exc) from exc
         except ScenarioFrozen as exc:
             raise Frozen(str(exc)) from exc
         data = self.get_serializer(saved).data
@@ -124,10 +143,8 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         new version. With If-Match, a scenario changed since is refused (409)."""
         scenario = self.get_object()
         sent = sent_revision(request, required=False)
-        if sent is not None:
-            scenario.revision = sent
         try:
-            scenario = scenario_approve(scenario=scenario, approved_by=request.user)
+            scenario = scenario_approve(scenario=scenario, approved_by=request.user, revision=sent)
         except StaleRevision as exc:
             raise RevisionConflict(sent=sent, current=exc.current) from exc
         except ScenarioFrozen as exc:
@@ -154,7 +171,10 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         The price points used and the figures they gave are snapshotted; a later price refresh
         compares with them to alert on a moved result."""
         scenario = self.get_object()
-        evaluation = scenario_evaluate(scenario=scenario)
+        try:
+            evaluation = scenario_evaluate(scenario=scenario)
+        except ScenarioInputError as exc:
+            raise input_error(exc) from exc
         scenario_snapshot_save(scenario=scenario, evaluation=evaluation)
         return Response(evaluation.to_dict())
 
@@ -176,7 +196,12 @@ class EvaluateView(APIView):
                    examples=[SCENARIO_EXAMPLE])
     def post(self, request):
         serializer = ScenarioSerializer(data=request.data,
-                                        context={"request": request, "stateless": True})
+                                        context={"request": request})
         serializer.is_valid(raise_exception=True)
-        scenario, options = serializer.build(serializer.validated_data)
-        return Response(scenario_evaluate(scenario=scenario, rent_options=options).to_dict())
+        data = dict(serializer.validated_data)
+        try:
+            evaluation = unsaved_evaluate(data=data, rent_options=data.pop("rent_options"),
+                                          user=request.user)
+        except ScenarioInputError as exc:
+            raise input_error(exc) from exc
+        return Response(evaluation.to_dict())

@@ -34,8 +34,9 @@ def evaluate(
     detail : bool
         Keep each monthly cost line and running total (False for sweeps).
     recommend : bool, optional
-        Add a one-sentence recommendation from a +/-10 % sensitivity run;
-        default: only for a single scenario evaluated with detail.
+        Add a one-sentence recommendation from a +/-10 % sensitivity run
+        (kept as ``Result.tornado``); default: only for a single scenario
+        evaluated with detail.
     labels : mapping, optional
         Words for input paths in the recommendation ("the system price" for
         ``buy.system_price_usd``); paths without one are named as they are.
@@ -55,4 +56,5 @@ def evaluate(
     if not recommend:
         return result
     tornado = one_at_a_time(inputs, base=result)
-    return replace(result, recommendation=recommendation(result, tornado, labels=labels))
+    return replace(result, recommendation=recommendation(result, tornado, labels=labels),
+                   tornado=tornado)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from tco.engine.footprint import Footprint
+
+if TYPE_CHECKING:  # sensitivity builds on results
+    from tco.engine.sensitivity import Tornado
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,11 @@ class RentResult:
 
 @dataclass(frozen=True)
 class Result:
-    """Everything one ``evaluate`` call computed for a batch of scenarios."""
+    """Everything one ``evaluate`` call computed for a batch of scenarios.
+
+    ``tornado`` and ``recommendation`` are there when the evaluation asked for a recommendation
+    (the sensitivity run it is drawn from); None otherwise.
+    """
 
     batch_shape: tuple[int, ...]
     months: NDArray[np.int64]
@@ -79,6 +86,7 @@ class Result:
     buy: BuyResult
     rent: tuple[RentResult, ...]
     recommendation: str | None = None
+    tornado: Tornado | None = None
 
     def rent_option(self, name: str) -> RentResult:
         """The rent option called ``name``."""

@@ -2,7 +2,7 @@
 
 A snapshot records exactly which price points a scenario was evaluated with and what that gave
 per rent option (winner, breakeven month, NPV saving). After a price refresh the re-pricer
-(tco/repricing.py) evaluates the scenario again and compares with its latest snapshot.
+(tco/services/repricing.py) evaluates the scenario again and compares with its latest snapshot.
 """
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 """Scenarios: one workload, one buy option and several rent options, over a horizon.
 
 A field left empty falls back to the referenced catalog row (system, facility, offering);
-tco/inputs_from_db.py records which value came from where.
+tco/services/engine_inputs.py records which value came from where.
 
 A scenario belongs to a team. Every save is recorded (django-simple-history) and bumps its
 ``revision`` with a conditional UPDATE, so two people editing the same revision cannot both
-win. An approved scenario is frozen: editing it makes a new draft version (tco/versions.py).
+win. An approved scenario is frozen: editing it makes a new draft version (tco/services/scenarios.py).
 """
 from __future__ import annotations
 

@@ -25,7 +25,6 @@ from django.utils import timezone
 
 from config.queues import Queue
 from tco import engine
-from tco.inputs_from_db import ScenarioInputError, engine_case
 from tco.models import (
     ACTIVE_STATUSES,
     ChunkStatus,
@@ -59,6 +58,8 @@ from tco.runs.specs import (
 )
 from tco.runs.summaries import monte_carlo_summary, sensitivity_summary, sweep_summary
 from tco.runs.tables import frame_to_parquet_bytes, parquet_bytes_to_table, write_parquet
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import scenario_check
 
 RunSpec = SweepSpec | MonteCarloSpec | SensitivitySpec
 RESULT_FILENAME = "result.parquet"
@@ -102,7 +103,7 @@ def sweep_run_start(
     evaluated or the spec cannot run.
     """
     try:
-        case = engine_case(scenario)
+        case = scenario_check(scenario=scenario)
     except ScenarioInputError as exc:
         raise RunSpecError("scenario", f"cannot be evaluated: {exc}") from None
     parsed = run_spec(kind, spec, case.inputs)

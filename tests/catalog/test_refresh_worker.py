@@ -16,8 +16,8 @@ from catalog.refresh.services import price_refresh_run
 from catalog.tasks import refresh_prices_task
 from config.queues import Queue
 from tco.models import AlertKind, PriceAlert
-from tco.repricing import scenario_snapshot_save
-from tco.services import scenario_evaluate
+from tco.services.evaluation import scenario_evaluate
+from tco.services.repricing import scenario_snapshot_save
 from tests.catalog.test_refresh import FEED_SETTINGS, lambda_payload
 from tests.tco.test_repricing import make_scenario
 from tests.worker import WorkerProcess

@@ -7,8 +7,9 @@ import datetime as dt
 
 import pytest
 
-from reports.content import ReportContent, ReportMeta, report_content
+from reports.content import ReportContent, ReportMeta
 from tco import engine
+from tco.services.evaluation import evaluation_of
 from tests.tco.engine.scenarios import rich_scenario
 
 FORMULA_LIKE_NAME = '=HYPERLINK("http://x","y")'
@@ -30,9 +31,7 @@ def content_for(
         paper_size=paper_size,
         labels={"System": "dgx-h100"},
     )
-    return report_content(
-        inputs=inputs, result=engine.evaluate(inputs, recommend=True), meta=meta, provenance={}, **extra
-    )
+    return ReportContent(meta=meta, evaluation=evaluation_of(inputs), **extra)
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,11 @@ from dataclasses import replace
 
 from numpy.testing import assert_allclose
 
-from reports.content import Provenance, assumption_rows, bill_of_materials, describe_path, key_figures
+from reports.content import bill_of_materials, describe_path, key_figures
 from reports.formatting import format_month, format_share, format_usd_cents
 from tco import engine
+from tco.services.engine_inputs import Assumption
+from tco.services.evaluation import every_input
 from tests.tco.engine.scenarios import flat_scenario, rich_scenario
 
 
@@ -43,9 +45,9 @@ def test_key_figures_are_rounded_to_the_cent_and_none_where_there_is_no_answer()
 
 def test_every_input_is_listed_with_its_recorded_provenance_or_its_catalog_table():
     inputs = rich_scenario()
-    recorded = {"buy.system_price_usd": Provenance("USD", "catalog", "price point 7 (seed-004)")}
+    recorded = [Assumption("buy.system_price_usd", 300_000.0, "USD", "catalog", "price point 7 (seed-004)")]
 
-    rows = {row.path: row for row in assumption_rows(inputs, recorded)}
+    rows = {row.path: row for row in every_input(inputs, recorded)}
 
     assert list(rows) == engine.numeric_input_paths(inputs)
     assert (rows["buy.system_price_usd"].value, rows["buy.system_price_usd"].source) == (

@@ -14,7 +14,7 @@ from reports.models import ReportExport
 from reports.services import report_export_regenerate, report_export_request, report_export_run
 from tco.models import RunKind, RunStatus
 from tco.runs.services import sweep_run_start
-from tco.services import scenario_evaluate
+from tco.services.evaluation import scenario_evaluate
 
 pytestmark = pytest.mark.django_db
 

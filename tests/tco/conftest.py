@@ -29,7 +29,7 @@ def run_scenario(catalog, planner):
     """
     from catalog.models import Accelerator, CloudOffering, FacilityProfile, SystemSku
     from tco.models import RentOption, Scenario
-    from tco.services import scenario_save
+    from tco.services.scenarios import scenario_save
 
     scenario = Scenario(
         team=planner.memberships.get().team, owner=planner, name="8x H100 vs p5",

@@ -18,8 +18,8 @@ from numpy.testing import assert_allclose
 from catalog.models import Accelerator, CloudOffering, FacilityProfile, PricePoint, SystemSku
 from catalog.refresh.services import price_refresh_run
 from tco.models import AlertKind, PriceAlert, RentOption, Scenario, ScenarioSnapshot, SnapshotReason
-from tco.repricing import moved, scenarios_reprice
-from tco.services import scenario_save
+from tco.services.repricing import moved, scenarios_reprice
+from tco.services.scenarios import scenario_save
 from tests.catalog.test_refresh import FEED_SETTINGS, lambda_payload
 from tests.teams.members import member, team
 

@@ -13,7 +13,6 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from config.queues import Queue
 from tco import engine
-from tco.inputs_from_db import engine_case
 from tco.models import ChunkStatus, FailureType, RunKind, RunStatus, SweepChunk, SweepRun
 from tco.runs.errors import RunSpecError
 from tco.runs.limits import CHUNKS_IN_FLIGHT, REQUEUE_STALLED_AFTER_S, RUN_STALL_DEADLINE_S
@@ -24,6 +23,7 @@ from tco.runs.services import (
     sweep_run_start,
     sweep_runs_reap,
 )
+from tco.services.engine_inputs import engine_case
 from tco.tasks import sweep_chunk_task
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,7 @@ from catalog.models import Accelerator, CloudOffering, FacilityProfile, SystemSk
 from reports.models import ReportExport
 from tco.models import AlertKind, PriceAlert, RentOption, Scenario, SweepRun, Winner
 from tco.runs.services import sweep_run_start
-from tco.services import scenario_save
+from tco.services.scenarios import scenario_save
 from teams.models import Role
 from tests.teams.members import member, team
 

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from tco.models import Scenario, ScenarioStatus
-from tco.versions import scenario_approve
+from tco.services.scenarios import scenario_approve
 from teams.models import Role
 from tests.teams.members import member
 

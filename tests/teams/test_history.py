@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from numpy.testing import assert_allclose
 
-from tco.versions import scenario_approve
+from tco.services.scenarios import scenario_approve
 from tests.teams.conftest import client_of
 
 S = "/api/v1/scenarios/{pk}/"

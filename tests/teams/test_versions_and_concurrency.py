@@ -10,8 +10,7 @@ import pytest
 from django.db import connection, transaction
 
 from tco.models import RentOption, Scenario, ScenarioStatus, StaleRevision
-from tco.services import scenario_save
-from tco.versions import scenario_approve
+from tco.services.scenarios import scenario_approve, scenario_save
 from tests.teams.conftest import client_of, hand_scenario
 
 S = "/api/v1/scenarios/{pk}/"

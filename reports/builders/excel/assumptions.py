@@ -28,7 +28,7 @@ from reports.builders.excel.cells import (
     title,
 )
 from reports.builders.excel.names import input_name, rent_name
-from reports.content import AssumptionRow, ReportContent
+from reports.content import ReportContent
 from tco import engine
 from tco.engine.compose import BREAKEVEN_RELATIVE_TOLERANCE
 from tco.engine.counting import WHOLE_COUNT_TOLERANCE
@@ -36,6 +36,7 @@ from tco.engine.metrics import SECONDS_PER_HOUR, TOKENS_PER_MILLION
 from tco.engine.power import KWH_PER_MWH
 from tco.engine.rent import GB_PER_TB
 from tco.engine.timeline import MONTHS_PER_YEAR
+from tco.services.engine_inputs import Assumption
 
 SHEET = "Assumptions"
 HEADINGS = ("Section", "Input", "Value", "Unit", "Origin", "Source", "As of", "Name in formulas")
@@ -102,7 +103,7 @@ def write_assumptions(ws: Worksheet, content: ReportContent) -> None:
     header_row(ws, 4, HEADINGS)
     ws.freeze_panes = "A5"
     row = 5
-    rows_by_section: dict[str, list[AssumptionRow]] = {}
+    rows_by_section: dict[str, list[Assumption]] = {}
     for assumption in content.assumptions:
         if not assumption.path.startswith("cooling."):
             rows_by_section.setdefault(assumption.path.rsplit(".", 1)[0], []).append(assumption)
@@ -127,7 +128,7 @@ def _section_title(section_key: str, inputs: engine.Scenario) -> str:
     return SECTION_TITLES.get(section_key, section_key)
 
 
-def _input_row(ws: Worksheet, row: int, assumption: AssumptionRow) -> None:
+def _input_row(ws: Worksheet, row: int, assumption: Assumption) -> None:
     section_key, field = assumption.path.rsplit(".", 1)
     put_text(ws.cell(row=row, column=1), section_key)
     put_text(ws.cell(row=row, column=2), field.replace("_", " "))

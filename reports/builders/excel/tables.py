@@ -28,8 +28,9 @@ from reports.builders.excel.cells import (
     set_widths,
     title,
 )
-from reports.content import PriceRow, RecordedRun, ReportContent, SizingSummary
+from reports.content import RecordedRun, ReportContent, SizingSummary
 from reports.formatting import timestamp
+from tco.services.engine_inputs import PriceUsed
 
 PRICES_SHEET = "Prices"
 SWEEP_SHEET = "Sweep"
@@ -70,7 +71,7 @@ HEAT_SCALE = ColorScaleRule(
 )
 
 
-def write_prices(ws: Worksheet, prices: tuple[PriceRow, ...]) -> None:
+def write_prices(ws: Worksheet, prices: tuple[PriceUsed, ...]) -> None:
     """The catalog price points the evaluation used, with their dates and sources."""
     title(
         ws,
@@ -84,7 +85,7 @@ def write_prices(ws: Worksheet, prices: tuple[PriceRow, ...]) -> None:
     for row, price in enumerate(prices, start=5):
         ws.cell(row=row, column=1, value=price.price_point_id)
         put_text(ws.cell(row=row, column=2), price.target)
-        put_number(ws.cell(row=row, column=3), price.amount, USD_PRICE)
+        put_number(ws.cell(row=row, column=3), float(price.amount), USD_PRICE)
         put_text(ws.cell(row=row, column=4), price.currency)
         ws.cell(row=row, column=5, value=price.as_of).number_format = "yyyy-mm-dd"
         put_text(ws.cell(row=row, column=6), price.source)

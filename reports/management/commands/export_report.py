@@ -11,8 +11,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reports.choices import PaperSize, ReportFormat
 from reports.services import report_build, report_content_for
-from tco.inputs_from_db import ScenarioInputError
 from tco.models import Scenario
+from tco.services.engine_inputs import ScenarioInputError
 
 
 class Command(BaseCommand):

@@ -6,8 +6,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from config.csv_cells import inert_frame
 from tco.api.serializers import ScenarioSerializer
-from tco.inputs_from_db import ScenarioInputError
-from tco.services import monthly_frame, scenario_evaluate
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import monthly_frame
+from tco.services.scenarios import unsaved_evaluate
 
 
 class Command(BaseCommand):
@@ -26,9 +27,10 @@ class Command(BaseCommand):
         serializer = ScenarioSerializer(data=data)
         if not serializer.is_valid():
             raise CommandError(f"{file}: invalid scenario: {json.dumps(serializer.errors)}")
-        scenario, rent_options = serializer.build(serializer.validated_data)
+        data = dict(serializer.validated_data)
         try:
-            evaluation = scenario_evaluate(scenario=scenario, rent_options=rent_options)
+            evaluation = unsaved_evaluate(data=data, rent_options=data.pop("rent_options"),
+                                          user=None)
         except ScenarioInputError as exc:
             raise CommandError(f"{file}: {exc}") from exc
         if csv:

@@ -18,9 +18,9 @@ from django.db import models
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from tco.inputs_from_db import ScenarioInputError
 from tco.models import RentOption, Scenario
-from tco.services import scenario_evaluate
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import scenario_evaluate
 
 #: Fields every save changes; they say when and which revision, not what the case is.
 BOOKKEEPING = {"id", "created_at", "updated_at", "revision"}

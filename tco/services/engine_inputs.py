@@ -22,7 +22,7 @@ from catalog.selectors import price_at
 from tco import engine
 from tco.engine.sizing import SizingInputError
 from tco.models import RentOption, Scenario
-from tco.sizing_from_db import Sizing, size_spec
+from tco.services.sizing import Sizing, size_spec
 
 # Catalog pricing models -> the engine's billing rule and the committed term it implies.
 PRICING = {
@@ -77,9 +77,9 @@ class EngineCase:
     prices: tuple[PriceUsed, ...]
     sizing: Sizing | None = None
 
-    def field_for(self, path: str) -> str:
-        """The scenario field behind an engine input path (for error messages)."""
-        return ENGINE_PATH_TO_FIELD.get(path, path)
+    def input_error(self, exc: engine.InputError) -> ScenarioInputError:
+        """The engine's refusal of an input, naming the scenario field behind it."""
+        return ScenarioInputError(ENGINE_PATH_TO_FIELD.get(exc.path, exc.path), exc.message)
 
     def labels(self) -> dict[str, str]:
         """Words for every input path, for sentences a finance reader can follow."""
@@ -174,7 +174,8 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
     """Engine inputs for ``scenario`` (saved or not) and its rent options.
 
     Raises ScenarioInputError naming the field when a value is missing and the catalog has
-    none to fall back to, or when the system cannot fit the facility's racks at all.
+    none to fall back to, or when the system cannot fit the facility's racks at all. The
+    values themselves are checked by the engine (``scenario_check``, or the evaluation).
     """
     options = list(scenario.rent_options.all()) if rent_options is None else list(rent_options)
     if not options:
@@ -196,12 +197,7 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
         ),
     )
     _check_system_fits_rack(inputs)
-    case = EngineCase(inputs, tuple(record.assumptions), tuple(record.prices), sizing)
-    try:
-        engine.validate(inputs)
-    except engine.InputError as exc:
-        raise ScenarioInputError(case.field_for(exc.path), exc.message) from exc
-    return case
+    return EngineCase(inputs, tuple(record.assumptions), tuple(record.prices), sizing)
 
 
 def _sizing(scenario: Scenario) -> Sizing | None:

@@ -25,9 +25,9 @@ from django.db import transaction
 
 from catalog.models import PricePoint, PriceRefreshJob
 from tco.engine.version import ENGINE_VERSION
-from tco.inputs_from_db import ScenarioInputError
 from tco.models import AlertKind, PriceAlert, Scenario, ScenarioSnapshot, SnapshotReason
-from tco.services import Evaluation, scenario_evaluate
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import Evaluation, scenario_evaluate
 
 logger = logging.getLogger(__name__)
 NPV_QUANTUM = Decimal("0.01")
@@ -37,7 +37,7 @@ def scenario_snapshot_save(*, scenario: Scenario, evaluation: Evaluation,
                            reason: SnapshotReason = SnapshotReason.EVALUATED,
                            refresh_job: PriceRefreshJob | None = None) -> ScenarioSnapshot:
     """Record the price points a saved scenario was evaluated with and the figures they gave."""
-    prices = evaluation.case.prices
+    prices = evaluation.prices
     snapshot = ScenarioSnapshot.objects.create(
         scenario=scenario, reason=reason, refresh_job=refresh_job, engine_version=ENGINE_VERSION,
         prices=[{"price_point_id": p.price_point_id, "target": p.target, "amount": str(p.amount),
@@ -53,11 +53,11 @@ def option_figures(scenario: Scenario, evaluation: Evaluation) -> list[dict[str,
     NPV saving of buying against it (JSON-ready; breakeven None = never)."""
     catalog_prices = {
         offering_id: (pk, amount) for offering_id, pk, amount in PricePoint.objects.filter(
-            pk__in=[p.price_point_id for p in evaluation.case.prices], offering__isnull=False,
+            pk__in=[p.price_point_id for p in evaluation.prices], offering__isnull=False,
         ).values_list("offering_id", "pk", "amount")}
     summary = evaluation.result.summary()
     rows = []
-    for option, rent in zip(scenario.rent_options.all(), evaluation.case.inputs.rent, strict=True):
+    for option, rent in zip(scenario.rent_options.all(), evaluation.inputs.rent, strict=True):
         point_id, price = (None, option.price_usd_per_instance_hour)
         if price is None:
             point_id, price = catalog_prices[option.offering_id]

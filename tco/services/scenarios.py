@@ -1,0 +1,235 @@
+"""A scenario's lifecycle: create, update, clone, approve, new version, delete.
+
+    scenario = scenario_create(data={...}, rent_options=[{...}], user=user)
+    saved, is_new_version = scenario_update(scenario=s, data={...}, rent_options=None,
+                                            user=user, revision=3)
+    scenario_approve(scenario=s, approved_by=user)           # draft -> approved (approver role)
+
+Each takes plain data (field -> value, catalog rows as model instances) and the user, and
+refuses what cannot be saved with ScenarioInputError (naming the field), StaleRevision (the
+edit was made on a revision someone has since replaced: ``revision_check``) or
+ScenarioFrozen. The API views, the admin and the commands call these; nothing else writes
+scenarios.
+
+A draft is saved in place; an approved scenario is frozen: it stays as it is and an edit
+becomes a new draft (version + 1, ``previous_version`` pointing back, rent options copied).
+The chain is linear: an approved version has at most one next version.
+"""
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from tco.models import RentOption, Scenario, ScenarioStatus, StaleRevision
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import Evaluation, scenario_check, scenario_evaluate
+from teams.models import Role, Team
+from teams.selectors import TeamChoiceError, team_for_new_object
+
+SCENARIO_COPY_SUFFIX = " (copy)"
+# What a copy starts afresh: identity, timestamps, approval, version chain and revision.
+DRAFT_RESET = {Scenario._meta.get_field(name) for name in (
+    "id", "created_at", "updated_at", "status", "approved_by", "approved_at", "version",
+    "previous_version", "revision")}
+
+
+class ScenarioFrozen(Exception):
+    """The change is not possible on an approved scenario (or one already approved)."""
+
+
+def revision_check(scenario_id: int, sent: int | None) -> int:
+    """The stored revision, locked until the transaction ends, if it is the one ``sent``.
+
+    Raises
+    ------
+    StaleRevision
+        The scenario was saved since revision ``sent`` was read.
+    """
+    stored = (Scenario.objects.select_for_update().filter(pk=scenario_id)
+              .values_list("revision", flat=True).first())
+    if sent != stored:
+        raise StaleRevision(scenario_id, stored)
+    return stored
+
+
+def scenario_team(user: AbstractBaseUser | None, *, named: Team | None, role: Role) -> Team | None:
+    """The team a new scenario (or an unsaved evaluation) belongs to: the one named, else the
+    user's only team in which they have ``role``. Without a user (a command) the team named.
+
+    Raises ScenarioInputError on ``team`` when the user may not choose it or must name one.
+    """
+    if user is None:
+        return named
+    try:
+        return team_for_new_object(user, team=named, role=role)
+    except TeamChoiceError as exc:
+        raise ScenarioInputError("team", str(exc)) from exc
+
+
+def scenario_build(data: Mapping[str, Any], rent_options: Sequence[Mapping[str, Any]], *,
+                   on: Scenario | None = None) -> tuple[Scenario, list[RentOption]]:
+    """Unsaved model instances from plain data, on top of a copy of ``on`` when given (its rent
+    options kept when ``rent_options`` is None)."""
+    values = {key: value for key, value in data.items() if key not in ("revision", "rent_options")}
+    if on is None:
+        scenario = Scenario(**values)
+    else:
+        scenario = copy.copy(on)  # the stored instance stays as it was
+        for name, value in values.items():
+            setattr(scenario, name, value)
+    if rent_options is None and on is not None:
+        options = list(on.rent_options.all())
+    else:
+        options = [RentOption(**row) for row in rent_options or []]
+    return scenario, options
+
+
+@transaction.atomic
+def scenario_create(*, data: Mapping[str, Any], rent_options: Sequence[Mapping[str, Any]],
+                    user: AbstractBaseUser | None) -> Scenario:
+    """A new draft owned by ``user`` in the team named in ``data`` (or their only team).
+
+    Raises ScenarioInputError naming the field when it could not be evaluated.
+    """
+    team = scenario_team(user, named=data.get("team"), role=Role.ANALYST)
+    scenario, options = scenario_build({**data, "team": team, "owner": user}, rent_options)
+    scenario_check(scenario=scenario, rent_options=options)
+    return scenario_save(scenario=scenario, rent_options=options)
+
+
+@transaction.atomic
+def scenario_update(*, scenario: Scenario, data: Mapping[str, Any],
+                    rent_options: Sequence[Mapping[str, Any]] | None,
+                    user: AbstractBaseUser, revision: int) -> tuple[Scenario, bool]:
+    """Apply edits made on ``revision``: in place for a draft, as its next version when approved.
+
+    ``rent_options`` None keeps the scenario's own. Returns the saved scenario and whether it
+    is a new version.
+
+    Raises
+    ------
+    StaleRevision
+        The scenario was saved since ``revision`` was read.
+    ScenarioInputError
+        The edited scenario could not be evaluated, or the edit moves it to another team.
+    ScenarioFrozen
+        It is approved and already has a next version (edit that one).
+    """
+    revision_check(scenario.pk, revision)
+    if data.get("team") not in (None, scenario.team):
+        raise ScenarioInputError("team", "a scenario stays in its team; clone it there instead")
+    edited, options = scenario_build(data, rent_options, on=scenario)
+    edited.revision = revision
+    scenario_check(scenario=edited, rent_options=options)
+    if not scenario.is_approved:
+        return scenario_save(scenario=edited, rent_options=options), False
+    return scenario_next_version(approved=scenario, edited=edited, rent_options=options,
+                                 created_by=user), True
+
+
+def unsaved_evaluate(*, data: Mapping[str, Any], rent_options: Sequence[Mapping[str, Any]],
+                     user: AbstractBaseUser | None) -> Evaluation:
+    """Evaluate a scenario given as data, without saving it. Its team's quotes count beside
+    public prices: the team named (the user must be in it), else the user's only team; a user
+    of several teams who names none gets public prices only.
+    """
+    named = data.get("team")
+    try:
+        team = scenario_team(user, named=named, role=Role.VIEWER)
+    except ScenarioInputError:
+        if named is not None:
+            raise
+        team = None
+    scenario, options = scenario_build({**data, "team": team}, rent_options)
+    return scenario_evaluate(scenario=scenario, rent_options=options)
+
+
+@transaction.atomic
+def scenario_save(*, scenario: Scenario, rent_options: list[RentOption]) -> Scenario:
+    """Validate and save a scenario with its rent options, replacing any it had."""
+    scenario.full_clean()
+    scenario.save()
+    scenario.rent_options.all().delete()
+    for option in rent_options:
+        option.scenario = scenario
+        option.full_clean()
+        option.save()
+    return scenario
+
+
+def scenario_copy(scenario: Scenario, **changes: Any) -> Scenario:
+    """An unsaved new draft with the scenario's inputs (version 1, revision 1), then ``changes``."""
+    values = {field.attname: getattr(scenario, field.attname)
+              for field in Scenario._meta.concrete_fields if field not in DRAFT_RESET}
+    return Scenario(**{**values, **changes})
+
+
+def rent_options_copy(options: list[RentOption]) -> list[RentOption]:
+    """Unsaved copies of rent options, for another scenario."""
+    return [RentOption(**{field.attname: getattr(option, field.attname)
+                          for field in RentOption._meta.concrete_fields
+                          if field.name not in ("id", "scenario")})
+            for option in options]
+
+
+@transaction.atomic
+def scenario_clone(*, scenario: Scenario, owner: AbstractBaseUser | None = None) -> Scenario:
+    """A draft copy of the scenario and its rent options in its team, named '<name> (copy)'."""
+    copy = scenario_copy(scenario, name=f"{scenario.name}{SCENARIO_COPY_SUFFIX}",
+                         owner=owner or scenario.owner)
+    return scenario_save(scenario=copy, rent_options=rent_options_copy(list(scenario.rent_options.all())))
+
+
+@transaction.atomic
+def scenario_approve(*, scenario: Scenario, approved_by: AbstractBaseUser,
+                     revision: int | None = None) -> Scenario:
+    """Mark a draft approved, by whom and when; from then on it is frozen.
+
+    Raises
+    ------
+    ScenarioFrozen
+        It is approved already.
+    StaleRevision
+        ``revision`` is given and the scenario was saved since it was read.
+    """
+    if revision is not None:
+        scenario.revision = revision_check(scenario.pk, revision)
+    if scenario.is_approved:
+        raise ScenarioFrozen(f"scenario {scenario.pk} is approved already")
+    scenario.status = ScenarioStatus.APPROVED
+    scenario.approved_by = approved_by
+    scenario.approved_at = timezone.now()
+    scenario.save()
+    return scenario
+
+
+@transaction.atomic
+def scenario_next_version(*, approved: Scenario, edited: Scenario, rent_options: list[RentOption],
+                          created_by: AbstractBaseUser) -> Scenario:
+    """A new draft from an approved scenario and the edits made on it; the approved one is kept."""
+    revision_check(approved.pk, edited.revision)
+    later = Scenario.objects.filter(previous_version_id=approved.pk).first()
+    if later is not None:
+        raise ScenarioFrozen(f"scenario {approved.pk} is approved and already has version "
+                             f"{later.version} (scenario {later.pk}); edit that one")
+    draft = scenario_copy(edited, owner=created_by, version=approved.version + 1,
+                          previous_version_id=approved.pk)
+    return scenario_save(scenario=draft, rent_options=rent_options_copy(rent_options))
+
+
+def scenario_delete(*, scenario: Scenario) -> None:
+    """Delete a draft; an approved scenario is a record and stays.
+
+    Raises
+    ------
+    ScenarioFrozen
+        It is approved.
+    """
+    if scenario.is_approved:
+        raise ScenarioFrozen(f"scenario {scenario.pk} is approved and frozen; it cannot be deleted")
+    scenario.delete()
