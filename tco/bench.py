@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace  # noqa: E402
 import numpy as np  # noqa: E402
 
 from tco.engine import Scenario, batch_slice, evaluate, get_input, input_metadata, with_overrides  # noqa: E402
+from tco.engine.plan import bench as plan_bench  # noqa: E402
 
 HORIZON_MONTHS = 120.0
 CHUNK_SIZE = 50_000
@@ -178,6 +179,7 @@ def main() -> None:
         ratio = measurement.scenarios_per_s / reference.scenarios_per_s
         print(f"speed-up per scenario, {measurement.label}: {ratio:,.0f}x the reference")
     print_celery_sweeps()
+    plan_bench.main()
 
 
 def print_celery_sweeps() -> None:

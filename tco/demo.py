@@ -11,7 +11,8 @@ from django.db import transaction
 
 from catalog.choices import PricingModel, Provider
 from catalog.models import Accelerator, CloudOffering, FacilityProfile, SystemSku
-from tco.models import RentOption, Scenario
+from tco.models import ProcurementPlan, RentOption, Scenario
+from tco.planning import plan_create, plan_resolve
 from tco.services.scenarios import scenario_save
 from teams.models import Team
 
@@ -80,6 +81,26 @@ DEMOS = [
 ]
 
 
+# A team whose demand grows 5 % a month from one DGX H100's worth, with a 4-month lead time on
+# hardware; its policy rents from AWS only (p5 on demand or 1-year reserved). With the
+# scenario's cheaper GPU cloud allowed too, renting all of it there is the cheapest plan.
+DEMO_PLAN = {
+    "scenario": "8x H100 training cluster",
+    "name": "8x H100 growing 5 % a month, 4-month lead time",
+    "spec": {
+        "demand": {"start": 8, "growth_per_month": 0.05, "months": 36},
+        "owned": [{"name": "DGX H100", "lead_time_months": 4}],
+        "rent": [{"name": "AWS p5.48xlarge on-demand"},
+                 {"name": "AWS p5.48xlarge reserved / committed 1 year"}],
+        "uncertainty": {
+            "draws": 1000, "seed": 15,
+            "growth_delta_per_month": {"kind": "triangular", "low": -0.03, "mode": 0, "high": 0.03},
+            "rent_price_factor": {"kind": "triangular", "low": 0.7, "mode": 1, "high": 1.1},
+        },
+    },
+}
+
+
 def demo_team() -> Team:
     """The team the demo scenarios belong to (the migration that introduced teams creates it)."""
     team, _ = Team.objects.get_or_create(slug=DEMO_TEAM_SLUG, defaults={"name": "Demo"})
@@ -122,4 +143,15 @@ def load_demo() -> list[Scenario]:
                               **{k: v for k, v in row.items() if k != "offering"})
                    for row in demo["rent"]]
         scenarios.append(scenario_save(scenario=scenario, rent_options=options))
+    load_demo_plan({scenario.name: scenario for scenario in scenarios}[DEMO_PLAN["scenario"]])
     return scenarios
+
+
+def load_demo_plan(scenario: Scenario) -> ProcurementPlan:
+    """Create the demo plan, or solve it again with its current spec; queued for a worker."""
+    plan = scenario.plans.filter(name=DEMO_PLAN["name"]).first()
+    if plan is None:
+        return plan_create(scenario=scenario, name=DEMO_PLAN["name"], spec=DEMO_PLAN["spec"])
+    ProcurementPlan.objects.filter(pk=plan.pk).update(spec=DEMO_PLAN["spec"])
+    plan_resolve(plan=plan)
+    return plan
