@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 from simple_history.admin import SimpleHistoryAdmin
 
 from reports.admin import ReportExportInline, export_excel, export_pdf
-from tco import admin_alerts, admin_runs  # noqa: F401  (register the alert and run admins)
+from tco import admin_alerts, admin_plans, admin_runs  # noqa: F401  (register the alert, plan and run admins)
 from tco.api.sizing import validated_sizing_spec
 from tco.charts import cumulative_cost_figure, render
 from tco.engine import MAX_RENT_OPTIONS

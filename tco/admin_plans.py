@@ -1,0 +1,97 @@
+"""Plan admin: the plan's chart, order schedule, commitments, baselines, limits and uncertainty."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.utils.safestring import mark_safe
+
+from tco.charts import render
+from tco.models import PlanStatus, ProcurementPlan
+from tco.plan_charts import capacity_figure
+from teams.admin_mixins import TeamScopedAdminMixin
+
+BASELINE_LABELS = {
+    "all_rent": "All rent (no new systems)",
+    "all_buy": "All buy (on demand only before delivery)",
+}
+
+
+@admin.register(ProcurementPlan)
+class ProcurementPlanAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
+    list_display = ["name", "scenario", "status", "npv", "saving", "created_at"]
+    list_filter = ["status"]
+    search_fields = ["name", "scenario__name"]
+    list_select_related = ["scenario"]
+    change_form_template = "admin/tco/procurementplan/change_form.html"
+    team_path = "scenario__team"
+    fields = [("scenario", "name", "status"), ("created_at", "solved_at", "finished_at"), "error", "spec"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # plans are created through the API or load_demo
+
+    def has_change_permission(self, request: HttpRequest, obj: ProcurementPlan | None = None) -> bool:
+        return False  # a plan's result is written by its job only
+
+    @admin.display(description="NPV of the plan (USD)")
+    def npv(self, plan: ProcurementPlan) -> str:
+        if not plan.result or not plan.result.get("feasible"):
+            return "infeasible" if plan.result else "-"
+        return f"${plan.result['npv_usd']:,.0f}"
+
+    @admin.display(description="NPV saving vs best baseline (USD)")
+    def saving(self, plan: ProcurementPlan) -> str:
+        if not plan.result or plan.result.get("npv_saving_vs_best_baseline_usd") is None:
+            return "-"
+        return f"${plan.result['npv_saving_vs_best_baseline_usd']:,.0f}"
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        plan = self.get_object(request, object_id)
+        extra_context = {**(extra_context or {}), **(plan_context(plan) if plan is not None else {})}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+def plan_context(plan: ProcurementPlan) -> dict[str, Any]:
+    """What the plan's page shows, formatted: chart, schedule, baselines, limits, uncertainty."""
+    result = plan.result
+    if plan.status not in (PlanStatus.DONE, PlanStatus.DRAWING) or not result:
+        return {"plan_pending": plan.get_status_display()}
+    if not result["feasible"]:
+        return {"infeasible": result["infeasible"]["message"]}
+    chart = mark_safe(render(capacity_figure(result, title=plan.name), "svg").decode())  # noqa: S308 (our own SVG)
+    baselines = [
+        {"label": "This plan", "npv": _usd(result["npv_usd"]), "total": _usd(result["total_usd"]),
+         "saving": ""}
+    ]
+    for name, figures in result["baselines"].items():
+        if figures["available"]:
+            baselines.append({"label": BASELINE_LABELS[name], "npv": _usd(figures["npv_usd"]),
+                              "total": _usd(figures["total_usd"]),
+                              "saving": _usd(figures["npv_usd"] - result["npv_usd"])})
+        else:
+            baselines.append({"label": BASELINE_LABELS[name], "npv": "not possible", "total": "",
+                              "saving": figures["reason"]})
+    orders = [{**order, "capex": _usd(order["capex_usd"])} for order in result["orders"]]
+    uncertainty = None
+    if plan.uncertainty:
+        u = plan.uncertainty
+        uncertainty = {
+            "draws": f"{u['draws']:,}",
+            "rows": [_uncertainty_row(name, u[name]) for name in BASELINE_LABELS if name in u],
+            "loses_to_best": (f"{u['probability_loses_to_best_baseline']:.1%}"
+                              if "best_baseline" in u else None),
+        }
+    return {"plan_chart": chart, "orders": orders, "commitments": result["commitments"],
+            "baselines": baselines, "limits": [limit["sentence"] for limit in result["limits"]],
+            "uncertainty": uncertainty}
+
+
+def _uncertainty_row(name: str, figures: dict[str, float]) -> tuple[str, ...]:
+    savings = (_usd(figures[f"saving_{p}_usd"]) for p in ("p10", "p50", "p90"))
+    return (BASELINE_LABELS[name], *savings, f"{figures['probability_plan_loses']:.1%}")
+
+
+def _usd(value: float) -> str:
+    return f"-${-value:,.0f}" if value < 0 else f"${value:,.0f}"
