@@ -17,10 +17,10 @@ from tco.engine.power import energy_cost_usd, facility_power_kw
 from tco.engine.timeline import (
     MONTHS_PER_YEAR,
     Line,
-    add_once,
-    add_recurring,
     flat_line,
+    once,
     price_factor_sum,
+    recurring,
 )
 
 
@@ -144,23 +144,16 @@ def buy_lines(
         0.0,
     )
 
-    def capex_line(name: str, amount: NDArray[np.float64]) -> Line:
-        return Line(f"capex_{name}", lambda out: add_once(out, amount * down_payment_share, 0))
-
-    def write_loan(out: NDArray[np.float64]) -> None:
-        add_recurring(out, payment, last_month=term)
-        add_once(out, still_owed, horizon_months)
-
     energy = energy_usd_per_month(inputs, footprint)
     escalation = inputs.facility.electricity_escalation_per_year
     residual = capex["systems"] * buy.residual_value_share
     opex = opex_usd_per_month(inputs, footprint, capex)
     return [
-        *(capex_line(name, amount) for name, amount in capex.items()),
-        Line("energy", lambda out: add_recurring(out, energy, growth_per_year=escalation)),
+        *(Line(f"capex_{name}", (once(amount * down_payment_share, 0.0),)) for name, amount in capex.items()),
+        Line("energy", (recurring(energy, growth_per_year=escalation),)),
         *(flat_line(name, amount) for name, amount in opex.items()),
-        Line("loan_payments", write_loan),
-        Line("residual_value", lambda out: add_once(out, -residual, horizon_months)),
+        Line("loan_payments", (recurring(payment, last_month=term), once(still_owed, horizon_months))),
+        Line("residual_value", (once(-residual, horizon_months),)),
     ]
 
 
@@ -168,4 +161,4 @@ def depreciation_line(inputs: Scenario, capex: dict[str, NDArray[np.float64]]) -
     """The accounting depreciation line (months 1..depreciation_months); not a cash flow."""
     per_month = depreciation_usd_per_month(inputs, capex)
     life = np.rint(inputs.buy.depreciation_months)
-    return Line("depreciation", lambda out: add_recurring(out, per_month, last_month=life))
+    return Line("depreciation", (recurring(per_month, last_month=life),))

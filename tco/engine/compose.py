@@ -1,10 +1,16 @@
 """Compose footprint, buy and rent cash flows and finance into a ``Result``.
 
-Memory: a monthly array of a batch of N scenarios over H months takes
-N x (H + 1) x 8 bytes (100,000 x 121 months = 97 MB). With ``detail=False``
-each option is built straight into one total array, and the rent-minus-buy
-flows (months first, for IRR and the running total) are summed in place, so a
-batch holds about five such arrays at a time whatever the number of cost lines.
+Two ways through the months, with the same figures: NumPy arrays (the
+reference; monthly detail and IRR) and the compiled kernel (sweeps, Monte Carlo
+and sensitivity batches, which read only per-scenario figures).
+
+Memory: on the NumPy path a monthly array of a batch of N scenarios over H
+months takes N x (H + 1) x 8 bytes (100,000 x 121 months = 97 MB). With
+``detail=False`` each option is built straight into one total array, and the
+rent-minus-buy flows (months first, for IRR and the running total) are summed
+in place, so a batch holds about five such arrays at a time whatever the number
+of cost lines. The kernel holds one (payments x 6) calendar per scenario and
+per-scenario figures: about 1 kB a scenario.
 """
 
 from __future__ import annotations
@@ -46,7 +52,9 @@ from tco.engine.validation import validate
 BREAKEVEN_RELATIVE_TOLERANCE = 1e-9
 
 
-def compute_result(inputs: Scenario, *, detail: bool = True) -> Result:
+def compute_result(
+    inputs: Scenario, *, detail: bool = True, irr: bool | None = None, compiled: bool | None = None
+) -> Result:
     """Evaluate a scenario or a batch of them in one vectorised pass (no recommendation).
 
     Parameters
@@ -56,73 +64,140 @@ def compute_result(inputs: Scenario, *, detail: bool = True) -> Result:
     detail : bool
         Keep every monthly cost line and running total. Sweeps pass False to keep
         only per-scenario figures.
+    irr : bool, optional
+        Compute each rent option's IRR (a root search over every month, the
+        costliest figure); default: with ``detail``. Without it ``irr_per_year`` is None.
+    compiled : bool, optional
+        Walk the months in the compiled kernel (``tco.engine.kernel``) instead of
+        NumPy arrays; default: when neither ``detail`` nor ``irr`` is asked for,
+        as the kernel keeps no monthly arrays. The NumPy path is the reference.
 
     Returns
     -------
     Result
         Batch-shaped figures; monthly arrays have shape batch + (H_max + 1,).
     """
+    irr = detail if irr is None else irr
+    compiled = not (detail or irr) if compiled is None else compiled
+    if compiled and (detail or irr):
+        raise ValueError("the compiled kernel keeps no monthly arrays: it gives neither detail nor IRR")
     validate(inputs)
     horizon = whole(inputs.finance.horizon_months)
     n_months = int(np.max(horizon))
-    timeline = _Timeline(
-        batch_shape(inputs),
-        n_months,
-        horizon,
-        detail,
-        discount_factors(inputs.finance.discount_rate_per_year, n_months),
-    )
+    shape = batch_shape(inputs)
     workload = inputs.workload
 
     footprint = fleet_footprint(workload, inputs.buy, inputs.facility, inputs.cooling)
     capex = capex_usd(inputs, footprint)
-    buy_per_month, buy_flows = timeline.build(buy_lines(inputs, footprint, capex, horizon))
+    sides = [buy_lines(inputs, footprint, capex, horizon)]
+    sides += [rent_lines(option, workload, horizon) for option in inputs.rent]
+    if compiled:
+        buy_side, *rent_sides = _compiled_sides(inputs, shape, n_months, horizon, sides)
+    else:
+        factors = discount_factors(inputs.finance.discount_rate_per_year, n_months)
+        timeline = _Timeline(shape, n_months, horizon, detail, factors)
+        buy_side, *rent_sides = _numpy_sides(timeline, sides, irr=irr)
     useful_hours = useful_accelerator_hours(
         workload.accelerators, workload.hours_per_month, workload.utilisation, horizon
     )
-    buy_total = buy_per_month.sum(axis=-1)
-    buy_cost_per_hour = cost_per_useful_accelerator_hour_usd(buy_total, useful_hours)
+    buy_cost_per_hour = cost_per_useful_accelerator_hour_usd(buy_side.total_usd, useful_hours)
     buy = BuyResult(
-        cash_flows=buy_flows,
+        cash_flows=buy_side.cash_flows,
         capex_usd=capex,
         total_capex_usd=sum(capex.values()),
         depreciation_usd_per_month=depreciation_usd_per_month(inputs, capex),
-        depreciation_line_usd=timeline.line(depreciation_line(inputs, capex)) if detail else None,
-        total_usd=buy_total,
-        npv_usd=present_value_usd(buy_per_month, timeline.discount_factors),
+        depreciation_line_usd=_monthly_line(depreciation_line(inputs, capex), shape, n_months, horizon)
+        if detail
+        else None,
+        total_usd=buy_side.total_usd,
+        npv_usd=buy_side.npv_usd,
         cost_per_useful_accelerator_hour_usd=buy_cost_per_hour,
         cost_per_million_tokens_usd=cost_per_million_tokens_usd(
             buy_cost_per_hour, workload.tokens_per_s_per_accelerator
         ),
     )
-    baseline = _BuyBaseline(
-        months_first_usd=np.ascontiguousarray(_months_first(buy_per_month)),
-        total_usd=buy_total,
-        npv_usd=buy.npv_usd,
-        gross_usd=np.abs(buy_per_month).sum(axis=-1),
-        utilisation_slope_usd=energy_utilisation_slope_usd(inputs, footprint, horizon),
-        useful_hours=useful_hours,
-    )
+    buy_slope = energy_utilisation_slope_usd(inputs, footprint, horizon)
     return Result(
-        batch_shape=timeline.shape,
+        batch_shape=shape,
         months=np.arange(n_months + 1),
         horizon_months=horizon,
         footprint=footprint,
         buy=buy,
-        rent=tuple(_rent_result(option, inputs, timeline, baseline) for option in inputs.rent),
+        rent=tuple(
+            _rent_result(option, side, inputs, buy, buy_slope, useful_hours, horizon)
+            for option, side in zip(inputs.rent, rent_sides, strict=True)
+        ),
     )
 
 
 @dataclass(frozen=True)
-class _BuyBaseline:
-    """The buy figures every rent option is compared with."""
+class _Side:
+    """The monthly stage's figures of one side (buying, or one rent option)."""
 
-    months_first_usd: NDArray[np.float64]  # (months, scenarios), contiguous
+    cash_flows: CashFlows
     total_usd: NDArray[np.float64]
     npv_usd: NDArray[np.float64]
-    gross_usd: NDArray[np.float64]
-    utilisation_slope_usd: NDArray[np.float64]
-    useful_hours: NDArray[np.float64]
+    breakeven_month: NDArray[np.float64] | None = None
+    irr_per_year: NDArray[np.float64] | None = None
+
+
+_NO_FLOWS = CashFlows(lines_usd={}, per_month_usd=None, cumulative_usd=None)
+
+
+def _compiled_sides(
+    inputs: Scenario,
+    shape: tuple[int, ...],
+    n_months: int,
+    horizon: NDArray[np.float64],
+    sides: list[list[Line]],
+) -> list[_Side]:
+    """Each side's figures from the compiled kernel (no monthly arrays, no IRR)."""
+    from tco.engine import kernel  # Numba loads only in processes that walk months compiled
+
+    figures = kernel.walk_months(
+        shape, n_months, horizon, inputs.finance.discount_rate_per_year, sides, BREAKEVEN_RELATIVE_TOLERANCE
+    )
+    buy, *rent = figures
+    return [
+        _Side(_NO_FLOWS, buy.total_usd, buy.npv_usd),
+        *(_Side(_NO_FLOWS, side.total_usd, side.npv_usd, side.breakeven_month) for side in rent),
+    ]
+
+
+def _numpy_sides(timeline: _Timeline, sides: list[list[Line]], *, irr: bool) -> list[_Side]:
+    """Each side's figures from (batch x months) arrays: the reference path, with detail and IRR."""
+    buy_lines_, *rent_sides = sides
+    buy_per_month, buy_flows = timeline.build(buy_lines_)
+    buy_total = buy_per_month.sum(axis=-1)
+    buy_months_first = np.ascontiguousarray(_months_first(buy_per_month))
+    buy_gross = np.abs(buy_per_month).sum(axis=-1)
+    buy = _Side(buy_flows, buy_total, present_value_usd(buy_per_month, timeline.discount_factors))
+    del buy_per_month
+    rent = []
+    for lines in rent_sides:
+        per_month, flows = timeline.build(lines)
+        total = per_month.sum(axis=-1)
+        npv = present_value_usd(per_month, timeline.discount_factors)
+        # IRR (Horner's rule) and the running total both walk the months: months-first
+        # and contiguous, each step is one pass over a contiguous row of scenarios.
+        saving_by_month = np.subtract(_months_first(per_month), buy_months_first)
+        del per_month
+        irr_figure = irr_per_year(saving_by_month, months_axis=0).reshape(timeline.shape) if irr else None
+        running_total_months_first(saving_by_month)
+        tolerance = BREAKEVEN_RELATIVE_TOLERANCE * (buy_gross + total)
+        months_to_breakeven = breakeven_month(saving_by_month, np.reshape(tolerance, -1), months_axis=0)
+        rent.append(_Side(flows, total, npv, months_to_breakeven.reshape(timeline.shape), irr_figure))
+    return [buy, *rent]
+
+
+def _monthly_line(
+    line: Line, shape: tuple[int, ...], n_months: int, horizon: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """One cost line as its own monthly array, zero after each scenario's horizon."""
+    out = np.zeros(shape + (n_months + 1,))
+    line.write(out)
+    clear_after(out, horizon)
+    return out
 
 
 @dataclass(frozen=True)
@@ -135,13 +210,6 @@ class _Timeline:
     detail: bool
     discount_factors: NDArray[np.float64]
 
-    def line(self, line: Line) -> NDArray[np.float64]:
-        """One cost line as its own monthly array, zero after each scenario's horizon."""
-        out = np.zeros(self.shape + (self.n_months + 1,))
-        line.write(out)
-        clear_after(out, self.horizon)
-        return out
-
     def build(self, lines: list[Line]) -> tuple[NDArray[np.float64], CashFlows]:
         """Monthly total of the lines, and the cash flows kept in the result.
 
@@ -152,8 +220,8 @@ class _Timeline:
             total = np.zeros(self.shape + (self.n_months + 1,))
             add_lines(total, lines)
             clear_after(total, self.horizon)
-            return total, CashFlows(lines_usd={}, per_month_usd=None, cumulative_usd=None)
-        arrays = {line.name: self.line(line) for line in lines}
+            return total, _NO_FLOWS
+        arrays = {line.name: _monthly_line(line, self.shape, self.n_months, self.horizon) for line in lines}
         total = np.zeros(self.shape + (self.n_months + 1,))
         for array in arrays.values():
             total += array
@@ -167,36 +235,33 @@ def _months_first(monthly: NDArray[np.float64]) -> NDArray[np.float64]:
     return monthly.reshape(-1, monthly.shape[-1]).T
 
 
-def _rent_result(option: RentOption, inputs: Scenario, timeline: _Timeline, buy: _BuyBaseline) -> RentResult:
-    """Cost one rent option and compare it with buying."""
+def _rent_result(
+    option: RentOption,
+    side: _Side,
+    inputs: Scenario,
+    buy: BuyResult,
+    buy_utilisation_slope_usd: NDArray[np.float64],
+    useful_hours: NDArray[np.float64],
+    horizon: NDArray[np.float64],
+) -> RentResult:
+    """Compare one rent option's figures with buying."""
     workload = inputs.workload
-    per_month, flows = timeline.build(rent_lines(option, workload, timeline.horizon))
-    total = per_month.sum(axis=-1)
-    npv = present_value_usd(per_month, timeline.discount_factors)
-    # IRR (Horner's rule) and the running total both walk the months: months-first
-    # and contiguous, each step is one pass over a contiguous row of scenarios.
-    saving_by_month = np.subtract(_months_first(per_month), buy.months_first_usd)
-    del per_month
-    irr = irr_per_year(saving_by_month, months_axis=0).reshape(timeline.shape)
-    running_total_months_first(saving_by_month)
-    tolerance = BREAKEVEN_RELATIVE_TOLERANCE * (buy.gross_usd + total)
-    months_to_breakeven = breakeven_month(saving_by_month, np.reshape(tolerance, -1), months_axis=0)
-    saving = total - buy.total_usd
-    cost_per_hour = cost_per_useful_accelerator_hour_usd(total, buy.useful_hours)
-    saving_slope = rent_utilisation_slope_usd(option, workload, timeline.horizon) - buy.utilisation_slope_usd
+    saving = side.total_usd - buy.total_usd
+    cost_per_hour = cost_per_useful_accelerator_hour_usd(side.total_usd, useful_hours)
+    saving_slope = rent_utilisation_slope_usd(option, workload, horizon) - buy_utilisation_slope_usd
     return RentResult(
         name=option.name,
         pricing_model=str(option.pricing_model),
-        cash_flows=flows,
-        total_usd=total,
-        npv_usd=npv,
+        cash_flows=side.cash_flows,
+        total_usd=side.total_usd,
+        npv_usd=side.npv_usd,
         cost_per_useful_accelerator_hour_usd=cost_per_hour,
         cost_per_million_tokens_usd=cost_per_million_tokens_usd(
             cost_per_hour, workload.tokens_per_s_per_accelerator
         ),
         saving_usd=saving,
-        npv_saving_usd=npv - buy.npv_usd,
-        breakeven_month=months_to_breakeven.reshape(timeline.shape),
+        npv_saving_usd=side.npv_usd - buy.npv_usd,
+        breakeven_month=side.breakeven_month,
         breakeven_utilisation=breakeven_utilisation(saving, saving_slope, workload.utilisation),
-        irr_per_year=irr,
+        irr_per_year=side.irr_per_year,
     )

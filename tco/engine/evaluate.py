@@ -16,6 +16,7 @@ def evaluate(
     inputs: Scenario,
     *,
     detail: bool = True,
+    irr: bool | None = None,
     recommend: bool | None = None,
     labels: Mapping[str, str] | None = None,
 ) -> Result:
@@ -33,6 +34,9 @@ def evaluate(
         (sweep axes in front); a scalar scenario is the batch of one.
     detail : bool
         Keep each monthly cost line and running total (False for sweeps).
+    irr : bool, optional
+        Compute each rent option's IRR; default: with ``detail``. Without
+        detail or IRR the months are walked by the compiled kernel.
     recommend : bool, optional
         Add a one-sentence recommendation from a +/-10 % sensitivity run
         (kept as ``Result.tornado``); default: only for a single scenario
@@ -50,7 +54,7 @@ def evaluate(
     >>> result = evaluate(scenario)  # doctest: +SKIP
     >>> result.summary()["aws-on-demand"]["breakeven_month"]  # doctest: +SKIP
     """
-    result = compute_result(inputs, detail=detail)
+    result = compute_result(inputs, detail=detail, irr=irr)
     if recommend is None:
         recommend = detail and result.batch_shape == ()
     if not recommend:

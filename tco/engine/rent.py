@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from tco.engine.counting import ceil_count, whole
 from tco.engine.inputs import PricingModel, RentOption, Workload
-from tco.engine.timeline import Line, add_each_term, add_recurring, flat_line, price_factor_sum
+from tco.engine.timeline import Line, each_term, flat_line, price_factor_sum, recurring
 
 GB_PER_TB = 1000.0
 
@@ -91,17 +91,12 @@ def rent_lines(option: RentOption, workload: Workload, horizon_months: NDArray[n
     lock = whole(option.commitment_months) if reserved else 1.0
     growth = option.price_change_per_year
     upfront = instances * option.upfront_usd_per_instance
-
-    def write_upfront(out: NDArray[np.float64]) -> None:
-        if reserved:
-            add_each_term(out, upfront, lock, horizon_months=horizon_months, growth_per_year=growth)
-
-    def write_compute(out: NDArray[np.float64]) -> None:
-        add_recurring(out, compute, growth_per_year=growth, price_lock_months=lock)
-
+    upfront_terms = (
+        (each_term(upfront, lock, horizon_months=horizon_months, growth_per_year=growth),) if reserved else ()
+    )
     return [
-        Line("compute", write_compute),
-        Line("upfront", write_upfront),
+        Line("compute", (recurring(compute, growth_per_year=growth, price_lock_months=lock),)),
+        Line("upfront", upfront_terms),
         flat_line("egress", data_usd_per_month(option.egress_tb_per_month, option.egress_usd_per_gb)),
         flat_line("storage", data_usd_per_month(option.storage_tb, option.storage_usd_per_gb_month)),
     ]

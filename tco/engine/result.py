@@ -54,7 +54,8 @@ class RentResult:
 
     ``saving_usd`` and ``npv_saving_usd`` are rent minus buy: positive means
     buying saves. ``breakeven_month`` and ``breakeven_utilisation`` are NaN when
-    there is none; ``irr_per_year`` is the IRR of the flows rent - buy.
+    there is none; ``irr_per_year`` is the IRR of the flows rent - buy (None
+    unless asked for: see ``evaluate``).
     """
 
     name: str
@@ -68,7 +69,7 @@ class RentResult:
     npv_saving_usd: NDArray[np.float64]
     breakeven_month: NDArray[np.float64]
     breakeven_utilisation: NDArray[np.float64]
-    irr_per_year: NDArray[np.float64]
+    irr_per_year: NDArray[np.float64] | None
 
 
 @dataclass(frozen=True)

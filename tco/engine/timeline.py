@@ -16,7 +16,7 @@ Conventions used by every cash-flow line:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,36 +26,113 @@ MONTHS_PER_YEAR = 12
 
 
 @dataclass(frozen=True)
-class Line:
-    """A named cost line and the function that adds it into a monthly array in place.
+class Payments:
+    """One amount paid on a regular calendar: the form every cost line is declared in.
 
-    Flat lines (one amount every operating month) also keep that amount, so a
-    total can add all of them in a single pass (see ``add_lines``).
+    Paid in months ``first_month``, ``first_month + every_months``, ... up to
+    ``last_month`` (and the scenario's horizon). The amount is at year-0 prices
+    and moves by ``growth_per_year`` with the price year of the term (of
+    ``price_lock_months``) the payment falls in, counted from ``first_month``
+    (see ``price_year``). Fields are floats or batch-shaped arrays.
+
+    The NumPy writers and the compiled kernel (``tco.engine.kernel``) both read
+    this one description, so a cost line declared with ``once``, ``recurring``
+    or ``each_term`` is costed the same way by both.
     """
 
+    kind: str  # "once", "recurring" or "each_term": which NumPy writer adds it
+    usd: ArrayLike
+    first_month: ArrayLike
+    every_months: ArrayLike
+    last_month: ArrayLike
+    growth_per_year: ArrayLike = 0.0
+    price_lock_months: ArrayLike = 1.0
+
+    @property
+    def is_flat(self) -> bool:
+        """The same amount in every operating month of every scenario's horizon."""
+        return self.kind == "recurring" and all(
+            np.ndim(value) == 0 and float(value) == expected
+            for value, expected in (
+                (self.last_month, math.inf),
+                (self.growth_per_year, 0.0),
+            )
+        )
+
+    def write(self, out: NDArray[np.float64]) -> None:
+        """Add the payments into a monthly array in place."""
+        if self.kind == "once":
+            add_once(out, self.usd, self.first_month)
+        elif self.kind == "recurring":
+            add_recurring(
+                out,
+                self.usd,
+                growth_per_year=self.growth_per_year,
+                price_lock_months=self.price_lock_months,
+                last_month=self.last_month,
+            )
+        else:
+            horizon = np.asarray(self.last_month, dtype=np.float64) + 1.0
+            add_each_term(
+                out, self.usd, self.every_months, horizon_months=horizon, growth_per_year=self.growth_per_year
+            )
+
+
+def once(usd: ArrayLike, month: ArrayLike) -> Payments:
+    """A one-off amount at ``month`` (0..H) [USD] (see ``add_once``)."""
+    return Payments("once", usd, month, 1.0, month)
+
+
+def recurring(
+    usd_per_month: ArrayLike,
+    *,
+    growth_per_year: ArrayLike = 0.0,
+    price_lock_months: ArrayLike = 1.0,
+    last_month: ArrayLike = math.inf,
+) -> Payments:
+    """An amount in operating months 1..last_month [USD/month] (see ``add_recurring``)."""
+    return Payments("recurring", usd_per_month, 1.0, 1.0, last_month, growth_per_year, price_lock_months)
+
+
+def each_term(
+    usd: ArrayLike, term_months: ArrayLike, *, horizon_months: ArrayLike, growth_per_year: ArrayLike = 0.0
+) -> Payments:
+    """An amount at the start of every term, months 0, T, 2T, ... < horizon [USD] (see ``add_each_term``)."""
+    last = np.asarray(horizon_months, dtype=np.float64) - 1.0
+    return Payments("each_term", usd, 0.0, term_months, last, growth_per_year)
+
+
+@dataclass(frozen=True)
+class Line:
+    """A named cost line: the payments it is made of."""
+
     name: str
-    write: Callable[[NDArray[np.float64]], None]
-    flat_usd_per_month: NDArray[np.float64] | None = None
+    payments: tuple[Payments, ...]
+
+    def write(self, out: NDArray[np.float64]) -> None:
+        """Add the line into a monthly array in place."""
+        for payment in self.payments:
+            payment.write(out)
 
 
 def flat_line(name: str, usd_per_month: ArrayLike) -> Line:
     """A line paying the same amount in every operating month [USD/month]."""
-    amount = np.asarray(usd_per_month, dtype=np.float64)
-    return Line(name, lambda out: add_recurring(out, amount), flat_usd_per_month=amount)
+    return Line(name, (recurring(np.asarray(usd_per_month, dtype=np.float64)),))
 
 
 def add_lines(out: NDArray[np.float64], lines: Sequence[Line]) -> None:
-    """Add several lines into one monthly array in place, the flat ones summed first.
+    """Add several lines into one monthly array in place, the flat payments summed first.
 
     Each pass over a (batch x months) array costs as much as the whole
-    per-scenario arithmetic, so the flat lines share one.
+    per-scenario arithmetic, so the flat payments share one.
     """
-    flat = [line.flat_usd_per_month for line in lines if line.flat_usd_per_month is not None]
+    payments = [payment for line in lines for payment in line.payments]
+    flat = [payment.usd for payment in payments if payment.is_flat]
     if flat:
         add_recurring(out, sum(flat))
-    for line in lines:
-        if line.flat_usd_per_month is None:
-            line.write(out)
+    for payment in payments:
+        if not payment.is_flat:
+            payment.write(out)
 
 
 def _column(value: ArrayLike) -> NDArray[np.float64]:

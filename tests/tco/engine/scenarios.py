@@ -1,9 +1,7 @@
 """Scenarios for engine tests: a hand-checkable base case and a hypothesis strategy.
 
-The cooling tier limits follow seed 003 (air CRAC/CRAH up to 15 kW/rack, in-row
-15-30, rear door 30-50, direct-to-chip 50-150, single-phase immersion 100-200,
-two-phase 200+). The seed gives no dollar figures for them, so the capex/opex
-here are test figures, not catalog data.
+The cooling tiers and the rich scenario (every cost line in play) live in
+``tco.engine.examples``, where the benchmark reads them too.
 """
 
 from __future__ import annotations
@@ -14,20 +12,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tco.engine import BuyOption, CoolingTier, Facility, Finance, RentOption, Scenario, Workload
+from tco.engine import BuyOption, Facility, Finance, RentOption, Scenario, Workload
+from tco.engine.examples import COOLING, rich_scenario
 
-SEED_003_TIERS = (
-    ("air CRAC/CRAH", 15.0),
-    ("in-row air", 30.0),
-    ("rear-door heat exchanger", 50.0),
-    ("direct-to-chip liquid", 150.0),
-    ("single-phase immersion", 200.0),
-    ("two-phase immersion", math.inf),
-)
-COOLING = tuple(
-    CoolingTier(name, max_kw, capex_usd_per_kw=200.0 * (index + 1), opex_usd_per_kw_month=2.0 * (index + 1))
-    for index, (name, max_kw) in enumerate(SEED_003_TIERS)
-)
+__all__ = ["COOLING", "flat_scenario", "rich_scenario", "rent_options", "scalar_scenarios"]
 
 
 def flat_scenario(**sections: Any) -> Scenario:
@@ -148,76 +136,4 @@ def scalar_scenarios(draw: st.DrawFn) -> Scenario:
             horizon_months=float(draw(st.integers(1, 120))),
             discount_rate_per_year=draw(st.floats(-0.05, 0.2)),
         ),
-    )
-
-
-def rich_scenario() -> Scenario:
-    """A scenario where every cost line, financing and all three pricing models are in play."""
-    return Scenario(
-        workload=Workload(accelerators=250.0, utilisation=0.7, tokens_per_s_per_accelerator=1200.0),
-        buy=BuyOption(
-            accelerators_per_system=8.0,
-            system_price_usd=300_000.0,
-            system_power_max_kw=10.2,
-            system_power_idle_kw=3.0,
-            system_rack_units=8.0,
-            depreciation_months=48.0,
-            network_usd_per_system=12_000.0,
-            network_share_of_compute=0.08,
-            storage_usd=500_000.0,
-            racks_install_usd_per_rack=20_000.0,
-            spares_share=0.03,
-            support_share_per_year=0.08,
-            staff_fte_per_system=0.05,
-            staff_usd_per_fte_year=200_000.0,
-            licence_usd_per_accelerator_year=4_500.0,
-            residual_value_share=0.2,
-            power_cap_share=0.9,
-            power_cap_throughput_loss=0.05,
-            financed_share=0.5,
-            loan_rate_per_year=0.07,
-            loan_term_months=72.0,
-        ),
-        facility=Facility(
-            electricity_usd_per_kwh=0.12,
-            pue=1.3,
-            rack_power_limit_kw=40.0,
-            rack_units_per_rack=42.0,
-            existing_cooling_max_kw_per_rack=15.0,
-            electricity_escalation_per_year=0.03,
-            colocation_usd_per_kw_month=150.0,
-            owned_buildout_usd_per_kw=1_000.0,
-            owned_opex_usd_per_kw_month=5.0,
-        ),
-        cooling=COOLING,
-        rent=(
-            RentOption(
-                "on-demand",
-                "on_demand",
-                price_usd_per_instance_hour=98.32,
-                accelerators_per_instance=8.0,
-                egress_tb_per_month=20.0,
-                egress_usd_per_gb=0.05,
-                storage_tb=200.0,
-                storage_usd_per_gb_month=0.023,
-                price_change_per_year=-0.1,
-            ),
-            RentOption(
-                "1y-reserved",
-                "reserved",
-                price_usd_per_instance_hour=57.63,
-                accelerators_per_instance=8.0,
-                commitment_months=12.0,
-                upfront_usd_per_instance=25_000.0,
-                price_change_per_year=-0.05,
-            ),
-            RentOption(
-                "spot",
-                "spot",
-                price_usd_per_instance_hour=35.0,
-                accelerators_per_instance=8.0,
-                spot_interruption_overhead=0.15,
-            ),
-        ),
-        finance=Finance(horizon_months=60.0, discount_rate_per_year=0.08),
     )

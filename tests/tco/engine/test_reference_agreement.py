@@ -12,8 +12,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from tco.engine import Scenario, evaluate, with_overrides
 from tco.engine.compose import compute_result
 from tco.engine.overrides import get_input, input_metadata, numeric_input_paths
+from tco.engine.reference import reference_evaluate
 from tests.tco.engine.scenarios import rich_scenario, scalar_scenarios
-from tests.tco.reference_model import reference_evaluate
 
 RTOL = 1e-6
 

@@ -1,0 +1,223 @@
+"""Engine measurements for ``python -m tco.bench``, each beside the plain-Python reference.
+
+The batches vary the inputs a sweep or Monte Carlo run varies, drawn from a
+fixed seed, on ``tco.engine.examples.rich_scenario`` (every cost line,
+financing, three pricing models) over 120 months. The reference is the
+month-by-month model in ``tco.engine.reference``, timed in the same run so that
+each ratio compares like with like on a machine whose load changes. Every
+measurement is repeated; the best and the median are printed.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from tco.engine import Scenario, batch_slice, evaluate, get_input, input_metadata, with_overrides
+from tco.engine.compose import compute_result
+from tco.engine.examples import rich_scenario
+from tco.engine.reference import reference_evaluate
+
+HORIZON_MONTHS = 120.0
+CHUNK_SIZE = 50_000
+SEED = 20240611
+VARIED_INPUTS = (
+    "workload.utilisation",
+    "workload.accelerators",
+    "buy.system_price_usd",
+    "facility.electricity_usd_per_kwh",
+    "facility.pue",
+    "finance.discount_rate_per_year",
+    "rent.0.price_usd_per_instance_hour",
+    "rent.1.price_usd_per_instance_hour",
+    "rent.2.price_usd_per_instance_hour",
+)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Repeated timed runs of one workload: how many scenarios, each run's time, the peak memory."""
+
+    label: str
+    scenarios: int
+    seconds: tuple[float, ...]
+    peak_mb: float | None
+
+    @property
+    def best_per_s(self) -> float:
+        """Throughput of the fastest run [scenarios/s]."""
+        return self.scenarios / min(self.seconds)
+
+    @property
+    def median_per_s(self) -> float:
+        """Throughput of the median run [scenarios/s]."""
+        return self.scenarios / statistics.median(self.seconds)
+
+    def line(self, reference: Measurement | None = None) -> str:
+        """A printable row; with a reference, its best and median ratios to the reference's."""
+        ms = 1e3 * min(self.seconds) / self.scenarios
+        row = (
+            f"{self.label:<50} {self.scenarios:>9,d} {ms:10.4f} ms "
+            f"{self.best_per_s:>11,.0f}/s {self.median_per_s:>11,.0f}/s"
+        )
+        if reference is not None:
+            best = self.best_per_s / reference.best_per_s
+            median = self.median_per_s / reference.median_per_s
+            row += f" {best:>7,.0f}x {median:>7,.0f}x"
+        else:
+            row += " " * 18
+        return row + (f" {self.peak_mb:8.0f} MB" if self.peak_mb is not None else "")
+
+
+HEADER = (
+    f"{'measurement':<50} {'scenarios':>9} {'best, each':>13} {'best':>13} {'median':>13}"
+    f" {'x ref, best':>8} {'median':>7} {'peak traced':>11}"
+)
+
+
+def base_scenario() -> Scenario:
+    """The benchmark's base scenario, over the benchmark horizon."""
+    scenario = rich_scenario()
+    return replace(scenario, finance=replace(scenario.finance, horizon_months=HORIZON_MONTHS))
+
+
+def random_batch(size: int, rng: np.random.Generator) -> Scenario:
+    """``size`` scenarios with each varied input drawn within +/-30 % of the base (kept valid)."""
+    base = base_scenario()
+    overrides = {}
+    for path in VARIED_INPUTS:
+        value = float(get_input(base, path))
+        metadata = input_metadata(base, path)
+        draws = rng.uniform(0.7 * value, 1.3 * value, size)
+        overrides[path] = np.clip(draws, metadata["low"], metadata["high"])
+    return with_overrides(base, overrides)
+
+
+def single_scenarios(sample: int) -> list[Scenario]:
+    """The first ``sample`` scenarios of the benchmark batch, each on its own (scalar inputs)."""
+    batch = random_batch(sample, np.random.default_rng(SEED))
+    return [
+        with_overrides(batch, {path: np.asarray(get_input(batch, path))[index] for path in VARIED_INPUTS})
+        for index in range(sample)
+    ]
+
+
+def timed(
+    label: str,
+    scenarios: int,
+    run: Callable[[], object],
+    *,
+    repeats: int,
+    memory_run: Callable[[], object] | None = None,
+) -> Measurement:
+    """Time ``run`` ``repeats`` times untraced, then ``memory_run`` under tracemalloc for the peak."""
+    seconds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        seconds.append(time.perf_counter() - start)
+    peak_mb = None
+    if memory_run is not None:
+        tracemalloc.start()
+        memory_run()
+        peak_mb = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+    return Measurement(label, scenarios, tuple(seconds), peak_mb)
+
+
+def measure_reference(repeats: int, sample: int = 200) -> Measurement:
+    """The plain-Python reference on ``sample`` scenarios, one at a time."""
+    singles = single_scenarios(sample)
+
+    def run() -> None:
+        for scenario in singles:
+            reference_evaluate(scenario, with_breakeven_utilisation=False)
+
+    return timed(f"reference (plain Python), {sample} one at a time", sample, run, repeats=repeats)
+
+
+def measure_chunks(
+    repeats: int, total: int, *, compiled: bool, chunk_size: int = CHUNK_SIZE
+) -> Measurement:
+    """``total`` scenarios in chunks of ``chunk_size``, as a sweep's workers evaluate them.
+
+    The memory peak is that of one chunk: chunks run one after the other.
+    """
+    batch = random_batch(total, np.random.default_rng(SEED))
+
+    def chunk(start: int) -> None:
+        compute_result(
+            batch_slice(batch, slice(start, start + chunk_size)), detail=False, irr=False, compiled=compiled
+        )
+
+    def run() -> None:
+        for start in range(0, total, chunk_size):
+            chunk(start)
+
+    chunk(0)  # compiles the kernel, or loads it from Numba's cache, outside the timing
+    path = "compiled kernel" if compiled else "NumPy path"
+    label = f"engine ({path}), {total:,} in chunks of {chunk_size:,}"
+    return timed(label, total, run, repeats=repeats, memory_run=lambda: chunk(0))
+
+
+def measure_chunk_tables(repeats: int, total: int, chunk_size: int = CHUNK_SIZE) -> Measurement:
+    """Sweep / Monte Carlo chunks as the workers run them: the engine call and the chunk's table."""
+    from tco.runs.compute import points_frame
+
+    base = base_scenario()
+    batch = random_batch(total, np.random.default_rng(SEED))
+    overrides = {path: np.asarray(get_input(batch, path), dtype=np.float64) for path in VARIED_INPUTS}
+
+    def chunk(start: int) -> None:
+        stop = start + chunk_size
+        points_frame(base, {path: values[start:stop] for path, values in overrides.items()}, start)
+
+    def run() -> None:
+        for start in range(0, total, chunk_size):
+            chunk(start)
+
+    chunk(0)
+    label = f"sweep/Monte Carlo chunk tables, {total:,} in {chunk_size:,}s"
+    return timed(label, total, run, repeats=repeats, memory_run=lambda: chunk(0))
+
+
+def measure_one_at_a_time(repeats: int, sample: int = 1_000) -> Measurement:
+    """The engine called once per scenario in a Python loop, sweep figures only: what batching saves."""
+    singles = single_scenarios(sample)
+
+    def run() -> None:
+        for scenario in singles:
+            evaluate(scenario, detail=False)
+
+    return timed(f"engine, {sample:,} one at a time (sweep figures)", sample, run, repeats=repeats)
+
+
+def measure_with_sensitivity(repeats: int, sample: int = 100) -> Measurement:
+    """What the API and the scenario page ask for: monthly detail, IRR, sensitivity and recommendation."""
+    singles = single_scenarios(sample)
+    evaluate(singles[0])
+
+    def run() -> None:
+        for scenario in singles:
+            evaluate(scenario)
+
+    return timed(f"one scenario with its sensitivity, {sample} in turn", sample, run, repeats=repeats)
+
+
+def engine_lines(repeats: int) -> list[str]:
+    """Every engine measurement as a printable row, with its ratio to the reference."""
+    reference = measure_reference(repeats)
+    measurements = [
+        measure_chunks(repeats, 1_000_000, compiled=True),
+        measure_chunks(repeats, 10 * 10_000, compiled=True, chunk_size=10_000),
+        measure_chunks(repeats, 200_000, compiled=False),
+        measure_chunk_tables(repeats, 1_000_000),
+        measure_one_at_a_time(repeats),
+        measure_with_sensitivity(repeats),
+    ]
+    return [HEADER, reference.line(), *(measurement.line(reference) for measurement in measurements)]
