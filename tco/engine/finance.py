@@ -23,6 +23,8 @@ IRR_MAX_ITERATIONS = 100
 IRR_TOLERANCE = 1e-12
 # Halvings that narrow a grid cell (at most 10 wide) to float precision.
 IRR_BISECTIONS = 80
+# Up to this many scenarios, NPVs are summed over an array of powers instead of by Horner's rule.
+IRR_NARROW_BATCH = 64
 
 
 def monthly_rate(rate_per_year: ArrayLike) -> NDArray[np.float64]:
@@ -324,6 +326,14 @@ def _npv_and_slope(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """NPV at a per-column rate and its derivative, by Horner's rule in x = 1 / (1 + rate)."""
     x = 1.0 / (1.0 + rate)
+    if flows_by_month.shape[1] <= IRR_NARROW_BATCH:
+        # One evaluation's few columns: powers of x in a handful of array operations beat
+        # a Python loop over the months, whose per-step overhead then dominates.
+        months = np.arange(flows_by_month.shape[0], dtype=np.float64)[:, np.newaxis]
+        powers = x ** months
+        value = np.einsum("mc,mc->c", flows_by_month, powers)
+        slope_in_x = np.einsum("mc,mc->c", flows_by_month[1:] * months[1:], powers[:-1])
+        return value, -slope_in_x * x * x
     value = flows_by_month[-1].copy()
     slope_in_x = np.zeros_like(value)
     for month_flow in flows_by_month[-2::-1]:

@@ -8,8 +8,9 @@ validation, sensitivity steps and the Django layer all read the same bounds.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
@@ -196,11 +197,20 @@ class InputError(ValueError):
         self.message = message
 
 
-def numeric_fields(obj: Any) -> Iterator[tuple[str, Any, dict[str, Any]]]:
+def numeric_fields(obj: Any) -> Iterator[tuple[str, Any, Mapping[str, Any]]]:
     """Yield (field name, value, metadata) for each numeric field of an input dataclass."""
-    for f in fields(obj):
-        if f.metadata.get("numeric"):
-            yield f.name, getattr(obj, f.name), dict(f.metadata)
+    for name, metadata in numeric_field_metadata(type(obj)).items():
+        yield name, getattr(obj, name), metadata
+
+
+@functools.cache
+def numeric_field_metadata(cls: type) -> dict[str, Mapping[str, Any]]:
+    """Field name -> metadata of each numeric field of an input dataclass, in declaration order.
+
+    Cached per class: a sensitivity run looks fields up thousands of times, and
+    ``dataclasses.fields`` rebuilds its tuple on every call. Read-only.
+    """
+    return {f.name: f.metadata for f in fields(cls) if f.metadata.get("numeric")}
 
 
 def input_sections(inputs: Scenario) -> Iterator[tuple[str, Any]]:

@@ -9,13 +9,21 @@ or ``rent.aws-3y.price_usd_per_instance_hour``, ``cooling.2.capex_usd_per_kw``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tco.engine.inputs import InputError, Numeric, Scenario, batch_shape, input_sections, numeric_fields
+from tco.engine.inputs import (
+    InputError,
+    Numeric,
+    Scenario,
+    batch_shape,
+    input_sections,
+    numeric_field_metadata,
+    numeric_fields,
+)
 
 _SINGLE_SECTIONS = ("workload", "buy", "facility", "finance")
 _LIST_SECTIONS = ("rent", "cooling")
@@ -44,7 +52,7 @@ def get_input(inputs: Scenario, path: str) -> Numeric:
 def input_metadata(inputs: Scenario, path: str) -> dict[str, Any]:
     """Valid range and flags of the numeric input at ``path`` (see ``inputs.numeric``)."""
     section, _, name = _locate(inputs, path)
-    return next(dict(f.metadata) for f in fields(section) if f.name == name)
+    return dict(numeric_field_metadata(type(section))[name])
 
 
 def with_overrides(inputs: Scenario, overrides: Mapping[str, ArrayLike]) -> Scenario:
@@ -58,11 +66,13 @@ def with_overrides(inputs: Scenario, overrides: Mapping[str, ArrayLike]) -> Scen
         Dotted path -> new value; arrays broadcast with each other and with the
         other inputs (put each sweep axis on its own dimension).
     """
-    result = inputs
+    changes: dict[tuple[str, int | None], tuple[Any, dict[str, Numeric]]] = {}
     for path, value in overrides.items():
-        section, where, name = _locate(result, path)
-        updated = replace(section, **{name: _as_numeric(value)})
-        result = _put_section(result, where, updated)
+        section, where, name = _locate(inputs, path)
+        changes.setdefault(where, (section, {}))[1][name] = _as_numeric(value)
+    result = inputs
+    for where, (section, values) in changes.items():
+        result = _put_section(result, where, replace(section, **values))
     return result
 
 
@@ -100,7 +110,7 @@ def _locate(inputs: Scenario, path: str) -> tuple[Any, tuple[str, int | None], s
         section = items[position]
     else:
         raise InputError(path, "unknown input path")
-    if not any(field_name == name for field_name, _, _ in numeric_fields(section)):
+    if name not in numeric_field_metadata(type(section)):
         raise InputError(path, "not a numeric input")
     return section, (section_name, position), name
 
