@@ -140,6 +140,9 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_THROTTLE_CLASSES": ["config.throttling.TokenRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"token": env.str("API_RATE_LIMIT", default="600/min")},
+    # Reverse proxies in front of the web processes whose X-Forwarded-For entry is trusted for
+    # the anonymous rate limit's client address; 0 = REMOTE_ADDR (X-Forwarded-For ignored).
+    "NUM_PROXIES": env.int("TRUSTED_PROXY_COUNT", default=0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "AI compute TCO API",
@@ -167,8 +170,10 @@ SPECTACULAR_SETTINGS = {
 REDIS_URL = env.str("REDIS_URL", default="")
 
 # The cache holds API throttle counters; with Redis they are shared by every web process.
+# Short socket timeouts: when Redis is down or hangs, the throttle fails open at once.
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}}
     if REDIS_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
 }
 
