@@ -1,9 +1,11 @@
 """Throughput and memory: ``python -m tco.bench [--repeats N]`` (run from the project root).
 
 A thin driver: each area keeps its measurements in its own module (the engine in
-``tco.bench_engine``, sweeps through Celery in ``tco.bench_celery``) and is
-called from ``main`` below. Figures are per core; the machine's other load moves
-them, so every measurement is repeated and printed as its best and its median.
+``tco.bench_engine``, the evaluate endpoint on gunicorn in ``tco.bench_http``,
+sweeps through Celery in ``tco.bench_celery``, procurement plans in
+``tco.engine.plan.bench``) and is called from ``main`` below. Figures are per
+core; the machine's other load moves them, so the engine's measurements are
+repeated and printed as their best and their median.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="runs of each measurement (default 3)")
     parser.add_argument(
-        "--engine-only", action="store_true", help="only the engine: skip Celery sweeps and plans"
+        "--engine-only", action="store_true", help="only the engine: skip HTTP, Celery sweeps and plans"
     )
     options = parser.parse_args()
 
@@ -38,6 +40,10 @@ def main() -> None:
     for line in engine_lines(options.repeats):
         print(line, flush=True)
     if not options.engine_only:
+        from tco.bench_http import http_lines
+
+        for line in http_lines():
+            print(line, flush=True)
         print_celery_sweeps()
         plan_bench.main()
 
