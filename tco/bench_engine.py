@@ -68,10 +68,15 @@ class Measurement:
         if reference is not None:
             best = self.best_per_s / reference.best_per_s
             median = self.median_per_s / reference.median_per_s
-            row += f" {best:>7,.0f}x {median:>7,.0f}x"
+            row += f" {_ratio(best):>8} {_ratio(median):>7}"
         else:
             row += " " * 18
         return row + (f" {self.peak_mb:8.0f} MB" if self.peak_mb is not None else "")
+
+
+def _ratio(ratio: float) -> str:
+    """300x, 2.5x, 0.035x: whole above 10, two significant digits below."""
+    return f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.2g}x"
 
 
 HEADER = (
