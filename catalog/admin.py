@@ -9,6 +9,14 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from catalog.completeness import (
+    offering_missing,
+    offering_picker_label,
+    offerings_with_completeness,
+    system_label,
+    system_missing,
+    systems_with_completeness,
+)
 from catalog.forms import QuoteImportForm, may_import_quotes
 from catalog.importers import QuoteFileRejected
 from catalog.models import (
@@ -158,11 +166,26 @@ class SystemSkuAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
         "purchase_price_high_usd",
     )
     list_filter = ("kind", "vendor", "accelerator__vendor")
-    search_fields = ("slug", "name", "vendor", "cpu", "accelerator__slug")
+    search_fields = ("slug", "name", "vendor", "cpu", "accelerator__slug", "accelerator__name")
     autocomplete_fields = ("accelerator",)
     list_select_related = ("accelerator",)
-    readonly_fields = ("provenance",)
+    readonly_fields = ("provenance", "costing")
     inlines = (PriceHistoryInline,)
+
+    def get_search_results(self, request, queryset, search_term):
+        queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        return systems_with_completeness(queryset), may_have_duplicates
+
+    def autocomplete_label(self, obj: SystemSku) -> str:
+        """The picker's words: complete systems by name, the others with what they lack."""
+        if obj.is_complete:
+            return system_label(obj)
+        return f"{system_label(obj)} — incomplete: no {', '.join(system_missing(obj))}"
+
+    @admin.display(description="can be costed in a scenario")
+    def costing(self, obj: SystemSku) -> str:
+        missing = system_missing(obj)
+        return f"No: missing {', '.join(missing)}" if missing else "Yes"
 
 
 @admin.register(CloudOffering)
@@ -180,6 +203,15 @@ class CloudOfferingAdmin(StaffWritesAdminMixin, PriceHistoryChartMixin, admin.Mo
     autocomplete_fields = ("accelerator",)
     list_select_related = ("accelerator",)
     readonly_fields = ("price_history_chart",)
+
+    def get_search_results(self, request, queryset, search_term):
+        queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        return offerings_with_completeness(queryset), may_have_duplicates
+
+    def autocomplete_label(self, obj: CloudOffering) -> str:
+        """Complete offerings by name; the others say they have no price."""
+        label = offering_picker_label(obj)
+        return label if obj.is_complete else f"{label} — incomplete: no {', '.join(offering_missing(obj))}"
     inlines = (PriceHistoryInline,)
 
 

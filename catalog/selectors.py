@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db.models import (
@@ -19,7 +20,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, JSONObject
 
-from catalog.models import Accelerator, CloudOffering, PricePoint, SystemSku
+from catalog.models import Accelerator, AcceleratorThroughput, CloudOffering, PricePoint, SystemSku
 
 #: Newest first; among prices of the same as-of date the last retrieved is the one in force.
 PRICE_RECENCY = tuple(PricePoint._meta.ordering)
@@ -57,6 +58,45 @@ def dense_tflops(accelerator: Accelerator) -> dict[str, Decimal]:
     return {row.precision: row.tflops for row in accelerator.throughputs.all() if row.is_preferred}
 
 
+@dataclass(frozen=True)
+class ThroughputRatio:
+    """How many of accelerator ``theirs`` match one ``ours`` by dense peak throughput."""
+
+    ours: Accelerator
+    theirs: Accelerator
+    precision: str
+    ours_tflops: Decimal
+    theirs_tflops: Decimal
+    sources: tuple[str, str]
+
+    @property
+    def factor(self) -> float:
+        return float(self.ours_tflops / self.theirs_tflops)
+
+    def describe(self) -> str:
+        """'dense FP16 throughput: H100 989 TFLOPS (seed-004) / V100 112 TFLOPS (seed-004) = 8.83'."""
+        return (f"dense {self.precision} throughput: {self.ours.slug} "
+                f"{self.ours_tflops.normalize():f} TFLOPS ({self.sources[0]}) / {self.theirs.slug} "
+                f"{self.theirs_tflops.normalize():f} TFLOPS ({self.sources[1]}) = {self.factor:.3g}")
+
+
+def throughput_ratio(ours: Accelerator, theirs: Accelerator, precision: str) -> ThroughputRatio:
+    """The catalog's preferred dense figures of two accelerators at one precision, as a ratio.
+
+    Raises
+    ------
+    LookupError
+        One of them has no preferred dense figure at that precision (the message says which).
+    """
+    rows = {row.accelerator_id: row for row in AcceleratorThroughput.objects.filter(
+        accelerator__in=[ours, theirs], precision=precision, is_preferred=True).select_related("source")}
+    missing = [a.slug for a in (ours, theirs) if a.pk not in rows]
+    if missing:
+        raise LookupError(f"no dense {precision} throughput for {' or '.join(missing)}")
+    return ThroughputRatio(ours, theirs, precision, rows[ours.pk].tflops, rows[theirs.pk].tflops,
+                           (str(rows[ours.pk].source), str(rows[theirs.pk].source)))
+
+
 def _prices_of(target: CloudOffering | SystemSku, team_ids: Collection[int]) -> QuerySet[PricePoint]:
     target_field = "offering" if isinstance(target, CloudOffering) else "system"
     return PricePoint.objects.filter(visible_prices(team_ids), **{target_field: target})
@@ -74,6 +114,30 @@ def price_at(
     """
     prices = _prices_of(target, team_ids).filter(as_of__lte=on).select_related("source")
     return prices.order_by(*PRICE_IN_FORCE_ORDER).first()
+
+
+def range_point(point: PricePoint, end: str) -> Decimal:
+    """The price to cost at ``end`` ("low", "typical" or "high") of a point's quoted range.
+
+    A range's typical price is its middle; a single or open-ended ("$X+") price is itself.
+    """
+    if point.amount_high is None or end == "low":
+        return point.amount
+    if end == "high":
+        return point.amount_high
+    return (point.amount + point.amount_high) / 2
+
+
+def other_sources_prices(
+    point: PricePoint, *, on: dt.date, team_ids: Collection[int] = ()
+) -> list[PricePoint]:
+    """The latest price on or before ``on`` of each other source of the point's target: what the
+    sources that were not chosen say, to show beside the price in force."""
+    others: dict[int, PricePoint] = {}
+    prices = _prices_of(point.target, team_ids).filter(as_of__lte=on).exclude(source=point.source_id)
+    for other in prices.select_related("source").order_by(*PRICE_RECENCY):
+        others.setdefault(other.source_id, other)
+    return list(others.values())
 
 
 def price_history(

@@ -45,7 +45,8 @@ class RentOptionInline(TeamScopedInlineMixin, admin.StackedInline):
     autocomplete_fields = ["offering"]
     fieldsets = [
         (None, {"fields": [("name", "offering"), ("price_usd_per_instance_hour",
-                                                   "commitment_months", "upfront_usd")]}),
+                                                   "commitment_months", "upfront_usd"),
+                           ("equivalence_factor", "equivalence_from_throughput")]}),
         ("Spot, data and price trend", {
             "classes": ["collapse"],
             "fields": [("spot_interruption_overhead", "price_change_per_year"),
@@ -112,12 +113,12 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
     inlines = [RentOptionInline, ReportExportInline]
     actions = ["clone_selected", "approve_selected", export_excel, export_pdf]
     fieldsets = [
-        (None, {"fields": ["name", "description", "prices_as_of", "team",
+        (None, {"fields": ["name", "description", ("prices_as_of", "price_range_point"), "team",
                            ("owner", "created_at", "updated_at"),
                            ("status", "version", "previous_version"),
                            ("approved_by", "approved_at", "revision"), "edited_revision"]}),
         ("Workload", {"fields": [("accelerator", "accelerators"),
-                                 ("utilisation", "hours_per_month"),
+                                 ("utilisation", "hours_per_month", "precision"),
                                  "tokens_per_s_per_accelerator", "sizing"]}),
         ("Buy: hardware", {"fields": [("system", "system_price_usd"),
                                       ("network_usd_per_system", "network_share_of_compute"),

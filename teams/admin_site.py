@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.contrib.admin import AdminSite
 from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.admin.views.autocomplete import AutocompleteJsonView
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
@@ -24,10 +25,22 @@ class TeamAdminAuthenticationForm(AdminAuthenticationForm):
                                   params={"username": self.username_field.verbose_name})
 
 
+class LabelledAutocompleteJsonView(AutocompleteJsonView):
+    """Autocomplete whose choices a model admin may name with ``autocomplete_label(obj)``."""
+
+    def serialize_result(self, obj, to_field_name) -> dict[str, str]:
+        result = super().serialize_result(obj, to_field_name)
+        label = getattr(self.model_admin, "autocomplete_label", None)
+        return {**result, "text": label(obj)} if label is not None else result
+
+
 class TeamAdminSite(AdminSite):
     """Django's admin site; team members get in, and each model admin limits them to their teams."""
 
     login_form = TeamAdminAuthenticationForm
+
+    def autocomplete_view(self, request):
+        return LabelledAutocompleteJsonView.as_view(admin_site=self)(request)
 
     def has_permission(self, request) -> bool:
         return may_use_admin(request.user)

@@ -11,6 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.choices import Rating
+from catalog.completeness import offering_missing, offering_picker_label, system_label, system_missing
 from catalog.models import (
     Accelerator,
     AcceleratorPowerCap,
@@ -132,10 +133,29 @@ class AcceleratorSerializer(ModelCleanMixin, serializers.ModelSerializer):
         return {precision: str(tflops) for precision, tflops in dense_tflops(obj).items()}
 
 
-class SystemSkuSerializer(ModelCleanMixin, serializers.ModelSerializer):
-    """A purchasable system."""
+class CompletenessFields(serializers.Serializer):
+    """How people name a catalog row, and whether a scenario can cost it (if not, what it lacks)."""
+
+    label = serializers.SerializerMethodField(
+        help_text="How people name it, e.g. 'NVIDIA DGX H200 (8x H200 141 GB)'."
+    )
+    is_complete = serializers.SerializerMethodField(help_text="A scenario can cost it as it is.")
+    missing = serializers.SerializerMethodField(help_text="What a scenario would need and the catalog lacks.")
+
+    def get_is_complete(self, obj) -> bool:
+        return not self.get_missing(obj)
+
+
+class SystemSkuSerializer(ModelCleanMixin, CompletenessFields, serializers.ModelSerializer):
+    """A purchasable system; complete ones (costable in a scenario) are listed first."""
 
     accelerator = serializers.SlugRelatedField(slug_field="slug", queryset=Accelerator.objects.all())
+
+    def get_label(self, obj: SystemSku) -> str:
+        return system_label(obj)
+
+    def get_missing(self, obj: SystemSku) -> list[str]:
+        return system_missing(obj)
 
     class Meta:
         model = SystemSku
@@ -155,6 +175,9 @@ class SystemSkuSerializer(ModelCleanMixin, serializers.ModelSerializer):
             "purchase_price_high_usd",
             "field_sources",
             "notes",
+            "label",
+            "is_complete",
+            "missing",
         ]
 
 
@@ -199,8 +222,14 @@ class PriceInForceSerializer(PriceAgeFields):
     )
 
 
-class CloudOfferingSerializer(ModelCleanMixin, serializers.ModelSerializer):
-    """A cloud offering with the price in force (today, or on ``price_at``)."""
+class CloudOfferingSerializer(ModelCleanMixin, CompletenessFields, serializers.ModelSerializer):
+    """A cloud offering with the price in force (today, or on ``price_at``); priced ones first."""
+
+    def get_label(self, obj: CloudOffering) -> str:
+        return offering_picker_label(obj)
+
+    def get_missing(self, obj: CloudOffering) -> list[str]:
+        return offering_missing(obj)
 
     accelerator = serializers.SlugRelatedField(slug_field="slug", queryset=Accelerator.objects.all())
     price = PriceInForceSerializer(source="price_in_force", read_only=True, allow_null=True, default=None)
@@ -217,6 +246,9 @@ class CloudOfferingSerializer(ModelCleanMixin, serializers.ModelSerializer):
             "pricing_model",
             "notes",
             "price",
+            "label",
+            "is_complete",
+            "missing",
         ]
 
 

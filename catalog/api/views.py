@@ -26,6 +26,7 @@ from catalog.api.serializers import (
     SourceSerializer,
     SystemSkuSerializer,
 )
+from catalog.completeness import offerings_with_completeness, systems_with_completeness
 from catalog.filtersets import (
     AcceleratorFilterSet,
     CloudOfferingFilterSet,
@@ -38,14 +39,12 @@ from catalog.filtersets import (
 )
 from catalog.models import (
     Accelerator,
-    CloudOffering,
     CoolingTechnology,
     FacilityProfile,
     PowerDensityReference,
     PricePoint,
     PriceRefreshJob,
     Source,
-    SystemSku,
 )
 from catalog.selectors import price_at, price_history, visible_prices
 from catalog.services import price_point_record
@@ -83,13 +82,13 @@ class AcceleratorViewSet(CatalogViewSet):
 
 
 class SystemSkuViewSet(CatalogViewSet):
-    queryset = SystemSku.objects.select_related("accelerator")
+    queryset = systems_with_completeness()
     serializer_class = SystemSkuSerializer
     filterset_class = SystemSkuFilterSet
 
 
 class CloudOfferingViewSet(CatalogViewSet):
-    queryset = CloudOffering.objects.select_related("accelerator")
+    queryset = offerings_with_completeness()
     serializer_class = CloudOfferingSerializer
     filterset_class = CloudOfferingFilterSet
 

@@ -21,13 +21,15 @@ NESTED_FIELD = re.compile(r"^rent_options\[(\d+)\]\.(\w+)$")
 class RentOptionSerializer(serializers.ModelSerializer):
     class Meta:
         model = RentOption
-        fields = ["id", "name", "offering", "price_usd_per_instance_hour", "commitment_months",
+        fields = ["id", "name", "offering", "price_usd_per_instance_hour",
+                  "equivalence_factor", "equivalence_from_throughput", "commitment_months",
                   "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
                   "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month",
                   "price_change_per_year"]
         read_only_fields = ["id"]
         extra_kwargs = {
             "price_usd_per_instance_hour": {"min_value": Decimal("0.0001")},
+            "equivalence_factor": {"min_value": Decimal("0.0001")},
             "price_change_per_year": {"min_value": Decimal("-0.99")},
             **{f: {"min_value": 0} for f in ("upfront_usd", "spot_interruption_overhead",
                                              "egress_tb_per_month", "egress_usd_per_gb",
@@ -79,8 +81,8 @@ class ScenarioSerializer(serializers.ModelSerializer):
         fields = [
             "id", "team", "owner", "status", "version", "previous_version", "approved_by",
             "approved_at", "revision", "name", "description", "created_at", "updated_at",
-            "prices_as_of",
-            "accelerator", "accelerators", "utilisation", "hours_per_month",
+            "prices_as_of", "price_range_point",
+            "accelerator", "accelerators", "utilisation", "hours_per_month", "precision",
             "tokens_per_s_per_accelerator", "sizing",
             "system", "system_price_usd", "network_usd_per_system", "network_share_of_compute",
             "storage_usd", "racks_install_usd_per_rack", "spares_share", "power_cap_share",

@@ -42,7 +42,7 @@ from tco.engine.metrics import (
     cost_per_useful_accelerator_hour_usd,
     useful_accelerator_hours,
 )
-from tco.engine.rent import rent_lines, rent_utilisation_slope_usd
+from tco.engine.rent import accelerators_rented, instances_needed, rent_lines, rent_utilisation_slope_usd
 from tco.engine.result import BuyResult, CashFlows, RentResult, Result
 from tco.engine.timeline import Line, add_lines, clear_after, running_total_months_first
 from tco.engine.validation import validate
@@ -249,9 +249,13 @@ def _rent_result(
     saving = side.total_usd - buy.total_usd
     cost_per_hour = cost_per_useful_accelerator_hour_usd(side.total_usd, useful_hours)
     saving_slope = rent_utilisation_slope_usd(option, workload, horizon) - buy_utilisation_slope_usd
+    rented = accelerators_rented(option, workload)
     return RentResult(
         name=option.name,
         pricing_model=str(option.pricing_model),
+        equivalence_factor=np.asarray(option.equivalence_factor, dtype=np.float64),
+        accelerators_rented=rented,
+        instances=instances_needed(rented, option.accelerators_per_instance),
         cash_flows=side.cash_flows,
         total_usd=side.total_usd,
         npv_usd=side.npv_usd,

@@ -152,12 +152,15 @@ class RentOption:
     every hour of each term; ``upfront_usd_per_instance`` is paid at the start
     of each term. ``spot_interruption_overhead`` applies to spot offers only.
     ``price_change_per_year`` moves instance prices (not data charges).
+    ``equivalence_factor`` is how many of the offering's accelerators do the work of one of
+    the workload's (1 for the same accelerator): the option rents that many per accelerator.
     """
 
     name: str
     pricing_model: PricingModel | str
     price_usd_per_instance_hour: Numeric = numeric()
     accelerators_per_instance: Numeric = numeric(low=1.0, whole=True)
+    equivalence_factor: Numeric = numeric(1.0, low=0.0, low_open=True)
     commitment_months: Numeric = numeric(0.0, whole=True)
     upfront_usd_per_instance: Numeric = numeric(0.0)
     spot_interruption_overhead: Numeric = numeric(0.0)

@@ -201,7 +201,9 @@ def _loan_schedule(principal: float, rate_per_month: float, term: int, horizon: 
 
 
 def _rent_lines(option: Any, workload: Any, horizon: int) -> dict[str, list[float]]:
-    instances = ceil_count(workload.accelerators / round(option.accelerators_per_instance))
+    # The option rents equivalence_factor of its accelerators per workload accelerator.
+    rented = workload.accelerators * option.equivalence_factor
+    instances = ceil_count(rented / round(option.accelerators_per_instance))
     growth = 1.0 + option.price_change_per_year
     reserved = option.pricing_model == "reserved"
     term = round(option.commitment_months)

@@ -34,6 +34,19 @@ def instances_needed(accelerators: ArrayLike, accelerators_per_instance: ArrayLi
     return ceil_count(np.asarray(accelerators, dtype=np.float64) / whole(accelerators_per_instance))
 
 
+def accelerators_rented(option: RentOption, workload: Workload) -> NDArray[np.float64]:
+    """The option's accelerators doing the workload's work: workload x equivalence factor [-].
+
+    Examples
+    --------
+    8 H100 on V100 at 7.912 V100 per H100 (dense FP16, 989 / 125 TFLOPS): 63.3 V100.
+
+    >>> round(float(accelerators_rented(RentOption("v100", "on_demand", 3.06, 1, 7.912), Workload(8, 1))), 1)
+    63.3
+    """
+    return np.asarray(workload.accelerators, dtype=np.float64) * option.equivalence_factor
+
+
 def usage_cost_usd(
     instances: ArrayLike, price_usd_per_instance_hour: ArrayLike, hours: ArrayLike
 ) -> NDArray[np.float64]:
@@ -84,7 +97,7 @@ def rent_lines(option: RentOption, workload: Workload, horizon_months: NDArray[n
     Lines: ``compute`` (instance hours), ``upfront`` (reserved terms; zero
     otherwise), ``egress`` and ``storage``.
     """
-    instances = instances_needed(workload.accelerators, option.accelerators_per_instance)
+    instances = instances_needed(accelerators_rented(option, workload), option.accelerators_per_instance)
     hours = billed_hours_per_month(option, workload)
     compute = usage_cost_usd(instances, option.price_usd_per_instance_hour, hours)
     reserved = option.pricing_model == PricingModel.RESERVED
@@ -108,7 +121,7 @@ def rent_utilisation_slope_usd(
     """Change of the option's total cost per unit of utilisation [USD]; 0 for reserved."""
     if option.pricing_model == PricingModel.RESERVED:
         return np.zeros(np.shape(horizon_months))
-    instances = instances_needed(workload.accelerators, option.accelerators_per_instance)
+    instances = instances_needed(accelerators_rented(option, workload), option.accelerators_per_instance)
     full_use = Workload(
         accelerators=workload.accelerators, utilisation=1.0, hours_per_month=workload.hours_per_month
     )

@@ -56,10 +56,15 @@ class RentResult:
     buying saves. ``breakeven_month`` and ``breakeven_utilisation`` are NaN when
     there is none; ``irr_per_year`` is the IRR of the flows rent - buy (None
     unless asked for: see ``evaluate``).
+    ``accelerators_rented`` = the workload's accelerators x ``equivalence_factor`` (the
+    offering's accelerators per workload accelerator); ``instances`` hold them.
     """
 
     name: str
     pricing_model: str
+    equivalence_factor: NDArray[np.float64]
+    accelerators_rented: NDArray[np.float64]
+    instances: NDArray[np.float64]
     cash_flows: CashFlows
     total_usd: NDArray[np.float64]
     npv_usd: NDArray[np.float64]

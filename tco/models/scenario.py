@@ -14,6 +14,8 @@ from django.db import models
 from django.db.models import F, Q
 from simple_history.models import HistoricalRecords
 
+from catalog.choices import Precision
+
 
 def _share(field: str) -> Q:
     return Q(**{f"{field}__gte": 0}) & Q(**{f"{field}__lte": 1})
@@ -36,6 +38,14 @@ class ScenarioStatus(models.TextChoices):
 
     DRAFT = "draft", "Draft"
     APPROVED = "approved", "Approved (frozen)"
+
+
+class PriceRangePoint(models.TextChoices):
+    """Which end of a quoted price range ("$450,000-500,000") a scenario costs."""
+
+    LOW = "low", "Low end"
+    TYPICAL = "typical", "Typical (middle of the range)"
+    HIGH = "high", "High end"
 
 
 class StaleRevision(Exception):
@@ -76,6 +86,10 @@ class Scenario(models.Model):
     prices_as_of = models.DateField(
         null=True, blank=True,
         help_text="Catalog prices in force on this date are used; empty = today.")
+    price_range_point = models.CharField(
+        max_length=8, choices=PriceRangePoint.choices, default=PriceRangePoint.TYPICAL,
+        help_text="Where a catalog price is a range (low-high), the point costed: low end, "
+                  "middle or high end. A single or open-ended ('$X+') price is used as it is.")
 
     # Workload
     accelerator = models.ForeignKey("catalog.Accelerator", on_delete=models.PROTECT,
@@ -85,6 +99,10 @@ class Scenario(models.Model):
     utilisation = models.DecimalField(max_digits=5, decimal_places=4,
                                       help_text="Share of hours doing useful work, 0 to 1.")
     hours_per_month = models.DecimalField(max_digits=6, decimal_places=2, default=730)
+    precision = models.CharField(
+        max_length=8, choices=Precision.choices, default=Precision.FP16,
+        help_text="Number format the workload runs at: compares accelerators' dense throughput "
+                  "when a rent option offers a different accelerator.")
     tokens_per_s_per_accelerator = models.DecimalField(
         max_digits=12, decimal_places=3, null=True, blank=True,
         help_text="Throughput, for cost per million tokens; empty = not a token workload.")
@@ -142,6 +160,10 @@ class Scenario(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(status__in=ScenarioStatus.values),
                                    name="scenario_status_known"),
+            models.CheckConstraint(condition=Q(price_range_point__in=PriceRangePoint.values),
+                                   name="scenario_price_range_point_known"),
+            models.CheckConstraint(condition=Q(precision__in=Precision.values),
+                                   name="scenario_precision_known"),
             models.CheckConstraint(condition=Q(status=ScenarioStatus.DRAFT)
                                    | Q(approved_at__isnull=False, approved_by__isnull=False),
                                    name="scenario_approved_says_by_whom_and_when"),
@@ -217,6 +239,15 @@ class RentOption(models.Model):
     price_usd_per_instance_hour = models.DecimalField(
         **MONEY, null=True, blank=True,
         help_text="Empty = the offering's price in force on the scenario's price date.")
+    equivalence_factor = models.DecimalField(
+        max_digits=9, decimal_places=4, null=True, blank=True,
+        help_text="How many of the offering's accelerators do the work of one of the scenario's "
+                  "(e.g. 8 V100 per H100). Needed when the offering's accelerator differs; "
+                  "empty = the same accelerator, or the catalog's throughput ratio if asked.")
+    equivalence_from_throughput = models.BooleanField(
+        default=False,
+        help_text="When the accelerators differ and no factor is given: use the catalog's dense "
+                  "throughput at the workload's precision (scenario's accelerator / offering's).")
     commitment_months = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Reserved term; empty = from the pricing model.")
     upfront_usd = models.DecimalField(**MONEY, default=0)
@@ -235,6 +266,8 @@ class RentOption(models.Model):
         constraints = [
             models.CheckConstraint(condition=_positive("price_usd_per_instance_hour"),
                                    name="rent_price_positive"),
+            models.CheckConstraint(condition=_positive("equivalence_factor"),
+                                   name="rent_equivalence_factor_positive"),
             models.CheckConstraint(condition=Q(price_change_per_year__gt=-1),
                                    name="rent_price_change_above_minus_1"),
             *[models.CheckConstraint(condition=_nonneg(f), name=f"rent_{f}_nonnegative")

@@ -17,11 +17,13 @@ from typing import Any
 from django.utils import timezone
 
 from catalog.choices import Currency, FacilityKind, PricingModel
+from catalog.completeness import offering_label, system_label
 from catalog.models import CoolingTechnology, PricePoint
-from catalog.selectors import price_at
+from catalog.selectors import other_sources_prices, price_at, range_point, throughput_ratio
 from tco import engine
 from tco.engine.sizing import SizingInputError
 from tco.models import RentOption, Scenario
+from tco.models.scenario import PriceRangePoint
 from tco.services.sizing import Sizing, size_spec
 
 # Catalog pricing models -> the engine's billing rule and the committed term it implies.
@@ -69,6 +71,14 @@ class PriceUsed:
 
 
 @dataclass(frozen=True)
+class EvaluationWarning:
+    """Something the reader should know before trusting the figures: a code and a sentence."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
 class EngineCase:
     """Engine inputs for one scenario, with the assumptions and prices behind them."""
 
@@ -76,6 +86,7 @@ class EngineCase:
     assumptions: tuple[Assumption, ...]
     prices: tuple[PriceUsed, ...]
     sizing: Sizing | None = None
+    warnings: tuple[EvaluationWarning, ...] = ()
 
     def input_error(self, exc: engine.InputError) -> ScenarioInputError:
         """The engine's refusal of an input, naming the scenario field behind it."""
@@ -132,10 +143,14 @@ def _source_label(row: Any, field: str) -> str:
 class _Recorder:
     """Collects assumptions while the inputs are built, preferring scenario values."""
 
-    def __init__(self, as_of: date) -> None:
+    def __init__(self, as_of: date, range_end: str = PriceRangePoint.TYPICAL,
+                 team_ids: Sequence[int] = ()) -> None:
         self.as_of = as_of
+        self.range_end = range_end
+        self.team_ids = team_ids
         self.assumptions: list[Assumption] = []
         self.prices: list[PriceUsed] = []
+        self.warnings: list[EvaluationWarning] = []
 
     def scenario(self, path: str, value: Any, unit: str, field: str) -> float:
         self.assumptions.append(
@@ -160,14 +175,51 @@ class _Recorder:
         return _float(value)
 
     def price(self, path: str, field: str, point: PricePoint, unit: str) -> float:
+        """A catalog price point: the scenario's point of its range, with the choice explained."""
         if point.currency != Currency.USD:
             raise ScenarioInputError(field, f"the price in force ({point}) is in {point.currency}; "
                                             "the engine works in USD: give a USD price")
-        self.prices.append(PriceUsed(point.id, str(point.target), point.amount, point.currency,
+        amount = range_point(point, self.range_end)
+        self.prices.append(PriceUsed(point.id, str(point.target), amount, point.currency,
                                      point.as_of, str(point.source)))
-        self.assumptions.append(Assumption(path, float(point.amount), unit, "catalog",
-                                           f"price point {point.id} ({point.source})", point.as_of))
-        return float(point.amount)
+        source = f"price point {point.id} ({point.source}, as of {point.as_of}"
+        if point.amount_high is not None:
+            source += (f"; {PriceRangePoint(self.range_end).label.lower()} of "
+                       f"{_usd(point.amount)}–{_usd(point.amount_high)}")
+        source += ")"
+        others = other_sources_prices(point, on=self.as_of, team_ids=self.team_ids)
+        if others:
+            source += "; newest price on or before " + self.as_of.isoformat() + ", also: " + "; ".join(
+                f"{other.source} {_usd_range(other)} as of {other.as_of}" for other in others)
+            # Cloud prices move over time; purchase prices of one system should agree.
+            if point.system_id is not None and any(
+                    abs(range_point(other, self.range_end) - amount) > DISAGREEMENT * amount
+                    for other in others):
+                self.warnings.append(EvaluationWarning("sources_disagree",
+                    f"Sources disagree on the price of {system_label(point.system)}: it is costed at "
+                    f"{_usd(amount)} ({point.source}, as of {point.as_of}, the newest on or before "
+                    f"{self.as_of}); " + "; ".join(
+                        f"{other.source} gives {_usd_range(other)} as of {other.as_of}"
+                        for other in others)
+                    + f". To cost another figure, give it in {field}."))
+        self.assumptions.append(Assumption(path, float(amount), unit, "catalog", source,
+                                           point.as_of))
+        return float(amount)
+
+
+#: Sources whose prices differ by more than this share are said to disagree (a warning).
+DISAGREEMENT = Decimal("0.10")
+
+
+def _usd(amount: Decimal) -> str:
+    """$450,000 for system prices, $6.88 for hourly ones."""
+    return f"${amount:,.0f}" if amount >= 1000 else f"${amount:,.2f}"
+
+
+def _usd_range(point: PricePoint) -> str:
+    if point.amount_high is None:
+        return _usd(point.amount)
+    return f"{_usd(point.amount)}–{_usd(point.amount_high)}"
 
 
 def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = None) -> EngineCase:
@@ -180,7 +232,8 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
     options = list(scenario.rent_options.all()) if rent_options is None else list(rent_options)
     if not options:
         raise ScenarioInputError("rent_options", "add at least one rent option to compare with")
-    record = _Recorder(scenario.prices_as_of or timezone.localdate())
+    record = _Recorder(scenario.prices_as_of or timezone.localdate(), scenario.price_range_point,
+                       _teams(scenario))
     sizing = _sizing(scenario)
     inputs = engine.Scenario(
         workload=_workload(scenario, record, sizing),
@@ -197,7 +250,8 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
         ),
     )
     _check_system_fits_rack(inputs)
-    return EngineCase(inputs, tuple(record.assumptions), tuple(record.prices), sizing)
+    return EngineCase(inputs, tuple(record.assumptions), tuple(record.prices), sizing,
+                      tuple(record.warnings))
 
 
 def _sizing(scenario: Scenario) -> Sizing | None:
@@ -368,6 +422,7 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
         accelerators_per_instance=record.either(
             f"{prefix}.accelerators_per_instance", None, "count", f"{field}.offering", offering,
             "accelerators_per_instance"),
+        equivalence_factor=_equivalence(prefix, field, option, scenario, record),
         commitment_months=own("commitment_months", "months", commitment),
         upfront_usd_per_instance=own("upfront_usd", "USD/instance"),
         spot_interruption_overhead=own("spot_interruption_overhead", "share"),
@@ -379,11 +434,35 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
     )
 
 
-def offering_label(offering) -> str:
-    """'AWS p5.48xlarge on-demand (us-east-1)': how people name an offering."""
-    region = "" if offering.region == "unspecified" else f" ({offering.region})"
-    return (f"{offering.get_provider_display()} {offering.instance_type} "
-            f"{offering.get_pricing_model_display().lower()}{region}")
+def _equivalence(prefix: str, field: str, option: RentOption, scenario: Scenario,
+                 record: _Recorder) -> float:
+    """How many of the offering's accelerators do the work of one of the scenario's.
+
+    Renting another accelerator is compared like for like only with a factor: the option's own,
+    or on request the catalog's dense throughput ratio at the workload's precision.
+    """
+    path = f"{prefix}.equivalence_factor"
+    if option.equivalence_factor is not None:
+        return record.scenario(path, option.equivalence_factor, "accelerators/accelerator",
+                               f"{field}.equivalence_factor")
+    ours, theirs = scenario.accelerator, option.offering.accelerator
+    if ours.pk == theirs.pk:
+        return 1.0
+    try:
+        ratio = throughput_ratio(ours, theirs, scenario.precision)
+        hint = (f"or set equivalence_from_throughput to use the catalog's "
+                f"{ratio.describe()}")
+    except LookupError as exc:
+        ratio, hint = None, f"the catalog cannot suggest one ({exc})"
+    if ratio is None or not option.equivalence_from_throughput:
+        raise ScenarioInputError(
+            f"{field}.equivalence_factor",
+            f"{offering_label(option.offering)} rents {theirs.name}, not the scenario's "
+            f"{ours.name}: that is not like for like. Give equivalence_factor, how many "
+            f"{theirs.name} do the work of one {ours.name}; {hint}")
+    record.assumptions.append(Assumption(path, ratio.factor, "accelerators/accelerator",
+                                         "catalog", ratio.describe()))
+    return ratio.factor
 
 
 def _check_system_fits_rack(inputs: engine.Scenario) -> None:

@@ -19,7 +19,13 @@ import pandas as pd
 from tco import engine
 from tco.engine.version import ENGINE_VERSION
 from tco.models import RentOption, Scenario
-from tco.services.engine_inputs import Assumption, EngineCase, PriceUsed, engine_case
+from tco.services.engine_inputs import (
+    Assumption,
+    EngineCase,
+    EvaluationWarning,
+    PriceUsed,
+    engine_case,
+)
 from tco.services.sizing import Sizing
 
 # Units of engine inputs that no scenario or catalog record describes (cooling tiers and
@@ -38,14 +44,6 @@ FOOTPRINT_WARNINGS = {
     "exceeds_cooling_table": "The power per rack is beyond every cooling technology in the "
                              "catalog.",
 }
-
-
-@dataclass(frozen=True)
-class EvaluationWarning:
-    """Something the reader should know before trusting the figures: a code and a sentence."""
-
-    code: str
-    message: str
 
 
 @dataclass(frozen=True)
@@ -88,14 +86,15 @@ class Evaluation:
 
 def evaluation_of(inputs: engine.Scenario, *, recorded: Sequence[Assumption] = (),
                   prices: Sequence[PriceUsed] = (), sizing: Sizing | None = None,
-                  labels: dict[str, str] | None = None) -> Evaluation:
+                  labels: dict[str, str] | None = None,
+                  warnings: Sequence[EvaluationWarning] = ()) -> Evaluation:
     """Evaluate engine inputs once (with the sensitivity behind the recommendation).
 
     ``recorded`` says where inputs came from; the others are catalog table figures.
     """
     result = engine.evaluate(inputs, recommend=True, labels=labels)
     return Evaluation(inputs=inputs, result=result, assumptions=every_input(inputs, recorded),
-                      prices=tuple(prices), sizing=sizing, warnings=footprint_warnings(result))
+                      prices=tuple(prices), sizing=sizing, warnings=(*warnings, *footprint_warnings(result)))
 
 
 def scenario_evaluate(*, scenario: Scenario,
@@ -107,7 +106,7 @@ def scenario_evaluate(*, scenario: Scenario,
     case = engine_case(scenario, rent_options)
     try:
         return evaluation_of(case.inputs, recorded=case.assumptions, prices=case.prices,
-                             sizing=case.sizing, labels=case.labels())
+                             sizing=case.sizing, labels=case.labels(), warnings=case.warnings)
     except engine.InputError as exc:
         raise case.input_error(exc) from exc
 

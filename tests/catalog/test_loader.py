@@ -31,9 +31,9 @@ EXPECTED_COUNTS = {
     "accelerators": 32,
     "accelerator throughputs": 111,
     "accelerator power caps": 4,
-    "system SKUs": 29,
+    "system SKUs": 34,
     "cloud offerings": 44,
-    "price points": 80,
+    "price points": 86,
     "cooling technologies": 6,
     "facility profiles": 3,
     "power density references": 8,
@@ -45,7 +45,7 @@ def test_it_loads_every_model_with_the_expected_counts(empty_catalog):
 
     assert {name: counter["created"] for name, counter in counts.items()} == EXPECTED_COUNTS
     assert Accelerator.objects.count() == 32
-    assert SystemSku.objects.count() == 29
+    assert SystemSku.objects.count() == 34
     assert CloudOffering.objects.count() == 44
     # 48 offering prices (offerings.yaml) + 32 purchase prices (systems.yaml)
     assert PricePoint.objects.filter(offering__isnull=False).count() == 48
@@ -59,7 +59,7 @@ def test_loading_twice_creates_and_updates_nothing(catalog):
         assert counter["created"] == 0, name
         assert counter["updated"] == 0, name
         assert counter["unchanged"] == EXPECTED_COUNTS[name], name
-    assert PricePoint.objects.count() == 80
+    assert PricePoint.objects.count() == 86
 
 
 def test_reloading_restores_an_edited_figure_and_keeps_added_price_history(catalog):

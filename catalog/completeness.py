@@ -1,0 +1,104 @@
+"""Whether a catalog row can be costed in a scenario, and if not, what is missing.
+
+A system is costed from its purchase price, its maximum power (idle defaults to it) and its
+rack units; an offering from a public price. Pickers list complete rows first and name them as
+people do: "NVIDIA DGX H200 (8x H200 141 GB)".
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.db.models import BooleanField, Case, Exists, OuterRef, Q, QuerySet, Value, When
+
+from catalog.models import Accelerator, CloudOffering, PricePoint, SystemSku
+
+# Words of an accelerator's name that people leave out when they count GPUs in a system.
+_NAME_NOISE = re.compile(
+    r"^(NVIDIA|AMD|Intel|Google|AWS|Microsoft Azure)\s+|\b(GeForce|Tesla|Instinct|Generation)\s+|"
+    r"\s+(SXM\d?|PCIe|OAM)\b|\s+\d+\s?GB\b|\s*\(per GPU\)|\s+Blackwell GPU\b"
+)
+
+
+def accelerator_short_name(accelerator: Accelerator) -> str:
+    """'H200 141 GB', 'RTX 4090 24 GB', 'MI300X 192 GB': model and memory, no vendor or package."""
+    name = _NAME_NOISE.sub(" ", accelerator.name)
+    name = " ".join(_NAME_NOISE.sub(" ", name).split())
+    memory = "" if accelerator.memory_gb is None else f" {accelerator.memory_gb.normalize():f} GB"
+    return f"{name}{memory}"
+
+
+def system_label(system: SystemSku) -> str:
+    """'NVIDIA DGX H200 (8x H200 141 GB)'; a name's own '(RTX 4090)' gives way to the count."""
+    name = re.sub(r"\s*\([^)]*\)$", "", system.name)
+    return f"{name} ({system.accelerators_per_system}x {accelerator_short_name(system.accelerator)})"
+
+
+def offering_label(offering: CloudOffering) -> str:
+    """'AWS p5.48xlarge on-demand (us-east-1)': how people name an offering."""
+    region = "" if offering.region == "unspecified" else f" ({offering.region})"
+    return (f"{offering.get_provider_display()} {offering.instance_type} "
+            f"{offering.get_pricing_model_display().lower()}{region}")
+
+
+def offering_picker_label(offering: CloudOffering) -> str:
+    """'AWS p5.48xlarge on-demand (8x H100 80 GB)': the offering and what one instance holds."""
+    return (f"{offering_label(offering)} ({offering.accelerators_per_instance}x "
+            f"{accelerator_short_name(offering.accelerator)})")
+
+
+def _public_price(target_field: str) -> Exists:
+    return Exists(PricePoint.objects.filter(team__isnull=True, **{target_field: OuterRef("pk")}))
+
+
+def systems_with_completeness(systems: QuerySet[SystemSku] | None = None) -> QuerySet[SystemSku]:
+    """Systems annotated with ``is_complete`` (costable in a scenario), complete ones first."""
+    systems = SystemSku.objects.all() if systems is None else systems
+    priced = Q(purchase_price_low_usd__isnull=False) | Q(has_public_price=True)
+    return (
+        systems.annotate(has_public_price=_public_price("system"))
+        .annotate(
+            is_complete=Case(
+                When(priced & Q(power_max_kw__isnull=False, rack_units__isnull=False), then=Value(True)),
+                default=Value(False),
+                output_field=BooleanField(),
+            )
+        )
+        .select_related("accelerator")
+        .order_by("-is_complete", "name")
+    )
+
+
+def offerings_with_completeness(offerings: QuerySet[CloudOffering] | None = None) -> QuerySet[CloudOffering]:
+    """Offerings annotated with ``is_complete`` (they have a public price), complete ones first."""
+    offerings = CloudOffering.objects.all() if offerings is None else offerings
+    return offerings.annotate(is_complete=_public_price("offering")).select_related("accelerator").order_by(
+        "-is_complete", "provider", "instance_type", "region", "pricing_model"
+    )
+
+
+def system_missing(system: SystemSku) -> list[str]:
+    """What a scenario would need and the catalog lacks for this system, in words; [] = complete."""
+    missing = []
+    priced = getattr(system, "has_public_price", None)  # annotated by systems_with_completeness
+    if priced is None:
+        priced = system.prices.filter(team__isnull=True).exists()
+    if system.purchase_price_low_usd is None and not priced:
+        missing.append("a purchase price")
+    if system.power_max_kw is None:
+        missing.append("maximum power (kW)")
+    if system.rack_units is None:
+        missing.append(
+            "rack units (a component: cost the server that holds it)"
+            if system.kind in ("accelerator", "baseboard")
+            else "rack units"
+        )
+    return missing
+
+
+def offering_missing(offering: CloudOffering) -> list[str]:
+    """What a rent option on this offering would lack; [] = complete."""
+    priced = getattr(offering, "is_complete", None)  # annotated by offerings_with_completeness
+    if priced is None:
+        priced = offering.prices.filter(team__isnull=True).exists()
+    return [] if priced else ["a price"]

@@ -1,0 +1,104 @@
+"""Renting another accelerator is compared only through an equivalence factor, and every complete
+system in the catalog evaluates against a like-for-like offering."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+import pytest
+
+from catalog.completeness import systems_with_completeness
+from catalog.models import CloudOffering, FacilityProfile, SystemSku
+from tco.services.engine_inputs import ScenarioInputError
+from tco.models import RentOption, Scenario
+from tco.services.evaluation import scenario_evaluate
+
+
+def _h100(demo_scenarios) -> Scenario:
+    return demo_scenarios["8x H100 training cluster"]
+
+
+def _p3() -> CloudOffering:
+    return CloudOffering.objects.get(provider="aws", instance_type="p3.2xlarge")
+
+
+def test_a_different_accelerator_without_a_factor_is_refused_naming_the_field(demo_scenarios):
+    with pytest.raises(ScenarioInputError) as refused:
+        scenario_evaluate(scenario=_h100(demo_scenarios), rent_options=[RentOption(offering=_p3())])
+    assert refused.value.field == "rent_options[0].equivalence_factor"
+    message = refused.value.message
+    assert "NVIDIA Tesla V100 SXM2 16GB, not the scenario's NVIDIA H100 SXM5 80GB" in message
+    # The catalog's suggestion: dense FP16 989 TFLOPS (seed-004) / 112 TFLOPS (seed-004).
+    assert "989 TFLOPS (seed-004) / v100-sxm-16gb 112 TFLOPS (seed-004) = 8.83" in message
+
+
+def test_the_api_refuses_it_with_a_400_on_the_field(demo_scenarios, admin_client):
+    h100 = _h100(demo_scenarios)
+    answer = admin_client.post("/api/v1/evaluate/", {
+        "name": "8x H100 vs V100", "team": "demo", "accelerator": "h100-sxm-80gb",
+        "accelerators": 8, "utilisation": "0.8", "system": "dgx-h100", "facility": "colo-air",
+        "rent_options": [{"offering": _p3().pk}]}, content_type="application/json")
+    assert answer.status_code == 400, answer.content
+    assert "equivalence_factor" in str(answer.json())
+    assert h100.rent_options.count() == 3
+
+
+def test_a_stated_factor_rents_that_many_accelerators(demo_scenarios):
+    option = RentOption(offering=_p3(), price_usd_per_instance_hour=Decimal("3.06"),
+                        equivalence_factor=Decimal("8"))
+    evaluation = scenario_evaluate(scenario=_h100(demo_scenarios), rent_options=[option])
+    (rent,) = evaluation.result.rent
+    # 8 H100 x 8 V100 each = 64 V100, one per p3.2xlarge: 64 instances.
+    assert (float(rent.equivalence_factor), float(rent.accelerators_rented), float(rent.instances)) == (8, 64, 64)
+    # On demand at 80 % of 730 h: 64 x $3.06 x 584 h = $114,370.56 a month.
+    assert rent.cash_flows.lines_usd["compute"][1] == pytest.approx(64 * 3.06 * 584)
+    (factor,) = [a for a in evaluation.assumptions if a.path == "rent.0.equivalence_factor"]
+    assert (factor.origin, factor.source) == ("scenario", "scenario.rent_options[0].equivalence_factor")
+    assert evaluation.to_dict()["result"]["rent"][0]["instances"] == 64
+
+
+def test_the_catalog_factor_is_an_assumption_with_its_source(demo_scenarios):
+    option = RentOption(offering=_p3(), equivalence_from_throughput=True)
+    evaluation = scenario_evaluate(scenario=_h100(demo_scenarios), rent_options=[option])
+    (rent,) = evaluation.result.rent
+    # 989 / 112 = 8.830 V100 per H100: 8 x 8.830 = 70.6 V100, so 71 one-GPU instances.
+    assert float(rent.equivalence_factor) == pytest.approx(989 / 112)
+    assert float(rent.instances) == 71
+    (factor,) = [a for a in evaluation.assumptions if a.path == "rent.0.equivalence_factor"]
+    assert factor.origin == "catalog" and "dense FP16 throughput" in factor.source
+
+
+def test_the_same_accelerator_needs_no_factor(demo_scenarios):
+    evaluation = scenario_evaluate(scenario=_h100(demo_scenarios))
+    assert [float(r.equivalence_factor) for r in evaluation.result.rent] == [1, 1, 1]
+    assert [float(r.instances) for r in evaluation.result.rent] == [1, 1, 1]
+
+
+def _like_for_like(system: SystemSku) -> RentOption:
+    """A priced offering of the system's accelerator, else any priced offering by throughput."""
+    priced = CloudOffering.objects.filter(prices__team__isnull=True).distinct().order_by("pk")
+    same = priced.filter(accelerator=system.accelerator).first()
+    if same is not None:
+        return RentOption(offering=same)
+    for offering in priced.exclude(accelerator=system.accelerator):
+        option = RentOption(offering=offering, equivalence_from_throughput=True)
+        if offering.accelerator.throughputs.filter(is_preferred=True, precision="FP16").exists():
+            return option
+    raise AssertionError(f"no offering to compare {system} with")
+
+
+def test_every_complete_system_evaluates_against_a_like_for_like_offering(demo_scenarios):
+    team = _h100(demo_scenarios).team
+    liquid = FacilityProfile.objects.get(slug="colo-liquid-ready")
+    complete = [s for s in systems_with_completeness() if s.is_complete]
+    assert len(complete) >= 16
+    for system in complete:
+        scenario = Scenario(
+            team=team, name=f"2x {system.slug}", accelerator=system.accelerator,
+            accelerators=2 * system.accelerators_per_system, utilisation=Decimal("0.7"),
+            system=system, facility=liquid)
+        evaluation = scenario_evaluate(scenario=scenario, rent_options=[_like_for_like(system)])
+        (row,) = evaluation.result.summary().values()
+        assert math.isfinite(float(row["npv_saving_usd"])), system.slug
+        assert float(evaluation.result.buy.total_usd) > 0, system.slug
