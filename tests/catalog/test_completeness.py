@@ -78,5 +78,5 @@ def test_the_scenario_system_picker_offers_complete_systems_first(admin_client, 
     texts = [row["text"] for row in answer["results"]]
     assert texts[0] == first
     assert any("incomplete: no rack units" in text for text in texts), texts
-    complete = [not ("incomplete" in text) for text in texts]
+    complete = ["incomplete" not in text for text in texts]
     assert complete == sorted(complete, reverse=True)

@@ -50,7 +50,8 @@ def test_a_stated_factor_rents_that_many_accelerators(demo_scenarios):
     evaluation = scenario_evaluate(scenario=_h100(demo_scenarios), rent_options=[option])
     (rent,) = evaluation.result.rent
     # 8 H100 x 8 V100 each = 64 V100, one per p3.2xlarge: 64 instances.
-    assert (float(rent.equivalence_factor), float(rent.accelerators_rented), float(rent.instances)) == (8, 64, 64)
+    figures = (rent.equivalence_factor, rent.accelerators_rented, rent.instances)
+    assert tuple(map(float, figures)) == (8, 64, 64)
     # On demand at 80 % of 730 h: 64 x $3.06 x 584 h = $114,370.56 a month.
     assert rent.cash_flows.lines_usd["compute"][1] == pytest.approx(64 * 3.06 * 584)
     (factor,) = [a for a in evaluation.assumptions if a.path == "rent.0.equivalence_factor"]
