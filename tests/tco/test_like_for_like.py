@@ -10,8 +10,8 @@ import pytest
 
 from catalog.completeness import systems_with_completeness
 from catalog.models import CloudOffering, FacilityProfile, SystemSku
-from tco.services.engine_inputs import ScenarioInputError
 from tco.models import RentOption, Scenario
+from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_evaluate
 
 
