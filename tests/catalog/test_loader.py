@@ -47,9 +47,9 @@ def test_it_loads_every_model_with_the_expected_counts(empty_catalog):
     assert Accelerator.objects.count() == 32
     assert SystemSku.objects.count() == 34
     assert CloudOffering.objects.count() == 44
-    # 48 offering prices (offerings.yaml) + 32 purchase prices (systems.yaml)
+    # 48 offering prices (offerings.yaml) + 38 purchase prices (systems.yaml)
     assert PricePoint.objects.filter(offering__isnull=False).count() == 48
-    assert PricePoint.objects.filter(system__isnull=False).count() == 32
+    assert PricePoint.objects.filter(system__isnull=False).count() == 38
 
 
 def test_loading_twice_creates_and_updates_nothing(catalog):
@@ -77,7 +77,7 @@ def test_reloading_restores_an_edited_figure_and_keeps_added_price_history(catal
 
     assert counts["system SKUs"]["updated"] == 1
     assert SystemSku.objects.get(slug="dgx-h100").power_max_kw == Decimal("10.2")
-    assert PricePoint.objects.count() == 81  # the added price is history, never removed
+    assert PricePoint.objects.count() == 87  # the added price is history, never removed
 
 
 def test_h100_keeps_every_sources_figure_and_uses_the_dense_one(catalog):
@@ -191,7 +191,7 @@ def test_the_command_refuses_a_bad_data_file_and_writes_nothing(empty_catalog, t
     systems.write_text(systems.read_text().replace("power_max_kw: 10.2", "power_max_kw: -10.2"))
 
     with pytest.raises(
-        CommandError, match=r"systems.yaml: dgx-h100: power_max_kw: must be greater than zero"
+        CommandError, match=r"systems.yaml: hgx-h100-8gpu-server: power_max_kw: must be greater than zero"
     ):
         call_command("load_catalog", data_dir=data_dir, stdout=StringIO())
 
