@@ -62,6 +62,23 @@ class RecordedRun:
 
 
 @dataclass(frozen=True)
+class RecordedPlan:
+    """The scenario's latest solved procurement plan (``tco.engine.plan`` figures as stored)."""
+
+    plan_id: int
+    name: str
+    result: Mapping[str, Any]
+    uncertainty: Mapping[str, Any] | None
+    discount_rate_per_year: float
+    stale: bool = False
+
+    @property
+    def note(self) -> str:
+        stale = " The scenario was saved after this plan was solved; solve it again." if self.stale else ""
+        return f"Plan #{self.plan_id}, the cheapest mix by NPV of cost.{stale}"
+
+
+@dataclass(frozen=True)
 class SizingSummary:
     """How the accelerator count was derived: a title and (figure, value, unit) rows."""
 
@@ -79,6 +96,7 @@ class ReportContent:
     sweeps: tuple[RecordedRun, ...] = ()
     monte_carlo: tuple[RecordedRun, ...] = ()
     sizing: SizingSummary | None = None
+    plans: tuple[RecordedPlan, ...] = ()
 
     @property
     def inputs(self) -> engine.Scenario:

@@ -33,10 +33,10 @@ from config.queues import Queue
 from reports.builders.excel import build_workbook
 from reports.builders.pdf import build_pdf
 from reports.choices import ExportStatus, FailureType, PaperSize, ReportFormat
-from reports.content import RecordedRun, ReportContent, ReportMeta, SizingSummary, key_figures
+from reports.content import RecordedPlan, RecordedRun, ReportContent, ReportMeta, SizingSummary, key_figures
 from reports.models import ReportExport
 from tco import engine
-from tco.models import RunKind, RunStatus, Scenario, SweepRun
+from tco.models import PlanStatus, RunKind, RunStatus, Scenario, SweepRun
 from tco.services.engine_inputs import PriceUsed, ScenarioInputError
 from tco.services.evaluation import Evaluation, scenario_evaluate
 
@@ -169,6 +169,7 @@ def report_content_for(
         sweeps=_latest_runs(scenario, RunKind.SWEEP),
         monte_carlo=_latest_runs(scenario, RunKind.MONTE_CARLO),
         sizing=_sizing(evaluation),
+        plans=_latest_plan(scenario),
     )
 
 
@@ -259,6 +260,24 @@ def _latest_runs(scenario: Scenario, kind: str) -> tuple[RecordedRun, ...]:
             finished_at=run.finished_at,
             stale=run.created_at < scenario.updated_at,
             points=points,
+        ),
+    )
+
+
+def _latest_plan(scenario: Scenario) -> tuple[RecordedPlan, ...]:
+    """The scenario's latest solved, feasible procurement plan (reports show one)."""
+    plans = scenario.plans.filter(status=PlanStatus.DONE, result__feasible=True)
+    plan = plans.order_by("-finished_at", "-id").first()
+    if plan is None:
+        return ()
+    return (
+        RecordedPlan(
+            plan_id=plan.pk,
+            name=plan.name,
+            result=plan.result,
+            uncertainty=plan.uncertainty,
+            discount_rate_per_year=float(scenario.discount_rate_per_year),
+            stale=(plan.solved_at or plan.created_at) < scenario.updated_at,
         ),
     )
 

@@ -9,13 +9,8 @@ from django.utils.safestring import mark_safe
 
 from tco.charts import render
 from tco.models import PlanStatus, ProcurementPlan
-from tco.plan_charts import capacity_figure
+from tco.plan_charts import capacity_figure, plan_tables
 from teams.admin_mixins import TeamScopedAdminMixin
-
-BASELINE_LABELS = {
-    "all_rent": "All rent (no new systems)",
-    "all_buy": "All buy (on demand only before delivery)",
-}
 
 
 @admin.register(ProcurementPlan)
@@ -61,37 +56,4 @@ def plan_context(plan: ProcurementPlan) -> dict[str, Any]:
     if not result["feasible"]:
         return {"infeasible": result["infeasible"]["message"]}
     chart = mark_safe(render(capacity_figure(result, title=plan.name), "svg").decode())  # noqa: S308 (our own SVG)
-    baselines = [
-        {"label": "This plan", "npv": _usd(result["npv_usd"]), "total": _usd(result["total_usd"]),
-         "saving": ""}
-    ]
-    for name, figures in result["baselines"].items():
-        if figures["available"]:
-            baselines.append({"label": BASELINE_LABELS[name], "npv": _usd(figures["npv_usd"]),
-                              "total": _usd(figures["total_usd"]),
-                              "saving": _usd(figures["npv_usd"] - result["npv_usd"])})
-        else:
-            baselines.append({"label": BASELINE_LABELS[name], "npv": "not possible", "total": "",
-                              "saving": figures["reason"]})
-    orders = [{**order, "capex": _usd(order["capex_usd"])} for order in result["orders"]]
-    uncertainty = None
-    if plan.uncertainty:
-        u = plan.uncertainty
-        uncertainty = {
-            "draws": f"{u['draws']:,}",
-            "rows": [_uncertainty_row(name, u[name]) for name in BASELINE_LABELS if name in u],
-            "loses_to_best": (f"{u['probability_loses_to_best_baseline']:.1%}"
-                              if "best_baseline" in u else None),
-        }
-    return {"plan_chart": chart, "orders": orders, "commitments": result["commitments"],
-            "baselines": baselines, "limits": [limit["sentence"] for limit in result["limits"]],
-            "uncertainty": uncertainty}
-
-
-def _uncertainty_row(name: str, figures: dict[str, float]) -> tuple[str, ...]:
-    savings = (_usd(figures[f"saving_{p}_usd"]) for p in ("p10", "p50", "p90"))
-    return (BASELINE_LABELS[name], *savings, f"{figures['probability_plan_loses']:.1%}")
-
-
-def _usd(value: float) -> str:
-    return f"-${-value:,.0f}" if value < 0 else f"${value:,.0f}"
+    return {"plan_chart": chart, **plan_tables(result, plan.uncertainty)}

@@ -18,6 +18,7 @@ from weasyprint.urls import URLFetcher
 
 from reports.builders.charts import cost_breakdown_figure, monte_carlo_figure, sweep_figure, tornado_figure
 from reports.content import (
+    RecordedPlan,
     RecordedRun,
     ReportContent,
     SizingSummary,
@@ -36,6 +37,7 @@ from reports.formatting import (
 from tco.charts import cumulative_cost_figure, render
 from tco.engine import SensitivityRow
 from tco.engine.timeline import MONTHS_PER_YEAR
+from tco.plan_charts import capacity_figure, plan_tables
 
 TEMPLATE = "reports/report.html"
 PDF_CONTENT_TYPE = "application/pdf"
@@ -89,6 +91,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "sensitivity_rows": [_mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
         "sweeps": [_sweep(sweep) for sweep in content.sweeps],
         "monte_carlo": [_monte_carlo(run) for run in content.monte_carlo],
+        "plans": [_plan(plan) for plan in content.plans],
         "sizing": _sizing(content.sizing) if content.sizing is not None else None,
         "assumptions": [
             {
@@ -113,6 +116,13 @@ def report_context(content: ReportContent) -> dict[str, Any]:
             for price in content.prices
         ],
     }
+
+
+def _plan(plan: RecordedPlan) -> dict[str, Any]:
+    """The plan section: chart, order schedule, commitments, baselines, limits, uncertainty."""
+    chart = _png(capacity_figure(plan.result, title=plan.name))
+    tables = plan_tables(plan.result, plan.uncertainty)
+    return {"name": plan.name, "note": plan.note, "chart": chart, **tables}
 
 
 def _png(figure: Figure) -> str:

@@ -18,6 +18,7 @@ from reports.builders.excel.bill_of_materials import write_bill_of_materials
 from reports.builders.excel.buy_sheet import write_buy_amounts, write_buy_sheet
 from reports.builders.excel.comparison import write_comparison
 from reports.builders.excel.footprint import write_footprint
+from reports.builders.excel.plan_sheet import write_plan_sheet
 from reports.builders.excel.rent_sheet import write_rent_sheet
 from reports.builders.excel.summary import write_summary
 from reports.builders.excel.tables import add_recorded_sheets, write_prices
@@ -65,6 +66,8 @@ def build_workbook(content: ReportContent) -> bytes:
     write_summary(sheets["Summary"], content, comparison)
     write_prices(sheets["Prices"], content.prices)
     add_recorded_sheets(wb, content)
+    for plan in content.plans:
+        write_plan_sheet(wb.create_sheet("Procurement plan"), plan)
     for ws in wb.worksheets:
         _print_setup(ws, content)
     # The file carries formulas only, no cached results: make every reader compute them.
