@@ -22,7 +22,8 @@ class ProcurementPlanAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     change_form_template = "admin/tco/procurementplan/change_form.html"
     team_path = "scenario__team"
     fields = [("scenario", "name", "status"), ("created_at", "solved_at", "finished_at"), "error", "spec"]
-    readonly_fields = fields
+    readonly_fields = ["scenario", "name", "status", "created_at", "solved_at", "finished_at", "error",
+                       "spec"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # plans are created through the API or load_demo
