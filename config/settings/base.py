@@ -5,9 +5,11 @@ production.py adds hardening. Secrets have no default here.
 """
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONCE, NONE, SELF
 
 from config.logging import configure_structlog, logging_config
 from config.queues import Queue
@@ -40,6 +42,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "django_structlog",
     "simple_history",
+    "axes",
     "teams",
     "catalog",
     "tco",
@@ -58,7 +61,42 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_structlog.middlewares.RequestMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Admin login throttling (django-axes): after 5 wrong passwords for one user from one address,
+# that pair is locked out for 15 minutes, even with the right password.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# Reverse proxies in front of the web processes whose X-Forwarded-For entry is trusted for a
+# client's address (login lockouts, the anonymous API limit); 0 = REMOTE_ADDR only.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if TRUSTED_PROXY_COUNT \
+    else ("REMOTE_ADDR",)
+
+# Content-Security-Policy (django-csp): only our own scripts (the run page's one inline script
+# carries the request's nonce), no framing, no plugins. Admin widgets set inline styles.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, "'unsafe-inline'"],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -140,9 +178,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_THROTTLE_CLASSES": ["config.throttling.TokenRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"token": env.str("API_RATE_LIMIT", default="600/min")},
-    # Reverse proxies in front of the web processes whose X-Forwarded-For entry is trusted for
-    # the anonymous rate limit's client address; 0 = REMOTE_ADDR (X-Forwarded-For ignored).
-    "NUM_PROXIES": env.int("TRUSTED_PROXY_COUNT", default=0),
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "AI compute TCO API",
