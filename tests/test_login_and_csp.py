@@ -54,3 +54,10 @@ def test_pages_carry_a_content_security_policy_without_inline_scripts(client):
     assert "'unsafe-inline'" not in directives["script-src"]
     assert directives["frame-ancestors"] == "'none'"
     assert "default-src 'self'" in client.get("/api/v1/")["Content-Security-Policy"]
+
+
+def test_the_api_docs_page_loads_its_scripts_as_files_under_the_policy(client):
+    page = client.get("/api/docs/").content.decode()
+
+    assert "<script>" not in page
+    assert client.get("/api/docs/?script=").status_code == 200
