@@ -16,7 +16,7 @@ from catalog.pricefeeds.aws_offer_csv import parse_offer_csv
 from catalog.pricefeeds.aws_offer_json import parse_offer_json
 from catalog.pricefeeds.aws_products import PROVIDER
 from catalog.pricefeeds.client import HttpClient
-from catalog.pricefeeds.errors import MalformedPayload
+from catalog.pricefeeds.errors import MalformedPayload, MissingSource
 from catalog.pricefeeds.mapping import InstanceMap, default_instance_map
 from catalog.pricefeeds.records import FeedResult
 from catalog.pricefeeds.sanity import PriceLimits
@@ -96,7 +96,7 @@ class AwsPriceListFeed:
                 )
                 result = self._parse(local, region=region, source_url=address)
         else:
-            result = self._parse(Path(address), region=region, source_url=address)
+            result = self._parse(self._local_file(address), region=region, source_url=address)
         return dataclasses.replace(result, source_version=version_url)
 
     def _parse(self, path: Path, *, region: str, source_url: str) -> FeedResult:
@@ -118,7 +118,22 @@ class AwsPriceListFeed:
         address = self._address(path)
         if is_url(address):
             return self.client.get_json(address, provider=PROVIDER)
-        return read_json_file(Path(address), provider=PROVIDER)
+        return read_json_file(self._local_file(address), provider=PROVIDER)
+
+    def _local_file(self, address: str) -> Path:
+        """A file of a local mirror; MissingSource in a sentence when it is not there."""
+        root = Path(self.root)
+        if not root.is_dir():
+            raise MissingSource(
+                PROVIDER, str(root), "is not a folder: give the root of a mirror of the AWS price list "
+                f"(the folder holding {OFFER_INDEX_PATH.lstrip('/')}), not a single offer file"
+            )
+        path = Path(address)
+        if not path.is_file():
+            raise MissingSource(
+                PROVIDER, str(path.relative_to(root)), "is not in the mirror (is its region mirrored?)"
+            )
+        return path
 
 
 def _member(document: Any, keys: tuple[str, ...], *, record: str) -> Any:

@@ -27,6 +27,12 @@ class TruncatedPayload(MalformedPayload):
     code = "truncated_payload"
 
 
+class MissingSource(FeedError):
+    """A local source that is not there: a file given for a mirror's root, a region not mirrored."""
+
+    code = "missing_source"
+
+
 class UpstreamHTTPError(FeedError):
     """The provider kept answering with an HTTP error, timing out or dropping the connection."""
 

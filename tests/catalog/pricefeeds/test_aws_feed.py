@@ -12,6 +12,7 @@ from catalog.pricefeeds import (
     AwsPriceListFeed,
     HttpClient,
     MalformedPayload,
+    MissingSource,
     PricingModel,
     UpstreamHTTPError,
 )
@@ -141,3 +142,19 @@ def test_an_offer_file_answering_503_fails_after_the_retries(
     with pytest.raises(UpstreamHTTPError, match="HTTP 503 after 2 retries"):
         feed.fetch_region("us-east-1")
     assert local_server.hits(VERSION_URL) == 3  # the first try and two retries
+
+
+def test_a_single_offer_file_as_the_source_is_refused_in_a_sentence(samples: Path, tmp_path: Path) -> None:
+    offer = mirror(samples, tmp_path) / VERSION_URL.lstrip("/")
+
+    with pytest.raises(MissingSource, match="is not a folder: give the root of a mirror of the AWS price "
+                                            "list .* not a single offer file"):
+        AwsPriceListFeed(root=offer).fetch_region("us-east-1")
+
+
+def test_a_region_listed_but_not_mirrored_is_named_not_a_traceback(samples: Path, tmp_path: Path) -> None:
+    root = mirror(samples, tmp_path)
+    (root / VERSION_URL.lstrip("/")).unlink()
+
+    with pytest.raises(MissingSource, match="us-east-1/index.json: is not in the mirror"):
+        AwsPriceListFeed(root=root).fetch_region("us-east-1")
