@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import django_filters
 from django.http import FileResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -21,13 +22,23 @@ from teams.permissions import TeamRolePermission, require_role
 CONTENT_TYPES = {ReportFormat.XLSX: XLSX_CONTENT_TYPE, ReportFormat.PDF: PDF_CONTENT_TYPE}
 
 
+class ReportExportFilterSet(django_filters.FilterSet):
+    """By scenario id as a plain number: an unknown id and another team's both give no rows."""
+
+    scenario = django_filters.NumberFilter(field_name="scenario_id")
+
+    class Meta:
+        model = ReportExport
+        fields = ["scenario", "format", "status"]
+
+
 class ReportExportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Exports of the scenarios of the user's teams, newest first; analysts request them."""
 
     serializer_class = ReportExportSerializer
     permission_classes = [TeamRolePermission]
     team_path = "scenario__team"
-    filterset_fields = ["scenario", "format", "status"]
+    filterset_class = ReportExportFilterSet
     ordering_fields = ["created_at", "finished_at"]
 
     def get_queryset(self):

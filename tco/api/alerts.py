@@ -1,6 +1,7 @@
 """Price alerts of the scenarios of the user's teams: what a price refresh moved, read-only."""
 from __future__ import annotations
 
+import django_filters
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers, viewsets
 from rest_framework.permissions import IsAuthenticated
@@ -42,13 +43,23 @@ class PriceAlertSerializer(serializers.ModelSerializer):
                   "new_npv_saving_usd", "message"]
 
 
+class PriceAlertFilterSet(django_filters.FilterSet):
+    """By scenario id as a plain number: an unknown id and another team's both give no rows."""
+
+    scenario = django_filters.NumberFilter(field_name="scenario_id")
+
+    class Meta:
+        model = PriceAlert
+        fields = ["scenario", "kind", "refresh_job"]
+
+
 class PriceAlertViewSet(viewsets.ReadOnlyModelViewSet):
     """Alerts on the scenarios of the user's teams, newest first; filter by scenario, kind or
     refresh job."""
 
     serializer_class = PriceAlertSerializer
     permission_classes = [IsAuthenticated]
-    filterset_fields = ["scenario", "kind", "refresh_job"]
+    filterset_class = PriceAlertFilterSet
     ordering_fields = ["created_at"]
 
     def get_queryset(self):
