@@ -7,15 +7,19 @@ from tco.engine.footprint import Footprint
 from tco.engine.inputs import (
     MAX_HORIZON_MONTHS,
     MAX_RENT_OPTIONS,
+    ApiOption,
     BuyOption,
+    Carbon,
     CoolingTier,
     Facility,
     Finance,
+    Goodput,
     InputError,
     Numeric,
     PricingModel,
     RentOption,
     Scenario,
+    TokenMix,
     Workload,
     batch_shape,
 )
@@ -27,28 +31,35 @@ from tco.engine.overrides import (
     with_overrides,
 )
 from tco.engine.recommend import recommendation
-from tco.engine.result import BuyResult, CashFlows, RentResult, Result
+from tco.engine.result import ApiResult, BuyResult, CashFlows, Emissions, RentResult, Residual, Result
 from tco.engine.sensitivity import SensitivityRow, Tornado, one_at_a_time, sensitivity_paths
 from tco.engine.validation import validate
 
 __all__ = [
     "MAX_HORIZON_MONTHS",
     "MAX_RENT_OPTIONS",
+    "ApiOption",
+    "ApiResult",
     "BuyOption",
     "BuyResult",
+    "Carbon",
     "CashFlows",
     "CoolingTier",
     "Facility",
+    "Emissions",
     "Finance",
     "Footprint",
+    "Goodput",
     "InputError",
     "Numeric",
     "PricingModel",
     "RentOption",
     "RentResult",
+    "Residual",
     "Result",
     "Scenario",
     "SensitivityRow",
+    "TokenMix",
     "Tornado",
     "Workload",
     "batch_shape",

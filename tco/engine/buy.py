@@ -14,6 +14,7 @@ from tco.engine.finance import loan_balance_usd, loan_payment_usd_per_month
 from tco.engine.footprint import Footprint
 from tco.engine.inputs import Scenario
 from tco.engine.power import energy_cost_usd, facility_power_kw
+from tco.engine.residual import resale_share
 from tco.engine.timeline import (
     MONTHS_PER_YEAR,
     Line,
@@ -130,8 +131,8 @@ def buy_lines(
     Month 0: each capex line's down payment (``capex_<line>``). Months 1..H:
     ``energy`` (escalating yearly), the flat opex lines, ``loan_payments`` (level
     payments over the loan term; a balance still owed at the horizon is paid
-    off then) and ``residual_value`` (minus residual_value_share x system capex
-    at month H).
+    off then) and ``residual_value`` (minus the resale share at age H x system
+    capex at month H; see ``residual``).
     """
     buy = inputs.buy
     down_payment_share = 1.0 - np.asarray(buy.financed_share, dtype=np.float64)
@@ -146,7 +147,7 @@ def buy_lines(
 
     energy = energy_usd_per_month(inputs, footprint)
     escalation = inputs.facility.electricity_escalation_per_year
-    residual = capex["systems"] * buy.residual_value_share
+    residual = capex["systems"] * resale_share(buy, horizon_months)
     opex = opex_usd_per_month(inputs, footprint, capex)
     return [
         *(Line(f"capex_{name}", (once(amount * down_payment_share, 0.0),)) for name, amount in capex.items()),

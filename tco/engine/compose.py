@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from tco.engine.buy import (
     buy_lines,
@@ -27,6 +27,7 @@ from tco.engine.buy import (
     depreciation_usd_per_month,
     energy_utilisation_slope_usd,
 )
+from tco.engine.carbon import BuyEmissions, RentEmissions
 from tco.engine.counting import whole
 from tco.engine.finance import (
     breakeven_month,
@@ -36,15 +37,25 @@ from tco.engine.finance import (
     present_value_usd,
 )
 from tco.engine.footprint import fleet_footprint
-from tco.engine.inputs import RentOption, Scenario, batch_shape
+from tco.engine.goodput import fleet_efficiency
+from tco.engine.inputs import ApiOption, PricingModel, RentOption, Scenario, batch_shape
 from tco.engine.metrics import (
+    TOKENS_PER_MILLION,
     cost_per_million_tokens_usd,
     cost_per_useful_accelerator_hour_usd,
+    per_million_tokens,
     useful_accelerator_hours,
 )
 from tco.engine.rent import accelerators_rented, instances_needed, rent_lines, rent_utilisation_slope_usd
-from tco.engine.result import BuyResult, CashFlows, RentResult, Result
-from tco.engine.timeline import Line, add_lines, clear_after, running_total_months_first
+from tco.engine.residual import book_value_usd, resale_share
+from tco.engine.result import ApiResult, BuyResult, CashFlows, GoodputResult, RentResult, Residual, Result
+from tco.engine.timeline import Line, add_lines, clear_after, price_factor_sum, running_total_months_first
+from tco.engine.token_api import (
+    api_usd_by_month,
+    blended_usd_per_million_tokens,
+    breakeven_million_tokens_per_month,
+    million_tokens_per_month,
+)
 from tco.engine.validation import validate
 
 # A running saving this close to zero, relative to the money that flowed, counts
@@ -89,17 +100,24 @@ def compute_result(
 
     footprint = fleet_footprint(workload, inputs.buy, inputs.facility, inputs.cooling)
     capex = capex_usd(inputs, footprint)
-    sides = [buy_lines(inputs, footprint, capex, horizon)]
-    sides += [rent_lines(option, workload, horizon) for option in inputs.rent]
+    buy_emissions = BuyEmissions.of(inputs, footprint)
+    rent_emissions = [RentEmissions.of(option, inputs) for option in inputs.rent]
+    sides = [[*buy_lines(inputs, footprint, capex, horizon), buy_emissions.line(inputs)]]
+    sides += [
+        [*rent_lines(option, workload, horizon), emissions.line(inputs)]
+        for option, emissions in zip(inputs.rent, rent_emissions, strict=True)
+    ]
     if compiled:
         buy_side, *rent_sides = _compiled_sides(inputs, shape, n_months, horizon, sides)
     else:
         factors = discount_factors(inputs.finance.discount_rate_per_year, n_months)
         timeline = _Timeline(shape, n_months, horizon, detail, factors)
         buy_side, *rent_sides = _numpy_sides(timeline, sides, irr=irr)
+    buy_goodput = _goodput(inputs, interruptions_per_hour=0.0)
     useful_hours = useful_accelerator_hours(
-        workload.accelerators, workload.hours_per_month, workload.utilisation, horizon
+        workload.accelerators, workload.hours_per_month, buy_goodput.share, horizon
     )
+    million_tokens = _million_tokens_per_month(inputs, buy_goodput.share)
     buy_cost_per_hour = cost_per_useful_accelerator_hour_usd(buy_side.total_usd, useful_hours)
     buy = BuyResult(
         cash_flows=buy_side.cash_flows,
@@ -115,18 +133,34 @@ def compute_result(
         cost_per_million_tokens_usd=cost_per_million_tokens_usd(
             buy_cost_per_hour, workload.tokens_per_s_per_accelerator
         ),
+        goodput=buy_goodput,
+        residual=Residual(
+            resale_share=resale_share(inputs.buy, horizon),
+            resale_value_usd=capex["systems"] * resale_share(inputs.buy, horizon),
+            book_value_usd=book_value_usd(capex["systems"], inputs.buy.depreciation_months, horizon),
+        ),
+        carbon=buy_emissions.result(horizon, million_tokens),
     )
-    buy_slope = energy_utilisation_slope_usd(inputs, footprint, horizon)
+    buy_slope = energy_utilisation_slope_usd(
+        inputs, footprint, horizon
+    ) + buy_emissions.utilisation_slope_usd(inputs, horizon)
+    rent = tuple(
+        _rent_result(option, side, inputs, buy, buy_slope, horizon, emissions)
+        for option, side, emissions in zip(inputs.rent, rent_sides, rent_emissions, strict=True)
+    )
+    api = tuple(
+        _api_result(option, inputs, (shape, n_months, horizon, detail), buy, buy_slope, rent, million_tokens)
+        for option in inputs.api
+    )
     return Result(
         batch_shape=shape,
         months=np.arange(n_months + 1),
         horizon_months=horizon,
         footprint=footprint,
         buy=buy,
-        rent=tuple(
-            _rent_result(option, side, inputs, buy, buy_slope, useful_hours, horizon)
-            for option, side in zip(inputs.rent, rent_sides, strict=True)
-        ),
+        rent=rent,
+        tokens_per_month=million_tokens * TOKENS_PER_MILLION,
+        api=api,
     )
 
 
@@ -241,14 +275,21 @@ def _rent_result(
     inputs: Scenario,
     buy: BuyResult,
     buy_utilisation_slope_usd: NDArray[np.float64],
-    useful_hours: NDArray[np.float64],
     horizon: NDArray[np.float64],
+    emissions: RentEmissions,
 ) -> RentResult:
     """Compare one rent option's figures with buying."""
     workload = inputs.workload
+    spot = option.pricing_model == PricingModel.SPOT
+    goodput = _goodput(inputs, interruptions_per_hour=option.spot_interruptions_per_hour if spot else 0.0)
     saving = side.total_usd - buy.total_usd
+    useful_hours = useful_accelerator_hours(
+        workload.accelerators, workload.hours_per_month, goodput.share, horizon
+    )
     cost_per_hour = cost_per_useful_accelerator_hour_usd(side.total_usd, useful_hours)
-    saving_slope = rent_utilisation_slope_usd(option, workload, horizon) - buy_utilisation_slope_usd
+    slope = rent_utilisation_slope_usd(option, workload, horizon) + emissions.utilisation_slope_usd(
+        inputs, horizon
+    )
     rented = accelerators_rented(option, workload)
     return RentResult(
         name=option.name,
@@ -266,6 +307,79 @@ def _rent_result(
         saving_usd=saving,
         npv_saving_usd=side.npv_usd - buy.npv_usd,
         breakeven_month=side.breakeven_month,
-        breakeven_utilisation=breakeven_utilisation(saving, saving_slope, workload.utilisation),
+        breakeven_utilisation=breakeven_utilisation(
+            saving, slope - buy_utilisation_slope_usd, workload.utilisation
+        ),
         irr_per_year=side.irr_per_year,
+        goodput=goodput,
+        carbon=emissions.result(horizon, _million_tokens_per_month(inputs, goodput.share)),
+        utilisation_slope_usd=slope,
+    )
+
+
+def _goodput(inputs: Scenario, interruptions_per_hour: ArrayLike) -> GoodputResult:
+    """Goodput of a fleet of the workload's accelerators."""
+    workload = inputs.workload
+    efficiency, interval, mtbf = fleet_efficiency(
+        inputs.goodput, workload.accelerators, interruptions_per_hour
+    )
+    share = np.asarray(workload.utilisation, dtype=np.float64) * efficiency
+    return GoodputResult(share=share, efficiency=efficiency, checkpoint_interval_h=interval, mtbf_h=mtbf)
+
+
+def _million_tokens_per_month(inputs: Scenario, goodput_share: ArrayLike) -> NDArray[np.float64]:
+    """What a fleet of the workload's accelerators produces at a goodput share [Mtoken/month]."""
+    workload = inputs.workload
+    useful = np.asarray(workload.accelerators, dtype=np.float64) * workload.hours_per_month * goodput_share
+    return million_tokens_per_month(useful, workload.tokens_per_s_per_accelerator)
+
+
+def _api_result(
+    option: ApiOption,
+    inputs: Scenario,
+    months: tuple[tuple[int, ...], int, NDArray[np.float64], bool],
+    buy: BuyResult,
+    buy_utilisation_slope_usd: NDArray[np.float64],
+    rent: tuple[RentResult, ...],
+    million_tokens: NDArray[np.float64],
+) -> ApiResult:
+    """Cost the workload's tokens on one API and find the volumes at which each fleet beats it."""
+    shape, n_months, horizon, detail = months
+    blended = blended_usd_per_million_tokens(option, inputs.tokens)
+    per_month = api_usd_by_month(option, million_tokens * blended, shape, horizon)
+    total = per_month.sum(axis=-1)
+    factors = discount_factors(inputs.finance.discount_rate_per_year, n_months)
+    flows = (
+        CashFlows({"tokens": per_month}, per_month, np.cumsum(per_month, axis=-1)) if detail else _NO_FLOWS
+    )
+    per_million_over_horizon = blended * price_factor_sum(option.price_change_per_year, horizon)
+    utilisation = inputs.workload.utilisation
+
+    def breakeven(
+        total_usd: NDArray[np.float64], slope_usd: NDArray[np.float64], goodput: GoodputResult
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(volume [Mtoken/month], utilisation [-]) at which a fleet costs what the API does."""
+        capacity = _million_tokens_per_month(inputs, goodput.efficiency)
+        volume = breakeven_million_tokens_per_month(
+            total_usd, slope_usd, utilisation, capacity, per_million_over_horizon
+        )
+        return volume, volume / capacity
+
+    buy_volume, buy_utilisation = breakeven(buy.total_usd, buy_utilisation_slope_usd, buy.goodput)
+    return ApiResult(
+        name=option.name,
+        cash_flows=flows,
+        total_usd=total,
+        npv_usd=present_value_usd(per_month, factors),
+        blended_usd_per_million_tokens=blended,
+        cost_per_million_tokens_usd=per_million_tokens(total, million_tokens * horizon),
+        within_rate_limit=million_tokens * TOKENS_PER_MILLION <= option.rate_limit_tokens_per_month,
+        saving_by_buying_usd=total - buy.total_usd,
+        breakeven_tokens_per_month_buy=buy_volume * TOKENS_PER_MILLION,
+        breakeven_utilisation_buy=buy_utilisation,
+        breakeven_tokens_per_month_rent={
+            fleet.name: breakeven(fleet.total_usd, fleet.utilisation_slope_usd, fleet.goodput)[0]
+            * TOKENS_PER_MILLION
+            for fleet in rent
+        },
     )

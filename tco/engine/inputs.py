@@ -24,6 +24,8 @@ Numeric = float | NDArray[np.float64]
 # both bound the work of one evaluation (time grows with each of them).
 MAX_HORIZON_MONTHS = 240
 MAX_RENT_OPTIONS = 50
+# Coal-fired power is about 1 kg CO2e/kWh; 2 leaves room and catches g/kWh typed as kg/kWh.
+MAX_GRID_KG_CO2E_PER_KWH = 2.0
 
 
 def numeric(
@@ -80,8 +82,31 @@ class Workload:
 
 
 @dataclass(frozen=True)
+class Goodput:
+    """What interrupts useful work, for owned and rented fleets alike (see ``goodput``).
+
+    A failure of any accelerator of a job stops the whole job, which then restarts
+    from its last checkpoint. ``accelerators_per_job`` NaN means the whole fleet
+    runs one job; ``checkpoint_interval_h`` NaN means the Young/Daly optimum
+    sqrt(2 x checkpoint cost x MTBF).
+    """
+
+    failures_per_accelerator_hour: Numeric = numeric(0.0, high=1.0)
+    accelerators_per_job: Numeric = numeric(math.nan, low=1.0, nan_allowed=True)
+    checkpoint_interval_h: Numeric = numeric(math.nan, low_open=True, nan_allowed=True)
+    checkpoint_cost_h: Numeric = numeric(0.0)
+    restart_h: Numeric = numeric(0.0)
+
+
+@dataclass(frozen=True)
 class BuyOption:
     """An on-premises system SKU with its capex, operations and financing terms.
+
+    Resale value (see ``residual``): ``residual_curve`` (months of age, share of
+    the system price) when given, else a yearly ``residual_decline_per_year``
+    when given, else the single ``residual_value_share`` at the horizon; from
+    ``next_generation_launch_month`` on, the value is lower by
+    ``next_generation_value_drop``.
 
     The power cap applies to the whole system's maximum draw; its throughput
     loss is met by buying more accelerators (see ``buy.accelerators_to_buy``).
@@ -104,6 +129,11 @@ class BuyOption:
     staff_usd_per_fte_year: Numeric = numeric(0.0)
     licence_usd_per_accelerator_year: Numeric = numeric(0.0)
     residual_value_share: Numeric = share(0.0)
+    residual_decline_per_year: Numeric = numeric(math.nan, high=1.0, high_open=True, nan_allowed=True)
+    residual_curve: tuple[tuple[float, float], ...] = ()
+    next_generation_launch_month: Numeric = numeric(math.nan, whole=True, nan_allowed=True)
+    next_generation_value_drop: Numeric = share(0.0)
+    embodied_kg_co2e_per_system: Numeric = numeric(0.0)
     power_cap_share: Numeric = numeric(1.0, low_open=True, high=1.0)
     power_cap_throughput_loss: Numeric = share(0.0, high_open=True)
     financed_share: Numeric = share(0.0)
@@ -128,6 +158,7 @@ class Facility:
     colocation_usd_per_kw_month: Numeric = numeric(0.0)
     owned_buildout_usd_per_kw: Numeric = numeric(0.0)
     owned_opex_usd_per_kw_month: Numeric = numeric(0.0)
+    grid_kg_co2e_per_kwh: Numeric = numeric(0.0, high=MAX_GRID_KG_CO2E_PER_KWH)
 
 
 @dataclass(frozen=True)
@@ -169,6 +200,48 @@ class RentOption:
     storage_tb: Numeric = numeric(0.0)
     storage_usd_per_gb_month: Numeric = numeric(0.0)
     price_change_per_year: Numeric = numeric(0.0, low=-1.0, low_open=True)
+    spot_interruptions_per_hour: Numeric = numeric(0.0)
+    grid_kg_co2e_per_kwh: Numeric = numeric(math.nan, high=MAX_GRID_KG_CO2E_PER_KWH, nan_allowed=True)
+
+
+@dataclass(frozen=True)
+class Carbon:
+    """Emissions: defaults for rented capacity and the price that makes them a cost line.
+
+    Rented accelerators draw what a bought one does (its system's draw per
+    accelerator) times ``cloud_pue``, in a grid of the option's own intensity or
+    else ``default_grid_kg_co2e_per_kwh``.
+    """
+
+    default_grid_kg_co2e_per_kwh: Numeric = numeric(0.0, high=MAX_GRID_KG_CO2E_PER_KWH)
+    cloud_pue: Numeric = numeric(1.0, low=1.0)
+    price_usd_per_tonne: Numeric = numeric(0.0)
+
+
+@dataclass(frozen=True)
+class TokenMix:
+    """Shares of the workload's tokens by how an API bills them; they sum to 1."""
+
+    input_share: Numeric = share(0.0)
+    cached_input_share: Numeric = share(0.0)
+    output_share: Numeric = share(1.0)
+
+
+@dataclass(frozen=True)
+class ApiOption:
+    """Paying a model API per token for the workload's tokens (see ``token_api``).
+
+    ``minimum_usd_per_month`` is a committed spend paid even when usage is
+    lower; ``rate_limit_tokens_per_month`` (inf = none) caps what it can serve.
+    """
+
+    name: str
+    usd_per_million_input: Numeric = numeric()
+    usd_per_million_cached_input: Numeric = numeric()
+    usd_per_million_output: Numeric = numeric()
+    price_change_per_year: Numeric = numeric(0.0, low=-1.0, low_open=True)
+    minimum_usd_per_month: Numeric = numeric(0.0)
+    rate_limit_tokens_per_month: Numeric = numeric(math.inf, low_open=True, inf_allowed=True)
 
 
 @dataclass(frozen=True)
@@ -189,6 +262,10 @@ class Scenario:
     cooling: tuple[CoolingTier, ...]
     rent: tuple[RentOption, ...]
     finance: Finance
+    goodput: Goodput = Goodput()
+    carbon: Carbon = Carbon()
+    tokens: TokenMix = TokenMix()
+    api: tuple[ApiOption, ...] = ()
 
 
 class InputError(ValueError):
@@ -222,10 +299,15 @@ def input_sections(inputs: Scenario) -> Iterator[tuple[str, Any]]:
     yield "buy", inputs.buy
     yield "facility", inputs.facility
     yield "finance", inputs.finance
+    yield "goodput", inputs.goodput
+    yield "carbon", inputs.carbon
+    yield "tokens", inputs.tokens
     for index, tier in enumerate(inputs.cooling):
         yield f"cooling.{index}", tier
     for index, option in enumerate(inputs.rent):
         yield f"rent.{index}", option
+    for index, option in enumerate(inputs.api):
+        yield f"api.{index}", option
 
 
 def batch_shape(inputs: Scenario) -> tuple[int, ...]:

@@ -63,3 +63,10 @@ def cost_per_million_tokens_usd(
     """
     tokens_per_hour = np.asarray(tokens_per_s_per_accelerator, dtype=np.float64) * SECONDS_PER_HOUR
     return np.asarray(cost_per_accelerator_hour_usd, dtype=np.float64) / tokens_per_hour * TOKENS_PER_MILLION
+
+
+def per_million_tokens(amount: ArrayLike, million_tokens: ArrayLike) -> NDArray[np.float64]:
+    """An amount per million tokens; NaN where no tokens are produced or throughput is not given."""
+    tokens = np.asarray(million_tokens, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(tokens > 0.0, np.asarray(amount, dtype=np.float64) / tokens, np.nan)

@@ -25,8 +25,8 @@ from tco.engine.inputs import (
     numeric_fields,
 )
 
-_SINGLE_SECTIONS = ("workload", "buy", "facility", "finance")
-_LIST_SECTIONS = ("rent", "cooling")
+_SINGLE_SECTIONS = ("workload", "buy", "facility", "finance", "goodput", "carbon", "tokens")
+_LIST_SECTIONS = ("rent", "cooling", "api")
 
 
 def numeric_input_paths(inputs: Scenario) -> list[str]:

@@ -99,23 +99,36 @@ def reference_evaluate(scenario: Scenario, *, with_breakeven_utilisation: bool =
     buy_lines["loan_payments"] = _loan_schedule(
         buy.financed_share * total_capex, buy.loan_rate_per_year / 12, round(buy.loan_term_months), horizon
     )
-    buy_lines["residual_value"] = [
-        -buy.residual_value_share * system_capex if m == horizon else 0.0 for m in months
+    resale = _resale_share(buy, horizon) * system_capex
+    buy_lines["residual_value"] = [-resale if m == horizon else 0.0 for m in months]
+    carbon = scenario.carbon
+    embodied_tonnes = systems * buy.embodied_kg_co2e_per_system / 1000
+    buy_kwh_per_month = facility_kw_average * workload.hours_per_month
+    buy_tonnes_per_month = buy_kwh_per_month * facility.grid_kg_co2e_per_kwh / 1000
+    buy_lines["carbon"] = [
+        (embodied_tonnes if m == 0 else buy_tonnes_per_month) * carbon.price_usd_per_tonne for m in months
     ]
     life = round(buy.depreciation_months)
     depreciation = [total_capex / life if 1 <= m <= life else 0.0 for m in months]
     buy_flow = [sum(line[m] for line in buy_lines.values()) for m in months]
 
     monthly_discount = (1.0 + finance.discount_rate_per_year) ** (1.0 / 12) - 1.0
-    useful_hours = workload.accelerators * workload.hours_per_month * workload.utilisation * horizon
+    buy_goodput = workload.utilisation * _efficiency(scenario, 0.0)
+    useful_hours = workload.accelerators * workload.hours_per_month * buy_goodput * horizon
     buy_total = sum(buy_flow)
     buy_gross = sum(abs(flow) for flow in buy_flow)
 
     rent = []
     for option in scenario.rent:
         lines = _rent_lines(option, workload, horizon)
+        rent_tonnes_per_month = _rent_tonnes_per_month(option, scenario)
+        lines["carbon"] = [0.0 if m == 0 else rent_tonnes_per_month * scenario.carbon.price_usd_per_tonne
+                           for m in months]
         flow = [sum(line[m] for line in lines.values()) for m in months]
         total = sum(flow)
+        spot_rate = option.spot_interruptions_per_hour if option.pricing_model == "spot" else 0.0
+        rent_goodput = workload.utilisation * _efficiency(scenario, spot_rate)
+        rent_useful_hours = workload.accelerators * workload.hours_per_month * rent_goodput * horizon
         cumulative_saving = 0.0
         breakeven = math.nan
         for m in months:
@@ -133,9 +146,11 @@ def reference_evaluate(scenario: Scenario, *, with_breakeven_utilisation: bool =
                 "saving_usd": total - buy_total,
                 "npv_saving_usd": _npv(flow, monthly_discount) - _npv(buy_flow, monthly_discount),
                 "breakeven_month": breakeven,
-                "cost_per_useful_accelerator_hour_usd": total / useful_hours
-                if useful_hours > 0
+                "cost_per_useful_accelerator_hour_usd": total / rent_useful_hours
+                if rent_useful_hours > 0
                 else math.nan,
+                "goodput_share": rent_goodput,
+                "tonnes_per_year": rent_tonnes_per_month * 12,
             }
         )
 
@@ -175,6 +190,9 @@ def reference_evaluate(scenario: Scenario, *, with_breakeven_utilisation: bool =
             "cost_per_useful_accelerator_hour_usd": buy_total / useful_hours
             if useful_hours > 0
             else math.nan,
+            "goodput_share": buy_goodput,
+            "tonnes_per_year": buy_tonnes_per_month * 12,
+            "embodied_tonnes": embodied_tonnes,
         },
         "rent": rent,
     }
@@ -230,6 +248,56 @@ def _rent_lines(option: Any, workload: Any, horizon: int) -> dict[str, list[floa
         "egress": [0.0 if m == 0 else egress for m in range(horizon + 1)],
         "storage": [0.0 if m == 0 else storage for m in range(horizon + 1)],
     }
+
+
+def _resale_share(buy: Any, age: int) -> float:
+    """Resale share at an age: a yearly decline when given, else the single share; less the drop."""
+    if math.isnan(buy.residual_decline_per_year):
+        share = buy.residual_value_share
+    else:
+        share = (1.0 - buy.residual_decline_per_year) ** (age / 12)
+    launched = not math.isnan(buy.next_generation_launch_month) and age >= buy.next_generation_launch_month
+    return share * (1.0 - buy.next_generation_value_drop) if launched else share
+
+
+def _efficiency(scenario: Scenario, interruptions_per_hour: float) -> float:
+    """Young/Daly first-order share of running time that is useful work."""
+    goodput = scenario.goodput
+    job = goodput.accelerators_per_job
+    if math.isnan(job):
+        job = scenario.workload.accelerators
+    rate = goodput.failures_per_accelerator_hour * job + interruptions_per_hour
+    if rate == 0.0:
+        return 1.0 if math.isnan(goodput.checkpoint_interval_h) or goodput.checkpoint_cost_h == 0.0 else (
+            goodput.checkpoint_interval_h / (goodput.checkpoint_interval_h + goodput.checkpoint_cost_h))
+    mtbf = 1.0 / rate
+    tau = goodput.checkpoint_interval_h
+    if math.isnan(tau):
+        tau = math.sqrt(2.0 * goodput.checkpoint_cost_h * mtbf)
+    segment = tau + goodput.checkpoint_cost_h
+    working = tau / segment if segment > 0 else 1.0
+    return working * min(1.0, max(0.0, 1.0 - (segment / 2 + goodput.restart_h) / mtbf))
+
+
+def _rent_tonnes_per_month(option: Any, scenario: Scenario) -> float:
+    """Emissions of rented accelerators drawing what a bought one does, times the cloud PUE."""
+    workload, buy, carbon = scenario.workload, scenario.buy, scenario.carbon
+    rented = ceil_count(
+        workload.accelerators * option.equivalence_factor / round(option.accelerators_per_instance)
+    ) * round(option.accelerators_per_instance)
+    per_system = buy.accelerators_per_system
+    max_kw, idle_kw = buy.system_power_max_kw / per_system, buy.system_power_idle_kw / per_system
+    if option.pricing_model == "reserved":
+        kwh = rented * (idle_kw + (max_kw - idle_kw) * workload.utilisation) * workload.hours_per_month
+    else:
+        hours = workload.hours_per_month * workload.utilisation
+        if option.pricing_model == "spot":
+            hours *= 1.0 + option.spot_interruption_overhead
+        kwh = rented * max_kw * hours
+    intensity = option.grid_kg_co2e_per_kwh
+    if math.isnan(intensity):
+        intensity = carbon.default_grid_kg_co2e_per_kwh
+    return kwh * carbon.cloud_pue * intensity / 1000
 
 
 def _npv(flow: list[float], rate_per_month: float) -> float:

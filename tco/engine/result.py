@@ -46,6 +46,67 @@ class BuyResult:
     npv_usd: NDArray[np.float64]
     cost_per_useful_accelerator_hour_usd: NDArray[np.float64]
     cost_per_million_tokens_usd: NDArray[np.float64]
+    goodput: GoodputResult
+    residual: Residual
+    carbon: Emissions
+
+
+@dataclass(frozen=True)
+class GoodputResult:
+    """How much of the paid accelerator-hours did useful work (batch-shaped).
+
+    ``share`` = utilisation x ``efficiency``; ``checkpoint_interval_h`` is the
+    interval used (the Young/Daly optimum unless one was given; inf = never).
+    """
+
+    share: NDArray[np.float64]
+    efficiency: NDArray[np.float64]
+    checkpoint_interval_h: NDArray[np.float64]
+    mtbf_h: NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Residual:
+    """The systems' worth at the horizon: resale (cash) and book value (accounting) [USD]."""
+
+    resale_share: NDArray[np.float64]
+    resale_value_usd: NDArray[np.float64]
+    book_value_usd: NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Emissions:
+    """Emissions of one option [t CO2e] (batch-shaped); NaN per token without a throughput."""
+
+    kwh_per_month: NDArray[np.float64]
+    grid_kg_co2e_per_kwh: NDArray[np.float64]
+    tonnes_per_year: NDArray[np.float64]
+    embodied_tonnes: NDArray[np.float64]
+    total_tonnes: NDArray[np.float64]
+    tonnes_per_million_tokens: NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class ApiResult:
+    """Paying a model API per token for the workload's tokens, against each fleet (batch-shaped).
+
+    Breakeven volumes are the tokens a month above which the fleet (buying, or
+    each rent option by name) costs less than the API; NaN = never within the
+    fleet's capacity. ``within_rate_limit`` is False where the workload needs
+    more tokens a month than the API's rate limit allows.
+    """
+
+    name: str
+    cash_flows: CashFlows
+    total_usd: NDArray[np.float64]
+    npv_usd: NDArray[np.float64]
+    blended_usd_per_million_tokens: NDArray[np.float64]
+    cost_per_million_tokens_usd: NDArray[np.float64]
+    within_rate_limit: NDArray[np.bool_]
+    saving_by_buying_usd: NDArray[np.float64]
+    breakeven_tokens_per_month_buy: NDArray[np.float64]
+    breakeven_utilisation_buy: NDArray[np.float64]
+    breakeven_tokens_per_month_rent: dict[str, NDArray[np.float64]]
 
 
 @dataclass(frozen=True)
@@ -55,7 +116,8 @@ class RentResult:
     ``saving_usd`` and ``npv_saving_usd`` are rent minus buy: positive means
     buying saves. ``breakeven_month`` and ``breakeven_utilisation`` are NaN when
     there is none; ``irr_per_year`` is the IRR of the flows rent - buy (None
-    unless asked for: see ``evaluate``).
+    unless asked for: see ``evaluate``); ``utilisation_slope_usd`` is the change of
+    ``total_usd`` per unit of utilisation.
     ``accelerators_rented`` = the workload's accelerators x ``equivalence_factor`` (the
     offering's accelerators per workload accelerator); ``instances`` hold them.
     """
@@ -75,6 +137,9 @@ class RentResult:
     breakeven_month: NDArray[np.float64]
     breakeven_utilisation: NDArray[np.float64]
     irr_per_year: NDArray[np.float64] | None
+    goodput: GoodputResult
+    carbon: Emissions
+    utilisation_slope_usd: NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -91,6 +156,8 @@ class Result:
     footprint: Footprint
     buy: BuyResult
     rent: tuple[RentResult, ...]
+    tokens_per_month: NDArray[np.float64]
+    api: tuple[ApiResult, ...] = ()
     recommendation: str | None = None
     tornado: Tornado | None = None
 
@@ -143,6 +210,8 @@ class Result:
             "footprint": _jsonable(self.footprint),
             "buy": _jsonable(self.buy),
             "rent": [_jsonable(option) for option in self.rent],
+            "tokens_per_month": _jsonable(self.tokens_per_month),
+            "api": [_jsonable(option) for option in self.api],
             "summary": _jsonable(self.summary()),
             "recommendation": self.recommendation,
         }
@@ -158,6 +227,8 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(item) for item in value]
     if value is None or isinstance(value, str):
         return value
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
     array = np.asarray(value)
     if array.size == 1:
         return _plain(array.reshape(()).item())
@@ -165,6 +236,6 @@ def _jsonable(value: Any) -> Any:
 
 
 def _plain(item: Any) -> Any:
-    if isinstance(item, float) and math.isnan(item):
+    if isinstance(item, float) and not math.isfinite(item):  # NaN = none; inf = never (JSON has neither)
         return None
     return item

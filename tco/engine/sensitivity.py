@@ -17,7 +17,14 @@ from tco.engine.overrides import get_input, input_metadata, numeric_input_paths,
 from tco.engine.result import Result
 
 # Limits, definitions and figures that cannot move the saving are left out by default.
-_NOT_ASSUMPTIONS = ("max_kw_per_rack", "tokens_per_s_per_accelerator", "hours_per_month")
+# The token mix's shares sum to 1: one cannot move alone.
+_NOT_ASSUMPTIONS = (
+    "max_kw_per_rack",
+    "tokens_per_s_per_accelerator",
+    "hours_per_month",
+    "input_share",
+    "output_share",
+)
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,10 @@ def validate(inputs: Scenario) -> None:
         for name, value, metadata in numeric_fields(section):
             _check_range(f"{prefix}.{name}", value, metadata)
     _check_buy(inputs)
+    _check_residual_curve(inputs.buy.residual_curve)
     _check_cooling(inputs)
     _check_rent(inputs)
+    _check_tokens(inputs)
 
 
 def _check_range(path: str, value: Any, metadata: dict[str, Any]) -> None:
@@ -64,6 +66,49 @@ def _check_buy(inputs: Scenario) -> None:
     unpaid_loan = (np.asarray(buy.financed_share) > 0) & (np.rint(buy.loan_term_months) < 1)
     if np.any(unpaid_loan):
         raise InputError("buy.loan_term_months", "must be at least 1 month when financed_share > 0")
+
+
+def _check_residual_curve(curve: tuple[tuple[float, float], ...]) -> None:
+    """A resale curve: months from 0 strictly increasing, shares in [0, 1] that never rise."""
+    path = "buy.residual_curve"
+    if not curve:
+        return
+    try:
+        months, shares = (np.asarray(column, dtype=np.float64) for column in zip(*curve, strict=True))
+    except (TypeError, ValueError) as error:
+        raise InputError(path, "must be (month, share) pairs of numbers") from error
+    if not (np.isfinite(months).all() and np.isfinite(shares).all()):
+        raise InputError(path, "months and shares must be finite numbers")
+    if months[0] < 0 or np.any(np.diff(months) <= 0):
+        raise InputError(path, "months must start at 0 or later and increase strictly")
+    if np.any((shares < 0) | (shares > 1)):
+        raise InputError(path, "shares must be in [0, 1]")
+    rising = np.flatnonzero(np.diff(shares) > 0)
+    if rising.size:
+        at = int(rising[0])
+        raise InputError(
+            path,
+            f"a resale value cannot rise with age: {shares[at]:g} at month {months[at]:g} "
+            f"but {shares[at + 1]:g} at month {months[at + 1]:g}",
+        )
+
+
+def _check_tokens(inputs: Scenario) -> None:
+    """The token mix sums to 1; API options have unique names and a throughput to price."""
+    mix = inputs.tokens
+    total = np.asarray(mix.input_share) + np.asarray(mix.cached_input_share) + np.asarray(mix.output_share)
+    if np.any(np.abs(total - 1.0) > 1e-9):
+        raise InputError(
+            "tokens", f"input, cached-input and output shares must sum to 1, not {np.max(total):g}"
+        )
+    names = [option.name for option in inputs.api]
+    for index, option in enumerate(inputs.api):
+        if not option.name or option.name in names[:index] + [o.name for o in inputs.rent]:
+            raise InputError(f"api.{index}.name", "must be a unique, non-empty name")
+    if inputs.api and np.any(np.isnan(inputs.workload.tokens_per_s_per_accelerator)):
+        raise InputError(
+            "workload.tokens_per_s_per_accelerator", "is needed to compare with a per-token API"
+        )
 
 
 def _check_cooling(inputs: Scenario) -> None:
@@ -106,5 +151,6 @@ def _check_pricing_terms(prefix: str, option: RentOption) -> None:
         if np.any(np.asarray(getattr(option, name)) != 0):
             raise InputError(f"{prefix}.{name}", "applies to reserved offers only; set it to 0")
     spot = option.pricing_model == PricingModel.SPOT
-    if not spot and np.any(np.asarray(option.spot_interruption_overhead) != 0):
-        raise InputError(f"{prefix}.spot_interruption_overhead", "applies to spot offers only; set it to 0")
+    for name in ("spot_interruption_overhead", "spot_interruptions_per_hour") if not spot else ():
+        if np.any(np.asarray(getattr(option, name)) != 0):
+            raise InputError(f"{prefix}.{name}", "applies to spot offers only; set it to 0")

@@ -174,10 +174,11 @@ def test_every_buy_line_is_named_and_they_add_up_to_the_total() -> None:
         "licences",
         "loan_payments",
         "residual_value",
+        "carbon",
     }
     assert_allclose(sum(lines.values()), result.buy.cash_flows.per_month_usd)
     assert all(
-        option.cash_flows.lines_usd.keys() == {"compute", "upfront", "egress", "storage"}
+        option.cash_flows.lines_usd.keys() == {"compute", "upfront", "egress", "storage", "carbon"}
         for option in result.rent
     )
 
