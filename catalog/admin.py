@@ -30,6 +30,7 @@ from catalog.models import (
     PricePoint,
     Source,
     SystemSku,
+    TokenApiPrice,
 )
 from catalog.refresh.admin import PriceAgeMixin, PriceHistoryChartMixin
 from catalog.selectors import visible_prices
@@ -107,6 +108,14 @@ class SourceAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
     list_filter = ("kind",)
     search_fields = ("key", "title", "url", "document")
     date_hierarchy = "published_on"
+
+
+@admin.register(TokenApiPrice)
+class TokenApiPriceAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
+    list_display = ("provider", "model_name", "usd_per_million_input", "usd_per_million_cached_input",
+                    "usd_per_million_output", "as_of", "is_example", "source")
+    list_filter = ("provider", "is_example")
+    search_fields = ("provider", "model_name")
 
 
 @admin.register(Accelerator)

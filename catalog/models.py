@@ -674,6 +674,40 @@ class PowerDensityReference(models.Model):
         super().clean()
 
 
+class TokenApiPrice(models.Model):
+    """A model API's price per million tokens on a date, from a source (or a shipped example)."""
+
+    provider = models.CharField(max_length=64)
+    model_name = models.CharField(max_length=128)
+    usd_per_million_input = models.DecimalField(max_digits=12, decimal_places=4,
+                                                validators=[validate_not_negative])
+    usd_per_million_cached_input = models.DecimalField(max_digits=12, decimal_places=4,
+                                                       validators=[validate_not_negative])
+    usd_per_million_output = models.DecimalField(max_digits=12, decimal_places=4,
+                                                 validators=[validate_not_negative])
+    as_of = models.DateField(help_text="Date the prices apply from.")
+    source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="token_api_prices")
+    is_example = models.BooleanField(
+        default=False, help_text="A shipped example for trying the model out, not a real price list.")
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["provider", "model_name", "-as_of"]
+        verbose_name = "token API price"
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "model_name", "as_of"],
+                                    name="catalog_token_api_price_unique"),
+            *[models.CheckConstraint(condition=Q(**{f"{f}__gte": 0}),
+                                     name=f"catalog_token_api_{f}_nonnegative")
+              for f in ("usd_per_million_input", "usd_per_million_cached_input",
+                        "usd_per_million_output")],
+        ]
+
+    def __str__(self) -> str:
+        example = " (example)" if self.is_example else ""
+        return f"{self.provider} {self.model_name}, {self.as_of}{example}"
+
+
 class RefreshStatus(models.TextChoices):
     """Where a price refresh job stands."""
 

@@ -18,9 +18,9 @@ from simple_history.admin import SimpleHistoryAdmin
 from reports.admin import ReportExportInline, export_excel, export_pdf
 from tco import admin_alerts, admin_plans, admin_runs  # noqa: F401  (register the alert, plan and run admins)
 from tco.api.sizing import validated_sizing_spec
-from tco.charts import cumulative_cost_figure, render
+from tco.charts import cumulative_cost_figure, render, side_by_side_figure
 from tco.engine import MAX_RENT_OPTIONS
-from tco.models import RentOption, Scenario, ScenarioStatus, StaleRevision
+from tco.models import ApiOption, RentOption, Scenario, ScenarioStatus, StaleRevision
 from tco.selectors import scenarios_for
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import monthly_frame, scenario_evaluate
@@ -33,6 +33,8 @@ from tco.services.scenarios import (
     scenario_next_version,
 )
 from tco.services.sizing import Sizing
+from tco.side_by_side import SideBySideError, side_by_side
+from tco.useful_work import useful_work
 from teams.admin_mixins import TeamScopedAdminMixin, TeamScopedInlineMixin
 from teams.models import Role
 from teams.selectors import for_teams, has_role, teams_of
@@ -49,10 +51,20 @@ class RentOptionInline(TeamScopedInlineMixin, admin.StackedInline):
                            ("equivalence_factor", "equivalence_from_throughput")]}),
         ("Spot, data and price trend", {
             "classes": ["collapse"],
-            "fields": [("spot_interruption_overhead", "price_change_per_year"),
+            "fields": [("spot_interruption_overhead", "spot_interruptions_per_hour"),
+                       ("price_change_per_year", "grid_kg_co2e_per_kwh"),
                        ("egress_tb_per_month", "egress_usd_per_gb"),
                        ("storage_tb", "storage_usd_per_gb_month")]}),
     ]
+
+
+class ApiOptionInline(TeamScopedInlineMixin, admin.StackedInline):
+    model = ApiOption
+    extra = 0
+    verbose_name = "per-token API option"
+    fields = [("name", "price"),
+              ("usd_per_million_input", "usd_per_million_cached_input", "usd_per_million_output"),
+              ("price_change_per_year", "minimum_usd_per_month", "rate_limit_tokens_per_month")]
 
 
 class ScenarioAdminForm(forms.ModelForm):
@@ -110,8 +122,8 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
     autocomplete_fields = ["accelerator", "system", "facility"]
     readonly_fields = ["owner", "created_at", "updated_at", "status", "version",
                        "previous_version", "approved_by", "approved_at", "revision"]
-    inlines = [RentOptionInline, ReportExportInline]
-    actions = ["clone_selected", "approve_selected", export_excel, export_pdf]
+    inlines = [RentOptionInline, ApiOptionInline, ReportExportInline]
+    actions = ["side_by_side_selected", "clone_selected", "approve_selected", export_excel, export_pdf]
     fieldsets = [
         (None, {"fields": ["name", "description", ("prices_as_of", "price_range_point"), "team",
                            ("owner", "created_at", "updated_at"),
@@ -134,6 +146,21 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
         ("Finance", {"fields": [("horizon_months", "discount_rate_per_year"),
                                 ("depreciation_months", "residual_value_share"),
                                 ("financed_share", "loan_rate_per_year", "loan_term_months")]}),
+        ("Resale value and obsolescence", {
+            "classes": ["collapse"],
+            "fields": ["residual_curve", "residual_decline_per_year",
+                       ("next_generation_launch_month", "next_generation_value_drop")]}),
+        ("Goodput: failures and checkpoints (empty = stated defaults)", {
+            "classes": ["collapse"],
+            "fields": [("failures_per_accelerator_hour", "accelerators_per_job"),
+                       ("checkpoint_interval_h", "checkpoint_cost_h", "restart_h")]}),
+        ("Carbon (empty = stated defaults)", {
+            "classes": ["collapse"],
+            "fields": [("grid_kg_co2e_per_kwh", "embodied_kg_co2e_per_system"),
+                       ("cloud_grid_kg_co2e_per_kwh", "cloud_pue"), "carbon_price_usd_per_tonne"]}),
+        ("Token mix (for per-token API options)", {
+            "classes": ["collapse"],
+            "fields": [("token_input_share", "token_cached_input_share", "token_output_share")]}),
     ]
     change_form_template = "admin/tco/scenario/change_form.html"
 
@@ -243,6 +270,19 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
             context.update(old=old, new=new, diff=history_diff(old, new))
         return TemplateResponse(request, "admin/tco/scenario/compare.html", context)
 
+    @admin.action(description="Show selected scenarios side by side", permissions=["view"])
+    def side_by_side_selected(self, request, queryset):
+        try:
+            columns = side_by_side(list(queryset.order_by("name", "version")))
+        except SideBySideError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return None
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta,
+                   "title": "Scenarios side by side", "columns": columns,
+                   "chart_svg": mark_safe(  # noqa: S308 (our own SVG)
+                       render(side_by_side_figure(columns), "svg").decode())}
+        return TemplateResponse(request, "admin/tco/scenario/side_by_side.html", context)
+
     @admin.action(description="Clone selected scenarios", permissions=["change"])
     def clone_selected(self, request, queryset):
         writable = for_teams(queryset, request.user, role=Role.ANALYST)
@@ -326,6 +366,7 @@ def _result_context(scenario: Scenario | None) -> dict:
             "breakeven": _finite(first(o.breakeven_month)),
             "breakeven_utilisation": _finite(first(o.breakeven_utilisation))}
             for o in result.rent],
+        "useful_work": useful_work(result),
         "chart_svg": mark_safe(render(figure, "svg").decode()),  # noqa: S308 (our own SVG)
         "cash_flow_columns": list(frame.columns),
         "cash_flow_rows": frame.round(2).itertuples(index=False),

@@ -10,12 +10,12 @@ from rest_framework import serializers
 from catalog.models import Accelerator, FacilityProfile, SystemSku
 from tco import engine
 from tco.api.sizing import SizingResultSerializer, SizingSpecSerializer, nested_error
-from tco.models import RentOption, Scenario
+from tco.models import ApiOption, RentOption, Scenario
 from tco.services.engine_inputs import ScenarioInputError
 from teams.models import Team
 from teams.selectors import teams_of
 
-NESTED_FIELD = re.compile(r"^rent_options\[(\d+)\]\.(\w+)$")
+NESTED_FIELD = re.compile(r"^(rent_options|api_options)\[(\d+)\]\.(\w+)$")
 
 
 class RentOptionSerializer(serializers.ModelSerializer):
@@ -25,27 +25,45 @@ class RentOptionSerializer(serializers.ModelSerializer):
                   "equivalence_factor", "equivalence_from_throughput", "commitment_months",
                   "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
                   "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month",
-                  "price_change_per_year"]
+                  "price_change_per_year", "spot_interruptions_per_hour", "grid_kg_co2e_per_kwh"]
         read_only_fields = ["id"]
         extra_kwargs = {
             "price_usd_per_instance_hour": {"min_value": Decimal("0.0001")},
             "equivalence_factor": {"min_value": Decimal("0.0001")},
             "price_change_per_year": {"min_value": Decimal("-0.99")},
+            "grid_kg_co2e_per_kwh": {"min_value": 0, "max_value": 2},
             **{f: {"min_value": 0} for f in ("upfront_usd", "spot_interruption_overhead",
                                              "egress_tb_per_month", "egress_usd_per_gb",
-                                             "storage_tb", "storage_usd_per_gb_month")},
+                                             "storage_tb", "storage_usd_per_gb_month",
+                                             "spot_interruptions_per_hour")},
         }
 
 
+class ApiOptionSerializer(serializers.ModelSerializer):
+    """Paying a model API per token: a catalog price row (by id) and/or prices given here."""
+
+    class Meta:
+        model = ApiOption
+        fields = ["id", "name", "price", "usd_per_million_input", "usd_per_million_cached_input",
+                  "usd_per_million_output", "price_change_per_year", "minimum_usd_per_month",
+                  "rate_limit_tokens_per_month"]
+        read_only_fields = fields
+
+
 SHARES = ("utilisation", "network_share_of_compute", "spares_share", "residual_value_share",
-          "financed_share", "power_cap_throughput_loss")
+          "financed_share", "power_cap_throughput_loss", "residual_decline_per_year",
+          "next_generation_value_drop", "token_input_share", "token_cached_input_share",
+          "token_output_share")
 NON_NEGATIVE = ("network_usd_per_system", "storage_usd", "racks_install_usd_per_rack",
                 "support_share_per_year", "staff_fte_per_system", "staff_usd_per_fte_year",
                 "licence_usd_per_accelerator_year", "colocation_usd_per_kw_month",
                 "buildout_capex_usd_per_kw", "buildout_opex_usd_per_kw_month",
-                "discount_rate_per_year", "loan_rate_per_year")
+                "discount_rate_per_year", "loan_rate_per_year", "failures_per_accelerator_hour",
+                "checkpoint_cost_h", "restart_h", "embodied_kg_co2e_per_system",
+                "carbon_price_usd_per_tonne")
 POSITIVE = ("system_price_usd", "electricity_usd_per_kwh", "rack_power_limit_kw",
-            "tokens_per_s_per_accelerator", "hours_per_month")
+            "tokens_per_s_per_accelerator", "hours_per_month", "checkpoint_interval_h")
+GRID_INTENSITIES = ("grid_kg_co2e_per_kwh", "cloud_grid_kg_co2e_per_kwh")
 
 
 class ScenarioSerializer(serializers.ModelSerializer):
@@ -60,6 +78,14 @@ class ScenarioSerializer(serializers.ModelSerializer):
     facility = serializers.SlugRelatedField(slug_field="slug",
                                             queryset=FacilityProfile.objects.all())
     rent_options = RentOptionSerializer(many=True, max_length=engine.MAX_RENT_OPTIONS)
+    api_options = ApiOptionSerializer(
+        many=True, read_only=True,
+        help_text="Per-token API options compared with (added in the admin for now).")
+    residual_curve = serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2),
+        required=False, allow_null=True,
+        help_text="Resale value by age: [[month, share], ...], months increasing, shares never "
+                  "rising; empty = the decline rate, else residual_value_share.")
     owner = serializers.StringRelatedField(read_only=True, allow_null=True,
                                            help_text="Who created it; null for the demo ones.")
     team = serializers.SlugRelatedField(
@@ -93,7 +119,14 @@ class ScenarioSerializer(serializers.ModelSerializer):
             "buildout_opex_usd_per_kw_month", "rack_power_limit_kw", "rack_units_per_rack",
             "horizon_months", "discount_rate_per_year", "depreciation_months",
             "residual_value_share", "financed_share", "loan_rate_per_year", "loan_term_months",
-            "rent_options",
+            "residual_curve", "residual_decline_per_year", "next_generation_launch_month",
+            "next_generation_value_drop",
+            "failures_per_accelerator_hour", "accelerators_per_job", "checkpoint_interval_h",
+            "checkpoint_cost_h", "restart_h",
+            "grid_kg_co2e_per_kwh", "embodied_kg_co2e_per_system", "cloud_grid_kg_co2e_per_kwh",
+            "cloud_pue", "carbon_price_usd_per_tonne",
+            "token_input_share", "token_cached_input_share", "token_output_share",
+            "rent_options", "api_options",
         ]
         read_only_fields = ["id", "owner", "status", "version", "previous_version", "approved_at",
                             "created_at", "updated_at"]
@@ -104,6 +137,8 @@ class ScenarioSerializer(serializers.ModelSerializer):
             "power_cap_share": {"min_value": Decimal("0.01"), "max_value": 1},
             "electricity_escalation_per_year": {"min_value": Decimal("-0.99")},
             "depreciation_months": {"min_value": 1},
+            "cloud_pue": {"min_value": 1},
+            **{f: {"min_value": 0, "max_value": 2} for f in GRID_INTENSITIES},
             **{f: {"min_value": 0, "max_value": 1} for f in SHARES},
             **{f: {"min_value": 0} for f in NON_NEGATIVE},
             **{f: {"min_value": Decimal("0.0001")} for f in POSITIVE},
@@ -124,8 +159,8 @@ def input_error(exc: ScenarioInputError) -> serializers.ValidationError:
         return serializers.ValidationError(nested_error(exc.field, exc.message))
     if not nested:
         return serializers.ValidationError({exc.field: [exc.message]})
-    index, field = int(nested.group(1)), nested.group(2)
-    return serializers.ValidationError({"rent_options": {index: {field: [exc.message]}}})
+    kind, index, field = nested.group(1), int(nested.group(2)), nested.group(3)
+    return serializers.ValidationError({kind: {index: {field: [exc.message]}}})
 
 
 class FieldChangeSerializer(serializers.Serializer):
@@ -162,3 +197,25 @@ class EvaluationSerializer(serializers.Serializer):
     prices = serializers.ListField(child=serializers.DictField())
     sizing = SizingResultSerializer(required=False, help_text="The scenario's sizing, when it "
                                                               "has one.")
+
+
+class SideBySideSerializer(serializers.Serializer):
+    """One scenario's key figures in a side-by-side view (USD; null = none or never)."""
+
+    scenario_id = serializers.IntegerField()
+    name = serializers.CharField()
+    version = serializers.IntegerField()
+    status = serializers.CharField()
+    horizon_months = serializers.IntegerField()
+    buy_total_usd = serializers.FloatField()
+    buy_npv_usd = serializers.FloatField()
+    cheapest_rent = serializers.CharField(help_text="The rent option with the lowest NPV.")
+    rent_npv_usd = serializers.FloatField()
+    npv_saving_usd = serializers.FloatField(help_text="Rent NPV minus buy NPV.")
+    breakeven_month = serializers.FloatField(allow_null=True)
+    buy_cost_per_useful_accelerator_hour_usd = serializers.FloatField(allow_null=True)
+    buy_cost_per_million_tokens_usd = serializers.FloatField(allow_null=True)
+    buy_goodput_share = serializers.FloatField(allow_null=True)
+    buy_tonnes_co2e_per_year = serializers.FloatField()
+    buy_cumulative_usd = serializers.ListField(child=serializers.FloatField())
+    rent_cumulative_usd = serializers.ListField(child=serializers.FloatField())

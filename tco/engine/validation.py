@@ -33,7 +33,7 @@ def validate(inputs: Scenario) -> None:
         for name, value, metadata in numeric_fields(section):
             _check_range(f"{prefix}.{name}", value, metadata)
     _check_buy(inputs)
-    _check_residual_curve(inputs.buy.residual_curve)
+    check_residual_curve(inputs.buy.residual_curve)
     _check_cooling(inputs)
     _check_rent(inputs)
     _check_tokens(inputs)
@@ -68,7 +68,7 @@ def _check_buy(inputs: Scenario) -> None:
         raise InputError("buy.loan_term_months", "must be at least 1 month when financed_share > 0")
 
 
-def _check_residual_curve(curve: tuple[tuple[float, float], ...]) -> None:
+def check_residual_curve(curve: tuple[tuple[float, float], ...]) -> None:
     """A resale curve: months from 0 strictly increasing, shares in [0, 1] that never rise."""
     path = "buy.residual_curve"
     if not curve:

@@ -16,10 +16,11 @@ from tco.models.runs import (
     SweepChunk,
     SweepRun,
 )
-from tco.models.scenario import RentOption, Scenario, ScenarioStatus, StaleRevision
+from tco.models.scenario import ApiOption, RentOption, Scenario, ScenarioStatus, StaleRevision
 
 __all__ = [
     "ACTIVE_STATUSES",
+    "ApiOption",
     "AlertKind",
     "ChunkStatus",
     "FailureType",

@@ -9,12 +9,17 @@ win. An approved scenario is frozen: editing it makes a new draft version (tco/s
 """
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 from simple_history.models import HistoricalRecords
 
 from catalog.choices import Precision
+from tco.engine.inputs import InputError
+from tco.engine.validation import check_residual_curve
 
 
 def _share(field: str) -> Q:
@@ -152,6 +157,55 @@ class Scenario(models.Model):
     financed_share = models.DecimalField(**RATE, default=0)
     loan_rate_per_year = models.DecimalField(**RATE, default=0)
     loan_term_months = models.PositiveSmallIntegerField(default=36)
+    residual_curve = models.JSONField(
+        null=True, blank=True,
+        help_text="Resale value by age: [[month, share of the system price], ...], never rising; "
+                  "empty = the decline rate, else the single residual value share.")
+    residual_decline_per_year = models.DecimalField(
+        **RATE, null=True, blank=True,
+        help_text="Resale value falls by this share a year (0.25 = 25 %/yr); empty = not used.")
+    next_generation_launch_month = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Month the next generation launches; empty = not modelled.")
+    next_generation_value_drop = models.DecimalField(
+        **RATE, default=0, help_text="Share of the resale value lost from that launch on.")
+
+    # Goodput (empty = the stated default, see tco/stated_defaults.py)
+    failures_per_accelerator_hour = models.DecimalField(
+        max_digits=14, decimal_places=12, null=True, blank=True,
+        help_text="Failures per accelerator-hour; empty = Llama 3's 1.97e-5 (Meta, 2024).")
+    accelerators_per_job = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Accelerators one failure stops; empty = the whole fleet.")
+    checkpoint_interval_h = models.DecimalField(
+        max_digits=10, decimal_places=4, null=True, blank=True,
+        help_text="Hours of work between checkpoints; empty = Young/Daly sqrt(2 x cost x MTBF).")
+    checkpoint_cost_h = models.DecimalField(
+        max_digits=10, decimal_places=4, null=True, blank=True,
+        help_text="Hours to write a checkpoint; empty = 0.05 h (stated assumption).")
+    restart_h = models.DecimalField(
+        max_digits=10, decimal_places=4, null=True, blank=True,
+        help_text="Hours to restart after a failure; empty = 0.25 h (stated assumption).")
+
+    # Carbon (empty = the stated default)
+    grid_kg_co2e_per_kwh = models.DecimalField(
+        max_digits=7, decimal_places=5, null=True, blank=True,
+        help_text="The facility's grid intensity, kg CO2e/kWh; empty = US average (eGRID2022).")
+    embodied_kg_co2e_per_system = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True,
+        help_text="Embodied emissions of one system, kg CO2e; empty = left at zero.")
+    cloud_grid_kg_co2e_per_kwh = models.DecimalField(
+        max_digits=7, decimal_places=5, null=True, blank=True,
+        help_text="Grid intensity for rent options that give none; empty = US average (eGRID2022).")
+    cloud_pue = models.DecimalField(
+        max_digits=5, decimal_places=3, null=True, blank=True,
+        help_text="PUE of rented capacity; empty = 1.10 (Google, 2023).")
+    carbon_price_usd_per_tonne = models.DecimalField(
+        **MONEY, default=0, help_text="Carbon price per tonne CO2e; 0 = emissions are not costed.")
+
+    # Token mix (for per-token API options)
+    token_input_share = models.DecimalField(**RATE, default=0)
+    token_cached_input_share = models.DecimalField(**RATE, default=0)
+    token_output_share = models.DecimalField(
+        **RATE, default=1, help_text="Input, cached-input and output shares sum to 1.")
 
     history = HistoricalRecords()
 
@@ -185,6 +239,13 @@ class Scenario(models.Model):
                                    name="scenario_rack_power_positive"),
             models.CheckConstraint(condition=_share("residual_value_share"),
                                    name="scenario_residual_0_1"),
+            models.CheckConstraint(condition=Q(grid_kg_co2e_per_kwh__isnull=True)
+                                   | Q(grid_kg_co2e_per_kwh__gte=0, grid_kg_co2e_per_kwh__lte=2),
+                                   name="scenario_grid_intensity_0_2"),
+            models.CheckConstraint(condition=Q(cloud_pue__isnull=True) | Q(cloud_pue__gte=1),
+                                   name="scenario_cloud_pue_at_least_1"),
+            models.CheckConstraint(condition=_positive("checkpoint_interval_h"),
+                                   name="scenario_checkpoint_interval_positive"),
             models.CheckConstraint(condition=_share("financed_share"),
                                    name="scenario_financed_0_1"),
             models.CheckConstraint(condition=Q(power_cap_share__gt=0) & Q(power_cap_share__lte=1),
@@ -197,7 +258,9 @@ class Scenario(models.Model):
                         "staff_usd_per_fte_year", "licence_usd_per_accelerator_year",
                         "colocation_usd_per_kw_month", "buildout_capex_usd_per_kw",
                         "buildout_opex_usd_per_kw_month", "discount_rate_per_year",
-                        "loan_rate_per_year")],
+                        "loan_rate_per_year", "failures_per_accelerator_hour",
+                        "checkpoint_cost_h", "restart_h", "embodied_kg_co2e_per_system",
+                        "carbon_price_usd_per_tonne", "residual_decline_per_year")],
         ]
 
     def __str__(self) -> str:
@@ -221,6 +284,22 @@ class Scenario(models.Model):
             if kwargs.get("update_fields") is not None:
                 kwargs["update_fields"] = {*kwargs["update_fields"], "revision"}
         super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        """The token mix sums to 1 and the resale curve never rises (the engine's own checks)."""
+        super().clean()
+        errors = {}
+        mix = (self.token_input_share, self.token_cached_input_share, self.token_output_share)
+        if None not in mix and abs(sum(Decimal(share) for share in mix) - 1) > Decimal("1e-6"):
+            errors["token_output_share"] = (f"input, cached-input and output shares must sum to 1, "
+                                            f"not {sum(Decimal(share) for share in mix)}")
+        try:
+            check_residual_curve(tuple(tuple(point) if isinstance(point, (list, tuple)) else (point,)
+                                       for point in self.residual_curve or ()))
+        except InputError as exc:
+            errors["residual_curve"] = exc.message
+        if errors:
+            raise ValidationError(errors)
 
     @property
     def is_approved(self) -> bool:
@@ -258,6 +337,11 @@ class RentOption(models.Model):
     storage_usd_per_gb_month = models.DecimalField(**RATE, default=0)
     price_change_per_year = models.DecimalField(
         **RATE, default=0, help_text="Yearly change in the price, e.g. -0.10 = falls 10%/yr.")
+    spot_interruptions_per_hour = models.DecimalField(
+        **RATE, default=0, help_text="Spot only: interruptions per hour of the job (goodput).")
+    grid_kg_co2e_per_kwh = models.DecimalField(
+        max_digits=7, decimal_places=5, null=True, blank=True,
+        help_text="The provider's or region's grid intensity; empty = the scenario's default.")
 
     history = HistoricalRecords()
 
@@ -272,8 +356,49 @@ class RentOption(models.Model):
                                    name="rent_price_change_above_minus_1"),
             *[models.CheckConstraint(condition=_nonneg(f), name=f"rent_{f}_nonnegative")
               for f in ("upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
-                        "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month")],
+                        "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month",
+                        "spot_interruptions_per_hour")],
+            models.CheckConstraint(condition=Q(grid_kg_co2e_per_kwh__isnull=True)
+                                   | Q(grid_kg_co2e_per_kwh__gte=0, grid_kg_co2e_per_kwh__lte=2),
+                                   name="rent_grid_intensity_0_2"),
         ]
 
     def __str__(self) -> str:
         return self.name or str(self.offering)
+
+
+class ApiOption(models.Model):
+    """Paying a model API per token instead: a catalog price row, or prices quoted here."""
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="api_options")
+    name = models.CharField(max_length=200, blank=True,
+                            help_text="Empty = the catalog price row's provider and model.")
+    price = models.ForeignKey("catalog.TokenApiPrice", on_delete=models.PROTECT, null=True,
+                              blank=True, related_name="+",
+                              help_text="Catalog prices; each price left empty below comes from it.")
+    usd_per_million_input = models.DecimalField(**MONEY, null=True, blank=True)
+    usd_per_million_cached_input = models.DecimalField(**MONEY, null=True, blank=True)
+    usd_per_million_output = models.DecimalField(**MONEY, null=True, blank=True)
+    price_change_per_year = models.DecimalField(
+        **RATE, default=0, help_text="Yearly change in the API's prices, e.g. -0.3.")
+    minimum_usd_per_month = models.DecimalField(
+        **MONEY, default=0, help_text="Committed spend paid even when usage costs less.")
+    rate_limit_tokens_per_month = models.BigIntegerField(
+        null=True, blank=True, help_text="Most tokens a month the API serves; empty = no limit.")
+
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["scenario", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(price_change_per_year__gt=-1),
+                                   name="api_price_change_above_minus_1"),
+            *[models.CheckConstraint(condition=_nonneg(f), name=f"api_{f}_nonnegative")
+              for f in ("usd_per_million_input", "usd_per_million_cached_input",
+                        "usd_per_million_output", "minimum_usd_per_month")],
+            models.CheckConstraint(condition=_positive("rate_limit_tokens_per_month"),
+                                   name="api_rate_limit_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or str(self.price or "API option")

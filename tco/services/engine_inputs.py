@@ -22,9 +22,10 @@ from catalog.models import CoolingTechnology, PricePoint
 from catalog.selectors import other_sources_prices, price_at, range_point, throughput_ratio
 from tco import engine
 from tco.engine.sizing import SizingInputError
-from tco.models import RentOption, Scenario
+from tco.models import ApiOption, RentOption, Scenario
 from tco.models.scenario import PriceRangePoint
 from tco.services.sizing import Sizing, size_spec
+from tco.stated_defaults import DEFAULTS
 
 # Catalog pricing models -> the engine's billing rule and the committed term it implies.
 PRICING = {
@@ -53,7 +54,7 @@ class Assumption:
     path: str
     value: float
     unit: str
-    origin: str  # "scenario", "catalog" or "sizing"
+    origin: str  # "scenario", "catalog", "sizing" or "default" (tco/stated_defaults.py)
     source: str
     as_of: date | None = None
 
@@ -90,7 +91,7 @@ class EngineCase:
 
     def input_error(self, exc: engine.InputError) -> ScenarioInputError:
         """The engine's refusal of an input, naming the scenario field behind it."""
-        return ScenarioInputError(ENGINE_PATH_TO_FIELD.get(exc.path, exc.path), exc.message)
+        return ScenarioInputError(field_for(exc.path), exc.message)
 
     def labels(self) -> dict[str, str]:
         """Words for every input path, for sentences a finance reader can follow."""
@@ -128,7 +129,32 @@ ENGINE_PATH_TO_FIELD = {
     "buy.system_price_usd": "system_price_usd",
     "finance.horizon_months": "horizon_months",
     "finance.discount_rate_per_year": "discount_rate_per_year",
+    "buy.residual_curve": "residual_curve",
+    "buy.residual_decline_per_year": "residual_decline_per_year",
+    "buy.next_generation_launch_month": "next_generation_launch_month",
+    "buy.next_generation_value_drop": "next_generation_value_drop",
+    "buy.embodied_kg_co2e_per_system": "embodied_kg_co2e_per_system",
+    "facility.grid_kg_co2e_per_kwh": "grid_kg_co2e_per_kwh",
+    "carbon.default_grid_kg_co2e_per_kwh": "cloud_grid_kg_co2e_per_kwh",
+    "carbon.cloud_pue": "cloud_pue",
+    "carbon.price_usd_per_tonne": "carbon_price_usd_per_tonne",
+    "tokens": "token_output_share",
+    **{f"goodput.{name}": name for name in (
+        "failures_per_accelerator_hour", "accelerators_per_job", "checkpoint_interval_h",
+        "checkpoint_cost_h", "restart_h")},
+    **{f"tokens.{name}": f"token_{name}" for name in (
+        "input_share", "cached_input_share", "output_share")},
 }
+OPTION_PATH = re.compile(r"^(rent|api)\.(\d+)\.(\w+)$")
+
+
+def field_for(path: str) -> str:
+    """The scenario field behind an engine input path (for error messages)."""
+    option = OPTION_PATH.match(path)
+    if option:
+        kind, index, name = option.groups()
+        return f"{kind}_options[{index}].{name}"
+    return ENGINE_PATH_TO_FIELD.get(path, path)
 
 
 def _float(value: Decimal | float | int | None) -> float:
@@ -173,6 +199,21 @@ class _Recorder:
         self.assumptions.append(
             Assumption(path, _float(value), unit, "catalog", _source_label(row, row_field)))
         return _float(value)
+
+    def default(self, path: str, own: Any, field: str, key: str | None = None) -> float:
+        """The scenario's own value when given, else the stated default (recorded with its source)."""
+        stated = DEFAULTS[key or field]
+        if own is not None:
+            return self.scenario(path, own, stated.unit, field)
+        self.assumptions.append(Assumption(path, stated.value, stated.unit, "default", stated.source))
+        return stated.value
+
+    def optional(self, path: str, own: Any, unit: str, field: str, meaning: str) -> float:
+        """A figure whose absence means something (NaN to the engine), recorded either way."""
+        if own is not None:
+            return self.scenario(path, own, unit, field)
+        self.assumptions.append(Assumption(path, math.nan, unit, "scenario", f"empty: {meaning}"))
+        return math.nan
 
     def price(self, path: str, field: str, point: PricePoint, unit: str) -> float:
         """A catalog price point: the scenario's point of its range, with the choice explained."""
@@ -222,14 +263,17 @@ def _usd_range(point: PricePoint) -> str:
     return f"{_usd(point.amount)}–{_usd(point.amount_high)}"
 
 
-def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = None) -> EngineCase:
-    """Engine inputs for ``scenario`` (saved or not) and its rent options.
+def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = None,
+                api_options: Sequence[ApiOption] | None = None) -> EngineCase:
+    """Engine inputs for ``scenario`` (saved or not), its rent options and its API options.
 
     Raises ScenarioInputError naming the field when a value is missing and the catalog has
     none to fall back to, or when the system cannot fit the facility's racks at all. The
     values themselves are checked by the engine (``scenario_check``, or the evaluation).
     """
     options = list(scenario.rent_options.all()) if rent_options is None else list(rent_options)
+    if api_options is None:
+        api_options = list(scenario.api_options.all()) if scenario.pk is not None else []
     if not options:
         raise ScenarioInputError("rent_options", "add at least one rent option to compare with")
     record = _Recorder(scenario.prices_as_of or timezone.localdate(), scenario.price_range_point,
@@ -248,6 +292,21 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
                 "finance.discount_rate_per_year", scenario.discount_rate_per_year, "1/year",
                 "discount_rate_per_year"),
         ),
+        goodput=_goodput(scenario, record),
+        carbon=engine.Carbon(
+            default_grid_kg_co2e_per_kwh=record.default(
+                "carbon.default_grid_kg_co2e_per_kwh", scenario.cloud_grid_kg_co2e_per_kwh,
+                "cloud_grid_kg_co2e_per_kwh"),
+            cloud_pue=record.default("carbon.cloud_pue", scenario.cloud_pue, "cloud_pue"),
+            price_usd_per_tonne=record.scenario("carbon.price_usd_per_tonne",
+                                                scenario.carbon_price_usd_per_tonne, "USD/t CO2e",
+                                                "carbon_price_usd_per_tonne"),
+        ),
+        tokens=engine.TokenMix(**{
+            name: record.scenario(f"tokens.{name}", getattr(scenario, f"token_{name}"), "share",
+                                  f"token_{name}")
+            for name in ("input_share", "cached_input_share", "output_share")}),
+        api=tuple(_api(index, option, record) for index, option in enumerate(api_options)),
     )
     _check_system_fits_rack(inputs)
     return EngineCase(inputs, tuple(record.assumptions), tuple(record.prices), sizing,
@@ -327,6 +386,7 @@ def _buy(scenario: Scenario, record: _Recorder) -> engine.BuyOption:
              "depreciation_months": "months", "loan_term_months": "months",
              "staff_fte_per_system": "FTE/system", "support_share_per_year": "share/year",
              "loan_rate_per_year": "1/year"}
+    curve = tuple((float(month), float(share)) for month, share in scenario.residual_curve or ())
     # No idle figure in the catalog: cost the system at full draw, the conservative choice.
     idle_field = "power_max_kw" if system.power_idle_kw is None else "power_idle_kw"
     return engine.BuyOption(
@@ -341,6 +401,71 @@ def _buy(scenario: Scenario, record: _Recorder) -> engine.BuyOption:
                                         "rack_units"),
         **{name: record.scenario(f"buy.{name}", value, units.get(name, "share"), name)
            for name, value in own.items()},
+        residual_curve=curve,
+        residual_decline_per_year=record.optional(
+            "buy.residual_decline_per_year", scenario.residual_decline_per_year, "1/year",
+            "residual_decline_per_year", "no decline rate"),
+        next_generation_launch_month=record.optional(
+            "buy.next_generation_launch_month", scenario.next_generation_launch_month, "month",
+            "next_generation_launch_month", "no next-generation launch modelled"),
+        next_generation_value_drop=record.scenario(
+            "buy.next_generation_value_drop", scenario.next_generation_value_drop, "share",
+            "next_generation_value_drop"),
+        embodied_kg_co2e_per_system=record.default(
+            "buy.embodied_kg_co2e_per_system", scenario.embodied_kg_co2e_per_system,
+            "embodied_kg_co2e_per_system"),
+    )
+
+
+def _goodput(scenario: Scenario, record: _Recorder) -> engine.Goodput:
+    return engine.Goodput(
+        failures_per_accelerator_hour=record.default(
+            "goodput.failures_per_accelerator_hour", scenario.failures_per_accelerator_hour,
+            "failures_per_accelerator_hour"),
+        accelerators_per_job=record.optional(
+            "goodput.accelerators_per_job", scenario.accelerators_per_job, "count",
+            "accelerators_per_job", "a failure stops the whole fleet"),
+        checkpoint_interval_h=record.optional(
+            "goodput.checkpoint_interval_h", scenario.checkpoint_interval_h, "h",
+            "checkpoint_interval_h", "the Young/Daly optimum sqrt(2 x checkpoint cost x MTBF)"),
+        checkpoint_cost_h=record.default("goodput.checkpoint_cost_h", scenario.checkpoint_cost_h,
+                                         "checkpoint_cost_h"),
+        restart_h=record.default("goodput.restart_h", scenario.restart_h, "restart_h"),
+    )
+
+
+def _api(index: int, option: ApiOption, record: _Recorder) -> engine.ApiOption:
+    prefix, field = f"api.{index}", f"api_options[{index}]"
+    row = option.price
+
+    def price(name: str) -> float:
+        own = getattr(option, name)
+        if own is not None:
+            return record.scenario(f"{prefix}.{name}", own, "USD/Mtoken", f"{field}.{name}")
+        if row is None:
+            raise ScenarioInputError(f"{field}.{name}", "give a price or pick a catalog price row")
+        example = " (shipped example, not a real price)" if row.is_example else ""
+        record.assumptions.append(Assumption(f"{prefix}.{name}", float(getattr(row, name)),
+                                             "USD/Mtoken", "catalog",
+                                             f"token API price {row}: {row.source}{example}",
+                                             row.as_of))
+        return float(getattr(row, name))
+
+    limit = option.rate_limit_tokens_per_month
+    return engine.ApiOption(
+        name=option.name or (f"{row.provider} {row.model_name}" if row else f"API {index + 1}"),
+        usd_per_million_input=price("usd_per_million_input"),
+        usd_per_million_cached_input=price("usd_per_million_cached_input"),
+        usd_per_million_output=price("usd_per_million_output"),
+        price_change_per_year=record.scenario(f"{prefix}.price_change_per_year",
+                                              option.price_change_per_year, "1/year",
+                                              f"{field}.price_change_per_year"),
+        minimum_usd_per_month=record.scenario(f"{prefix}.minimum_usd_per_month",
+                                              option.minimum_usd_per_month, "USD/month",
+                                              f"{field}.minimum_usd_per_month"),
+        rate_limit_tokens_per_month=math.inf if limit is None else record.scenario(
+            f"{prefix}.rate_limit_tokens_per_month", limit, "tokens/month",
+            f"{field}.rate_limit_tokens_per_month"),
     )
 
 
@@ -373,6 +498,8 @@ def _facility(scenario: Scenario, record: _Recorder) -> engine.Facility:
                                        "buildout_capex_usd_per_kw", applies=not colocation),
         owned_opex_usd_per_kw_month=pick("owned_opex_usd_per_kw_month", "USD/kW-month",
                                          "buildout_opex_usd_per_kw_month", applies=not colocation),
+        grid_kg_co2e_per_kwh=record.default("facility.grid_kg_co2e_per_kwh",
+                                            scenario.grid_kg_co2e_per_kwh, "grid_kg_co2e_per_kwh"),
     )
 
 
@@ -431,6 +558,10 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
         storage_tb=own("storage_tb", "TB"),
         storage_usd_per_gb_month=own("storage_usd_per_gb_month", "USD/GB-month"),
         price_change_per_year=own("price_change_per_year", "1/year"),
+        spot_interruptions_per_hour=own("spot_interruptions_per_hour", "1/h"),
+        grid_kg_co2e_per_kwh=record.optional(
+            f"{prefix}.grid_kg_co2e_per_kwh", option.grid_kg_co2e_per_kwh, "kg CO2e/kWh",
+            f"{field}.grid_kg_co2e_per_kwh", "the scenario's default for rented capacity"),
     )
 
 

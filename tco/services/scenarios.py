@@ -25,7 +25,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from tco.models import RentOption, Scenario, ScenarioStatus, StaleRevision
+from tco.models import ApiOption, RentOption, Scenario, ScenarioStatus, StaleRevision
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation, scenario_check, scenario_evaluate
 from teams.models import Role, Team
@@ -150,8 +150,10 @@ def unsaved_evaluate(*, data: Mapping[str, Any], rent_options: Sequence[Mapping[
 
 
 @transaction.atomic
-def scenario_save(*, scenario: Scenario, rent_options: list[RentOption]) -> Scenario:
-    """Validate and save a scenario with its rent options, replacing any it had."""
+def scenario_save(*, scenario: Scenario, rent_options: list[RentOption],
+                  api_options: list[ApiOption] | None = None) -> Scenario:
+    """Validate and save a scenario with its rent options, replacing any it had; its per-token
+    API options too when given (None keeps the ones it has)."""
     scenario.full_clean()
     scenario.save()
     scenario.rent_options.all().delete()
@@ -159,6 +161,12 @@ def scenario_save(*, scenario: Scenario, rent_options: list[RentOption]) -> Scen
         option.scenario = scenario
         option.full_clean()
         option.save()
+    if api_options is not None:
+        scenario.api_options.all().delete()
+        for api_option in api_options:
+            api_option.scenario = scenario
+            api_option.full_clean()
+            api_option.save()
     return scenario
 
 
@@ -171,9 +179,18 @@ def scenario_copy(scenario: Scenario, **changes: Any) -> Scenario:
 
 def rent_options_copy(options: list[RentOption]) -> list[RentOption]:
     """Unsaved copies of rent options, for another scenario."""
-    return [RentOption(**{field.attname: getattr(option, field.attname)
-                          for field in RentOption._meta.concrete_fields
-                          if field.name not in ("id", "scenario")})
+    return _options_copy(RentOption, options)
+
+
+def api_options_copy(options: list[ApiOption]) -> list[ApiOption]:
+    """Unsaved copies of per-token API options, for another scenario."""
+    return _options_copy(ApiOption, options)
+
+
+def _options_copy(model: type, options: list) -> list:
+    return [model(**{field.attname: getattr(option, field.attname)
+                     for field in model._meta.concrete_fields
+                     if field.name not in ("id", "scenario")})
             for option in options]
 
 
@@ -182,7 +199,8 @@ def scenario_clone(*, scenario: Scenario, owner: AbstractBaseUser | None = None)
     """A draft copy of the scenario and its rent options in its team, named '<name> (copy)'."""
     copy = scenario_copy(scenario, name=f"{scenario.name}{SCENARIO_COPY_SUFFIX}",
                          owner=owner or scenario.owner)
-    return scenario_save(scenario=copy, rent_options=rent_options_copy(list(scenario.rent_options.all())))
+    return scenario_save(scenario=copy, rent_options=rent_options_copy(list(scenario.rent_options.all())),
+                         api_options=api_options_copy(list(scenario.api_options.all())))
 
 
 @transaction.atomic
@@ -219,7 +237,9 @@ def scenario_next_version(*, approved: Scenario, edited: Scenario, rent_options:
                              f"{later.version} (scenario {later.pk}); edit that one")
     draft = scenario_copy(edited, owner=created_by, version=approved.version + 1,
                           previous_version_id=approved.pk)
-    return scenario_save(scenario=draft, rent_options=rent_options_copy(rent_options))
+    api_options = api_options_copy(list(ApiOption.objects.filter(scenario_id=approved.pk)))
+    return scenario_save(scenario=draft, rent_options=rent_options_copy(rent_options),
+                         api_options=api_options)
 
 
 def scenario_delete(*, scenario: Scenario) -> None:

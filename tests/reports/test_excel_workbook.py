@@ -80,7 +80,7 @@ def test_key_figures_are_formulas_over_the_cash_flows(workbook):
         '=IF(COUNT(rent1_broken_even)=0,"never",MIN(rent1_broken_even))'
     )
     assert named_cell(workbook, "rent1_cost_per_useful_accelerator_hour_usd").value == (
-        '=IF(useful_accelerator_hours>0,rent1_total_usd/useful_accelerator_hours,"n/a")'
+        '=IF(rent1_useful_hours>0,rent1_total_usd/rent1_useful_hours,"n/a")'
     )
     assert "NPV() discounts its first value" in named_cell(workbook, "discount_rate_per_month").comment.text
 

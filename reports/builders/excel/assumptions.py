@@ -7,6 +7,8 @@ footprint looks tiers up in), and the engine's conventions close the sheet.
 
 from __future__ import annotations
 
+import math
+
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -30,6 +32,7 @@ from reports.builders.excel.cells import (
 from reports.builders.excel.names import input_name, rent_name
 from reports.content import ReportContent
 from tco import engine
+from tco.engine.carbon import KG_PER_TONNE
 from tco.engine.compose import BREAKEVEN_RELATIVE_TOLERANCE
 from tco.engine.counting import WHOLE_COUNT_TOLERANCE
 from tco.engine.metrics import SECONDS_PER_HOUR, TOKENS_PER_MILLION
@@ -47,6 +50,9 @@ SECTION_TITLES = {
     "buy": "Buy: system, operations and financing",
     "facility": "Facility",
     "finance": "Finance",
+    "goodput": "Goodput: failures, checkpoints and restarts",
+    "carbon": "Carbon: rented capacity and carbon price",
+    "tokens": "Token mix",
 }
 
 COOLING_FIELDS = ("max_kw_per_rack", "capex_usd_per_kw", "opex_usd_per_kw_month")
@@ -64,6 +70,7 @@ CONVENTIONS = (
     ("months_per_year", MONTHS_PER_YEAR, "Months in a price year; yearly rates escalate per 12 months."),
     ("gb_per_tb", GB_PER_TB, "Data volumes: 1 TB = 1,000 GB."),
     ("kwh_per_mwh", KWH_PER_MWH, "Energy: 1 MWh = 1,000 kWh."),
+    ("kg_per_tonne", KG_PER_TONNE, "Emissions: 1 t CO2e = 1,000 kg."),
     ("seconds_per_hour", SECONDS_PER_HOUR, "For cost per million tokens."),
     ("tokens_per_million", TOKENS_PER_MILLION, "For cost per million tokens."),
     (
@@ -117,6 +124,7 @@ def write_assumptions(ws: Worksheet, content: ReportContent) -> None:
             _input_row(ws, row, assumption)
             row += 1
     row = _cooling_table(ws, row + 2, content)
+    row = _residual_curve_table(ws, row + 2, content.inputs.buy.residual_curve)
     _conventions(ws, row + 2)
     ws.print_title_rows = "4:4"
 
@@ -198,6 +206,25 @@ def _cooling_table(ws: Worksheet, row: int, content: ReportContent) -> int:
     define_name(ws, "cooling_name", absolute_range(ws, first, last, 2))
     for offset, field in enumerate(COOLING_FIELDS):
         define_name(ws, f"cooling_{field}", absolute_range(ws, first, last, 3 + offset))
+    return last + 1
+
+
+def _residual_curve_table(ws: Worksheet, row: int, curve: tuple[tuple[float, float], ...]) -> int:
+    """The resale curve's points, columns named ``residual_curve_month`` and ``residual_curve_share``.
+
+    Without a curve one row (month 0, empty share) keeps the names defined; the Buy sheet then
+    uses the decline rate or the single residual share.
+    """
+    section(ws, row, "Resale value by age (share of the system price; linear between points)")
+    header_row(ws, row + 1, ("Month of age", "Resale share"))
+    points = curve or ((0.0, math.nan),)
+    first = row + 2
+    for index, (month, share) in enumerate(points):
+        style_input(put_number(ws.cell(row=first + index, column=1), month, COUNT))
+        style_input(put_number(ws.cell(row=first + index, column=2), share, PERCENT))
+    last = first + len(points) - 1
+    define_name(ws, "residual_curve_month", absolute_range(ws, first, last, 1))
+    define_name(ws, "residual_curve_share", absolute_range(ws, first, last, 2))
     return last + 1
 
 

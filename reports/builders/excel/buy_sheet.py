@@ -12,13 +12,43 @@ from __future__ import annotations
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from reports.builders.excel.cells import COUNT, PERCENT, USD, comment, define_name, section, set_widths, title
+from reports.builders.excel.cells import (
+    COUNT,
+    NUMBER,
+    PERCENT,
+    USD,
+    comment,
+    define_name,
+    section,
+    set_widths,
+    title,
+)
 from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
 from reports.builders.excel.names import Block
 from reports.content import ReportContent
 
 SHEET = "Buy cash flows"
 ESCALATION = "(1+facility_electricity_escalation_per_year)^INT(({m}-1)/months_per_year)"
+
+H = "finance_horizon_months"
+# Resale share at age H: the curve (linear between its points, flat beyond its ends), else the
+# yearly decline rate, else the single share; lower by the drop once the next generation is out.
+CURVE_AT = "MATCH({h},residual_curve_month,1)"
+CURVE_SHARE = (
+    f"IF({H}<=MIN(residual_curve_month),INDEX(residual_curve_share,1),"
+    f"IF({H}>=MAX(residual_curve_month),INDEX(residual_curve_share,COUNT(residual_curve_month)),"
+    f"INDEX(residual_curve_share,{CURVE_AT})+(INDEX(residual_curve_share,{CURVE_AT}+1)"
+    f"-INDEX(residual_curve_share,{CURVE_AT}))*({H}-INDEX(residual_curve_month,{CURVE_AT}))"
+    f"/(INDEX(residual_curve_month,{CURVE_AT}+1)-INDEX(residual_curve_month,{CURVE_AT}))))"
+).replace("{h}", H)
+RESALE_BASE = (
+    f"IF(COUNT(residual_curve_share)>0,{CURVE_SHARE},IF(ISNUMBER(buy_residual_decline_per_year),"
+    f"(1-buy_residual_decline_per_year)^({H}/months_per_year),buy_residual_share))"
+).replace("buy_residual_share", "buy_residual_value_share")
+NEXT_GENERATION = (
+    f"IF(AND(ISNUMBER(buy_next_generation_launch_month),{H}>=buy_next_generation_launch_month),"
+    "1-buy_next_generation_value_drop,1)"
+)
 
 # (label, name, formula, number format) of the amounts the monthly lines repeat.
 AMOUNTS = (
@@ -89,7 +119,20 @@ AMOUNTS = (
         "-loan_payment*((1+loan_rate_per_month)^finance_horizon_months-1)/loan_rate_per_month),0)",
         USD,
     ),
-    ("Residual value at the horizon", "residual_value", "capex_systems*buy_residual_value_share", USD),
+    ("Resale share at the horizon", "buy_resale_share", f"({RESALE_BASE})*{NEXT_GENERATION}", PERCENT),
+    ("Residual value at the horizon", "residual_value", "capex_systems*buy_resale_share", USD),
+    (
+        "Emissions per month (t CO2e)",
+        "buy_tonnes_per_month",
+        "fp_facility_kw_average*workload_hours_per_month*facility_grid_kg_co2e_per_kwh/kg_per_tonne",
+        NUMBER,
+    ),
+    (
+        "Embodied emissions (t CO2e)",
+        "buy_embodied_tonnes",
+        "fp_systems*buy_embodied_kg_co2e_per_system/kg_per_tonne",
+        NUMBER,
+    ),
     (
         "Depreciation per month (accounting)",
         "depreciation_per_month",
@@ -100,8 +143,9 @@ AMOUNTS = (
         "Buy cost per unit of utilisation over the horizon",
         "buy_utilisation_slope",
         "fp_systems*(fp_system_power_max_kw-fp_system_power_idle_kw)*facility_pue*workload_hours_per_month"
-        "*facility_electricity_usd_per_kwh*SUMPRODUCT((buy_month>=1)"
-        "*(1+facility_electricity_escalation_per_year)^INT((buy_month-1)/months_per_year))",
+        "*(facility_electricity_usd_per_kwh*SUMPRODUCT((buy_month>=1)"
+        "*(1+facility_electricity_escalation_per_year)^INT((buy_month-1)/months_per_year))"
+        "+facility_grid_kg_co2e_per_kwh/kg_per_tonne*carbon_price_usd_per_tonne*finance_horizon_months)",
         USD,
     ),
 )
@@ -118,6 +162,7 @@ LINE_FORMULAS = {
     "loan_payments": "IF(AND({m}>=1,{m}<=loan_term),loan_payment,0)"
     "+IF({m}=finance_horizon_months,loan_owed_at_horizon,0)",
     "residual_value": "IF({m}=finance_horizon_months,-residual_value,0)",
+    "carbon": "IF({m}=0,buy_embodied_tonnes,buy_tonnes_per_month)*carbon_price_usd_per_tonne",
 }
 CAPEX_PREFIX = "capex_"
 
@@ -139,7 +184,8 @@ def write_buy_amounts(ws: Worksheet, row: int) -> None:
         block.formula(label, formula, name=name, number_format=number_format)
     comment(
         ws.cell(row=block.row - 1, column=5),
-        "Only energy depends on utilisation; the breakeven utilisation on Comparison uses this.",
+        "Only energy and its emissions depend on utilisation; the breakeven utilisation on "
+        "Comparison uses this.",
     )
 
 

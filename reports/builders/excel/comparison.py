@@ -69,11 +69,44 @@ class KeyFigure(NamedTuple):
 BREAKEVEN_UTILISATION = "workload_utilisation-{s}saving_usd/{s}saving_slope"
 TOTAL = "SUM({s}flow)"
 NPV = "INDEX({s}flow,1)+NPV(discount_rate_per_month,{s}flow_operating)"
-PER_HOUR = 'IF(useful_accelerator_hours>0,{s}total_usd/useful_accelerator_hours,"n/a")'
+PER_HOUR = 'IF({s}useful_hours>0,{s}total_usd/{s}useful_hours,"n/a")'
 PER_MILLION_TOKENS = (
     "IF(AND(ISNUMBER(workload_tokens_per_s_per_accelerator),ISNUMBER({s}cost_per_useful_accelerator_hour_usd)),"
     "{s}cost_per_useful_accelerator_hour_usd/(workload_tokens_per_s_per_accelerator*seconds_per_hour)"
     '*tokens_per_million,"n/a")'
+)
+# Goodput (tco/engine/goodput.py): a job stops at the interruption rate, restarts from its last
+# checkpoint; the interval is the one given or Young/Daly's sqrt(2 x checkpoint cost x MTBF).
+JOB = "IF(ISNUMBER(goodput_accelerators_per_job),goodput_accelerators_per_job,workload_accelerators)"
+COST, RESTART = "goodput_checkpoint_cost_h", "goodput_restart_h"
+INTERVAL = (
+    "IF(ISNUMBER(goodput_checkpoint_interval_h),goodput_checkpoint_interval_h,"
+    f'IF({{s}}interruption_rate>0,SQRT(2*{COST}/{{s}}interruption_rate),"never"))'
+)
+EFFICIENCY = (
+    "IF(ISNUMBER({s}checkpoint_interval),IF({s}checkpoint_interval+" + COST + ">0,"
+    "{s}checkpoint_interval/({s}checkpoint_interval+" + COST + "),1)"
+    "*MAX(0,MIN(1,1-(({s}checkpoint_interval+" + COST + ")/2+" + RESTART + ")*{s}interruption_rate)),1)"
+)
+GOODPUT_FIGURES = (
+    KeyFigure(
+        "Job interruptions per hour",
+        "interruption_rate",
+        f"goodput_failures_per_accelerator_hour*{JOB}",
+        f"goodput_failures_per_accelerator_hour*{JOB}"
+        '+IF({s}pricing_model="spot",{s}spot_interruptions_per_hour,0)',
+        NUMBER,
+    ),
+    KeyFigure("Checkpoint interval (h)", "checkpoint_interval", INTERVAL, INTERVAL, NUMBER),
+    KeyFigure("Goodput (share of paid hours doing useful work)", "goodput",
+              f"workload_utilisation*{EFFICIENCY}", f"workload_utilisation*{EFFICIENCY}", PERCENT),
+    KeyFigure(
+        "Useful accelerator-hours over the horizon",
+        "useful_hours",
+        "workload_accelerators*workload_hours_per_month*{s}goodput*finance_horizon_months",
+        "workload_accelerators*workload_hours_per_month*{s}goodput*finance_horizon_months",
+        NUMBER,
+    ),
 )
 KEY_FIGURES = (
     KeyFigure("Total cost over the horizon", "total_usd", TOTAL, TOTAL, USD),
@@ -131,6 +164,7 @@ KEY_FIGURES = (
         "IF(ISNUMBER({s}breakeven_month),INDEX(buy_cumulative,{s}breakeven_month+1),NA())",
         USD,
     ),
+    *GOODPUT_FIGURES,
 )
 
 
@@ -156,13 +190,6 @@ def write_comparison(ws: Worksheet, content: ReportContent) -> ComparisonLayout:
         number_format=PERCENT,
     )
     comment(ws.cell(row=4, column=2), NPV_CONVENTION)
-    block.formula(
-        "Useful accelerator-hours over the horizon",
-        "workload_accelerators*workload_hours_per_month*workload_utilisation*finance_horizon_months",
-        name="useful_accelerator_hours",
-        unit="h",
-        number_format=NUMBER,
-    )
     block.formula(
         "Money paid out buying, gross",
         "SUMPRODUCT(ABS(buy_flow))",

@@ -65,10 +65,45 @@ BILLING = (
     ("Egress per month", "egress_per_month", "{p}egress_tb_per_month*gb_per_tb*{p}egress_usd_per_gb", USD),
     ("Storage per month", "storage_per_month", "{p}storage_tb*gb_per_tb*{p}storage_usd_per_gb_month", USD),
     (
+        "Accelerators rented",
+        "accelerators_rented",
+        "{p}instances*ROUND({p}accelerators_per_instance,0)",
+        COUNT,
+    ),
+    (
+        "Grid intensity (kg CO2e/kWh)",
+        "grid_intensity",
+        "IF(ISNUMBER({p}grid_kg_co2e_per_kwh),{p}grid_kg_co2e_per_kwh,carbon_default_grid_kg_co2e_per_kwh)",
+        NUMBER,
+    ),
+    (
+        "Energy per month (kWh)",
+        "kwh_per_month",
+        f"{{p}}accelerators_rented/buy_accelerators_per_system*carbon_cloud_pue*IF({RESERVED},"
+        "(buy_system_power_idle_kw+(buy_system_power_max_kw-buy_system_power_idle_kw)*workload_utilisation)"
+        "*workload_hours_per_month,buy_system_power_max_kw*{p}billed_hours_per_month)",
+        NUMBER,
+    ),
+    (
+        "Emissions per month (t CO2e)",
+        "tonnes_per_month",
+        "{p}kwh_per_month*{p}grid_intensity/kg_per_tonne",
+        NUMBER,
+    ),
+    (
+        "Carbon cost per unit of utilisation over the horizon",
+        "carbon_slope",
+        f"{{p}}accelerators_rented/buy_accelerators_per_system*carbon_cloud_pue*workload_hours_per_month"
+        f"*IF({RESERVED},buy_system_power_max_kw-buy_system_power_idle_kw,buy_system_power_max_kw*{SPOT_FACTOR})"
+        "*{p}grid_intensity/kg_per_tonne*carbon_price_usd_per_tonne*finance_horizon_months",
+        USD,
+    ),
+    (
         "Cost per unit of utilisation over the horizon",
         "utilisation_slope",
         f"IF({RESERVED},0,{{p}}instances*{{p}}price_usd_per_instance_hour*workload_hours_per_month*{SPOT_FACTOR}"
-        "*SUMPRODUCT((rent_month>=1)*(1+{p}price_change_per_year)^INT((rent_month-1)/months_per_year)))",
+        "*SUMPRODUCT((rent_month>=1)*(1+{p}price_change_per_year)^INT((rent_month-1)/months_per_year)))"
+        "+{p}carbon_slope",
         USD,
     ),
 )
@@ -80,6 +115,7 @@ LINE_FORMULAS = {
     "{p}upfront_per_term*(1+{p}price_change_per_year)^INT({m}/months_per_year),0)",
     "egress": "IF({m}>=1,{p}egress_per_month,0)",
     "storage": "IF({m}>=1,{p}storage_per_month,0)",
+    "carbon": "IF({m}>=1,{p}tonnes_per_month*carbon_price_usd_per_tonne,0)",
 }
 
 
