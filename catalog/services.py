@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
+from catalog import token_api_examples
 from catalog.choices import SourceKind
 from catalog.datafiles import DATA_DIR, CatalogData, CatalogDataError, read_catalog_data
 from catalog.importers import QuoteFileRejected, QuoteRow, RowError, parse_quote_file
@@ -32,6 +33,7 @@ from catalog.models import (
     PricePoint,
     Source,
     SystemSku,
+    TokenApiPrice,
 )
 from teams.models import Team
 
@@ -124,6 +126,7 @@ def catalog_load(*, data_dir: Path = DATA_DIR) -> dict[str, Counter]:
         (CoolingTechnology, _write_cooling),
         (FacilityProfile, _write_facilities),
         (PowerDensityReference, _write_power_densities),
+        (TokenApiPrice, _write_token_api_examples),
     )
     for model, write in writers:
         counter: Counter = Counter({CREATED: 0, UPDATED: 0, UNCHANGED: 0})
@@ -161,6 +164,21 @@ def _write_sources(data: CatalogData):
     for record in data.sources:
         values = {k: v for k, v in record.items() if k != "key"}
         yield _checked(f"sources.yaml: {record['key']}", existing, {"key": record["key"]}, values)
+
+
+def _write_token_api_examples(data: CatalogData):
+    """The shipped example API prices (catalog/token_api_examples.py), marked as examples."""
+    source_values = {k: v for k, v in token_api_examples.SOURCE.items() if k != "key"}
+    yield _upsert(_ExistingRows(Source, ("key",)), {"key": token_api_examples.SOURCE["key"]},
+                  source_values)
+    source = Source.objects.get(key=token_api_examples.SOURCE["key"])
+    existing = _ExistingRows(TokenApiPrice, ("provider", "model_name", "as_of"))
+    for provider, model, price_in, cached, price_out in token_api_examples.EXAMPLES:
+        yield _upsert(existing, {"provider": provider, "model_name": model,
+                                 "as_of": token_api_examples.AS_OF},
+                      {"usd_per_million_input": price_in, "usd_per_million_cached_input": cached,
+                       "usd_per_million_output": price_out, "source": source, "is_example": True,
+                       "note": "Shipped example, not a real price list."})
 
 
 def _write_accelerators(data: CatalogData):

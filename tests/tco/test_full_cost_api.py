@@ -1,0 +1,114 @@
+"""Goodput, resale curves, carbon and per-token API options through the REST API."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from catalog.models import TokenApiPrice
+from tco.models import Scenario
+from tests.tco.test_scenario_api import body
+
+pytestmark = pytest.mark.django_db
+
+LLAMA3_RATE = 419 / (54 * 24 * 16_384)
+
+
+@pytest.fixture
+def api(client):
+    from tests.teams.members import member
+
+    client.force_login(member("analyst", of="planning"))
+    return client
+
+
+def evaluate(api, **overrides):
+    response = api.post("/api/v1/evaluate/", body(**overrides), content_type="application/json")
+    assert response.status_code == 200, response.json()
+    return response.json()
+
+
+def test_empty_goodput_fields_take_the_stated_defaults_shown_as_assumptions(api, catalog):
+    data = evaluate(api)
+    assumptions = {a["path"]: a for a in data["assumptions"]}
+    failures = assumptions["goodput.failures_per_accelerator_hour"]
+    assert failures["origin"] == "default" and "Llama 3" in failures["source"]
+    assert math.isclose(failures["value"], LLAMA3_RATE)
+    # 8 accelerators: MTBF 1 / (8 x rate) h; Young/Daly interval sqrt(2 x 0.05 h x MTBF).
+    mtbf = 1 / (8 * LLAMA3_RATE)
+    goodput = data["result"]["buy"]["goodput"]
+    assert math.isclose(goodput["checkpoint_interval_h"], math.sqrt(2 * 0.05 * mtbf))
+    tau = math.sqrt(2 * 0.05 * mtbf)
+    assert math.isclose(goodput["share"], tau / (tau + 0.05) * (1 - ((tau + 0.05) / 2 + 0.25) / mtbf))
+
+
+def test_zero_failures_give_goodput_equal_to_utilisation(api, catalog):
+    data = evaluate(api, utilisation="0.7", failures_per_accelerator_hour="0")
+    assert data["result"]["buy"]["goodput"]["share"] == 0.7
+    assert data["result"]["rent"][0]["goodput"]["share"] == 0.7
+
+
+def test_carbon_per_year_is_energy_times_the_facility_intensity(api, catalog):
+    data = evaluate(api, grid_kg_co2e_per_kwh="0.2", carbon_price_usd_per_tonne="100")
+    result = data["result"]
+    # 10.2 kW x 8,760 h = 89.352 MWh a year x 0.2 t/MWh.
+    assert math.isclose(result["buy"]["carbon"]["tonnes_per_year"], 89.352 * 0.2)
+    assert math.isclose(result["buy"]["cash_flows"]["lines_usd"]["carbon"][1], 10.2 * 730 * 0.2 / 1000 * 100)
+
+
+def test_a_flat_resale_curve_equals_the_single_share_to_the_cent(api, catalog):
+    single = evaluate(api, residual_value_share="0.3")["result"]["buy"]
+    curve = evaluate(api, residual_curve=[[0, 0.3], [60, 0.3]])["result"]["buy"]
+    assert round(curve["total_usd"], 2) == round(single["total_usd"], 2)
+
+
+def test_an_api_option_from_a_shipped_example_row(api, catalog):
+    row = TokenApiPrice.objects.get(model_name="large model")
+    assert row.is_example
+    data = evaluate(api, tokens_per_s_per_accelerator="1000", token_input_share="0.6",
+                    token_cached_input_share="0.2", token_output_share="0.2",
+                    failures_per_accelerator_hour="0", api_options=[{"price": row.pk}])
+    api_result = data["result"]["api"][0]
+    blended = 0.6 * 3 + 0.2 * 0.3 + 0.2 * 15
+    assert math.isclose(api_result["cost_per_million_tokens_usd"], blended)
+    assert data["result"]["tokens_per_month"] == 8 * 730 * 1000 * 3600
+    source = {a["path"]: a for a in data["assumptions"]}["api.0.usd_per_million_output"]["source"]
+    assert "shipped example" in source
+
+
+@pytest.mark.parametrize(("overrides", "field"), [
+    ({"token_input_share": "0.5", "token_output_share": "0.2"}, "token_output_share"),
+    ({"residual_curve": [[0, 0.3], [24, 0.5]]}, "residual_curve"),
+    ({"checkpoint_interval_h": "0"}, "checkpoint_interval_h"),
+    ({"failures_per_accelerator_hour": "-0.1"}, "failures_per_accelerator_hour"),
+    ({"grid_kg_co2e_per_kwh": "450"}, "grid_kg_co2e_per_kwh"),
+])
+def test_bad_input_is_a_400_naming_the_field_and_nothing_is_saved(api, catalog, overrides, field):
+    response = api.post("/api/v1/scenarios/", body(**overrides), content_type="application/json")
+    assert response.status_code == 400
+    assert field in response.json(), response.json()
+    assert Scenario.objects.count() == 0
+
+
+def test_a_negative_api_price_names_the_nested_field(api, catalog):
+    response = api.post("/api/v1/scenarios/", body(
+        tokens_per_s_per_accelerator="1000",
+        api_options=[{"usd_per_million_input": "-1", "usd_per_million_cached_input": "0",
+                      "usd_per_million_output": "1"}]), content_type="application/json")
+    assert response.status_code == 400
+    errors = response.json()["api_options"]
+    assert "usd_per_million_input" in (errors[0] if isinstance(errors, list) else errors["0"])
+    assert Scenario.objects.count() == 0
+
+
+def test_api_options_are_saved_with_the_scenario_and_evaluated(api, catalog):
+    response = api.post("/api/v1/scenarios/", body(
+        tokens_per_s_per_accelerator="1000",
+        api_options=[{"name": "quoted", "usd_per_million_input": "1", "usd_per_million_cached_input": "0.1",
+                      "usd_per_million_output": "4"}]), content_type="application/json")
+    assert response.status_code == 201, response.json()
+    scenario_id = response.json()["id"]
+    assert response.json()["api_options"][0]["name"] == "quoted"
+    evaluated = api.post(f"/api/v1/scenarios/{scenario_id}/evaluate/")
+    assert evaluated.status_code == 200
+    assert evaluated.json()["result"]["api"][0]["name"] == "quoted"
