@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('catalog', '0005_token_api_price'),
-        ('tco', '0008_scenario_team_required'),
+        ('tco', '0009_procurement_plans'),
         ('teams', '0001_initial'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
