@@ -1,0 +1,29 @@
+"""The scenario page's 'full cost of useful work' section: goodput, tokens, carbon, per-token APIs."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from catalog.models import TokenApiPrice
+from tco.models import ApiOption
+from tco.services import scenario_evaluate
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_page_shows_goodput_carbon_resale_and_the_api_breakevens(admin_client, demo_scenarios):
+    scenario = demo_scenarios["Inference fleet: 32x L40S vs cloud"]
+    scenario.token_input_share, scenario.token_output_share = Decimal("0.8"), Decimal("0.2")
+    scenario.save()
+    ApiOption.objects.create(scenario=scenario, price=TokenApiPrice.objects.get(model_name="large model"))
+    result = scenario_evaluate(scenario=scenario).result
+
+    page = admin_client.get(f"/admin/tco/scenario/{scenario.pk}/change/").content.decode()
+
+    assert "Full cost of useful work" in page
+    assert f"{float(result.buy.goodput.share) * 100:.2f} %" in page
+    assert "Example API large model" in page
+    volume = float(result.api[0].breakeven_tokens_per_month_buy)
+    assert f"Buy: {volume:,.0f}" in page
+    assert "book value" in page
