@@ -169,8 +169,7 @@ def _write_sources(data: CatalogData):
 def _write_token_api_examples(data: CatalogData):
     """The shipped example API prices (catalog/token_api_examples.py), marked as examples."""
     source_values = {k: v for k, v in token_api_examples.SOURCE.items() if k != "key"}
-    yield _upsert(_ExistingRows(Source, ("key",)), {"key": token_api_examples.SOURCE["key"]},
-                  source_values)
+    _upsert(_ExistingRows(Source, ("key",)), {"key": token_api_examples.SOURCE["key"]}, source_values)
     source = Source.objects.get(key=token_api_examples.SOURCE["key"])
     existing = _ExistingRows(TokenApiPrice, ("provider", "model_name", "as_of"))
     for provider, model, price_in, cached, price_out in token_api_examples.EXAMPLES:

@@ -50,3 +50,21 @@ def render(fig, fmt: str) -> bytes:
     fig.savefig(buffer, format=fmt)
     plt.close(fig)
     return buffer.getvalue()
+
+
+def side_by_side_figure(columns):
+    """Cumulative cost of buying (solid) and of the cheapest rent option (dashed) per scenario."""
+    fig, ax = plt.subplots(figsize=(8, 4.2), dpi=110)
+    for column in columns:
+        line, = ax.plot(range(len(column.buy_cumulative_usd)), column.buy_cumulative_usd,
+                        label=f"{column.name} v{column.version}: buy", linewidth=2.0)
+        ax.plot(range(len(column.rent_cumulative_usd)), column.rent_cumulative_usd,
+                label=f"{column.name} v{column.version}: {column.cheapest_rent}", linewidth=1.4,
+                linestyle="--", color=line.get_color())
+    ax.yaxis.set_major_formatter(FuncFormatter(_usd))
+    ax.set_xlabel("Month")
+    ax.set_ylabel("Cumulative cost (USD)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    return fig

@@ -15,6 +15,7 @@ from tco.api.serializers import (
     EvaluationSerializer,
     HistoryRecordSerializer,
     ScenarioSerializer,
+    SideBySideSerializer,
     input_error,
 )
 from tco.models import Scenario, StaleRevision
@@ -32,6 +33,7 @@ from tco.services.scenarios import (
     scenario_update,
     unsaved_evaluate,
 )
+from tco.side_by_side import SideBySideError, side_by_side
 from teams.models import Role
 from teams.permissions import TeamRolePermission
 
@@ -179,6 +181,29 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         return Response(evaluation.to_dict())
 
     @extend_schema(request=None, responses={201: ScenarioSerializer})
+    @extend_schema(
+        parameters=[OpenApiParameter("ids", str, required=True,
+                                     description="Comma-separated scenario ids, 2 to 12, in the "
+                                                 "order to show them (versions are scenarios).")],
+        responses={200: SideBySideSerializer(many=True)})
+    @action(detail=False, methods=["get"], url_path="side-by-side")
+    def side_by_side(self, request):
+        """Several scenarios side by side: each one's key figures against its cheapest rent
+        option, and the cumulative costs for one chart; the figures its own evaluation gives."""
+        try:
+            ids = [int(part) for part in request.query_params.get("ids", "").split(",") if part]
+        except ValueError:
+            return Response({"ids": ["give comma-separated scenario ids"]}, status=400)
+        visible = {s.pk: s for s in self.get_queryset().filter(pk__in=ids)}
+        missing = [pk for pk in ids if pk not in visible]
+        if missing:
+            return Response({"ids": [f"no scenario {pk} among yours" for pk in missing]}, status=400)
+        try:
+            columns = side_by_side([visible[pk] for pk in ids])
+        except SideBySideError as exc:
+            return Response({exc.field: [exc.message]}, status=400)
+        return Response(SideBySideSerializer(columns, many=True).data)
+
     @action(detail=True, methods=["post"])
     def clone(self, request, pk=None):
         """Copy the scenario and its rent options into a new draft of the same team."""

@@ -25,10 +25,12 @@ def scenario_to_json(inputs: engine.Scenario) -> dict[str, Any]:
 def scenario_from_json(data: dict[str, Any]) -> engine.Scenario:
     """The engine scenario ``scenario_to_json`` stored."""
 
-    def build(cls: type, values: dict[str, Any]) -> Any:
+    def build(cls: type, values: dict[str, Any] | None) -> Any:
+        if values is None:  # a snapshot taken before the section existed: its defaults
+            return cls()
         return cls(**{
-            f.name: _decode(values[f.name]) if f.metadata.get("numeric") else values[f.name]
-            for f in fields(cls)
+            f.name: _decode(values[f.name]) if f.metadata.get("numeric") else _plain(values[f.name])
+            for f in fields(cls) if f.name in values
         })
 
     return engine.Scenario(
@@ -38,6 +40,10 @@ def scenario_from_json(data: dict[str, Any]) -> engine.Scenario:
         cooling=tuple(build(engine.CoolingTier, tier) for tier in data["cooling"]),
         rent=tuple(build(engine.RentOption, option) for option in data["rent"]),
         finance=build(engine.Finance, data["finance"]),
+        goodput=build(engine.Goodput, data.get("goodput")),
+        carbon=build(engine.Carbon, data.get("carbon")),
+        tokens=build(engine.TokenMix, data.get("tokens")),
+        api=tuple(build(engine.ApiOption, option) for option in data.get("api", [])),
     )
 
 
@@ -51,6 +57,11 @@ def _encode(value: Any) -> Any:
     if isinstance(value, str):
         return str(value)  # a StrEnum (pricing model) as its plain value
     return value
+
+
+def _plain(value: Any) -> Any:
+    """Lists (the resale curve's points) back as the tuples the engine's inputs hold."""
+    return tuple(_plain(item) for item in value) if isinstance(value, list) else value
 
 
 def _decode(value: Any) -> Any:

@@ -23,6 +23,7 @@ from catalog.models import (
     PricePoint,
     Source,
     SystemSku,
+    TokenApiPrice,
 )
 
 RETRIEVED = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
@@ -36,6 +37,7 @@ CATALOG_MODELS = (
     FacilityProfile,
     CoolingTechnology,
     PowerDensityReference,
+    TokenApiPrice,
     Accelerator,
     Source,
 )

@@ -37,6 +37,7 @@ EXPECTED_COUNTS = {
     "cooling technologies": 6,
     "facility profiles": 3,
     "power density references": 8,
+    "token API prices": 2,
 }
 
 

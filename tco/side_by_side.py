@@ -1,0 +1,99 @@
+"""Several scenarios (or versions of one) side by side: one table of key figures, one chart.
+
+Each scenario is evaluated exactly as its own page evaluates it (``scenario_evaluate``), so the
+figures here are the ones its page shows; rows compare buying with each scenario's cheapest rent
+option by NPV.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tco.models import Scenario
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import Evaluation, scenario_evaluate
+
+MAX_SCENARIOS = 12
+
+
+class SideBySideError(ValueError):
+    """Scenarios that cannot be put side by side; ``field`` names what to fix."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Column:
+    """One scenario's key figures; money in USD, NaN-free (None = none/never)."""
+
+    scenario_id: int
+    name: str
+    version: int
+    status: str
+    horizon_months: int
+    buy_total_usd: float
+    buy_npv_usd: float
+    cheapest_rent: str
+    rent_npv_usd: float
+    npv_saving_usd: float
+    breakeven_month: float | None
+    buy_cost_per_useful_accelerator_hour_usd: float | None
+    buy_cost_per_million_tokens_usd: float | None
+    buy_goodput_share: float | None
+    buy_tonnes_co2e_per_year: float
+    buy_cumulative_usd: tuple[float, ...]
+    rent_cumulative_usd: tuple[float, ...]
+
+
+def _first(values) -> float:
+    return float(np.reshape(values, -1)[0])
+
+
+def _finite(value: float) -> float | None:
+    return value if np.isfinite(value) else None
+
+
+def column(scenario: Scenario, evaluation: Evaluation) -> Column:
+    """The key figures of one evaluated scenario."""
+    result = evaluation.result
+    cheapest = result.rent[int(np.reshape(result.cheapest_rent_index(), -1)[0])]
+    return Column(
+        scenario_id=scenario.pk, name=scenario.name, version=scenario.version,
+        status=scenario.get_status_display(), horizon_months=int(_first(result.horizon_months)),
+        buy_total_usd=_first(result.buy.total_usd), buy_npv_usd=_first(result.buy.npv_usd),
+        cheapest_rent=cheapest.name, rent_npv_usd=_first(cheapest.npv_usd),
+        npv_saving_usd=_first(cheapest.npv_saving_usd),
+        breakeven_month=_finite(_first(cheapest.breakeven_month)),
+        buy_cost_per_useful_accelerator_hour_usd=_finite(
+            _first(result.buy.cost_per_useful_accelerator_hour_usd)),
+        buy_cost_per_million_tokens_usd=_finite(_first(result.buy.cost_per_million_tokens_usd)),
+        buy_goodput_share=_finite(_first(result.buy.goodput.share)),
+        buy_tonnes_co2e_per_year=_first(result.buy.carbon.tonnes_per_year),
+        buy_cumulative_usd=tuple(np.reshape(result.buy.cash_flows.cumulative_usd, -1).tolist()),
+        rent_cumulative_usd=tuple(np.reshape(cheapest.cash_flows.cumulative_usd, -1).tolist()),
+    )
+
+
+def side_by_side(scenarios: Sequence[Scenario]) -> list[Column]:
+    """Key figures of 2 to MAX_SCENARIOS scenarios, in the order given.
+
+    Raises
+    ------
+    SideBySideError
+        Fewer than two or too many scenarios, or one that cannot be evaluated (named).
+    """
+    if not 2 <= len(scenarios) <= MAX_SCENARIOS:
+        raise SideBySideError("ids", f"pick 2 to {MAX_SCENARIOS} scenarios, not {len(scenarios)}")
+    columns = []
+    for scenario in scenarios:
+        try:
+            columns.append(column(scenario, scenario_evaluate(scenario=scenario)))
+        except ScenarioInputError as exc:
+            raise SideBySideError("ids", f"scenario {scenario.pk} ({scenario.name}) cannot be "
+                                         f"evaluated: {exc}") from exc
+    return columns
