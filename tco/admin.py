@@ -62,9 +62,10 @@ class ApiOptionInline(TeamScopedInlineMixin, admin.StackedInline):
     model = ApiOption
     extra = 0
     verbose_name = "per-token API option"
-    fields = [("name", "price"),
-              ("usd_per_million_input", "usd_per_million_cached_input", "usd_per_million_output"),
-              ("price_change_per_year", "minimum_usd_per_month", "rate_limit_tokens_per_month")]
+    fieldsets = [(None, {"fields": [
+        ("name", "price"),
+        ("usd_per_million_input", "usd_per_million_cached_input", "usd_per_million_output"),
+        ("price_change_per_year", "minimum_usd_per_month", "rate_limit_tokens_per_month")]})]
 
 
 class ScenarioAdminForm(forms.ModelForm):
