@@ -18,7 +18,7 @@ import pandas as pd
 
 from tco import engine
 from tco.engine.version import ENGINE_VERSION
-from tco.models import RentOption, Scenario
+from tco.models import ApiOption, RentOption, Scenario
 from tco.services.engine_inputs import (
     Assumption,
     EngineCase,
@@ -97,13 +97,13 @@ def evaluation_of(inputs: engine.Scenario, *, recorded: Sequence[Assumption] = (
                       prices=tuple(prices), sizing=sizing, warnings=(*warnings, *footprint_warnings(result)))
 
 
-def scenario_evaluate(*, scenario: Scenario,
-                      rent_options: list[RentOption] | None = None) -> Evaluation:
-    """Evaluate a scenario (saved, or unsaved with its rent options given).
+def scenario_evaluate(*, scenario: Scenario, rent_options: list[RentOption] | None = None,
+                      api_options: list[ApiOption] | None = None) -> Evaluation:
+    """Evaluate a scenario (saved, or unsaved with its rent and per-token API options given).
 
     Raises ScenarioInputError naming the field to fix when it cannot be evaluated.
     """
-    case = engine_case(scenario, rent_options)
+    case = engine_case(scenario, rent_options, api_options)
     try:
         return evaluation_of(case.inputs, recorded=case.assumptions, prices=case.prices,
                              sizing=case.sizing, labels=case.labels(), warnings=case.warnings)

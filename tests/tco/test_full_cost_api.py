@@ -6,7 +6,9 @@ import math
 import pytest
 
 from catalog.models import TokenApiPrice
-from tco.models import Scenario
+from tco.models import ApiOption, Scenario
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import scenario_evaluate
 from tests.tco.test_scenario_api import body
 
 pytestmark = pytest.mark.django_db
@@ -62,18 +64,27 @@ def test_a_flat_resale_curve_equals_the_single_share_to_the_cent(api, catalog):
     assert round(curve["total_usd"], 2) == round(single["total_usd"], 2)
 
 
+def _saved(api, **overrides) -> Scenario:
+    response = api.post("/api/v1/scenarios/", body(**overrides), content_type="application/json")
+    assert response.status_code == 201, response.json()
+    return Scenario.objects.get(pk=response.json()["id"])
+
+
 def test_an_api_option_from_a_shipped_example_row(api, catalog):
     row = TokenApiPrice.objects.get(model_name="large model")
     assert row.is_example
-    data = evaluate(api, tokens_per_s_per_accelerator="1000", token_input_share="0.6",
-                    token_cached_input_share="0.2", token_output_share="0.2",
-                    failures_per_accelerator_hour="0", api_options=[{"price": row.pk}])
+    scenario = _saved(api, tokens_per_s_per_accelerator="1000", token_input_share="0.6",
+                      token_cached_input_share="0.2", token_output_share="0.2",
+                      failures_per_accelerator_hour="0")
+    ApiOption.objects.create(scenario=scenario, price=row)
+    data = api.post(f"/api/v1/scenarios/{scenario.pk}/evaluate/").json()
     api_result = data["result"]["api"][0]
     blended = 0.6 * 3 + 0.2 * 0.3 + 0.2 * 15
     assert math.isclose(api_result["cost_per_million_tokens_usd"], blended)
     assert data["result"]["tokens_per_month"] == 8 * 730 * 1000 * 3600
     source = {a["path"]: a for a in data["assumptions"]}["api.0.usd_per_million_output"]["source"]
     assert "shipped example" in source
+    assert api.get(f"/api/v1/scenarios/{scenario.pk}/").json()["api_options"][0]["price"] == row.pk
 
 
 @pytest.mark.parametrize(("overrides", "field"), [
@@ -91,24 +102,8 @@ def test_bad_input_is_a_400_naming_the_field_and_nothing_is_saved(api, catalog, 
 
 
 def test_a_negative_api_price_names_the_nested_field(api, catalog):
-    response = api.post("/api/v1/scenarios/", body(
-        tokens_per_s_per_accelerator="1000",
-        api_options=[{"usd_per_million_input": "-1", "usd_per_million_cached_input": "0",
-                      "usd_per_million_output": "1"}]), content_type="application/json")
-    assert response.status_code == 400
-    errors = response.json()["api_options"]
-    assert "usd_per_million_input" in (errors[0] if isinstance(errors, list) else errors["0"])
-    assert Scenario.objects.count() == 0
-
-
-def test_api_options_are_saved_with_the_scenario_and_evaluated(api, catalog):
-    response = api.post("/api/v1/scenarios/", body(
-        tokens_per_s_per_accelerator="1000",
-        api_options=[{"name": "quoted", "usd_per_million_input": "1", "usd_per_million_cached_input": "0.1",
-                      "usd_per_million_output": "4"}]), content_type="application/json")
-    assert response.status_code == 201, response.json()
-    scenario_id = response.json()["id"]
-    assert response.json()["api_options"][0]["name"] == "quoted"
-    evaluated = api.post(f"/api/v1/scenarios/{scenario_id}/evaluate/")
-    assert evaluated.status_code == 200
-    assert evaluated.json()["result"]["api"][0]["name"] == "quoted"
+    scenario = _saved(api, tokens_per_s_per_accelerator="1000")
+    bad = ApiOption(usd_per_million_input=-1, usd_per_million_cached_input=0, usd_per_million_output=1)
+    with pytest.raises(ScenarioInputError) as error:
+        scenario_evaluate(scenario=scenario, api_options=[bad])
+    assert error.value.field == "api_options[0].usd_per_million_input"

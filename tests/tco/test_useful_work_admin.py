@@ -7,7 +7,7 @@ import pytest
 
 from catalog.models import TokenApiPrice
 from tco.models import ApiOption
-from tco.services import scenario_evaluate
+from tco.services.evaluation import scenario_evaluate
 
 pytestmark = pytest.mark.django_db
 
