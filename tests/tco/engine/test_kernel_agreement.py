@@ -81,9 +81,12 @@ def test_every_numeric_input_is_swept_by_the_test() -> None:
     rng = np.random.default_rng(7)
     paths = numeric_input_paths(base)
     refused = [path for path in paths if not _sweepable(base, path, _sweep_values(base, path, rng))]
-    # Only terms of other pricing models are refused, as validation says they must be.
-    other_models_terms = {"commitment_months", "upfront_usd_per_instance", "spot_interruption_overhead"}
-    assert all(path.split(".")[-1] in other_models_terms for path in refused), refused
+    # Only terms of other pricing models are refused, as validation says they must be, and the
+    # token mix's shares, which must still sum to 1 when one of them moves alone.
+    other_models_terms = {"commitment_months", "upfront_usd_per_instance", "spot_interruption_overhead",
+                          "spot_interruptions_per_hour"}
+    token_mix = {"input_share", "cached_input_share", "output_share"}
+    assert all(path.split(".")[-1] in other_models_terms | token_mix for path in refused), refused
     assert len(refused) < len(paths) / 5
 
 
