@@ -27,7 +27,8 @@ def test_healthz_sees_a_real_worker_on_redis(client, redis_worker):
     body = client.get("/healthz").json()
 
     assert body["workers"]["ok"] is True
-    assert redis_worker.name in body["workers"]["names"]
+    assert body["workers"]["count"] >= 1
+    assert redis_worker.name.split("@")[1] not in str(body)  # no host names on a public page
 
 
 def test_healthz_answers_503_when_the_broker_is_down(client, settings, db):
@@ -41,7 +42,8 @@ def test_healthz_answers_503_when_the_broker_is_down(client, settings, db):
         app.conf.broker_url = old
 
     assert response.status_code == 503
-    assert response.json()["broker"]["ok"] is False
+    assert response.json()["broker"] == {"ok": False, "error": "OperationalError"}
+    assert "127.0.0.1" not in response.content.decode()
 
 
 @pytest.mark.worker
