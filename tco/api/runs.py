@@ -13,7 +13,7 @@ from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from tco.models import RunKind, RunStatus, Scenario, SweepRun
+from tco.models import FailureType, RunKind, RunStatus, Scenario, SweepRun
 from tco.runs.errors import RunSpecError
 from tco.runs.limits import MAX_CHUNK_POINTS
 from tco.runs.services import MAX_SEED, sweep_run_cancel, sweep_run_start
@@ -65,6 +65,8 @@ class SweepRunSerializer(serializers.ModelSerializer):
     """A run as clients poll it; the summary and the result files are at their own URLs."""
 
     url = serializers.SerializerMethodField()
+    # Empty until the run fails; said in the schema, so clients (and schemathesis) accept "".
+    failure_type = serializers.ChoiceField(choices=FailureType.choices, allow_blank=True, read_only=True)
     summary_url = serializers.SerializerMethodField()
     result_parquet_url = serializers.SerializerMethodField()
     result_csv_url = serializers.SerializerMethodField()
