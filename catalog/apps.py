@@ -3,4 +3,5 @@ from django.apps import AppConfig
 
 class CatalogConfig(AppConfig):
     name = "catalog"
+    verbose_name = "Catalog"
     default_auto_field = "django.db.models.BigAutoField"

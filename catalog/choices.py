@@ -99,6 +99,16 @@ class PricingModel(models.TextChoices):
     CAPACITY_BLOCK = "capacity_block", "Capacity block"
 
 
+# How a pricing model reads inside an offering's name ("..., us-east-1, reserved 3 years").
+PRICING_WORDS = {
+    PricingModel.ON_DEMAND: "on-demand",
+    PricingModel.RESERVED_1Y: "reserved 1 year",
+    PricingModel.RESERVED_3Y: "reserved 3 years",
+    PricingModel.SPOT: "spot",
+    PricingModel.CAPACITY_BLOCK: "capacity block",
+}
+
+
 class Currency(models.TextChoices):
     """ISO 4217 currencies a price may be quoted in."""
 

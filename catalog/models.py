@@ -7,12 +7,15 @@ errors in forms and the API, in each model's validators and ``clean()``.
 
 from __future__ import annotations
 
+import re
+
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
 from catalog.choices import (
+    PRICING_WORDS,
     AcceleratorKind,
     Currency,
     FacilityKind,
@@ -176,6 +179,12 @@ class Accelerator(ProvenancedModel):
 
     def __str__(self) -> str:
         return self.slug
+
+    @property
+    def short_name(self) -> str:
+        """The name without its vendor, memory spaced: 'H100 SXM5 80 GB'."""
+        name = self.name.removeprefix(f"{self.get_vendor_display()} ").strip()
+        return re.sub(r"(\d)(GB|TB)\b", r"\1 \2", name)
 
 
 class AcceleratorThroughput(models.Model):
@@ -393,7 +402,12 @@ class CloudOffering(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.provider} {self.instance_type} {self.region} {self.pricing_model}"
+        """As people say it: 'AWS p5.48xlarge (8x H100 SXM5 80 GB), us-east-1, on-demand'."""
+        provider = "Market survey" if self.provider == Provider.MARKET else self.get_provider_display()
+        region = "" if self.region == "unspecified" else f", {self.region}"
+        pricing = PRICING_WORDS.get(self.pricing_model, self.pricing_model)
+        return (f"{provider} {self.instance_type} ({self.accelerators_per_instance}x "
+                f"{self.accelerator.short_name}){region}, {pricing}")
 
 
 class PricePoint(models.Model):

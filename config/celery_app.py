@@ -3,7 +3,7 @@ import logging.config
 import os
 
 from celery import Celery
-from celery.signals import setup_logging
+from celery.signals import setup_logging, worker_ready, worker_shutdown
 from django_structlog.celery.steps import DjangoStructLogInitStep
 
 # Production unless told otherwise, like config/wsgi.py: `make run` sets the local settings.
@@ -26,3 +26,16 @@ def use_django_logging(**kwargs):
     from django.conf import settings
 
     logging.config.dictConfig(settings.LOGGING)
+
+
+# Where /healthz keeps the last worker ping (config/health.py).
+WORKER_STATUS_KEY = "healthz:workers"
+
+
+@worker_ready.connect
+@worker_shutdown.connect
+def forget_worker_status(**kwargs):
+    """A worker came or went: the next /healthz pings instead of reading the kept status."""
+    from django.core.cache import cache
+
+    cache.delete(WORKER_STATUS_KEY)

@@ -1,19 +1,29 @@
 """/healthz: database, broker and worker reachability as JSON, for load balancers and compose.
 
+Pinging workers waits for replies for a full second, so /healthz answers from the last
+ping kept in the cache and refreshes it in the background once it is older than
+``WORKER_STATUS_FRESH_S``. A worker starting or stopping drops the kept status, so the
+next call pings afresh (``config.celery_app.forget_worker_status``).
+
 The page is public: it says what failed (the exception's type) and how many workers answer,
 never host names, addresses or error messages; those go to the log.
 """
 from __future__ import annotations
 
 import logging
+import threading
 
+from django.core.cache import cache
 from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
+from config.celery_app import WORKER_STATUS_KEY
 from config.celery_app import app as celery_app
 
 PING_TIMEOUT_S = 1.0
+WORKER_STATUS_REFRESHING_KEY = "healthz:workers:refreshing"
+WORKER_STATUS_FRESH_S = 30
 
 logger = logging.getLogger(__name__)
 
@@ -41,13 +51,34 @@ def _broker() -> dict:
         return {"ok": False, "error": _failure("broker", exc)}
 
 
-def _workers() -> dict:
+def _ping_workers() -> dict:
     try:
         replies = celery_app.control.ping(timeout=PING_TIMEOUT_S) or []
     except Exception as exc:
-        return {"ok": False, "count": 0, "error": _failure("worker ping", exc)}
-    count = sum(len(reply) for reply in replies)
-    return {"ok": bool(count), "count": count}
+        status = {"ok": False, "count": 0, "error": _failure("worker ping", exc)}
+    else:
+        count = sum(len(reply) for reply in replies)
+        status = {"ok": bool(count), "count": count}
+    cache.set(WORKER_STATUS_KEY, status, None)
+    return status
+
+
+def _refresh_in_background() -> None:
+    try:
+        _ping_workers()
+    finally:
+        cache.delete(WORKER_STATUS_REFRESHING_KEY)
+
+
+def _workers() -> dict:
+    """The kept worker status; the first call pings, later ones refresh it in the background."""
+    status = cache.get(WORKER_STATUS_KEY)
+    if status is None:
+        return _ping_workers()
+    # add() is atomic: one refresh at a time, at most every WORKER_STATUS_FRESH_S seconds.
+    if cache.add(WORKER_STATUS_REFRESHING_KEY, True, WORKER_STATUS_FRESH_S):
+        threading.Thread(target=_refresh_in_background, daemon=True).start()
+    return status
 
 
 @require_GET

@@ -1,10 +1,13 @@
-"""URL configuration: admin, the versioned REST API, its schema and docs, and the health check."""
+"""URL configuration: admin (also at /), the versioned REST API, its schema and docs, the health
+check and the favicon."""
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from catalog.api.urls import router as catalog_router
+from config.favicon import favicon
 from config.health import healthz
 from reports.api.urls import router as reports_router
 from tco.api.urls import router as tco_router
@@ -24,4 +27,6 @@ urlpatterns = [
     # The split view serves its start-up script as a file, so the CSP needs no inline script.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon, name="favicon"),
+    path("", RedirectView.as_view(pattern_name="admin:index"), name="home"),
 ]

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from tco import engine
+from tco.engine.vocabulary import input_label
 from tco.services.engine_inputs import Assumption, PriceUsed
 from tco.services.evaluation import Evaluation
 
@@ -37,6 +38,19 @@ class ReportMeta:
     scenario_updated_at: datetime | None = None
     report_id: int | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+    status: str = "Draft"  # or "Approved by <who> on <when>"
+    sources: tuple[Citation, ...] = ()
+    stale_after_days: int = 30
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A document the figures came from, as a reader finds it: title, publisher or URL, date."""
+
+    key: str
+    title: str
+    where: str  # the URL, or the kind of document and its path
+    dated: date | None
 
 
 @dataclass(frozen=True)
@@ -220,14 +234,11 @@ def bill_of_materials(inputs: engine.Scenario, result: engine.Result) -> tuple[B
 
 
 def describe_path(path: str, inputs: engine.Scenario) -> str:
-    """An input path with the rent option or cooling tier it belongs to named.
+    """An input's label, naming the rent option or cooling tier it belongs to.
 
     Examples
     --------
-    ``rent.2.price_usd_per_instance_hour`` -> ``rent.2.price_usd_per_instance_hour (spot)``
+    ``rent.2.price_usd_per_instance_hour`` -> ``Instance price, AWS p5.48xlarge (...), spot``
     """
-    parts = path.split(".")
-    if len(parts) == 3 and parts[0] in {"rent", "cooling"}:
-        items = inputs.rent if parts[0] == "rent" else inputs.cooling
-        return f"{path} ({items[int(parts[1])].name})"
-    return path
+    return input_label(path, rent_names=[option.name for option in inputs.rent],
+                       cooling_names=[tier.name for tier in inputs.cooling])

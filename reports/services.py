@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import re
 import time
 from datetime import date, datetime
 from functools import partial
@@ -22,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
@@ -29,11 +31,21 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from catalog.models import Source
 from config.queues import Queue
 from reports.builders.excel import build_workbook
 from reports.builders.pdf import build_pdf
 from reports.choices import ExportStatus, FailureType, PaperSize, ReportFormat
-from reports.content import RecordedPlan, RecordedRun, ReportContent, ReportMeta, SizingSummary, key_figures
+from reports.content import (
+    Citation,
+    RecordedPlan,
+    RecordedRun,
+    ReportContent,
+    ReportMeta,
+    SizingSummary,
+    key_figures,
+)
+from reports.formatting import timestamp
 from reports.models import ReportExport
 from tco import engine
 from tco.models import PlanStatus, RunKind, RunStatus, Scenario, SweepRun
@@ -158,10 +170,14 @@ def report_content_for(
         paper_size=paper_size,
         report_id=report_id,
         labels={
-            "Accelerator": str(scenario.accelerator),
+            "Accelerator": scenario.accelerator.name,
             "System": str(scenario.system),
             "Facility": str(scenario.facility),
         },
+        status=_status(scenario),
+        sources=citations([a.source for a in evaluation.assumptions]
+                          + [p.source for p in evaluation.prices]),
+        stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
     )
     return ReportContent(
         meta=meta,
@@ -171,6 +187,24 @@ def report_content_for(
         sizing=_sizing(evaluation),
         plans=_latest_plan(scenario),
     )
+
+
+def _status(scenario: Scenario) -> str:
+    if not scenario.is_approved:
+        return "Draft (not approved)"
+    who = scenario.approved_by.get_full_name() or scenario.approved_by.get_username()
+    return f"Approved by {who} on {timestamp(scenario.approved_at)}"
+
+
+def citations(source_texts: list[str]) -> tuple[Citation, ...]:
+    """The catalog sources named in the texts (by key), each with its title, where and date."""
+    text = " ".join(source_texts)
+    keys = sorted(key for key in Source.objects.values_list("key", flat=True)
+                  if re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", text))
+    rows = Source.objects.filter(key__in=keys)
+    return tuple(Citation(key=row.key, title=row.title,
+                          where=row.url or f"{row.get_kind_display()}: {row.document}".rstrip(": "),
+                          dated=row.published_on or row.retrieved_on) for row in rows)
 
 
 def report_build(*, content: ReportContent, format: str) -> bytes:

@@ -1,10 +1,8 @@
 """Scenario admin: inputs grouped as a person thinks of them, the result on the scenario's page."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numpy as np
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -17,13 +15,12 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from reports.admin import ReportExportInline, export_excel, export_pdf
 from tco import admin_alerts, admin_plans, admin_runs  # noqa: F401  (register the alert, plan and run admins)
+from tco.admin_result import scenario_result
 from tco.api.sizing import validated_sizing_spec
-from tco.charts import cumulative_cost_figure, render, side_by_side_figure
+from tco.charts import render, side_by_side_figure
 from tco.engine import MAX_RENT_OPTIONS
 from tco.models import ApiOption, RentOption, Scenario, ScenarioStatus, StaleRevision
 from tco.selectors import scenarios_for
-from tco.services.engine_inputs import ScenarioInputError
-from tco.services.evaluation import monthly_frame, scenario_evaluate
 from tco.services.history import history_diff, scenario_records
 from tco.services.scenarios import (
     ScenarioFrozen,
@@ -32,9 +29,7 @@ from tco.services.scenarios import (
     scenario_clone,
     scenario_next_version,
 )
-from tco.services.sizing import Sizing
 from tco.side_by_side import SideBySideError, side_by_side
-from tco.useful_work import useful_work
 from teams.admin_mixins import TeamScopedAdminMixin, TeamScopedInlineMixin
 from teams.models import Role
 from teams.selectors import for_teams, has_role, teams_of
@@ -116,8 +111,9 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
     """
 
     form = ScenarioAdminForm
-    list_display = ["name", "version", "status", "team", "accelerator", "accelerators", "system",
-                    "facility", "horizon_months", "owner", "updated_at"]
+    list_display = ["name", "winner", "npv_saving", "breakeven", "status", "price_age", "version",
+                    "team", "accelerators", "updated_at"]
+    list_select_related = ["team"]
     list_filter = ["team", "status", "accelerator__vendor", "facility", "horizon_months"]
     search_fields = ["name", "description"]
     autocomplete_fields = ["accelerator", "system", "facility"]
@@ -164,6 +160,34 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
             "fields": [("token_input_share", "token_cached_input_share", "token_output_share")]}),
     ]
     change_form_template = "admin/tco/scenario/change_form.html"
+
+    def get_fieldsets(self, request: HttpRequest, obj: Scenario | None = None):
+        """On a saved scenario the result leads and the inputs are folded away below it."""
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None:
+            return fieldsets
+        return [(name or "Scenario", {**options, "classes": [*options.get("classes", ()), "collapse"]})
+                for name, options in fieldsets]
+
+    def _summary(self, obj: Scenario) -> dict:
+        return scenario_result(obj)
+
+    @admin.display(description="Cheaper")
+    def winner(self, obj: Scenario) -> str:
+        return self._summary(obj).get("winner", "–")
+
+    @admin.display(description="NPV saving of buying")
+    def npv_saving(self, obj: Scenario) -> str:
+        return self._summary(obj).get("npv_saving", "–")
+
+    @admin.display(description="Breakeven month")
+    def breakeven(self, obj: Scenario) -> str:
+        return self._summary(obj).get("breakeven", "–")
+
+    @admin.display(description="Price age")
+    def price_age(self, obj: Scenario) -> str:
+        days = self._summary(obj).get("price_age_days")
+        return "–" if days is None else f"{days:,} days"
 
     def get_readonly_fields(self, request: HttpRequest, obj: Scenario | None = None):
         fields = super().get_readonly_fields(request, obj)
@@ -324,7 +348,8 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         scenario = self.get_object(request, object_id)
-        extra_context = {**(extra_context or {}), **_result_context(scenario),
+        shown = scenario_result(scenario) if scenario is not None else {}
+        extra_context = {**(extra_context or {}), **shown,
                          "may_approve": scenario is not None and not scenario.is_approved
                          and has_role(request.user, scenario.team_id, Role.APPROVER)}
         return super().change_view(request, object_id, form_url, extra_context)
@@ -333,65 +358,3 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
 def _record(records: list, history_id: str | None):
     """The history row with that id among ``records``, or None."""
     return next((r for r in records if str(r.history_id) == history_id), None)
-
-
-def _finite(value: float) -> float | None:
-    """None for NaN ("never"), so templates can say so."""
-    return value if np.isfinite(value) else None
-
-
-def _result_context(scenario: Scenario | None) -> dict:
-    if scenario is None:
-        return {}
-    try:
-        evaluation = scenario_evaluate(scenario=scenario)
-    except ScenarioInputError as exc:
-        return {"evaluation_error": str(exc)}
-    result = evaluation.result
-    figure = cumulative_cost_figure(result)
-    frame = monthly_frame(result)
-    first = lambda values: float(np.reshape(values, -1)[0])  # noqa: E731
-    return {
-        "evaluation": evaluation,
-        **_sizing_context(evaluation.sizing),
-        "recommendation": result.recommendation,
-        "footprint": {k: v for k, v in result.to_dict()["footprint"].items() if k != "warnings"},
-        "warnings": [warning.message for warning in evaluation.warnings],
-        "buy_cost_per_hour": first(result.buy.cost_per_useful_accelerator_hour_usd),
-        "buy_total": first(result.buy.total_usd),
-        "buy_npv": first(result.buy.npv_usd),
-        "rent_rows": [{
-            "name": o.name, "total": first(o.total_usd), "npv": first(o.npv_usd),
-            "saving": first(o.npv_saving_usd), "cost_per_hour":
-                first(o.cost_per_useful_accelerator_hour_usd),
-            "breakeven": _finite(first(o.breakeven_month)),
-            "breakeven_utilisation": _finite(first(o.breakeven_utilisation))}
-            for o in result.rent],
-        "useful_work": useful_work(result),
-        "chart_svg": mark_safe(render(figure, "svg").decode()),  # noqa: S308 (our own SVG)
-        "cash_flow_columns": list(frame.columns),
-        "cash_flow_rows": frame.round(2).itertuples(index=False),
-    }
-
-
-def _sizing_context(sizing: Sizing | None) -> dict:
-    """The sizing's figures and assumptions as table rows of text."""
-    if sizing is None:
-        return {}
-    return {"sizing": sizing,
-            "sizing_figures": [(f.name, _shown(f.value), f.unit) for f in sizing.figures()],
-            "sizing_assumptions": [(a.name, _shown(a.value), a.unit, a.source)
-                                   for a in sizing.result.assumptions]}
-
-
-def _shown(value: Any) -> str:
-    """A sizing value as text: whole numbers with separators, others to 4 significant digits."""
-    value = value.tolist() if isinstance(value, np.ndarray | np.generic) else value
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int | float):
-        if not math.isfinite(value):
-            return "–"
-        whole = float(value).is_integer() and abs(value) < 1e12
-        return f"{value:,.0f}" if whole else f"{value:,.4g}"
-    return str(value)

@@ -1,6 +1,7 @@
 """Run admin: start a sweep, Monte Carlo or sensitivity run from a scenario, watch it, see its charts."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django import forms
@@ -16,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from tco import engine
 from tco.charts import render
+from tco.engine.vocabulary import RESULTS, Kind, Term, input_label, usd_short
 from tco.models import RunKind, RunStatus, Scenario, SweepRun
 from tco.run_charts import breakeven_heatmap_figure, saving_histogram_figure, tornado_figure
 from tco.runs.errors import RunSpecError
@@ -102,8 +104,8 @@ class SweepRunAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     change_form_template = "admin/tco/sweeprun/change_form.html"
     team_path = "scenario__team"
     fieldsets = [
-        (None, {"fields": [("scenario", "kind", "status"), ("progress", "chunks_done", "chunks_total"),
-                           ("points_total", "chunk_size", "seed"),
+        # Status and progress are shown once, in the live progress section above the fields.
+        (None, {"fields": [("scenario", "kind"), ("points_total", "chunk_size", "seed"),
                            ("created_at", "started_at", "finished_at", "deadline_at"),
                            ("failure_type", "error"), "spec"]}),
         ("Inputs the run started with", {"classes": ["collapse"], "fields": ["engine_inputs"]}),
@@ -148,7 +150,8 @@ class SweepRunAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     def progress_view(self, request: HttpRequest, pk: int) -> JsonResponse:
         runs = sweep_runs_for(request.user).only("status", "progress", "chunks_done", "chunks_total", "error")
         run = get_object_or_404(runs, pk=pk)
-        return JsonResponse({"status": run.status, "active": run.is_active, "progress": run.progress,
+        return JsonResponse({"status": run.status, "status_label": run.get_status_display(),
+                             "active": run.is_active, "progress": run.progress,
                              "chunks_done": run.chunks_done, "chunks_total": run.chunks_total,
                              "error": run.error})
 
@@ -214,13 +217,36 @@ def _charts(run: SweepRun) -> dict[str, Any]:
     return {"charts": charts, "summary_rows": _summary_rows(run)}
 
 
-def _summary_rows(run: SweepRun) -> list[tuple[str, Any]]:
-    """Key figures per rent option, flattened for a table."""
+def _summary_rows(run: SweepRun) -> list[tuple[str, str]]:
+    """The run's figures per rent option as (label, text) rows in the vocabulary's formats."""
     if run.kind == RunKind.SENSITIVITY:
-        return [(row["path"], f"{row['swing_usd']:,.0f}") for row in run.summary["rows"]]
+        return [(input_label(row["path"]), f"swing {usd_short(row['swing_usd'])}")
+                for row in run.summary["rows"]]
     rows = []
     for option, figures in run.summary["options"].items():
         for name, value in figures.items():
-            if name != "histogram":
-                rows.append((f"{option}: {name}", value))
+            if name == "histogram":
+                continue
+            term = RUN_FIGURES.get(name) or RESULTS.get(f"rent.{name}") or RESULTS["rent.npv_saving_usd"]
+            if isinstance(value, dict):
+                text = " · ".join(f"{STATISTICS.get(key, key)} {_shown(term, item)}"
+                                  for key, item in value.items())
+            else:
+                text = _shown(term, value)
+            rows.append((f"{option}: {term.label}", text))
     return rows
+
+
+def _shown(term: Term, value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "n/a"
+    return term.show(value)
+
+
+# Figures a run's summary adds to the result's, and the names of its statistics.
+RUN_FIGURES = {
+    "buy_wins_share": Term("Share of points where buying wins", "", Kind.SHARE),
+    "buy_wins_probability": Term("Probability that buying wins", "", Kind.SHARE),
+}
+STATISTICS = {"min": "min", "max": "max", "mean": "mean", "p10": "P10", "p50": "P50", "p90": "P90",
+              "never_share": "never (share)"}

@@ -3,6 +3,7 @@ from django.apps import AppConfig
 
 class TcoConfig(AppConfig):
     name = "tco"
+    verbose_name = "Scenarios and runs"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

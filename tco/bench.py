@@ -46,6 +46,14 @@ def main() -> None:
             print(line, flush=True)
         print_celery_sweeps()
         plan_bench.main()
+        print_page_latencies()
+
+
+def print_page_latencies() -> None:
+    """The scenario page and /healthz, cold and warm (tco/bench_pages.py)."""
+    from tco.bench_pages import print_pages
+
+    print_pages()
 
 
 def print_celery_sweeps() -> None:

@@ -9,13 +9,7 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 import config.plotting  # noqa: F401  (Agg, no math parsing of user text)
 from tco import engine  # noqa: E402
-
-
-def _usd(value: float, _pos: int) -> str:
-    for size, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= size:
-            return f"${value / size:,.1f}{suffix}"
-    return f"${value:,.0f}"
+from tco.engine.vocabulary import usd_short  # noqa: E402
 
 
 def cumulative_cost_figure(result: engine.Result, *, title: str = ""):
@@ -33,9 +27,10 @@ def cumulative_cost_figure(result: engine.Result, *, title: str = ""):
             ax.scatter([month], [value], color=line.get_color(), zorder=5)
             ax.annotate(f"breakeven m{int(month)}", (month, value), textcoords="offset points",
                         xytext=(6, -14), fontsize=8, color=line.get_color())
-    ax.yaxis.set_major_formatter(FuncFormatter(_usd))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _pos: usd_short(value)))
     ax.set_xlabel("Month")
     ax.set_ylabel("Cumulative cost (USD)")
+    ax.set_xlim(0, months[-1])
     if title:
         ax.set_title(title)
     ax.grid(alpha=0.3)
@@ -61,7 +56,7 @@ def side_by_side_figure(columns):
         ax.plot(range(len(column.rent_cumulative_usd)), column.rent_cumulative_usd,
                 label=f"{column.name} v{column.version}: {column.cheapest_rent}", linewidth=1.4,
                 linestyle="--", color=line.get_color())
-    ax.yaxis.set_major_formatter(FuncFormatter(_usd))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _pos: usd_short(value)))
     ax.set_xlabel("Month")
     ax.set_ylabel("Cumulative cost (USD)")
     ax.grid(alpha=0.3)

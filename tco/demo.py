@@ -90,8 +90,8 @@ DEMO_PLAN = {
     "spec": {
         "demand": {"start": 8, "growth_per_month": 0.05, "months": 36},
         "owned": [{"name": "DGX H100", "lead_time_months": 4}],
-        "rent": [{"name": "AWS p5.48xlarge on-demand"},
-                 {"name": "AWS p5.48xlarge reserved / committed 1 year"}],
+        "rent": [{"name": "AWS p5.48xlarge (8x H100 SXM5 80 GB), on-demand"},
+                 {"name": "AWS p5.48xlarge (8x H100 SXM5 80 GB), reserved 1 year"}],
         "uncertainty": {
             "draws": 1000, "seed": 15,
             "growth_delta_per_month": {"kind": "triangular", "low": -0.03, "mode": 0, "high": 0.03},

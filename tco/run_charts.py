@@ -13,9 +13,9 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 import config.plotting  # noqa: F401  (Agg, no math parsing of user text)
+from tco.engine.vocabulary import input_label, input_term, usd_short  # noqa: E402
 
-# The scenario charts' dollar axis format, so both pages read the same ($1.2M, $350k).
-from tco.charts import _usd as usd_label  # noqa: E402
+USD_AXIS = FuncFormatter(lambda value, _pos: usd_short(value))
 
 NEVER_COLOUR = "#d9d9d9"
 TICKS_PER_AXIS = 8
@@ -30,11 +30,11 @@ def breakeven_heatmap_figure(heatmap: dict[str, Any], option: str):
     image = ax.imshow(np.ma.masked_invalid(months), origin="lower", aspect="auto", cmap=colours,
                       interpolation="nearest")
     fig.colorbar(image, ax=ax, label="Breakeven month (grey: never)")
-    _label_cells(ax.set_xticks, ax.set_xticklabels, heatmap["x_values"])
-    ax.set_xlabel(heatmap["x_path"])
+    _label_cells(ax.set_xticks, ax.set_xticklabels, heatmap["x_values"], heatmap["x_path"])
+    ax.set_xlabel(input_label(heatmap["x_path"]))
     if heatmap["y_path"]:
-        _label_cells(ax.set_yticks, ax.set_yticklabels, heatmap["y_values"])
-        ax.set_ylabel(heatmap["y_path"])
+        _label_cells(ax.set_yticks, ax.set_yticklabels, heatmap["y_values"], heatmap["y_path"])
+        ax.set_ylabel(input_label(heatmap["y_path"]))
     else:
         ax.set_yticks([])
     ax.set_title(f"Breakeven of buying vs {option}")
@@ -54,7 +54,7 @@ def saving_histogram_figure(option_summary: dict[str, Any], option: str):
             ax.axvline(value, color="black", linestyle="--", linewidth=0.8)
             ax.annotate(name.upper(), (value, ax.get_ylim()[1]), textcoords="offset points",
                         xytext=(3, -12), fontsize=8)
-    ax.xaxis.set_major_formatter(FuncFormatter(usd_label))
+    ax.xaxis.set_major_formatter(USD_AXIS)
     ax.set_xlabel("NPV saving of buying (USD; blue: buying wins)")
     ax.set_ylabel("Samples")
     ax.set_title(f"Buying vs {option}: P(buying wins) = {option_summary['buy_wins_probability']:.0%}")
@@ -77,17 +77,17 @@ def tornado_figure(summary: dict[str, Any]):
     ax.barh(positions, lows, left=base, color="#c55a11", label=f"input -{summary['step_share']:.0%}")
     ax.barh(positions, highs, left=base, color="#1f4e79", label=f"input +{summary['step_share']:.0%}")
     ax.axvline(base, color="black", linewidth=0.8)
-    ax.set_yticks(positions, [row["path"] for row in rows], fontsize=8)
-    ax.xaxis.set_major_formatter(FuncFormatter(usd_label))
+    ax.set_yticks(positions, [input_label(row["path"]) for row in rows], fontsize=8)
+    ax.xaxis.set_major_formatter(USD_AXIS)
     ax.set_xlabel(f"NPV saving of buying vs {summary['rent_option']} (USD)")
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     return fig
 
 
-def _label_cells(set_ticks, set_labels, values: list[float]) -> None:
-    """A handful of cell labels, so long axes stay readable."""
+def _label_cells(set_ticks, set_labels, values: list[float], path: str) -> None:
+    """A handful of cell labels in the input's format, so long axes stay readable."""
     step = max(1, len(values) // TICKS_PER_AXIS)
     positions = list(range(0, len(values), step))
     set_ticks(positions)
-    set_labels([f"{values[i]:.4g}" for i in positions], fontsize=8)
+    set_labels([input_term(path).show(values[i]) for i in positions], fontsize=8)

@@ -38,6 +38,10 @@ class TeamAdminSite(AdminSite):
     """Django's admin site; team members get in, and each model admin limits them to their teams."""
 
     login_form = TeamAdminAuthenticationForm
+    site_header = "AI compute TCO"
+    site_title = "AI compute TCO"
+    index_title = "Buy or rent AI compute"
+    site_url = None  # the service has no public site; the admin and the API are its faces
 
     def autocomplete_view(self, request):
         return LabelledAutocompleteJsonView.as_view(admin_site=self)(request)

@@ -10,6 +10,14 @@ import pytest
 from tests.worker import REPO_ROOT, WorkerProcess
 
 
+@pytest.fixture(autouse=True)
+def no_kept_worker_status():
+    """Each test's workers come and go in this process's own cache: start from none kept."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.mark.django_db
 def test_healthz_reports_database_and_broker_and_no_worker(client):
     response = client.get("/healthz")
@@ -29,6 +37,22 @@ def test_healthz_sees_a_real_worker_on_redis(client, redis_worker):
     assert body["workers"]["ok"] is True
     assert body["workers"]["count"] >= 1
     assert redis_worker.name.split("@")[1] not in str(body)  # no host names on a public page
+
+
+@pytest.mark.django_db
+def test_healthz_answers_from_the_kept_worker_status(client, monkeypatch):
+    from config import health
+
+    client.get("/healthz")  # pings once and keeps the answer
+    pings = []
+    monkeypatch.setattr(health.celery_app.control, "ping", lambda **kw: pings.append(kw) or [])
+    monkeypatch.setattr(health.threading, "Thread", lambda target, daemon: type(
+        "Later", (), {"start": lambda self: pings.append("refresh queued")})())
+
+    for _ in range(3):
+        assert client.get("/healthz").json()["workers"]["count"] == 0
+    # No call waited for a ping; one background refresh was started for the three.
+    assert pings == ["refresh queued"]
 
 
 def test_healthz_answers_503_when_the_broker_is_down(client, settings, db):

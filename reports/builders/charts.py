@@ -5,17 +5,39 @@ The cumulative-cost chart is ``tco.charts.cumulative_cost_figure``, shared with 
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from reports.content import RecordedRun
 from tco import engine
-from tco.engine.recommend import format_usd
+from tco.engine.vocabulary import input_label, line_label, usd_short
 
 TORNADO_ROWS = 10
-USD_AXIS = FuncFormatter(lambda value, _position: format_usd(value))
+USD_AXIS = FuncFormatter(lambda value, _position: usd_short(value))
+# Axis labels wrap at this many characters, so long option names never run into the bars.
+LABEL_WIDTH = 28
+
+
+def _wrapped(text: str) -> str:
+    return "\n".join(textwrap.wrap(text, LABEL_WIDTH)) or text
+
+
+def _money_axis(axis) -> None:
+    """Dollar ticks, few enough that their labels never touch."""
+    axis.set_major_formatter(USD_AXIS)
+    axis.set_major_locator(MaxNLocator(nbins=5))
+
+
+def _wrapped_wide(text: str) -> str:
+    return "\n".join(textwrap.wrap(text, 3 * LABEL_WIDTH))
+
+
+def _label(path: str, run: RecordedRun | None = None) -> str:
+    return input_label(path, rent_names=list((run.summary.get("options") or {}) if run else ()))
 
 
 def _figure(width_in: float, height_in: float) -> tuple[Figure, matplotlib.axes.Axes]:
@@ -30,7 +52,7 @@ def cost_breakdown_figure(result: engine.Result) -> Figure:
         (f"Rent: {option.name}", option.cash_flows.lines_usd) for option in result.rent
     ]
     lines = list(dict.fromkeys(line for _, flows in sides for line in flows))
-    fig, ax = _figure(8, 1.6 + 0.5 * len(sides))
+    fig, ax = _figure(8, 1.8 + 0.6 * len(sides))
     left_positive = np.zeros(len(sides))
     left_negative = np.zeros(len(sides))
     colours = matplotlib.colormaps["tab20"]
@@ -39,12 +61,12 @@ def cost_breakdown_figure(result: engine.Result) -> Figure:
         if not np.any(totals):
             continue
         left = np.where(totals >= 0, left_positive, left_negative)
-        ax.barh(range(len(sides)), totals, left=left, label=line.replace("_", " "), color=colours(index % 20))
+        ax.barh(range(len(sides)), totals, left=left, label=line_label(line), color=colours(index % 20))
         left_positive += np.where(totals >= 0, totals, 0.0)
         left_negative += np.where(totals < 0, totals, 0.0)
-    ax.set_yticks(range(len(sides)), [label for label, _ in sides])
+    ax.set_yticks(range(len(sides)), [_wrapped(label) for label, _ in sides], fontsize=8)
     ax.invert_yaxis()
-    ax.xaxis.set_major_formatter(USD_AXIS)
+    _money_axis(ax.xaxis)
     ax.set_xlabel("Total over the horizon (USD)")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
@@ -73,12 +95,12 @@ def tornado_figure(tornado: engine.Tornado) -> Figure:
             label="input +" if not position else None,
         )
     ax.axvline(base, color="black", linewidth=0.8)
-    ax.set_yticks(range(len(rows)), [row.path for row in rows], fontsize=8)
+    ax.set_yticks(range(len(rows)), [_wrapped(_label(row.path)) for row in rows], fontsize=8)
     ax.invert_yaxis()
-    ax.xaxis.set_major_formatter(USD_AXIS)
-    ax.set_xlabel(
-        f"NPV saving of buying vs {tornado.rent_option} (USD), each input moved +/-{tornado.step_share:.0%}"
-    )
+    _money_axis(ax.xaxis)
+    ax.set_xlabel(_wrapped_wide(
+        f"NPV saving of buying vs {tornado.rent_option} (USD), each input moved "
+        f"+/-{tornado.step_share:.0%}"), fontsize=8)
     if rows:
         ax.legend(fontsize=8, loc="lower right")
     ax.grid(axis="x", alpha=0.3)
@@ -106,13 +128,13 @@ def sweep_figure(run: RecordedRun) -> Figure:
                 cmap="RdYlGn_r",
                 shading="nearest",
             )
-            fig.colorbar(mesh, ax=ax, label="breakeven month")
-            ax.set_ylabel(heatmap["y_path"], fontsize=8)
+            fig.colorbar(mesh, ax=ax, label="Breakeven month")
+            ax.set_ylabel(_wrapped(_label(heatmap["y_path"])), fontsize=8)
         else:
             ax.plot(x_values, months[0], color="#1f4e79", marker="o", markersize=3)
-            ax.set_ylabel("breakeven month", fontsize=8)
+            ax.set_ylabel("Breakeven month", fontsize=8)
             ax.grid(alpha=0.3)
-        ax.set_xlabel(heatmap["x_path"], fontsize=8)
+        ax.set_xlabel(_label(heatmap["x_path"]), fontsize=8)
         ax.set_title(f"Against {option} (blank: never breaks even)", fontsize=9)
     fig.tight_layout()
     return fig
@@ -139,7 +161,7 @@ def monte_carlo_figure(run: RecordedRun) -> Figure:
                     fontsize=8,
                 )
         ax.axvline(0.0, color="black", linewidth=0.8)
-        ax.xaxis.set_major_formatter(USD_AXIS)
+        _money_axis(ax.xaxis)
         ax.set_title(
             f"Against {option}: buying wins in {figures['buy_wins_probability']:.0%} of draws", fontsize=9
         )

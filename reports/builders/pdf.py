@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import math
+import re
+from datetime import date
 from typing import Any
 
 import numpy as np
@@ -18,6 +20,7 @@ from weasyprint.urls import URLFetcher
 
 from reports.builders.charts import cost_breakdown_figure, monte_carlo_figure, sweep_figure, tornado_figure
 from reports.content import (
+    Citation,
     RecordedPlan,
     RecordedRun,
     ReportContent,
@@ -37,6 +40,7 @@ from reports.formatting import (
 from tco.charts import cumulative_cost_figure, render
 from tco.engine import SensitivityRow
 from tco.engine.timeline import MONTHS_PER_YEAR
+from tco.engine.vocabulary import RESULTS, input_term, line_label
 from tco.plan_charts import capacity_figure, plan_tables
 
 TEMPLATE = "reports/report.html"
@@ -56,8 +60,16 @@ def build_pdf(content: ReportContent) -> bytes:
 def report_context(content: ReportContent) -> dict[str, Any]:
     """Everything the template shows, already formatted."""
     result, meta = content.result, content.meta
+    cite = _citer(meta.sources)
     return {
         "meta": meta,
+        "citations": [
+            {"number": number, "title": source.title, "where": source.where,
+             "dated": "" if source.dated is None else source.dated.isoformat()}
+            for number, source in enumerate(meta.sources, start=1)
+        ],
+        "stale_prices": _stale_prices(content),
+        "is_draft": not meta.status.startswith("Approved"),
         "page_size": CSS_PAGE_SIZES[meta.paper_size],
         "generated": timestamp(meta.generated_at),
         "scenario_updated": timestamp(meta.scenario_updated_at),
@@ -85,21 +97,21 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "capex_total": format_usd_cents(scalar(result.buy.total_capex_usd)),
         "footprint_rows": _footprint_rows(content),
         "warnings": [
-            name.replace("_", " ") for name, flag in result.footprint.warnings.items() if scalar(flag)
+            FOOTPRINT_WARNINGS[name] for name, flag in result.footprint.warnings.items() if scalar(flag)
         ],
         "tornado_chart": _png(tornado_figure(content.tornado)) if content.tornado.rows else None,
         "sensitivity_rows": [_mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
-        "sweeps": [_sweep(sweep) for sweep in content.sweeps],
-        "monte_carlo": [_monte_carlo(run) for run in content.monte_carlo],
+        "sweeps": [_sweep(sweep, content.inputs) for sweep in content.sweeps],
+        "monte_carlo": [_monte_carlo(run, content.inputs) for run in content.monte_carlo],
         "plans": [_plan(plan) for plan in content.plans],
         "sizing": _sizing(content.sizing) if content.sizing is not None else None,
         "assumptions": [
             {
                 "path": describe_path(row.path, content.inputs),
-                "value": _input_value(row.value, row.unit),
-                "unit": row.unit,
+                "value": _input_value(row.value, row.path),
+                "unit": input_term(row.path).unit,
                 "origin": row.origin,
-                "source": row.source,
+                "source": cite(row.source),
                 "as_of": "" if row.as_of is None else row.as_of.isoformat(),
             }
             for row in content.assumptions
@@ -111,7 +123,9 @@ def report_context(content: ReportContent) -> dict[str, Any]:
                 "amount": f"{price.amount:,.4f}",
                 "currency": price.currency,
                 "as_of": price.as_of.isoformat(),
-                "source": price.source,
+                "age": _age_days(price.as_of, content),
+                "stale": _age_days(price.as_of, content) > meta.stale_after_days,
+                "source": cite(price.source),
             }
             for price in content.prices
         ],
@@ -123,6 +137,34 @@ def _plan(plan: RecordedPlan) -> dict[str, Any]:
     chart = _png(capacity_figure(plan.result, title=plan.name))
     tables = plan_tables(plan.result, plan.uncertainty)
     return {"name": plan.name, "note": plan.note, "chart": chart, **tables}
+
+
+FOOTPRINT_WARNINGS = {
+    "system_does_not_fit_rack": "One system does not fit in a rack of the facility.",
+    "exceeds_rack_power_limit": "A rack draws more than the facility's rack power limit.",
+    "exceeds_cooling_table": "The power per rack is beyond every cooling technology in the catalog.",
+}
+
+
+def _citer(sources: tuple[Citation, ...]):
+    """A function writing a source text with each cited key as its number: 'seed-004' -> '[2]'."""
+    numbers = {source.key: number for number, source in enumerate(sources, start=1)}
+    pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(key)}(?![\w-])"
+                                  for key in sorted(numbers, key=len, reverse=True)) or r"(?!)")
+    return lambda text: pattern.sub(lambda match: f"[{numbers[match.group(0)]}]", text)
+
+
+def _age_days(as_of: date, content: ReportContent) -> int:
+    return (content.meta.generated_at.date() - as_of).days
+
+
+def _stale_prices(content: ReportContent) -> list[str]:
+    """A sentence for every price older than the staleness limit when the report was made."""
+    limit = content.meta.stale_after_days
+    return [f"The price of {price.target} is {_age_days(price.as_of, content):,} days old "
+            f"(as of {price.as_of.isoformat()}), older than the {limit}-day limit: check it "
+            "before signing."
+            for price in content.prices if _age_days(price.as_of, content) > limit]
 
 
 def _png(figure: Figure) -> str:
@@ -138,9 +180,9 @@ def _png(figure: Figure) -> str:
 def _mover(row: SensitivityRow, content: ReportContent) -> dict[str, str]:
     return {
         "path": describe_path(row.path, content.inputs),
-        "base": format_number(row.base_value, 4),
-        "low": format_number(row.low_value, 4),
-        "high": format_number(row.high_value, 4),
+        "base": input_term(row.path).show(row.base_value),
+        "low": input_term(row.path).show(row.low_value),
+        "high": input_term(row.path).show(row.high_value),
         "saving_low": format_usd_cents(row.saving_at_low_usd),
         "saving_high": format_usd_cents(row.saving_at_high_usd),
         "swing": format_usd_cents(row.swing_usd),
@@ -205,7 +247,7 @@ def _breakdown_rows(content: ReportContent) -> list[dict[str, str]]:
             rows.append(
                 {
                     "side": side,
-                    "line": line.replace("_", " "),
+                    "line": line_label(line),
                     "amount": format_usd_cents(amount),
                     "share": format_share(amount / total if total else math.nan),
                 }
@@ -231,40 +273,34 @@ def _yearly_rows(content: ReportContent) -> list[dict[str, Any]]:
     return rows
 
 
+FOOTPRINT_ROWS = ("systems", "accelerators_bought", "systems_per_rack", "racks", "kw_per_rack",
+                  "it_kw_max", "it_kw_average", "facility_kw_max", "facility_kw_average",
+                  "mwh_per_year", "cooling_tier_name", "needs_new_cooling")
+
+
 def _footprint_rows(content: ReportContent) -> list[tuple[str, str, str]]:
     footprint = content.result.footprint
-    figures = [
-        ("Systems", footprint.systems, "systems", 0),
-        ("Accelerators bought", footprint.accelerators_bought, "accelerators", 0),
-        ("Systems per rack", footprint.systems_per_rack, "systems", 0),
-        ("Racks", footprint.racks, "racks", 0),
-        ("Densest rack", footprint.kw_per_rack, "kW/rack", 2),
-        ("IT power, maximum", footprint.it_kw_max, "kW", 2),
-        ("IT power, average", footprint.it_kw_average, "kW", 2),
-        ("Facility power, maximum", footprint.facility_kw_max, "kW", 2),
-        ("Facility power, average", footprint.facility_kw_average, "kW", 2),
-        ("Energy per year", footprint.mwh_per_year, "MWh/year", 1),
-    ]
-    rows = [(label, format_number(scalar(value), digits), unit) for label, value, unit, digits in figures]
-    rows.append(("Cooling technology required", str(np.reshape(footprint.cooling_tier_name, -1)[0]), ""))
-    rows.append(("New cooling plant needed", "yes" if scalar(footprint.needs_new_cooling) else "no", ""))
+    rows = []
+    for name in FOOTPRINT_ROWS:
+        term = RESULTS[f"footprint.{name}"]
+        rows.append((term.label, term.show(np.reshape(getattr(footprint, name), -1)[0].item()),
+                     term.unit))
     return rows
 
 
-def _input_value(value: float, unit: str) -> str:
-    if unit in {"share", "share/year", "1/year"} and math.isfinite(value):
-        return format_share(value, 2)
-    return format_number(value, 4)
+def _input_value(value: float, path: str) -> str:
+    return input_term(path).show(value)
 
 
-def _sweep(run: RecordedRun) -> dict[str, Any]:
+def _sweep(run: RecordedRun, run_inputs) -> dict[str, Any]:
     summary = run.summary
     return {
         "title": run.title,
         "note": _run_note(run),
         "points": f"{summary['points']:,}",
         "axes": [
-            (axis["path"], axis["count"], format_number(axis["min"], 4), format_number(axis["max"], 4))
+            (describe_path(axis["path"], run_inputs), axis["count"],
+             input_term(axis["path"]).show(axis["min"]), input_term(axis["path"]).show(axis["max"]))
             for axis in summary["axes"]
         ],
         "options": [
@@ -284,7 +320,7 @@ def _sweep(run: RecordedRun) -> dict[str, Any]:
     }
 
 
-def _monte_carlo(run: RecordedRun) -> dict[str, Any]:
+def _monte_carlo(run: RecordedRun, run_inputs) -> dict[str, Any]:
     summary = run.summary
     return {
         "title": run.title,
@@ -308,7 +344,8 @@ def _monte_carlo(run: RecordedRun) -> dict[str, Any]:
             for name, figures in summary["options"].items()
         ],
         "inputs": [
-            (path, *(format_number(spread[key], 4) for key in ("p10", "p50", "p90")))
+            (describe_path(path, run_inputs), *(input_term(path).show(spread[key])
+                                                for key in ("p10", "p50", "p90")))
             for path, spread in summary["inputs"].items()
         ],
         "chart": _png(monte_carlo_figure(run)),
@@ -332,5 +369,6 @@ def _sizing(sizing: SizingSummary) -> dict[str, Any]:
 
     return {
         "title": sizing.title,
-        "rows": [(label.replace("_", " "), shown(value), unit) for label, value, unit in sizing.rows],
+        "rows": [(label.replace("_", " ").capitalize(), shown(value), unit)
+                 for label, value, unit in sizing.rows],
     }

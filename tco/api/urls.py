@@ -6,6 +6,7 @@ from tco.api.plans import PlanViewSet
 from tco.api.runs import SweepRunViewSet
 from tco.api.sizing import ModelPresetListView, SizingView
 from tco.api.views import EvaluateView, ScenarioViewSet
+from tco.api.vocabulary import VocabularyView
 
 router = SimpleRouter()
 router.register("scenarios", ScenarioViewSet, basename="scenario")
@@ -17,5 +18,6 @@ urlpatterns = [
     path("evaluate/", EvaluateView.as_view(), name="evaluate"),
     path("sizing/", SizingView.as_view(), name="sizing"),
     path("sizing/presets/", ModelPresetListView.as_view(), name="sizing-presets"),
+    path("vocabulary/", VocabularyView.as_view(), name="vocabulary"),
     *router.urls,
 ]

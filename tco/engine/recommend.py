@@ -7,23 +7,7 @@ from collections.abc import Mapping
 
 from tco.engine.result import Result
 from tco.engine.sensitivity import Tornado
-
-
-def format_usd(amount: float) -> str:
-    """Money for a sentence: $1.23M, $45.6k, $789.
-
-    Examples
-    --------
-    >>> format_usd(1_234_567), format_usd(-45_600), format_usd(789.4)
-    ('$1.23M', '-$45.6k', '$789')
-    """
-    sign = "-" if amount < 0 else ""
-    size = abs(amount)
-    if size >= 1e6:
-        return f"{sign}${size / 1e6:.2f}M"
-    if size >= 1e3:
-        return f"{sign}${size / 1e3:.1f}k"
-    return f"{sign}${size:.0f}"
+from tco.engine.vocabulary import sentence_labels, usd_short
 
 
 def recommendation(
@@ -40,15 +24,15 @@ def recommendation(
     top : int
         How many inputs to name [-].
     labels : mapping, optional
-        Words for input paths; a path without one is named as it is.
+        Words for input paths, over the vocabulary's ("the electricity price").
 
     Examples
     --------
-    "Buy: over 36 months buying costs $1.20M less in NPV than renting aws-3y
-    (the cheapest rent option) and breaks even in month 14; the saving moves
-    most with workload.utilisation (swing $450.0k), buy.system_price_usd
-    (swing $300.0k) and facility.electricity_usd_per_kwh (swing $80.0k) for a
-    +/-10% change."
+    "Buy: over 36 months buying costs $1.20M less in NPV than renting AWS
+    p5.48xlarge (8x H100 SXM5 80 GB), us-east-1, reserved 3 years (the cheapest
+    rent option) and breaks even in month 14; the saving moves most with the
+    utilisation (swing $450.0k), the system price (swing $300.0k) and the
+    electricity price (swing $80.0k) for a +/-10% change."
     """
     option = result.rent_option(tornado.rent_option)
     saving = float(option.npv_saving_usd)
@@ -57,19 +41,21 @@ def recommendation(
     breakeven = "never breaks even" if math.isnan(month) else f"breaks even in month {int(month)}"
     if saving > 0:
         verdict = (
-            f"Buy: over {horizon} months buying costs {format_usd(saving)} less in NPV than renting "
+            f"Buy: over {horizon} months buying costs {usd_short(saving)} less in NPV than renting "
             f"{option.name} (the cheapest rent option) and {breakeven}"
         )
     else:
         verdict = (
-            f"Rent {option.name}: over {horizon} months it costs {format_usd(-saving)} less in NPV "
+            f"Rent {option.name}: over {horizon} months it costs {usd_short(-saving)} less in NPV "
             f"than buying, which {breakeven}"
         )
     movers = [row for row in tornado.rows[:top] if row.swing_usd > 0]
     if not movers:
         return f"{verdict}."
-    labels = labels or {}
-    named = [f"{labels.get(row.path, row.path)} (swing {format_usd(row.swing_usd)})" for row in movers]
+    words = sentence_labels([row.path for row in movers],
+                            rent_names=[rent.name for rent in result.rent])
+    labels = {**words, **(labels or {})}
+    named = [f"{labels.get(row.path, row.path)} (swing {usd_short(row.swing_usd)})" for row in movers]
     listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
     step = f"{tornado.step_share:.0%}"
     return f"{verdict}; the saving moves most with {listed} for a +/-{step} change."

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tco.engine.footprint import Footprint
+from tco.engine.vocabulary import RESULTS, json_value
 
 if TYPE_CHECKING:  # sensitivity builds on results
     from tco.engine.sensitivity import Tornado
@@ -206,36 +207,44 @@ class Result:
             raise ValueError(f"to_dict needs a batch of one scenario, got shape {self.batch_shape}")
         return {
             "months": self.months.tolist(),
-            "horizon_months": _jsonable(self.horizon_months),
-            "footprint": _jsonable(self.footprint),
-            "buy": _jsonable(self.buy),
-            "rent": [_jsonable(option) for option in self.rent],
-            "tokens_per_month": _jsonable(self.tokens_per_month),
-            "api": [_jsonable(option) for option in self.api],
-            "summary": _jsonable(self.summary()),
+            "horizon_months": _jsonable(self.horizon_months, "horizon_months"),
+            "footprint": _jsonable(self.footprint, "footprint"),
+            "buy": _jsonable(self.buy, "buy"),
+            "rent": [_jsonable(option, "rent") for option in self.rent],
+            "tokens_per_month": _jsonable(self.tokens_per_month, "tokens_per_month"),
+            "api": [_jsonable(option, "api") for option in self.api],
+            "summary": {name: _jsonable(figures, "summary") for name, figures in self.summary().items()},
             "recommendation": self.recommendation,
         }
 
 
-def _jsonable(value: Any) -> Any:
-    """Lists and plain numbers from arrays and dataclasses; a single value unwraps to a scalar."""
+def _jsonable(value: Any, path: str) -> Any:
+    """Lists and plain numbers from arrays and dataclasses; a single value unwraps to a scalar.
+
+    ``path`` names the figure in the vocabulary, whose format decides whether a number is
+    whole (a month, a count: written as an int, never ``32.0``).
+    """
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in fields(value)}
+        return {f.name: _jsonable(getattr(value, f.name), f"{path}.{f.name}") for f in fields(value)}
     if isinstance(value, dict):
-        return {key: _jsonable(item) for key, item in value.items()}
+        return {key: _jsonable(item, f"{path}.{key}" if f"{path}.{key}" in RESULTS else path)
+                for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(item) for item in value]
+        return [_jsonable(item, path) for item in value]
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
+    term = RESULTS.get(path)
     array = np.asarray(value)
     if array.size == 1:
-        return _plain(array.reshape(()).item())
-    return [_plain(item) for item in array.reshape(-1).tolist()]
+        return _plain(array.reshape(()).item(), term)
+    return [_plain(item, term) for item in array.reshape(-1).tolist()]
 
 
-def _plain(item: Any) -> Any:
+def _plain(item: Any, term: Any) -> Any:
+    if term is not None:
+        item = json_value(item, term.kind)
     if isinstance(item, float) and not math.isfinite(item):  # NaN = none; inf = never (JSON has neither)
         return None
     return item

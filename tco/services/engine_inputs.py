@@ -17,11 +17,12 @@ from typing import Any
 from django.utils import timezone
 
 from catalog.choices import Currency, FacilityKind, PricingModel
-from catalog.completeness import offering_label, system_label
+from catalog.completeness import system_label
 from catalog.models import CoolingTechnology, PricePoint
 from catalog.selectors import other_sources_prices, price_at, range_point, throughput_ratio
 from tco import engine
 from tco.engine.sizing import SizingInputError
+from tco.engine.vocabulary import sentence_labels
 from tco.models import ApiOption, RentOption, Scenario
 from tco.models.scenario import PriceRangePoint
 from tco.services.sizing import Sizing, size_spec
@@ -95,30 +96,10 @@ class EngineCase:
 
     def labels(self) -> dict[str, str]:
         """Words for every input path, for sentences a finance reader can follow."""
-        rent_names = [option.name for option in self.inputs.rent]
-        words = {}
-        for assumption in self.assumptions:
-            section, *rest = assumption.path.split(".")
-            name = " ".join(re.sub(r"(^|_)usd(_|$)", "_", rest[-1]).split("_")).strip()
-            if section == "rent":
-                name = f"the {rent_names[int(rest[0])]} {name}"
-            words[assumption.path] = PATH_WORDS.get(assumption.path, name)
-        return words
+        return sentence_labels([assumption.path for assumption in self.assumptions],
+                               rent_names=[option.name for option in self.inputs.rent],
+                               cooling_names=[tier.name for tier in self.inputs.cooling])
 
-
-# Plain words for the inputs that most often lead a recommendation.
-PATH_WORDS = {
-    "workload.utilisation": "utilisation",
-    "workload.accelerators": "the number of accelerators",
-    "buy.system_price_usd": "the system price",
-    "facility.electricity_usd_per_kwh": "the electricity price",
-    "facility.pue": "the PUE",
-    "facility.colocation_usd_per_kw_month": "the colocation price per kW",
-    "finance.discount_rate_per_year": "the discount rate",
-    "buy.residual_value_share": "the residual value",
-    "buy.support_share_per_year": "the support contract",
-    "buy.staff_usd_per_fte_year": "the staff cost",
-}
 
 # Engine input path -> scenario field, for inputs a user sets on the scenario itself.
 ENGINE_PATH_TO_FIELD = {
@@ -163,7 +144,8 @@ def _float(value: Decimal | float | int | None) -> float:
 
 def _source_label(row: Any, field: str) -> str:
     keys = (getattr(row, "field_sources", None) or {}).get(field)
-    return f"{type(row).__name__} {row}: {keys}" if keys else f"{type(row).__name__} {row}"
+    what = f"catalog {row._meta.verbose_name} {row}"
+    return f"{what}: {', '.join(keys)}" if keys else what
 
 
 class _Recorder:
@@ -538,12 +520,12 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
                              f"{field}.price_usd_per_instance_hour", point, "USD/instance-hour")
     commitment = option.commitment_months if option.commitment_months is not None else term_months
 
-    def own(name: str, unit: str, value: Any = None) -> float:
+    def own(name: str, unit: str, value: Any = None, *, engine_name: str = "") -> float:
         value = getattr(option, name) if value is None else value
-        return record.scenario(f"{prefix}.{name}", value, unit, f"{field}.{name}")
+        return record.scenario(f"{prefix}.{engine_name or name}", value, unit, f"{field}.{name}")
 
     return engine.RentOption(
-        name=option.name or offering_label(offering),
+        name=option.name or str(offering),
         pricing_model=pricing,
         price_usd_per_instance_hour=price,
         accelerators_per_instance=record.either(
@@ -551,7 +533,8 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
             "accelerators_per_instance"),
         equivalence_factor=_equivalence(prefix, field, option, scenario, record),
         commitment_months=own("commitment_months", "months", commitment),
-        upfront_usd_per_instance=own("upfront_usd", "USD/instance"),
+        upfront_usd_per_instance=own("upfront_usd", "USD/instance",
+                                     engine_name="upfront_usd_per_instance"),
         spot_interruption_overhead=own("spot_interruption_overhead", "share"),
         egress_tb_per_month=own("egress_tb_per_month", "TB/month"),
         egress_usd_per_gb=own("egress_usd_per_gb", "USD/GB"),
@@ -588,7 +571,7 @@ def _equivalence(prefix: str, field: str, option: RentOption, scenario: Scenario
     if ratio is None or not option.equivalence_from_throughput:
         raise ScenarioInputError(
             f"{field}.equivalence_factor",
-            f"{offering_label(option.offering)} rents {theirs.name}, not the scenario's "
+            f"{option.offering} rents {theirs.name}, not the scenario's "
             f"{ours.name}: that is not like for like. Give equivalence_factor, how many "
             f"{theirs.name} do the work of one {ours.name}; {hint}")
     record.assumptions.append(Assumption(path, ratio.factor, "accelerators/accelerator",

@@ -88,3 +88,38 @@ def test_an_analyst_runs_a_sweep_and_downloads_the_excel_report(
     download_info.value.save_as(saved)
     with zipfile.ZipFile(saved) as workbook:  # an xlsx is a zip with a workbook part
         assert "xl/workbook.xml" in workbook.namelist()
+
+
+FIRST_SCREEN = {"width": 1366, "height": 768}
+ENGINE_PATH = re.compile(r"\b(?:workload|buy|facility|finance|cooling|rent|footprint)\.[a-z_0-9.]+|"
+                         r"\b(?:capex|opex|usd|kw|mwh)_[a-z_]+")
+
+
+def test_the_scenario_page_leads_with_the_answer_on_a_laptop_screen(
+        live_server, catalog, demo_scenarios, browser_user, browser_page):
+    scenario = demo_scenarios["8x H100 training cluster"]
+    page = browser_page
+    page.set_viewport_size(FIRST_SCREEN)
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/tco/scenario/")
+    page.fill("#id_username", "browser")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+
+    # The list shows the answer of each scenario and fits the screen's width.
+    row = page.locator("#result_list tr", has_text=scenario.name)
+    expect(row).to_contain_text(re.compile(r"\$[\d,]+\.\d\d"))
+    page.screenshot(path=ARTIFACTS / "scenario-list-1366.png")
+    assert page.evaluate("document.documentElement.scrollWidth") <= FIRST_SCREEN["width"]
+
+    page.goto(f"{live_server.url}/admin/tco/scenario/{scenario.pk}/change/")
+    headline = page.locator("#scenario-result .headline")
+    chart = page.locator("#scenario-result .cumulative-chart svg")
+    expect(headline).to_contain_text(re.compile(r"^(Buy|Rent)"))
+    page.screenshot(path=ARTIFACTS / "scenario-first-screen-1366x768.png")
+    for element in (headline, chart):
+        box = element.bounding_box()
+        assert box is not None and box["y"] >= 0
+        assert box["y"] + box["height"] <= FIRST_SCREEN["height"], box
+        assert box["x"] + box["width"] <= FIRST_SCREEN["width"], box
+    # Labels, not engine paths ("gpu_8x_h100_sxm5" is Lambda's own instance name and may stay).
+    assert ENGINE_PATH.findall(page.locator("#scenario-result").inner_text()) == []

@@ -60,7 +60,7 @@ def test_a_failed_export_shows_its_reason_and_offers_no_download(
 
     job = api.get(response["Location"]).json()
     assert (job["status"], job["failure_type"], job["download_url"]) == ("failed", "user", None)
-    assert "no price for aws p5.48xlarge" in job["error"]
+    assert "no price for AWS p5.48xlarge (8x H100 SXM5 80 GB)" in job["error"]
     download = api.get(f"{EXPORTS}{job['id']}/download/")
     assert download.status_code == 409
     assert download.json() == {"status": "failed", "detail": job["error"]}

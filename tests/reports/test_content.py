@@ -59,7 +59,7 @@ def test_every_input_is_listed_with_its_recorded_provenance_or_its_catalog_table
     assert rows["workload.utilisation"].source == "not recorded"
     assert (
         describe_path("rent.2.price_usd_per_instance_hour", inputs)
-        == "rent.2.price_usd_per_instance_hour (spot)"
+        == "Instance price, spot"
     )
 
 

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import re
 import shutil
 import subprocess
+from decimal import Decimal
 
 import numpy as np
 import pytest
 
 from reports.builders.pdf import build_pdf
+from reports.content import Citation
 from reports.formatting import format_usd_cents
+from tco.services.engine_inputs import PriceUsed
 from tests.reports.conftest import FORMULA_LIKE_NAME, content_for
 from tests.tco.engine.scenarios import rich_scenario
 
@@ -68,9 +73,10 @@ def test_it_leads_with_the_recommendation_and_the_assumptions_that_move_it(rich_
     summary = joined(text[text.index("Executive summary", text.index("Executive summary") + 1) :])
 
     assert summary.index(joined(rich_content.result.recommendation)) < summary.index("Keyfigures")
-    # The spot price moves it most; its path wraps inside the table cell.
-    assert "2.price_usd_per_instance_hour" in summary and "(spot)" in summary
-    assert "workload.utilisation" in summary
+    # The spot price moves it most, named by its label and the option's name.
+    spot = rich_content.inputs.rent[2].name
+    assert joined(f"Instance price, {spot}") in summary
+    assert "Utilisation" in summary and "workload.utilisation" not in summary
 
 
 def test_it_has_a_cover_contents_and_numbered_pages(text, pdf_file):
@@ -90,8 +96,8 @@ def test_it_has_a_cover_contents_and_numbered_pages(text, pdf_file):
 def test_it_lists_the_assumptions_with_their_sources(text):
     assumptions = text[text.rindex("Assumptions and sources") :]
 
-    assert "buy.system_price_usd" in assumptions
-    assert "seed-003" in assumptions
+    assert "System price" in assumptions and "buy.system_price_usd" not in assumptions
+    assert "seed-003" in assumptions  # no catalog source cited: the text names it as recorded
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
@@ -101,3 +107,59 @@ def test_it_is_laid_out_on_the_requested_paper(paper, tmp_path):
 
     size = re.search(r"Page size:\s+([\d.]+) x ([\d.]+) pts", poppler("pdfinfo", str(path)))
     assert (round(float(size.group(1))), round(float(size.group(2)))) == POINTS_PER_PAGE[paper]
+
+
+ENGINE_PATH = re.compile(r"\b(workload|buy|facility|finance|cooling|rent|footprint)\.[a-z_0-9.*]+")
+SNAKE_CASE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+FLOAT_NOISE = re.compile(r"\d\.\d{5,}")
+
+
+def words_people_read(text: str) -> list[str]:
+    """Engine paths, snake_case names and floats with more digits than any format shows."""
+    return ENGINE_PATH.findall(text) + SNAKE_CASE.findall(text) + FLOAT_NOISE.findall(text)
+
+
+@pytest.fixture(scope="module")
+def signed_copy(rich_content, tmp_path_factory):
+    """The rich report as approved, citing its source, with one price 691 days old."""
+    meta = dataclasses.replace(
+        rich_content.meta, status="Approved by Ada Lovelace on 2026-03-01 10:00 UTC",
+        sources=(Citation("seed-003", "AI infrastructure costs in 2025", "https://example.org/costs",
+                          dt.date(2025, 1, 1)),))
+    old = PriceUsed(7, "AWS p5.48xlarge (8x H100 SXM5 80 GB), on-demand", Decimal("98.32"), "USD",
+                    meta.generated_at.date() - dt.timedelta(days=691), "seed-003")
+    content = dataclasses.replace(
+        rich_content, meta=meta, evaluation=dataclasses.replace(rich_content.evaluation, prices=(old,)))
+    path = tmp_path_factory.mktemp("signed") / "report.pdf"
+    path.write_bytes(build_pdf(content))
+    return poppler("pdftotext", "-layout", str(path), "-")
+
+
+def test_the_cover_says_who_approved_it_and_warns_of_old_prices(signed_copy):
+    cover = signed_copy.split("\f")[0]
+
+    assert "Approved by Ada Lovelace on 2026-03-01 10:00 UTC" in cover
+    assert "1 price used is older than 30 days" in cover
+
+
+def test_a_draft_says_so_on_the_cover(text):
+    assert "Draft" in text.split("\f")[0]
+
+
+def test_every_old_price_carries_a_note_and_sources_have_titles(signed_copy):
+    prices = signed_copy[signed_copy.rindex("Price snapshot"):]
+
+    assert "691 days (stale)" in prices
+    assert joined("is 691 days old") in joined(prices)
+    sources = prices[prices.rindex("Sources"):]
+    assert "[1]" in sources and "AI infrastructure costs in 2025" in sources
+    assert "https://example.org/costs" in sources and "2025-01-01" in sources
+    assert "seed-003" not in prices  # cited by number, not by key
+
+
+def test_people_read_labels_not_engine_names_or_float_noise(signed_copy):
+    assert words_people_read(signed_copy) == []
+
+
+def test_dates_never_wrap(signed_copy):
+    assert re.findall(r"\d{4}-\d{2}-\d(?:\s+\d)", signed_copy) == []

@@ -50,7 +50,7 @@ def test_an_export_runs_to_done_and_records_the_api_figures(scenario, planner):
     assert [p["price_point_id"] for p in export.price_snapshot] == [
         p["price_point_id"] for p in api["prices"]
     ]
-    assert [p["target"].split()[0] for p in export.price_snapshot] == ["dgx-h100", "aws", "lambda"]
+    assert [p["target"].split()[0] for p in export.price_snapshot] == ["dgx-h100", "AWS", "Lambda"]
     assert export.scenario_updated_at == scenario.updated_at
     with export.file.open("rb") as handle:
         workbook = load_workbook(io.BytesIO(handle.read()))
@@ -80,7 +80,8 @@ def test_a_scenario_without_a_price_fails_with_the_reason_and_offers_no_file(sce
 
     assert (export.status, export.failure_type) == (ExportStatus.FAILED, FailureType.USER)
     assert "rent_options[0].price_usd_per_instance_hour" in export.error
-    assert "no price for aws p5.48xlarge unspecified on_demand on or before 2000-01-01" in export.error
+    assert ("no price for AWS p5.48xlarge (8x H100 SXM5 80 GB), on-demand on or before 2000-01-01"
+            in export.error)
     assert export.file.name == ""
     assert not list(media.rglob("*.xlsx"))
 

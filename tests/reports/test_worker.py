@@ -60,5 +60,5 @@ def test_a_worker_builds_exports_and_fails_the_one_that_cannot_be_evaluated(repo
     assert good.build_seconds > 0
     assert load_workbook(media / good.file.name)["Summary"]["B4"].value == scenario.name
     assert (bad.status, bad.failure_type, bad.file.name) == (ExportStatus.FAILED, FailureType.USER, "")
-    assert "no price for aws p5.48xlarge" in bad.error
+    assert "no price for AWS p5.48xlarge (8x H100 SXM5 80 GB)" in bad.error
     assert [path.name for path in media.rglob("*.*")] == [good.file.name.rsplit("/", 1)[-1]]

@@ -90,8 +90,8 @@ def test_an_active_run_polls_its_progress_and_can_be_cancelled(admin_client, run
 
     assert f"/admin/tco/sweeprun/{run.pk}/progress/" in page  # the page's poll
     assert "Cancel run" in page
-    assert progress == {"status": "pending", "active": True, "progress": 0, "chunks_done": 0,
-                        "chunks_total": 1, "error": ""}
+    assert progress == {"status": "pending", "status_label": "Pending", "active": True,
+                        "progress": 0, "chunks_done": 0, "chunks_total": 1, "error": ""}
     assert cancelled.status_code == 302
     run.refresh_from_db()
     assert run.status == RunStatus.CANCELLED

@@ -150,3 +150,25 @@ def test_anonymous_users_cannot_evaluate(client, catalog):
     response = client.post("/api/v1/evaluate/", body(), content_type="application/json")
 
     assert response.status_code == 401
+
+
+def test_an_evaluation_names_the_offering_as_people_say_it_and_months_are_whole(api, catalog):
+    result = api.post("/api/v1/evaluate/", body(), content_type="application/json").json()["result"]
+
+    rent = result["rent"][0]
+    assert rent["name"] == "AWS p5.48xlarge (8x H100 SXM5 80 GB), on-demand"
+    assert type(rent["breakeven_month"]) is int and type(result["horizon_months"]) is int
+    assert type(result["footprint"]["systems"]) is int
+    assert "_" not in result["recommendation"]
+
+
+def test_the_vocabulary_labels_every_figure_of_an_evaluation(api, catalog):
+    vocabulary = api.get("/api/v1/vocabulary/").json()
+    result = api.post("/api/v1/evaluate/", body(), content_type="application/json").json()["result"]
+
+    assert vocabulary["inputs"]["facility.electricity_usd_per_kwh"] == {
+        "label": "Electricity price", "unit": "per kWh", "display_format": "usd_price", "digits": 2}
+    assert vocabulary["results"]["rent.breakeven_month"]["display_format"] == "month"
+    assert {f"rent.{key}" for key in result["rent"][0] if key != "cash_flows"} <= set(
+        vocabulary["results"])
+    assert set(result["buy"]["cash_flows"]["lines_usd"]) <= set(vocabulary["cash_flow_lines"])

@@ -178,8 +178,8 @@ def test_the_admin_page_shows_the_sizing_figures_and_assumptions(admin_client, s
     assert response.status_code == 200
     assert 'id="scenario-result"' in page
     assert 'id="scenario-sizing"' in page
-    assert "<th>replicas</th><td>25</td>" in page
-    assert "<th>tokens_per_s_per_accelerator</th><td>201.8</td>" in page
+    assert '<th>Replicas</th><td class="num">25</td>' in page
+    assert '<th>Throughput per accelerator</th><td class="num">201.8</td>' in page
     assert "Llama 3 Herd" in page  # the source of the model's figures
 
 

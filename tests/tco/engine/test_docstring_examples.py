@@ -14,9 +14,9 @@ ENGINE_MODULES = [
     "tco.engine.footprint",
     "tco.engine.metrics",
     "tco.engine.power",
-    "tco.engine.recommend",
     "tco.engine.rent",
     "tco.engine.timeline",
+    "tco.engine.vocabulary",
 ]
 
 

@@ -1,0 +1,176 @@
+"""The result on a scenario's admin page and in the scenario list, in the vocabulary's words.
+
+Evaluating a scenario and drawing its chart take most of a second, so the page reads a cached
+rendering keyed by what can change the figures: the scenario's revision (bumped by every save,
+its rent options included), its price date, the catalog prices of its system and offerings (a
+refresh or a quote adds a row) and the engine's version.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Count, Max, Q
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.safestring import mark_safe
+
+from catalog.models import PricePoint
+from tco.charts import cumulative_cost_figure, render
+from tco.engine.version import ENGINE_VERSION
+from tco.engine.vocabulary import INPUTS, RESULTS, line_label, usd_short
+from tco.models import Scenario
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import Evaluation, monthly_frame, scenario_evaluate
+from tco.services.sizing import Sizing
+from tco.useful_work import useful_work
+
+CACHE_SECONDS = 24 * 3600
+RESULT_TEMPLATE = "admin/tco/scenario/result.html"
+# What the scenario list shows of a result, kept beside the page's rendered result.
+SUMMARY = ("winner", "npv_saving", "breakeven", "oldest_price")
+# Rows of the key-figures table: label, buying's figure (None: buying has none), each option's.
+KEY_FIGURES = (
+    ("Total cost", "total_usd", "total_usd"),
+    ("NPV of the costs", "npv_usd", "npv_usd"),
+    ("NPV saving of buying", None, "npv_saving_usd"),
+    ("Breakeven month", None, "breakeven_month"),
+    ("Breakeven utilisation", None, "breakeven_utilisation"),
+    ("Cost per useful GPU-hour", "cost_per_useful_accelerator_hour_usd",
+     "cost_per_useful_accelerator_hour_usd"),
+)
+FOOTPRINT_ROWS = ("accelerators_bought", "systems", "racks", "systems_per_rack", "kw_per_rack",
+                  "it_kw_max", "facility_kw_max", "facility_kw_average", "mwh_per_year",
+                  "cooling_tier_name", "needs_new_cooling")
+
+
+def _first(values: Any) -> Any:
+    return np.reshape(values, -1)[0].item()
+
+
+def cache_key(scenario: Scenario) -> str:
+    """What the figures depend on, besides the catalog's slow-moving physical data."""
+    offerings = list(scenario.rent_options.values_list("offering_id", flat=True))
+    prices = PricePoint.objects.filter(Q(offering_id__in=offerings) | Q(system_id=scenario.system_id))
+    seen = prices.aggregate(last=Max("id"), count=Count("id"))
+    return (f"scenario-result:{scenario.pk}:{scenario.revision}:{scenario.prices_as_of}:"
+            f"{seen['last']}:{seen['count']}:{ENGINE_VERSION}")
+
+
+def scenario_result(scenario: Scenario) -> dict[str, Any]:
+    """The list's figures and the page's rendered result, from the cache when the scenario and
+    its prices are unchanged (rendering the tables and chart is most of a page's time)."""
+    key = cache_key(scenario)
+    shown = cache.get(key)
+    if shown is None:
+        try:
+            evaluation = scenario_evaluate(scenario=scenario)
+        except ScenarioInputError as exc:
+            return {"evaluation_error": str(exc)}
+        context = result_context(evaluation)
+        shown = {name: context[name] for name in SUMMARY}
+        shown["result_html"] = render_to_string(RESULT_TEMPLATE, context)
+        cache.set(key, shown, CACHE_SECONDS)
+    return {**shown, "price_age_days": _age_days(shown["oldest_price"])}
+
+
+def _age_days(as_of: dt.date | None) -> int | None:
+    return None if as_of is None else (timezone.localdate() - as_of).days
+
+
+def result_context(evaluation: Evaluation) -> dict[str, Any]:
+    """Everything the page shows of an evaluation, as text."""
+    result = evaluation.result
+    options = result.rent
+    cheapest = min(options, key=lambda o: _first(o.npv_usd))
+    saving = _first(cheapest.npv_saving_usd)
+    columns = ["Buy", *(f"Rent: {o.name}" for o in options)]
+    key_rows = []
+    for label, buy_name, rent_name in KEY_FIGURES:
+        term = RESULTS[f"rent.{rent_name}"]
+        buy_value = term.show(_first(getattr(result.buy, buy_name))) if buy_name else "–"
+        key_rows.append((label, [buy_value, *(term.show(_first(getattr(o, rent_name)))
+                                             for o in options)]))
+    footprint = [(RESULTS[f"footprint.{name}"].heading(),
+                  RESULTS[f"footprint.{name}"].show(_first(getattr(result.footprint, name))))
+                 for name in FOOTPRINT_ROWS]
+    oldest = min((price.as_of for price in evaluation.prices), default=None)
+    frame = monthly_frame(result)
+    return {
+        **_sizing_context(evaluation.sizing),
+        "headline": _headline(cheapest, saving, int(_first(result.horizon_months))),
+        "recommendation": result.recommendation,
+        "useful_work": useful_work(result),
+        "winner": "Buy" if saving > 0 else "Rent",
+        "npv_saving": RESULTS["rent.npv_saving_usd"].show(saving),
+        "breakeven": RESULTS["rent.breakeven_month"].show(_first(cheapest.breakeven_month)),
+        "oldest_price": oldest,
+        "stale_prices": _stale_prices(evaluation),
+        "warnings": [warning.message for warning in evaluation.warnings],
+        "key_columns": columns,
+        "key_rows": key_rows,
+        "footprint_rows": footprint,
+        "chart_svg": mark_safe(render(cumulative_cost_figure(result), "svg").decode()),  # noqa: S308 (our own SVG)
+        "cash_flow_columns": [_column_heading(column) for column in frame.columns],
+        "cash_flow_rows": [[str(int(row[0]))] + [RESULTS["buy.total_usd"].show(v) for v in row[1:]]
+                           for row in frame.itertuples(index=False)],
+    }
+
+
+def _headline(cheapest: Any, saving: float, horizon: int) -> str:
+    month = _first(cheapest.breakeven_month)
+    breakeven = "never breaks even" if not np.isfinite(month) else f"breaks even in month {int(month)}"
+    if saving > 0:
+        return (f"Buy: {usd_short(saving)} less than renting {cheapest.name} over {horizon} months "
+                f"(NPV); buying {breakeven}.")
+    return (f"Rent {cheapest.name}: {usd_short(-saving)} less than buying over {horizon} months "
+            f"(NPV); buying {breakeven}.")
+
+
+def _stale_prices(evaluation: Evaluation) -> list[str]:
+    limit = settings.PRICE_STALE_AFTER_DAYS
+    today = timezone.localdate()
+    return [f"The price of {price.target} is {(today - price.as_of).days} days old "
+            f"(as of {price.as_of.isoformat()}); prices older than {limit} days may have moved."
+            for price in evaluation.prices if (today - price.as_of).days > limit]
+
+
+def _column_heading(column: str) -> str:
+    """'buy: capex_systems' -> 'Buy: Systems'; the month column stays 'Month'."""
+    if column == "month":
+        return "Month"
+    side, _, line = column.rpartition(": ")
+    return f"{'Buy' if side == 'buy' else side}: {line_label(line)}"
+
+
+def _sizing_context(sizing: Sizing | None) -> dict:
+    """The sizing's figures and assumptions as table rows of text."""
+    if sizing is None:
+        return {}
+    return {"sizing_title": sizing.describe(),
+            "sizing_figures": [(_words(f.name), _shown(f.value), f.unit) for f in sizing.figures()],
+            "sizing_assumptions": [(_words(a.name), _shown(a.value), a.unit, a.source)
+                                   for a in sizing.result.assumptions]}
+
+
+def _words(name: str) -> str:
+    """A sizing figure's name in words: the workload input's label, or its words spaced."""
+    term = INPUTS.get(f"workload.{name}")
+    return term.label if term else name.replace("_", " ").capitalize()
+
+
+def _shown(value: Any) -> str:
+    """A sizing value as text: whole numbers with separators, others to 4 significant digits."""
+    value = value.tolist() if isinstance(value, np.ndarray | np.generic) else value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        if not math.isfinite(value):
+            return "–"
+        whole = float(value).is_integer() and abs(value) < 1e12
+        return f"{value:,.0f}" if whole else f"{value:,.4g}"
+    return str(value)

@@ -1,0 +1,350 @@
+"""The words and number formats people read: one label, unit and format per input and figure.
+
+Every engine input path (``buy.system_price_usd``, ``rent.2.price_usd_per_instance_hour``),
+every result figure (``rent.npv_saving_usd``, ``footprint.racks``) and every cash-flow line
+(``capex_systems``) has one ``Term`` here. The admin, the API, the reports, chart axes, the
+tornado and the recommendation sentence all read it, so a figure is named and shown the same
+way everywhere. Indexed paths (``rent.2...``, ``cooling.0...``) share the term of ``rent.*``.
+
+Formats (``Kind``): money to the cent with ``$`` and separators, unit prices to the cent (or
+four significant digits below a dollar), shares as percentages, months and counts as whole
+numbers, physical quantities to a fixed number of digits; never float noise.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Kind(StrEnum):
+    """How a figure is shown."""
+
+    USD = "usd"  # an amount: $1,234,567.89
+    USD_PRICE = "usd_price"  # a unit price: $3.35, $0.0850
+    SHARE = "share"  # a fraction shown as a percentage: 38.2%
+    MONTH = "month"  # a whole month: 32 (None/NaN: "never")
+    COUNT = "count"  # a whole number of things: 1,024
+    QUANTITY = "quantity"  # a measured figure to ``digits`` decimals: 15.3
+    TEXT = "text"
+    FLAG = "flag"  # yes / no
+
+
+WHOLE_KINDS = frozenset({Kind.MONTH, Kind.COUNT})
+
+
+@dataclass(frozen=True)
+class Term:
+    """A figure's words: its label, its unit (empty when the format says it) and its format."""
+
+    label: str
+    unit: str
+    kind: Kind
+    digits: int = 2
+
+    def show(self, value: Any) -> str:
+        """The value as people read it, without the unit; see ``show``."""
+        return show(value, self.kind, self.digits)
+
+    def show_with_unit(self, value: Any) -> str:
+        """The value and its unit: '15.3 kW', '$3.35 per GPU-hour', '38.2%'."""
+        text = self.show(value)
+        if not self.unit or not _is_number(value):
+            return text
+        return f"{text} {self.unit}"
+
+    def heading(self) -> str:
+        """A column or axis heading: 'Label (unit)' or the label alone."""
+        return f"{self.label} ({self.unit})" if self.unit else self.label
+
+
+def _t(label: str, unit: str, kind: Kind, digits: int = 2) -> Term:
+    return Term(label, unit, kind, digits)
+
+
+USD, PRICE, SHARE, MONTH, COUNT, QTY = (Kind.USD, Kind.USD_PRICE, Kind.SHARE, Kind.MONTH,
+                                         Kind.COUNT, Kind.QUANTITY)
+
+# Engine inputs, by dotted path; rent options and cooling tiers by "rent.*" / "cooling.*".
+INPUTS: dict[str, Term] = {
+    "workload.accelerators": _t("Accelerators needed", "", COUNT),
+    "workload.utilisation": _t("Utilisation", "", SHARE),
+    "workload.hours_per_month": _t("Hours per month", "h", QTY, 0),
+    "workload.tokens_per_s_per_accelerator": _t("Throughput per accelerator", "tokens/s", QTY, 0),
+    "buy.accelerators_per_system": _t("Accelerators per system", "", COUNT),
+    "buy.system_price_usd": _t("System price", "per system", USD),
+    "buy.system_power_max_kw": _t("System power, maximum", "kW", QTY, 2),
+    "buy.system_power_idle_kw": _t("System power, idle", "kW", QTY, 2),
+    "buy.system_rack_units": _t("System height", "U", QTY, 0),
+    "buy.depreciation_months": _t("Depreciation period", "months", MONTH),
+    "buy.network_usd_per_system": _t("Network per system", "per system", USD),
+    "buy.network_share_of_compute": _t("Network as a share of compute", "", SHARE),
+    "buy.storage_usd": _t("Storage", "", USD),
+    "buy.racks_install_usd_per_rack": _t("Rack installation", "per rack", USD),
+    "buy.spares_share": _t("Spares as a share of systems", "", SHARE),
+    "buy.support_share_per_year": _t("Support contract", "of hardware a year", SHARE),
+    "buy.staff_fte_per_system": _t("Staff per system", "FTE", QTY, 3),
+    "buy.staff_usd_per_fte_year": _t("Staff cost", "per FTE-year", USD),
+    "buy.licence_usd_per_accelerator_year": _t("Software licences", "per accelerator-year", USD),
+    "buy.residual_value_share": _t("Residual value", "of system price", SHARE),
+    "buy.power_cap_share": _t("Power cap", "of maximum power", SHARE),
+    "buy.power_cap_throughput_loss": _t("Throughput lost to the power cap", "", SHARE),
+    "buy.financed_share": _t("Financed share", "", SHARE),
+    "buy.loan_rate_per_year": _t("Loan rate", "a year", SHARE, 2),
+    "buy.loan_term_months": _t("Loan term", "months", MONTH),
+    "facility.electricity_usd_per_kwh": _t("Electricity price", "per kWh", PRICE),
+    "facility.pue": _t("PUE", "", QTY, 2),
+    "facility.rack_power_limit_kw": _t("Rack power limit", "kW", QTY, 1),
+    "facility.rack_units_per_rack": _t("Rack height", "U", QTY, 0),
+    "facility.existing_cooling_max_kw_per_rack": _t("Existing cooling, maximum", "kW per rack", QTY, 1),
+    "facility.electricity_escalation_per_year": _t("Electricity price change", "a year", SHARE),
+    "facility.colocation_usd_per_kw_month": _t("Colocation price", "per kW-month", PRICE),
+    "facility.owned_buildout_usd_per_kw": _t("Owned space build-out", "per kW", USD),
+    "facility.owned_opex_usd_per_kw_month": _t("Owned space running cost", "per kW-month", PRICE),
+    "cooling.*.max_kw_per_rack": _t("Cooling capacity", "kW per rack", QTY, 1),
+    "cooling.*.capex_usd_per_kw": _t("Cooling plant price", "per kW", USD),
+    "cooling.*.opex_usd_per_kw_month": _t("Cooling plant running cost", "per kW-month", PRICE),
+    "rent.*.price_usd_per_instance_hour": _t("Instance price", "per instance-hour", PRICE),
+    "rent.*.accelerators_per_instance": _t("Accelerators per instance", "", COUNT),
+    "rent.*.commitment_months": _t("Commitment", "months", MONTH),
+    "rent.*.upfront_usd_per_instance": _t("Up-front payment", "per instance", USD),
+    "rent.*.spot_interruption_overhead": _t("Spot interruption overhead", "", SHARE),
+    "rent.*.egress_tb_per_month": _t("Data egress", "TB/month", QTY, 1),
+    "rent.*.egress_usd_per_gb": _t("Egress price", "per GB", PRICE),
+    "rent.*.storage_tb": _t("Cloud storage", "TB", QTY, 1),
+    "rent.*.storage_usd_per_gb_month": _t("Cloud storage price", "per GB-month", PRICE),
+    "rent.*.price_change_per_year": _t("Instance price change", "a year", SHARE),
+    "rent.*.equivalence_factor": _t("Rented accelerators per own accelerator", "", QTY, 3),
+    "finance.horizon_months": _t("Horizon", "months", MONTH),
+    "finance.discount_rate_per_year": _t("Discount rate", "a year", SHARE),
+}
+
+# Result figures, by path in the result ("rent.*" for every rent option).
+RESULTS: dict[str, Term] = {
+    "horizon_months": _t("Horizon", "months", MONTH),
+    "months": _t("Month", "", MONTH),
+    "buy.total_usd": _t("Total cost of buying", "", USD),
+    "buy.npv_usd": _t("NPV of buying", "", USD),
+    "buy.total_capex_usd": _t("Up-front cost (capex)", "", USD),
+    "buy.capex_usd": _t("Capex", "", USD),
+    "buy.depreciation_usd_per_month": _t("Depreciation", "per month", USD),
+    "buy.depreciation_line_usd": _t("Depreciation", "per month", USD),
+    "buy.cost_per_useful_accelerator_hour_usd": _t("Cost per useful GPU-hour, buying", "", PRICE),
+    "buy.cost_per_million_tokens_usd": _t("Cost per million tokens, buying", "", PRICE),
+    "rent.name": _t("Rent option", "", Kind.TEXT),
+    "rent.pricing_model": _t("Pricing", "", Kind.TEXT),
+    "rent.total_usd": _t("Total cost of renting", "", USD),
+    "rent.npv_usd": _t("NPV of renting", "", USD),
+    "rent.cost_per_useful_accelerator_hour_usd": _t("Cost per useful GPU-hour, renting", "", PRICE),
+    "rent.cost_per_million_tokens_usd": _t("Cost per million tokens, renting", "", PRICE),
+    "rent.saving_usd": _t("Saving of buying", "", USD),
+    "rent.npv_saving_usd": _t("NPV saving of buying", "", USD),
+    "rent.breakeven_month": _t("Breakeven month", "", MONTH),
+    "rent.breakeven_utilisation": _t("Breakeven utilisation", "", SHARE),
+    "rent.irr_per_year": _t("IRR of buying over renting", "a year", SHARE),
+    "rent.equivalence_factor": _t("Rented accelerators per own accelerator", "", QTY, 3),
+    "rent.accelerators_rented": _t("Accelerators rented", "", QTY, 1),
+    "rent.instances": _t("Instances rented", "", COUNT),
+    "summary.breakeven_month": _t("Breakeven month", "", MONTH),
+    "summary.npv_saving_usd": _t("NPV saving of buying", "", USD),
+    "summary.saving_usd": _t("Saving of buying", "", USD),
+    "summary.cost_per_useful_accelerator_hour_buy_usd": _t("Cost per useful GPU-hour, buying", "",
+                                                            PRICE),
+    "summary.cost_per_useful_accelerator_hour_rent_usd": _t("Cost per useful GPU-hour, renting", "",
+                                                             PRICE),
+    "summary.winner": _t("Cheaper option", "", Kind.TEXT),
+    "footprint.accelerators_bought": _t("Accelerators bought", "", COUNT),
+    "footprint.systems": _t("Systems", "", COUNT),
+    "footprint.system_power_max_kw": _t("Power per system, maximum", "kW", QTY, 2),
+    "footprint.system_power_idle_kw": _t("Power per system, idle", "kW", QTY, 2),
+    "footprint.systems_per_rack": _t("Systems per rack", "", COUNT),
+    "footprint.racks": _t("Racks", "", COUNT),
+    "footprint.kw_per_rack": _t("Power per rack", "kW", QTY, 1),
+    "footprint.it_kw_max": _t("IT power, maximum", "kW", QTY, 1),
+    "footprint.it_kw_average": _t("IT power, average", "kW", QTY, 1),
+    "footprint.facility_kw_max": _t("Facility power, maximum", "kW", QTY, 1),
+    "footprint.facility_kw_average": _t("Facility power, average", "kW", QTY, 1),
+    "footprint.mwh_per_year": _t("Energy per year", "MWh", QTY, 1),
+    "footprint.cooling_tier_index": _t("Cooling tier number", "", COUNT),
+    "footprint.cooling_tier_name": _t("Cooling technology", "", Kind.TEXT),
+    "footprint.needs_new_cooling": _t("Needs new cooling", "", Kind.FLAG),
+    "footprint.cooling_capex_usd_per_kw": _t("Cooling plant price", "per kW", USD),
+    "footprint.cooling_opex_usd_per_kw_month": _t("Cooling plant running cost", "per kW-month", PRICE),
+    "footprint.warnings": _t("Warnings", "", Kind.TEXT),
+}
+
+# Monthly cash-flow lines (and the capex lines they come from), by the engine's line name.
+CASH_FLOW_LINES: dict[str, str] = {
+    "capex_systems": "Systems",
+    "capex_network": "Network",
+    "capex_storage": "Storage",
+    "capex_racks_install": "Rack installation",
+    "capex_spares": "Spares",
+    "capex_cooling_plant": "Cooling plant",
+    "capex_facility_buildout": "Space build-out",
+    "energy": "Electricity",
+    "colocation": "Colocation",
+    "owned_facility": "Owned space running cost",
+    "cooling_plant_opex": "Cooling plant running cost",
+    "support": "Support contract",
+    "staff": "Staff",
+    "licences": "Software licences",
+    "loan_payments": "Loan payments",
+    "residual_value": "Residual value (resale)",
+    "depreciation": "Depreciation (accounting, not cash)",
+    "compute": "Instance hours",
+    "upfront": "Up-front payments",
+    "egress": "Data egress",
+    "storage": "Cloud storage",
+    "total": "Total",
+    "cumulative": "Running total",
+}
+
+_INDEX = re.compile(r"^(rent|cooling)\.(\d+)\.")
+
+
+def generic_path(path: str) -> str:
+    """'rent.2.price_usd_per_instance_hour' -> 'rent.*.price_usd_per_instance_hour'."""
+    return _INDEX.sub(r"\1.*.", path)
+
+
+def input_term(path: str) -> Term:
+    """The term of an engine input path.
+
+    An input added to the engine before its term (``test_vocabulary`` fails until it has one)
+    is named by its field's words, so no page breaks over a missing label.
+    """
+    term = INPUTS.get(generic_path(path))
+    if term is None:
+        words = path.rsplit(".", 1)[-1].replace("_usd", "").replace("_", " ")
+        term = Term(words.capitalize(), "", Kind.QUANTITY, 4)
+    return term
+
+
+def result_term(path: str) -> Term:
+    """The term of a result figure ('rent.npv_saving_usd', 'footprint.racks')."""
+    return RESULTS[path]
+
+
+def line_label(name: str) -> str:
+    """Words for a cash-flow line; 'capex_systems' -> 'Systems'."""
+    return CASH_FLOW_LINES[name]
+
+
+def input_label(path: str, *, rent_names: Sequence[str] = (), cooling_names: Sequence[str] = ()) -> str:
+    """An input's label, naming the rent option or cooling tier an indexed path belongs to.
+
+    >>> input_label("rent.0.price_usd_per_instance_hour", rent_names=["AWS p5.48xlarge, on-demand"])
+    'Instance price, AWS p5.48xlarge, on-demand'
+    >>> input_label("facility.pue")
+    'PUE'
+    """
+    label = input_term(path).label
+    match = _INDEX.match(path)
+    if match:
+        names = rent_names if match.group(1) == "rent" else cooling_names
+        index = int(match.group(2))
+        owner = names[index] if index < len(names) else f"{match.group(1)} option {index + 1}"
+        label = f"{label}, {owner}"
+    return label
+
+
+def sentence_labels(paths: Sequence[str], *, rent_names: Sequence[str] = (),
+                    cooling_names: Sequence[str] = ()) -> dict[str, str]:
+    """Labels to put in a sentence ('the electricity price'), keeping acronyms and names."""
+
+    def lowered(label: str) -> str:
+        head, _, rest = label.partition(" ")
+        head = head if head.isupper() else head.lower()
+        return f"the {head}{' ' + rest if rest else ''}"
+
+    return {path: lowered(input_label(path, rent_names=rent_names, cooling_names=cooling_names))
+            for path in paths}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) or hasattr(value, "dtype")
+
+
+def show(value: Any, kind: Kind, digits: int = 2) -> str:
+    """A value as people read it.
+
+    >>> show(1234567.891, Kind.USD), show(-45.6, Kind.USD), show(3.35264, Kind.USD_PRICE)
+    ('$1,234,567.89', '-$45.60', '$3.35')
+    >>> show(0.085, Kind.USD_PRICE), show(0.382, Kind.SHARE), show(32.0, Kind.MONTH)
+    ('$0.0850', '38.2%', '32')
+    >>> show(float("nan"), Kind.MONTH), show(15.299999999999999, Kind.QUANTITY, 1)
+    ('never', '15.3')
+    >>> show(float("inf"), Kind.QUANTITY), show(1024.0, Kind.COUNT), show(True, Kind.FLAG)
+    ('no limit', '1,024', 'yes')
+    """
+    if kind is Kind.TEXT:
+        return "" if value is None else str(value)
+    if kind is Kind.FLAG:
+        return "yes" if bool(value) else "no"
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "never" if kind is Kind.MONTH else "n/a"
+    value = float(value)
+    if math.isnan(value):
+        return "never" if kind is Kind.MONTH else "n/a"
+    if math.isinf(value):
+        return "no limit"
+    if kind is Kind.USD:
+        return f"{'-' if round(value, 2) < 0 else ''}${abs(value):,.2f}"
+    if kind is Kind.USD_PRICE:
+        sign = "-" if value < 0 else ""
+        size = abs(value)
+        return f"{sign}${size:,.2f}" if size >= 1 or size == 0 else f"{sign}${_significant(size, 3)}"
+    if kind is Kind.SHARE:
+        return f"{value:.1%}"
+    if kind in WHOLE_KINDS:
+        return f"{round(value):,}"
+    return f"{value:,.{digits}f}"
+
+
+def _significant(size: float, figures: int) -> str:
+    """A positive amount below one with ``figures`` significant digits, trailing zeros kept."""
+    decimals = max(2, figures - 1 - math.floor(math.log10(size)))
+    return f"{size:.{decimals}f}"
+
+
+def json_value(value: Any, kind: Kind) -> Any:
+    """A figure for JSON: whole kinds as int (None for NaN), everything else unchanged.
+
+    >>> json_value(32.0, Kind.MONTH), json_value(float("nan"), Kind.MONTH), json_value(0.5, Kind.SHARE)
+    (32, None, 0.5)
+    """
+    if kind in WHOLE_KINDS and isinstance(value, float):
+        return None if not math.isfinite(value) else round(value)
+    return value
+
+
+def usd_short(amount: float) -> str:
+    """Money for a sentence or an axis: $1.23M, $45.6k, $789.
+
+    >>> usd_short(1_234_567), usd_short(-45_600), usd_short(789.4), usd_short(2.5e9)
+    ('$1.23M', '-$45.6k', '$789', '$2.50B')
+    """
+    sign = "-" if amount < 0 else ""
+    size = abs(amount)
+    for scale, suffix, decimals in ((1e9, "B", 2), (1e6, "M", 2), (1e3, "k", 1)):
+        if size >= scale:
+            return f"{sign}${size / scale:.{decimals}f}{suffix}"
+    return f"{sign}${size:.0f}"
+
+
+def labelled(figures: Mapping[str, Any], prefix: str) -> list[tuple[str, str]]:
+    """(label with unit, shown value) rows for a mapping of figures under ``prefix``.
+
+    >>> labelled({"racks": 2.0, "facility_kw_max": 15.299999999999999}, "footprint")
+    [('Racks', '2'), ('Facility power, maximum (kW)', '15.3')]
+    """
+    rows = []
+    for name, value in figures.items():
+        term = RESULTS[f"{prefix}.{name}"]
+        rows.append((term.heading(), term.show(value)))
+    return rows
