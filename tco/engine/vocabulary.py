@@ -329,6 +329,8 @@ def show(value: Any, kind: Kind, digits: int = 2) -> str:
         return f"{value:.1%}"
     if kind in WHOLE_KINDS:
         return f"{round(value):,}"
+    if value == 0:
+        return "0"  # a rate shown to 6 decimals would otherwise read "0.000000"
     return f"{value:,.{digits}f}"
 
 

@@ -83,7 +83,8 @@ def test_it_refuses_a_figure_whose_source_is_unknown(data_dir):
 def test_it_refuses_a_misspelt_key(data_dir):
     _edit(data_dir / "systems.yaml", "    power_max_kw: 10.2", "    power_max: 10.2")
 
-    with pytest.raises(CatalogDataError, match="dgx-h100: unknown keys power_max"):
+    # The first system drawing 10.2 kW is the HGX H100 server.
+    with pytest.raises(CatalogDataError, match="hgx-h100-8gpu-server: unknown keys power_max"):
         read_catalog_data(data_dir)
 
 

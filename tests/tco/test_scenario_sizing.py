@@ -197,13 +197,14 @@ def _admin_form(scenario: Scenario, sizing: object) -> dict:
             f"{prefix}-TOTAL_FORMS": 1, f"{prefix}-INITIAL_FORMS": 1,
             # The read-only inline of past exports (none yet) posts its management form too.
             "report_exports-TOTAL_FORMS": 0, "report_exports-INITIAL_FORMS": 0,
+            "api_options-TOTAL_FORMS": 0, "api_options-INITIAL_FORMS": 0,
             f"{prefix}-0-id": option.pk, f"{prefix}-0-scenario": scenario.pk,
             f"{prefix}-0-offering": option.offering_id,
             f"{prefix}-0-price_usd_per_instance_hour": option.price_usd_per_instance_hour,
             **{f"{prefix}-0-{name}": getattr(option, name) for name in (
                 "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
                 "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month",
-                "price_change_per_year")}}
+                "price_change_per_year", "spot_interruptions_per_hour")}}
 
 
 def test_the_admin_refuses_a_bad_sizing_json_as_a_form_error(admin_client, sized_scenario):

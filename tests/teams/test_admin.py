@@ -29,12 +29,14 @@ def change_form(scenario: Scenario, **changes) -> dict:
             "edited_revision": scenario.revision, **changes,
             f"{prefix}-TOTAL_FORMS": 1, f"{prefix}-INITIAL_FORMS": 1,
             "report_exports-TOTAL_FORMS": 0, "report_exports-INITIAL_FORMS": 0,
+            "api_options-TOTAL_FORMS": 0, "api_options-INITIAL_FORMS": 0,
             f"{prefix}-0-id": option.pk, f"{prefix}-0-scenario": scenario.pk,
             f"{prefix}-0-offering": option.offering_id, f"{prefix}-0-name": option.name,
             f"{prefix}-0-price_usd_per_instance_hour": option.price_usd_per_instance_hour,
             **{f"{prefix}-0-{name}": getattr(option, name) for name in (
                 "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
-                "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month", "price_change_per_year")}}
+                "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month", "price_change_per_year",
+                "spot_interruptions_per_hour")}}
 
 
 # --- signing in and what each user sees -------------------------------------------------------
