@@ -41,7 +41,7 @@ SCENARIO_EXAMPLE = OpenApiExample(
     "8x H100 training node vs AWS p5 on-demand",
     value={
         "name": "8x H100 training", "accelerator": "h100-sxm-80gb", "accelerators": 8,
-        "utilisation": "0.7", "system": "dgx-h100", "facility": "colo-air-standard",
+        "utilisation": "0.7", "system": "dgx-h100", "facility": "colo-air",
         "horizon_months": 36, "discount_rate_per_year": "0.08",
         "rent_options": [{"offering": 1}],
     },
@@ -204,6 +204,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
             return Response({exc.field: [exc.message]}, status=400)
         return Response(SideBySideSerializer(columns, many=True).data)
 
+    @extend_schema(request=None, responses={201: ScenarioSerializer})
     @action(detail=True, methods=["post"])
     def clone(self, request, pk=None):
         """Copy the scenario and its rent options into a new draft of the same team."""
