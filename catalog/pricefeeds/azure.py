@@ -146,23 +146,11 @@ class AzureRetailPricesFeed:
         if pricing_model in TERM_YEARS:
             hourly = spread_over_term(retail_price, TERM_YEARS[pricing_model])
         collector.add(
-            ParsedPrice(
-                provider=PROVIDER,
-                sku=sku,
-                instance_type=arm_sku_name,
-                region=str(item.get("armRegionName")),
-                pricing_model=pricing_model,
-                purchase_option="",
-                offering_class="",
-                price_per_instance_hour=hourly,
-                recurring_price_per_instance_hour=hourly,
-                upfront_fee=None,
-                currency=str(item.get("currencyCode")),
-                accelerator_slug=match.accelerator_slug,
-                accelerators_per_instance=match.accelerators_per_instance,
+            ParsedPrice.hourly(
+                PROVIDER, match, sku=sku, instance_type=arm_sku_name, region=str(item.get("armRegionName")),
+                pricing_model=pricing_model, price=hourly, currency=str(item.get("currencyCode")),
                 effective_date=iso_date(item.get("effectiveStartDate"), provider=PROVIDER, record=record),
                 source_url=source_url,
-                source_version=None,
             )
         )
 

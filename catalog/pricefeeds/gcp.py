@@ -332,23 +332,10 @@ def _machine_price(
 ) -> ParsedPrice:
     total = sum((c.price.price_per_unit * quantity for c, quantity in parts), Decimal(0))
     hourly = total.quantize(HOURLY_QUANTUM)
-    return ParsedPrice(
-        provider=PROVIDER,
-        sku="+".join(c.price.sku for c, _ in parts),
-        instance_type=machine.name,
-        region=gpu.price.region,
-        pricing_model=gpu.price.pricing_model,
-        purchase_option="",
-        offering_class="",
-        price_per_instance_hour=hourly,
-        recurring_price_per_instance_hour=hourly,
-        upfront_fee=None,
-        currency=gpu.price.currency,
-        accelerator_slug=machine.accelerator_slug,
-        accelerators_per_instance=machine.accelerators_per_instance,
-        effective_date=gpu.price.effective_date,
-        source_url=gpu.price.source_url,
-        source_version=None,
+    return ParsedPrice.hourly(
+        PROVIDER, machine, sku="+".join(c.price.sku for c, _ in parts), instance_type=machine.name,
+        region=gpu.price.region, pricing_model=gpu.price.pricing_model, price=hourly,
+        currency=gpu.price.currency, effective_date=gpu.price.effective_date, source_url=gpu.price.source_url,
     )
 
 

@@ -81,24 +81,10 @@ class LambdaCloudFeed(KeyedFeed):
                 f"{match.accelerators_per_instance}",
             )
             return
-        price = cents / CENTS_PER_DOLLAR
         collector.add(
-            ParsedPrice(
-                provider=PROVIDER,
-                sku=name,
-                instance_type=name,
-                region=GLOBAL_REGION,
-                pricing_model=PricingModel.ON_DEMAND,
-                purchase_option="",
-                offering_class="",
-                price_per_instance_hour=price,
-                recurring_price_per_instance_hour=price,
-                upfront_fee=None,
-                currency=CURRENCY,
-                accelerator_slug=match.accelerator_slug,
-                accelerators_per_instance=match.accelerators_per_instance,
-                effective_date=None,
-                source_url=address,
-                source_version=None,
+            ParsedPrice.hourly(
+                PROVIDER, match, sku=name, instance_type=name, region=GLOBAL_REGION,
+                pricing_model=PricingModel.ON_DEMAND, price=cents / CENTS_PER_DOLLAR, currency=CURRENCY,
+                effective_date=None, source_url=address,
             )
         )

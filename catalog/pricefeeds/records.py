@@ -6,6 +6,10 @@ import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from catalog.pricefeeds.mapping import AcceleratorMatch
 
 
 class PricingModel(StrEnum):
@@ -69,6 +73,45 @@ class ParsedPrice:
     effective_date: dt.date | None  # None when the feed states no date (Lambda, RunPod)
     source_url: str  # the URL or local file the row was read from
     source_version: str | None  # AWS offer file "version"; None where the feed has none
+
+    @classmethod
+    def hourly(
+        cls,
+        provider: str,
+        match: AcceleratorMatch,
+        *,
+        sku: str,
+        instance_type: str,
+        region: str,
+        pricing_model: PricingModel,
+        price: Decimal,
+        currency: str,
+        effective_date: dt.date | None,
+        source_url: str,
+    ) -> ParsedPrice:
+        """A price paid by the hour alone: no upfront fee, purchase option or offering class.
+
+        ``match`` gives the accelerator and how many an instance carries (an
+        ``AcceleratorMatch`` or anything with the same two attributes).
+        """
+        return cls(
+            provider=provider,
+            sku=sku,
+            instance_type=instance_type,
+            region=region,
+            pricing_model=pricing_model,
+            purchase_option="",
+            offering_class="",
+            price_per_instance_hour=price,
+            recurring_price_per_instance_hour=price,
+            upfront_fee=None,
+            currency=currency,
+            accelerator_slug=match.accelerator_slug,
+            accelerators_per_instance=match.accelerators_per_instance,
+            effective_date=effective_date,
+            source_url=source_url,
+            source_version=None,
+        )
 
     @property
     def price_per_accelerator_hour(self) -> Decimal:

@@ -118,22 +118,8 @@ def _price(
     *,
     address: str,
 ) -> ParsedPrice:
-    per_instance_hour = per_gpu_hour * match.accelerators_per_instance
-    return ParsedPrice(
-        provider=PROVIDER,
-        sku=f"{gpu_id}:{cloud}:{model}",
-        instance_type=f"{gpu_id} ({cloud} cloud)",
-        region=GLOBAL_REGION,
-        pricing_model=model,
-        purchase_option="",
-        offering_class="",
-        price_per_instance_hour=per_instance_hour,
-        recurring_price_per_instance_hour=per_instance_hour,
-        upfront_fee=None,
-        currency=CURRENCY,
-        accelerator_slug=match.accelerator_slug,
-        accelerators_per_instance=match.accelerators_per_instance,
-        effective_date=None,
-        source_url=address,
-        source_version=None,
+    return ParsedPrice.hourly(
+        PROVIDER, match, sku=f"{gpu_id}:{cloud}:{model}", instance_type=f"{gpu_id} ({cloud} cloud)",
+        region=GLOBAL_REGION, pricing_model=model, price=per_gpu_hour * match.accelerators_per_instance,
+        currency=CURRENCY, effective_date=None, source_url=address,
     )
