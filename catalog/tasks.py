@@ -10,16 +10,14 @@ every attempt leaves its own job row.
 
 from __future__ import annotations
 
-import redis.exceptions
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
 
 from catalog.models import RefreshStatus
 from catalog.pricefeeds import UpstreamHTTPError
 from catalog.refresh.limits import REFRESH_SOFT_TIME_LIMIT_S, REFRESH_TIME_LIMIT_S
 from catalog.refresh.services import price_refresh_run
+from config.task_retries import transient_retries
 
-TRANSIENT_ERRORS = (OperationalError, InterfaceError, redis.exceptions.ConnectionError)
 # An outage of a provider's price API usually lasts minutes to hours: try again 15 minutes and
 # then 30 minutes later, and leave the rest to the next daily run.
 UPSTREAM_RETRY_DELAYS_S = (900, 1800)
@@ -31,11 +29,7 @@ UPSTREAM_RETRY_DELAYS_S = (900, 1800)
     reject_on_worker_lost=True,
     soft_time_limit=REFRESH_SOFT_TIME_LIMIT_S,
     time_limit=REFRESH_TIME_LIMIT_S,
-    autoretry_for=TRANSIENT_ERRORS,
-    retry_backoff=2,
-    retry_backoff_max=60,
-    retry_jitter=True,
-    max_retries=len(UPSTREAM_RETRY_DELAYS_S),
+    **transient_retries(max_retries=len(UPSTREAM_RETRY_DELAYS_S)),
 )
 def refresh_prices_task(self, provider: str, location: str | None = None) -> int:
     """Refresh one provider's prices; returns the job id (send it with ``queue=Queue.REFRESH``)."""

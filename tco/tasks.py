@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import redis.exceptions
 from celery import Task, shared_task
-from django.db import InterfaceError, OperationalError, reset_queries
+from django.db import reset_queries
 from django.dispatch import receiver
 
 from catalog.refresh.signals import prices_refreshed
 from config.queues import Queue
+from config.task_retries import RETRIES
 from tco.planning import plan_draws_compute, plan_fail, plan_solve
 from tco.runs.limits import (
     CHUNK_SOFT_TIME_LIMIT_S,
@@ -32,9 +32,6 @@ from tco.runs.services import (
 )
 from tco.services.repricing import scenarios_reprice
 
-TRANSIENT_ERRORS = (OperationalError, InterfaceError, redis.exceptions.ConnectionError)
-RETRIES = {"autoretry_for": TRANSIENT_ERRORS, "retry_backoff": 2, "retry_backoff_max": 60,
-           "retry_jitter": True, "max_retries": 5}
 REAP_SOFT_TIME_LIMIT_S = 60
 REAP_TIME_LIMIT_S = 90
 
