@@ -83,11 +83,13 @@ class TeamScopedInlineMixin:
 class StaffWritesAdminMixin:
     """Catalog rows: everyone in the admin reads them; only staff add, change or delete."""
 
+    readers = "is_active"  # the user flag that lets one see the rows
+
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return request.user.is_active
+        return getattr(request.user, self.readers)
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return request.user.is_active
+        return getattr(request.user, self.readers)
 
     def has_add_permission(self, request: HttpRequest, *args) -> bool:
         return request.user.is_staff
@@ -99,20 +101,7 @@ class StaffWritesAdminMixin:
         return request.user.is_staff
 
 
-class StaffOnlyAdminMixin:
+class StaffOnlyAdminMixin(StaffWritesAdminMixin):
     """Rows only staff see and change: teams and memberships, price refresh schedules."""
 
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return request.user.is_staff
-
-    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return request.user.is_staff
-
-    def has_add_permission(self, request: HttpRequest, *args) -> bool:
-        return request.user.is_staff
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return request.user.is_staff
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return request.user.is_staff
+    readers = "is_staff"
