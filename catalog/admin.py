@@ -11,9 +11,7 @@ from django.utils.html import format_html, format_html_join
 
 from catalog.completeness import (
     offering_missing,
-    offering_picker_label,
     offerings_with_completeness,
-    system_label,
     system_missing,
     systems_with_completeness,
 )
@@ -188,8 +186,8 @@ class SystemSkuAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
     def autocomplete_label(self, obj: SystemSku) -> str:
         """The picker's words: complete systems by name, the others with what they lack."""
         if obj.is_complete:
-            return system_label(obj)
-        return f"{system_label(obj)} — incomplete: no {', '.join(system_missing(obj))}"
+            return obj.label
+        return f"{obj.label} — incomplete: no {', '.join(system_missing(obj))}"
 
     @admin.display(description="can be costed in a scenario")
     def costing(self, obj: SystemSku) -> str:
@@ -219,7 +217,7 @@ class CloudOfferingAdmin(StaffWritesAdminMixin, PriceHistoryChartMixin, admin.Mo
 
     def autocomplete_label(self, obj: CloudOffering) -> str:
         """Complete offerings by name; the others say they have no price."""
-        label = offering_picker_label(obj)
+        label = str(obj)
         return label if obj.is_complete else f"{label} — incomplete: no {', '.join(offering_missing(obj))}"
     inlines = (PriceHistoryInline,)
 

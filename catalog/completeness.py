@@ -1,50 +1,15 @@
 """Whether a catalog row can be costed in a scenario, and if not, what is missing.
 
 A system is costed from its purchase price, its maximum power (idle defaults to it) and its
-rack units; an offering from a public price. Pickers list complete rows first and name them as
-people do: "NVIDIA DGX H200 (8x H200 141 GB)".
+rack units; an offering from a public price. Pickers list complete rows first, named as the
+models name them (``SystemSku.label``, ``str(CloudOffering)``).
 """
 
 from __future__ import annotations
 
-import re
-
 from django.db.models import BooleanField, Case, Exists, OuterRef, Q, QuerySet, Value, When
 
-from catalog.models import Accelerator, CloudOffering, PricePoint, SystemSku
-
-# Words of an accelerator's name that people leave out when they count GPUs in a system.
-_NAME_NOISE = re.compile(
-    r"^(NVIDIA|AMD|Intel|Google|AWS|Microsoft Azure)\s+|\b(GeForce|Tesla|Instinct|Generation)\s+|"
-    r"\s+(SXM\d?|PCIe|OAM)\b|\s+\d+\s?GB\b|\s*\(per GPU\)|\s+Blackwell GPU\b"
-)
-
-
-def accelerator_short_name(accelerator: Accelerator) -> str:
-    """'H200 141 GB', 'RTX 4090 24 GB', 'MI300X 192 GB': model and memory, no vendor or package."""
-    name = _NAME_NOISE.sub(" ", accelerator.name)
-    name = " ".join(_NAME_NOISE.sub(" ", name).split())
-    memory = "" if accelerator.memory_gb is None else f" {accelerator.memory_gb.normalize():f} GB"
-    return f"{name}{memory}"
-
-
-def system_label(system: SystemSku) -> str:
-    """'NVIDIA DGX H200 (8x H200 141 GB)'; a name's own '(RTX 4090)' gives way to the count."""
-    name = re.sub(r"\s*\([^)]*\)$", "", system.name)
-    return f"{name} ({system.accelerators_per_system}x {accelerator_short_name(system.accelerator)})"
-
-
-def offering_label(offering: CloudOffering) -> str:
-    """'AWS p5.48xlarge on-demand (us-east-1)': how people name an offering."""
-    region = "" if offering.region == "unspecified" else f" ({offering.region})"
-    return (f"{offering.get_provider_display()} {offering.instance_type} "
-            f"{offering.get_pricing_model_display().lower()}{region}")
-
-
-def offering_picker_label(offering: CloudOffering) -> str:
-    """'AWS p5.48xlarge on-demand (8x H100 80 GB)': the offering and what one instance holds."""
-    return (f"{offering_label(offering)} ({offering.accelerators_per_instance}x "
-            f"{accelerator_short_name(offering.accelerator)})")
+from catalog.models import CloudOffering, PricePoint, SystemSku
 
 
 def _public_price(target_field: str) -> Exists:

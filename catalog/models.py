@@ -132,6 +132,11 @@ class ProvenancedModel(models.Model):
             raise ValidationError({"field_sources": errors})
 
 
+# Words of an accelerator's name that people leave out when they say which one they mean.
+_NAME_NOISE = re.compile(r"\b(GeForce|Tesla|Instinct|Generation)\s+|\s*\(per GPU\)|\s+Blackwell GPU\b")
+_MEMORY = re.compile(r"\d\s?(GB|TB)\b")
+
+
 class Accelerator(ProvenancedModel):
     """A GPU or AI ASIC model with its memory, power and interconnect figures."""
 
@@ -182,9 +187,13 @@ class Accelerator(ProvenancedModel):
 
     @property
     def short_name(self) -> str:
-        """The name without its vendor, memory spaced: 'H100 SXM5 80 GB'."""
-        name = self.name.removeprefix(f"{self.get_vendor_display()} ").strip()
-        return re.sub(r"(\d)(GB|TB)\b", r"\1 \2", name)
+        """Model, package and memory, as people name it: 'H100 SXM5 80 GB', 'MI300X 192 GB',
+        'RTX 4090 24 GB' (no vendor, no marketing words)."""
+        name = self.name.removeprefix(f"{self.get_vendor_display()} ")
+        name = re.sub(r"(\d)(GB|TB)\b", r"\1 \2", " ".join(_NAME_NOISE.sub(" ", name).split()))
+        if self.memory_gb is not None and not _MEMORY.search(name):
+            name += f" {self.memory_gb.normalize():f} GB"
+        return name
 
 
 class AcceleratorThroughput(models.Model):
@@ -344,6 +353,13 @@ class SystemSku(ProvenancedModel):
 
     def __str__(self) -> str:
         return self.slug
+
+    @property
+    def label(self) -> str:
+        """As people name it: 'NVIDIA DGX H200 (8x H200 SXM 141 GB)'; a name's own
+        '(RTX 4090)' or '(per GPU)' gives way to the count."""
+        name = re.sub(r"\s*\([^)]*\)$", "", self.name)
+        return f"{name} ({self.accelerators_per_system}x {self.accelerator.short_name})"
 
     def clean(self) -> None:
         errors: dict[str, str] = {}

@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.choices import Rating
-from catalog.completeness import offering_missing, offering_picker_label, system_label, system_missing
+from catalog.completeness import offering_missing, system_missing
 from catalog.models import (
     Accelerator,
     AcceleratorPowerCap,
@@ -137,7 +137,7 @@ class CompletenessFields(serializers.Serializer):
     """How people name a catalog row, and whether a scenario can cost it (if not, what it lacks)."""
 
     label = serializers.SerializerMethodField(
-        help_text="How people name it, e.g. 'NVIDIA DGX H200 (8x H200 141 GB)'."
+        help_text="How people name it, e.g. 'NVIDIA DGX H200 (8x H200 SXM 141 GB)'."
     )
     is_complete = serializers.SerializerMethodField(help_text="A scenario can cost it as it is.")
     missing = serializers.SerializerMethodField(help_text="What a scenario would need and the catalog lacks.")
@@ -152,7 +152,7 @@ class SystemSkuSerializer(ModelCleanMixin, CompletenessFields, serializers.Model
     accelerator = serializers.SlugRelatedField(slug_field="slug", queryset=Accelerator.objects.all())
 
     def get_label(self, obj: SystemSku) -> str:
-        return system_label(obj)
+        return obj.label
 
     def get_missing(self, obj: SystemSku) -> list[str]:
         return system_missing(obj)
@@ -226,7 +226,7 @@ class CloudOfferingSerializer(ModelCleanMixin, CompletenessFields, serializers.M
     """A cloud offering with the price in force (today, or on ``price_at``); priced ones first."""
 
     def get_label(self, obj: CloudOffering) -> str:
-        return offering_picker_label(obj)
+        return str(obj)
 
     def get_missing(self, obj: CloudOffering) -> list[str]:
         return offering_missing(obj)

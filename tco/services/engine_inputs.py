@@ -17,7 +17,6 @@ from typing import Any
 from django.utils import timezone
 
 from catalog.choices import Currency, FacilityKind, PricingModel
-from catalog.completeness import system_label
 from catalog.models import CoolingTechnology, PricePoint
 from catalog.selectors import other_sources_prices, price_at, range_point, throughput_ratio
 from tco import engine
@@ -219,7 +218,7 @@ class _Recorder:
                     abs(range_point(other, self.range_end) - amount) > DISAGREEMENT * amount
                     for other in others):
                 self.warnings.append(EvaluationWarning("sources_disagree",
-                    f"Sources disagree on the price of {system_label(point.system)}: it is costed at "
+                    f"Sources disagree on the price of {point.system.label}: it is costed at "
                     f"{_usd(amount)} ({point.source}, as of {point.as_of}, the newest on or before "
                     f"{self.as_of}); " + "; ".join(
                         f"{other.source} gives {_usd_range(other)} as of {other.as_of}"

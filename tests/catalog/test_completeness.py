@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.completeness import system_label, system_missing, systems_with_completeness
+from catalog.completeness import system_missing, systems_with_completeness
 from catalog.models import SystemSku
 
 # The seeds' systems the catalog must cost: DGX/HGX H100, H200, B200, GB200 NVL72, MI300X
@@ -50,8 +50,8 @@ def test_incomplete_systems_say_what_is_missing(catalog):
 
 
 def test_systems_are_named_as_people_name_them(catalog):
-    names = {s.slug: system_label(s) for s in SystemSku.objects.select_related("accelerator")}
-    assert names["dgx-h200"] == "NVIDIA DGX H200 (8x H200 141 GB)"
+    names = {s.slug: s.label for s in SystemSku.objects.select_related("accelerator")}
+    assert names["dgx-h200"] == "NVIDIA DGX H200 (8x H200 SXM 141 GB)"
     assert names["gb200-nvl72"] == "NVIDIA GB200 NVL72 (72x GB200 192 GB)"
     assert names["server-4x-rtx-4090"] == "4-GPU server (4x RTX 4090 24 GB)"
     assert names["mi300x-8gpu-server"] == "AMD Instinct MI300X 8-GPU platform server (8x MI300X 192 GB)"
@@ -62,15 +62,15 @@ def test_the_api_lists_complete_systems_first_with_what_the_others_lack(admin_cl
     flags = [row["is_complete"] for row in rows]
     assert flags == sorted(flags, reverse=True) and True in flags and False in flags
     by_slug = {row["slug"]: row for row in rows}
-    assert by_slug["dgx-h200"]["label"] == "NVIDIA DGX H200 (8x H200 141 GB)"
+    assert by_slug["dgx-h200"]["label"] == "NVIDIA DGX H200 (8x H200 SXM 141 GB)"
     assert by_slug["dgx-h200"]["missing"] == []
     assert by_slug["h100-sxm-8gpu-baseboard"]["missing"] == [
         "maximum power (kW)", "rack units (a component: cost the server that holds it)"]
 
 
 @pytest.mark.parametrize(("term", "first"), [
-    ("b200", "NVIDIA DGX B200 (8x B200 192 GB)"),
-    ("h200", "NVIDIA DGX H200 (8x H200 141 GB)"),
+    ("b200", "NVIDIA DGX B200 (8x B200 SXM 192 GB)"),
+    ("h200", "NVIDIA DGX H200 (8x H200 SXM 141 GB)"),
 ])
 def test_the_scenario_system_picker_offers_complete_systems_first(admin_client, catalog, term, first):
     answer = admin_client.get("/admin/autocomplete/", {
