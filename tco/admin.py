@@ -16,7 +16,6 @@ from simple_history.admin import SimpleHistoryAdmin
 from reports.admin import ReportExportInline, export_excel, export_pdf
 from tco import admin_alerts, admin_plans, admin_runs  # noqa: F401  (register the alert, plan and run admins)
 from tco.admin_result import scenario_result
-from tco.api.sizing import validated_sizing_spec
 from tco.charts import render, side_by_side_figure
 from tco.engine import MAX_RENT_OPTIONS
 from tco.models import ApiOption, RentOption, Scenario, ScenarioStatus, StaleRevision
@@ -29,6 +28,7 @@ from tco.services.scenarios import (
     scenario_clone,
     scenario_next_version,
 )
+from tco.services.sizing_spec import validated_sizing_spec
 from tco.side_by_side import SideBySideError, side_by_side
 from teams.admin_mixins import TeamScopedAdminMixin, TeamScopedInlineMixin
 from teams.models import Role

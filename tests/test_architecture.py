@@ -24,3 +24,34 @@ def test_importing_the_engine_loads_no_django() -> None:
 def test_the_tco_package_init_imports_nothing() -> None:
     tree = ast.parse((ROOT / "tco" / "__init__.py").read_text())
     assert not [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+
+
+API_PACKAGES = ("tco.api", "catalog.api", "reports.api")
+# The URL configuration mounts the API's routers; it is the API layer's entry point.
+API_WIRING = {Path("config/urls.py")}
+
+
+def _imported_modules(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_nothing_outside_the_api_layer_imports_from_it() -> None:
+    offenders = []
+    for path in sorted(ROOT.glob("*/**/*.py")):
+        relative = path.relative_to(ROOT)
+        if relative.parts[0] in ("tests", ".venv") or relative in API_WIRING:
+            continue
+        if any(relative.parts[:2] == (package.split(".")[0], "api") for package in API_PACKAGES):
+            continue
+        imported = _imported_modules(ast.parse(path.read_text(), filename=str(relative)))
+        offenders += [f"{relative} imports {name}" for name in sorted(imported)
+                      if any(name == package or name.startswith(package + ".")
+                             for package in API_PACKAGES)]
+    assert offenders == []

@@ -9,9 +9,10 @@ from rest_framework import serializers
 
 from catalog.models import Accelerator, FacilityProfile, SystemSku
 from tco import engine
-from tco.api.sizing import SizingResultSerializer, SizingSpecSerializer, nested_error
+from tco.api.sizing import SizingResultSerializer
 from tco.models import ApiOption, RentOption, Scenario
 from tco.services.engine_inputs import ScenarioInputError
+from tco.services.sizing_spec import SizingSpecSerializer, nested_error
 from teams.models import Team
 from teams.selectors import teams_of
 

@@ -100,3 +100,20 @@ def test_tco_evaluate_fails_naming_the_field(tmp_path, scenario_file):
 
     with pytest.raises(CommandError, match="utilisation"):
         call_command("tco_evaluate", str(bad), stdout=io.StringIO())
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("system", "dgx-h1000", "system: no system SKU 'dgx-h1000'"),
+    ("horizon_months", "three years", "horizon_months: “three years” value must be an integer."),
+    ("utilisaton", "0.5", "utilisaton: is not a field here"),
+])
+def test_tco_evaluate_names_the_field_it_cannot_read(tmp_path, scenario_file, field, value,
+                                                     message):
+    data = {**json.loads(scenario_file.read_text()), field: value}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+
+    with pytest.raises(CommandError) as refused:
+        call_command("tco_evaluate", str(bad), stdout=io.StringIO())
+
+    assert str(refused.value) == f"{bad}: invalid scenario: {message}"

@@ -5,9 +5,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from config.csv_cells import inert_frame
-from tco.api.serializers import ScenarioSerializer
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import monthly_frame
+from tco.services.scenario_documents import scenario_document_data
 from tco.services.scenarios import unsaved_evaluate
 
 
@@ -24,15 +24,11 @@ class Command(BaseCommand):
             data = json.loads(file.read_text())
         except (OSError, json.JSONDecodeError) as exc:
             raise CommandError(f"{file}: cannot read scenario JSON: {exc}") from exc
-        serializer = ScenarioSerializer(data=data)
-        if not serializer.is_valid():
-            raise CommandError(f"{file}: invalid scenario: {json.dumps(serializer.errors)}")
-        data = dict(serializer.validated_data)
         try:
-            evaluation = unsaved_evaluate(data=data, rent_options=data.pop("rent_options"),
-                                          user=None)
+            data, rent_options = scenario_document_data(data)
+            evaluation = unsaved_evaluate(data=data, rent_options=rent_options, user=None)
         except ScenarioInputError as exc:
-            raise CommandError(f"{file}: {exc}") from exc
+            raise CommandError(f"{file}: invalid scenario: {exc}") from exc
         if csv:
             self.stdout.write(inert_frame(monthly_frame(evaluation.result))
                               .to_csv(index=False, float_format="%.2f"), ending="")
