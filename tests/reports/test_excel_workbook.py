@@ -36,16 +36,10 @@ def named_cell(workbook, name: str):
 
 def test_it_has_the_model_sheets_in_reading_order(workbook):
     assert workbook.sheetnames == list(MODEL_SHEETS)
-    assert list(MODEL_SHEETS) == [
-        "Summary",
-        "Assumptions",
-        "Buy cash flows",
-        "Rent cash flows",
-        "Comparison",
-        "Bill of materials",
-        "Footprint",
-        "Prices",
-    ]
+    assert MODEL_SHEETS == (
+        "Summary", "Assumptions", "Buy cash flows", "Rent cash flows",
+        "Comparison", "Bill of materials", "Footprint", "Prices",
+    )
 
 
 def test_every_engine_input_is_a_named_input_cell_with_its_value(workbook, rich_content):

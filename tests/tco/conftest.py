@@ -19,6 +19,19 @@ def planner(db):
 
 
 @pytest.fixture
+def api(client, planner):
+    """The test client, logged in as the planner."""
+    client.force_login(planner)
+    return client
+
+
+@pytest.fixture
+def media(settings, tmp_path):
+    """Files the test writes (run results, downloads) go to a temporary folder."""
+    settings.MEDIA_ROOT = tmp_path
+
+
+@pytest.fixture
 def run_scenario(catalog, planner):
     """One DGX H100 at $400,000 against one p5.48xlarge on demand at $50/h, over 36 months.
 

@@ -9,7 +9,7 @@ from catalog.models import TokenApiPrice
 from tco.models import ApiOption, Scenario
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_evaluate
-from tests.tco.test_scenario_api import body
+from tests.tco.scenario_body import scenario_body
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +25,7 @@ def api(client):
 
 
 def evaluate(api, **overrides):
-    response = api.post("/api/v1/evaluate/", body(**overrides), content_type="application/json")
+    response = api.post("/api/v1/evaluate/", scenario_body(**overrides), content_type="application/json")
     assert response.status_code == 200, response.json()
     return response.json()
 
@@ -65,7 +65,7 @@ def test_a_flat_resale_curve_equals_the_single_share_to_the_cent(api, catalog):
 
 
 def _saved(api, **overrides) -> Scenario:
-    response = api.post("/api/v1/scenarios/", body(**overrides), content_type="application/json")
+    response = api.post("/api/v1/scenarios/", scenario_body(**overrides), content_type="application/json")
     assert response.status_code == 201, response.json()
     return Scenario.objects.get(pk=response.json()["id"])
 
@@ -95,7 +95,7 @@ def test_an_api_option_from_a_shipped_example_row(api, catalog):
     ({"grid_kg_co2e_per_kwh": "450"}, "grid_kg_co2e_per_kwh"),
 ])
 def test_bad_input_is_a_400_naming_the_field_and_nothing_is_saved(api, catalog, overrides, field):
-    response = api.post("/api/v1/scenarios/", body(**overrides), content_type="application/json")
+    response = api.post("/api/v1/scenarios/", scenario_body(**overrides), content_type="application/json")
     assert response.status_code == 400
     assert field in response.json(), response.json()
     assert Scenario.objects.count() == 0

@@ -19,12 +19,6 @@ GROWING = {"demand": {"start": 8, "growth_per_month": 0.05, "months": 36},
            "owned": [{"name": "DGX H100", "lead_time_months": 4}]}
 
 
-@pytest.fixture
-def api(client, planner):
-    client.force_login(planner)
-    return client
-
-
 def post(api, scenario, spec, **extra):
     return api.post(URL, {"scenario": scenario.pk, "name": "growth", "spec": spec, **extra},
                     content_type="application/json")

@@ -33,12 +33,6 @@ def planner(db):
 
 
 @pytest.fixture
-def api(client, planner):
-    client.force_login(planner)
-    return client
-
-
-@pytest.fixture
 def lambda_refresh(catalog, tmp_path, django_capture_on_commit_callbacks):
     """Refresh Lambda with the 8x H100 at ``cents`` an hour; its commit re-prices (eagerly)."""
     runs = iter(range(1, 100))

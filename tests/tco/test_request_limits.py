@@ -8,17 +8,11 @@ import pytest
 from tco.engine import MAX_HORIZON_MONTHS, MAX_RENT_OPTIONS
 from tco.models import SweepRun
 from tco.runs.limits import MAX_DISTRIBUTIONS, MAX_SWEEP_AXES
-from tests.tco.test_scenario_api import body, p5
+from tests.tco.scenario_body import p5, scenario_body
 
 pytestmark = pytest.mark.django_db
 
 PRICE = "rent.0.price_usd_per_instance_hour"
-
-
-@pytest.fixture
-def api(client, planner):
-    client.force_login(planner)
-    return client
 
 
 def start_run(api, scenario, kind, spec):
@@ -30,7 +24,9 @@ def test_evaluate_refuses_more_rent_options_than_the_limit(api, catalog):
     options = [{"name": f"option {i}", "offering": p5().pk, "price_usd_per_instance_hour": "50"}
                for i in range(MAX_RENT_OPTIONS + 1)]
 
-    response = api.post("/api/v1/evaluate/", body(rent_options=options), content_type="application/json")
+    response = api.post(
+        "/api/v1/evaluate/", scenario_body(rent_options=options), content_type="application/json"
+    )
 
     assert response.status_code == 400
     assert response.json() == {"rent_options": {"non_field_errors": [

@@ -9,14 +9,9 @@ from django.core.management import CommandError, call_command
 
 from tco.models import RunKind, RunStatus, SweepRun
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 PRICE = "rent.0.price_usd_per_instance_hour"
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
 
 
 def start_url(scenario, kind):

@@ -10,21 +10,10 @@ from django.contrib.auth import get_user_model
 
 from tco.models import RunStatus, SweepRun
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 PRICE = "rent.0.price_usd_per_instance_hour"
 URL = "/api/v1/runs/"
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
-
-
-@pytest.fixture
-def api(client, planner):
-    client.force_login(planner)
-    return client
 
 
 def post(api, body):

@@ -26,16 +26,11 @@ from tco.runs.services import (
 from tco.services.engine_inputs import engine_case
 from tco.tasks import sweep_chunk_task
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 PRICE = "rent.0.price_usd_per_instance_hour"
 SAVING = "p5 on demand: npv_saving_usd"
 BREAKEVEN = "p5 on demand: breakeven_month"
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
 
 
 def start(scenario, kind, spec, **kwargs) -> SweepRun:

@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from catalog.models import CloudOffering
 from tco.models import RentOption, Scenario
+from tests.tco.scenario_body import p5, scenario_body
 from tests.teams.members import member
 
 pytestmark = pytest.mark.django_db
@@ -23,26 +23,8 @@ def api(client, user):
     return client
 
 
-def p5(pricing_model="on_demand"):
-    return CloudOffering.objects.get(provider="aws", instance_type="p5.48xlarge",
-                                     pricing_model=pricing_model)
-
-
-def body(**overrides):
-    """An 8x H100 DGX against p5.48xlarge on-demand, flat costs so figures check by hand."""
-    data = {
-        "name": "8x H100", "accelerator": "h100-sxm-80gb", "accelerators": 8,
-        "utilisation": "1", "system": "dgx-h100", "system_price_usd": "400000",
-        "facility": "colo-air", "electricity_usd_per_kwh": "0.10", "pue": "1",
-        "colocation_usd_per_kw_month": "0", "horizon_months": 36,
-        "discount_rate_per_year": "0", "depreciation_months": 60,
-        "rent_options": [{"offering": p5().pk, "price_usd_per_instance_hour": "50"}],
-    }
-    return {**data, **overrides}
-
-
 def test_it_evaluates_a_scenario_without_saving_it(api, catalog):
-    response = api.post("/api/v1/evaluate/", body(), content_type="application/json")
+    response = api.post("/api/v1/evaluate/", scenario_body(), content_type="application/json")
 
     assert response.status_code == 200, response.json()
     result = response.json()["result"]
@@ -57,7 +39,7 @@ def test_it_evaluates_a_scenario_without_saving_it(api, catalog):
 
 
 def test_it_records_where_each_input_came_from(api, catalog):
-    response = api.post("/api/v1/evaluate/", body(), content_type="application/json")
+    response = api.post("/api/v1/evaluate/", scenario_body(), content_type="application/json")
 
     assumptions = {a["path"]: a for a in response.json()["assumptions"]}
     assert assumptions["buy.system_price_usd"]["origin"] == "scenario"
@@ -67,7 +49,7 @@ def test_it_records_where_each_input_came_from(api, catalog):
 
 
 def test_it_falls_back_to_the_catalog_price_in_force(api, catalog):
-    data = body(rent_options=[{"offering": p5().pk}], prices_as_of="2026-07-01")
+    data = scenario_body(rent_options=[{"offering": p5().pk}], prices_as_of="2026-07-01")
 
     response = api.post("/api/v1/evaluate/", data, content_type="application/json")
 
@@ -79,7 +61,7 @@ def test_it_falls_back_to_the_catalog_price_in_force(api, catalog):
 
 
 def test_crud_creates_updates_and_evaluates_a_stored_scenario(api, user, catalog):
-    created = api.post("/api/v1/scenarios/", body(), content_type="application/json")
+    created = api.post("/api/v1/scenarios/", scenario_body(), content_type="application/json")
     assert created.status_code == 201, created.json()
     pk = created.json()["id"]
     assert Scenario.objects.get(pk=pk).owner == user
@@ -101,7 +83,7 @@ def test_crud_creates_updates_and_evaluates_a_stored_scenario(api, user, catalog
     ("horizon_months", 241), ("system_price_usd", "-5"), ("electricity_usd_per_kwh", "0"),
 ])
 def test_it_refuses_out_of_range_inputs_naming_the_field(api, catalog, field, value):
-    response = api.post("/api/v1/scenarios/", body(**{field: value}),
+    response = api.post("/api/v1/scenarios/", scenario_body(**{field: value}),
                         content_type="application/json")
 
     assert response.status_code == 400
@@ -110,7 +92,7 @@ def test_it_refuses_out_of_range_inputs_naming_the_field(api, catalog, field, va
 
 
 def test_it_refuses_a_negative_rent_price_in_the_nested_option(api, catalog):
-    data = body(rent_options=[{"offering": p5().pk, "price_usd_per_instance_hour": "-1"}])
+    data = scenario_body(rent_options=[{"offering": p5().pk, "price_usd_per_instance_hour": "-1"}])
 
     response = api.post("/api/v1/scenarios/", data, content_type="application/json")
 
@@ -120,7 +102,7 @@ def test_it_refuses_a_negative_rent_price_in_the_nested_option(api, catalog):
 
 
 def test_it_refuses_a_rent_option_without_a_price_at_the_scenario_date(api, catalog):
-    data = body(rent_options=[{"offering": p5().pk}], prices_as_of="2020-01-01")
+    data = scenario_body(rent_options=[{"offering": p5().pk}], prices_as_of="2020-01-01")
 
     response = api.post("/api/v1/scenarios/", data, content_type="application/json")
 
@@ -132,7 +114,7 @@ def test_it_refuses_a_rent_option_without_a_price_at_the_scenario_date(api, cata
 
 def test_it_refuses_a_system_that_cannot_be_racked(api, catalog):
     # A DGX H100 draws 10.2 kW; a 5 kW rack cannot hold even one.
-    response = api.post("/api/v1/scenarios/", body(rack_power_limit_kw="5"),
+    response = api.post("/api/v1/scenarios/", scenario_body(rack_power_limit_kw="5"),
                         content_type="application/json")
 
     assert response.status_code == 400
@@ -147,13 +129,13 @@ def test_another_teams_scenario_is_not_found(api, catalog, demo_scenarios):
 
 
 def test_anonymous_users_cannot_evaluate(client, catalog):
-    response = client.post("/api/v1/evaluate/", body(), content_type="application/json")
+    response = client.post("/api/v1/evaluate/", scenario_body(), content_type="application/json")
 
     assert response.status_code == 401
 
 
 def test_an_evaluation_names_the_offering_as_people_say_it_and_months_are_whole(api, catalog):
-    result = api.post("/api/v1/evaluate/", body(), content_type="application/json").json()["result"]
+    result = api.post("/api/v1/evaluate/", scenario_body(), content_type="application/json").json()["result"]
 
     rent = result["rent"][0]
     assert rent["name"] == "AWS p5.48xlarge (8x H100 SXM5 80 GB), on-demand"
@@ -164,7 +146,7 @@ def test_an_evaluation_names_the_offering_as_people_say_it_and_months_are_whole(
 
 def test_the_vocabulary_labels_every_figure_of_an_evaluation(api, catalog):
     vocabulary = api.get("/api/v1/vocabulary/").json()
-    result = api.post("/api/v1/evaluate/", body(), content_type="application/json").json()["result"]
+    result = api.post("/api/v1/evaluate/", scenario_body(), content_type="application/json").json()["result"]
 
     assert vocabulary["inputs"]["facility.electricity_usd_per_kwh"] == {
         "label": "Electricity price", "unit": "per kWh", "display_format": "usd_price", "digits": 2}

@@ -6,9 +6,9 @@ import json
 import pytest
 from numpy.testing import assert_allclose
 
-from catalog.models import CloudOffering
 from tco.models import Scenario
 from tco.services.evaluation import scenario_evaluate
+from tests.tco.scenario_body import scenario_body
 from tests.teams.members import member, team
 
 pytestmark = pytest.mark.django_db
@@ -27,21 +27,10 @@ def api(client, db):
     return client
 
 
-def p5():
-    return CloudOffering.objects.get(provider="aws", instance_type="p5.48xlarge",
-                                     pricing_model="on_demand")
-
-
 def body(**overrides):
     """H100 DGX systems against p5.48xlarge on-demand at $50/h, no accelerator count given."""
-    data = {
-        "name": "Serve 8B", "accelerator": "h100-sxm-80gb", "sizing": SERVE_8B,
-        "utilisation": "1", "system": "dgx-h100", "system_price_usd": "400000",
-        "facility": "colo-air", "electricity_usd_per_kwh": "0.10", "pue": "1",
-        "colocation_usd_per_kw_month": "0", "horizon_months": 36,
-        "discount_rate_per_year": "0", "depreciation_months": 60,
-        "rent_options": [{"offering": p5().pk, "price_usd_per_instance_hour": "50"}],
-    }
+    data = scenario_body(name="Serve 8B", sizing=SERVE_8B)
+    del data["accelerators"]
     return {**data, **overrides}
 
 

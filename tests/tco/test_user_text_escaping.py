@@ -10,20 +10,9 @@ import pytest
 from config.csv_cells import inert
 from tco.models import SweepRun
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 PRICE = "rent.0.price_usd_per_instance_hour"
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
-
-
-@pytest.fixture
-def api(client, planner):
-    client.force_login(planner)
-    return client
 
 
 def finished_sweep(api, scenario, django_capture_on_commit_callbacks) -> dict:
