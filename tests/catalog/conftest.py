@@ -78,37 +78,16 @@ def small_catalog(empty_catalog) -> SmallCatalog:
     source = Source.objects.create(
         key="quote-acme", title="ACME quote", kind="quote", retrieved_on=dt.date(2026, 1, 1)
     )
-    sourced = {"memory_gb": ["quote-acme"], "tdp_w": ["quote-acme"]}
-    h100 = Accelerator.objects.create(
-        slug="h100-sxm-80gb",
-        vendor="nvidia",
-        family="H100",
-        name="H100",
-        kind="gpu",
-        memory_gb=Decimal(80),
-        tdp_w=700,
-        field_sources=sourced,
-    )
-    l40s = Accelerator.objects.create(
-        slug="l40s-pcie-48gb",
-        vendor="nvidia",
-        family="L40S",
-        name="L40S",
-        kind="gpu",
-        memory_gb=Decimal(48),
-        tdp_w=350,
-        field_sources=sourced,
-    )
-    mi300x = Accelerator.objects.create(
-        slug="mi300x-oam-192gb",
-        vendor="amd",
-        family="MI300",
-        name="MI300X",
-        kind="gpu",
-        memory_gb=Decimal(192),
-        tdp_w=750,
-        field_sources=sourced,
-    )
+
+    def gpu(slug, vendor, family, name, memory_gb, tdp_w):
+        return Accelerator.objects.create(
+            slug=slug, vendor=vendor, family=family, name=name, kind="gpu", memory_gb=Decimal(memory_gb),
+            tdp_w=tdp_w, field_sources={"memory_gb": ["quote-acme"], "tdp_w": ["quote-acme"]},
+        )
+
+    h100 = gpu("h100-sxm-80gb", "nvidia", "H100", "H100", 80, 700)
+    l40s = gpu("l40s-pcie-48gb", "nvidia", "L40S", "L40S", 48, 350)
+    mi300x = gpu("mi300x-oam-192gb", "amd", "MI300", "MI300X", 192, 750)
     dgx = SystemSku.objects.create(
         slug="dgx-h100",
         name="DGX H100",

@@ -50,6 +50,18 @@ class LocalServer:
 
 
 @pytest.fixture
+def json_file(tmp_path: Path) -> Callable[[Any], Path]:
+    """Writes a JSON document (a payload a test changed or made up) to a file and gives its path."""
+
+    def write(document: Any) -> Path:
+        path = tmp_path / "payload.json"
+        path.write_text(json.dumps(document))
+        return path
+
+    return write
+
+
+@pytest.fixture
 def samples() -> Path:
     assert SAMPLES.is_dir(), f"sample payloads not found at {SAMPLES}"
     return SAMPLES

@@ -243,77 +243,75 @@ def test_a_price_in_an_unknown_currency_aborts_the_run(write_offer: Callable[...
         parse_offer_json(write_offer(currency="XYZ"))
 
 
-def test_a_truncated_json_file_raises_before_returning_anything(samples: Path, tmp_path: Path) -> None:
-    text = (samples / "aws-ec2-offer-sample.json").read_bytes()
+@pytest.fixture
+def edited(samples: Path, tmp_path: Path) -> Callable[[str, Callable[[str], str]], Path]:
+    """A copy of the sample offer file (``"json"`` or ``"csv"``) with ``edit`` applied to its text."""
+
+    def edited_copy(file_format: str, edit: Callable[[str], str]) -> Path:
+        path = tmp_path / f"edited.{file_format}"
+        path.write_text(edit((samples / f"aws-ec2-offer-sample.{file_format}").read_text()))
+        return path
+
+    return edited_copy
+
+
+def test_a_truncated_json_file_raises_before_returning_anything(edited) -> None:
     # Cut inside terms.Reserved: every product and on-demand price has been read by then.
-    cut = tmp_path / "cut.json"
-    cut.write_bytes(text[: text.index(b'"HNW4W6GM8AE2PCQX.4NA7Y494T4"')])
+    cut = edited("json", lambda text: text[: text.index('"HNW4W6GM8AE2PCQX.4NA7Y494T4"')])
 
     with pytest.raises(TruncatedPayload, match="ends before its JSON is closed"):
         parse_offer_json(cut)
 
 
-def test_a_malformed_json_file_raises_malformed_payload(samples: Path, tmp_path: Path) -> None:
-    text = (samples / "aws-ec2-offer-sample.json").read_text()
-    broken = tmp_path / "broken.json"
-    broken.write_text(text.replace('"unit" : "Hrs",', '"unit" : Hrs,', 1))
+def test_a_malformed_json_file_raises_malformed_payload(edited) -> None:
+    broken = edited("json", lambda text: text.replace('"unit" : "Hrs",', '"unit" : Hrs,', 1))
 
     with pytest.raises(MalformedPayload) as raised:
         parse_offer_json(broken)
     assert not isinstance(raised.value, TruncatedPayload)
 
 
-def test_a_json_file_without_terms_is_malformed(samples: Path, tmp_path: Path) -> None:
-    text = (samples / "aws-ec2-offer-sample.json").read_text()
-    no_terms = tmp_path / "no-terms.json"
-    no_terms.write_text(text[: text.index('  "terms" : {')].rstrip().rstrip(",") + "\n}\n")
+def test_a_json_file_without_terms_is_malformed(edited) -> None:
+    no_terms = edited("json", lambda text: text[: text.index('  "terms" : {')].rstrip().rstrip(",") + "\n}\n")
 
     with pytest.raises(MalformedPayload, match="no products or no OnDemand terms"):
         parse_offer_json(no_terms)
 
 
-def test_a_csv_file_cut_inside_a_row_raises_truncated_payload(samples: Path, tmp_path: Path) -> None:
-    text = (samples / "aws-ec2-offer-sample.csv").read_text()
-    cut = tmp_path / "cut.csv"
-    cut.write_text(text[: text.index('"HNW4W6GM8AE2PCQX","4NA7Y494T4"') + 60])
+def test_a_csv_file_cut_inside_a_row_raises_truncated_payload(edited) -> None:
+    cut = edited("csv", lambda text: text[: text.index('"HNW4W6GM8AE2PCQX","4NA7Y494T4"') + 60])
 
     with pytest.raises(TruncatedPayload):
         parse_offer_csv(cut)
 
 
-def test_a_csv_file_missing_the_hourly_row_of_an_upfront_term_is_truncated(
-    samples: Path, tmp_path: Path
-) -> None:
-    lines = (samples / "aws-ec2-offer-sample.csv").read_text().splitlines(keepends=True)
-    without = [
-        line
-        for line in lines
-        if not line.startswith('"3D4V8UAYEMB38GU2","6QCMYABX3D","3D4V8UAYEMB38GU2.6QCMYABX3D.6YS6EN2CT7"')
-    ]
-    assert len(without) == len(lines) - 1
-    cut = tmp_path / "missing-row.csv"
-    cut.write_text("".join(without))
+def test_a_csv_file_missing_the_hourly_row_of_an_upfront_term_is_truncated(edited) -> None:
+    hourly_row = '"3D4V8UAYEMB38GU2","6QCMYABX3D","3D4V8UAYEMB38GU2.6QCMYABX3D.6YS6EN2CT7"'
+
+    def without_hourly_row(text: str) -> str:
+        lines = text.splitlines(keepends=True)
+        without = [line for line in lines if not line.startswith(hourly_row)]
+        assert len(without) == len(lines) - 1
+        return "".join(without)
 
     with pytest.raises(TruncatedPayload, match="3D4V8UAYEMB38GU2.6QCMYABX3D"):
-        parse_offer_csv(cut)
+        parse_offer_csv(edited("csv", without_hourly_row))
 
 
-def test_a_csv_file_without_a_needed_column_is_malformed(samples: Path, tmp_path: Path) -> None:
-    text = (samples / "aws-ec2-offer-sample.csv").read_text()
-    renamed = tmp_path / "renamed.csv"
-    renamed.write_text(text.replace('"Pre Installed S/W"', '"Preinstalled Software"', 1))
+def test_a_csv_file_without_a_needed_column_is_malformed(edited) -> None:
+    renamed = edited("csv", lambda text: text.replace('"Pre Installed S/W"', '"Preinstalled Software"', 1))
 
     with pytest.raises(MalformedPayload, match="Pre Installed S/W"):
         parse_offer_csv(renamed)
 
 
-def test_a_csv_row_with_missing_fields_in_the_middle_is_malformed(samples: Path, tmp_path: Path) -> None:
-    lines = (samples / "aws-ec2-offer-sample.csv").read_text().splitlines(keepends=True)
-    p4d = next(i for i, line in enumerate(lines) if line.startswith('"H7NGEAC6UEHNTKSJ","JRTCKXETXF"'))
-    lines[p4d] = lines[p4d].replace('"Compute Instance","AmazonEC2",', "", 1)
-    broken = tmp_path / "broken.csv"
-    broken.write_text("".join(lines))
+def test_a_csv_row_with_missing_fields_in_the_middle_is_malformed(edited) -> None:
+    def p4d_row_short(text: str) -> str:
+        lines = text.splitlines(keepends=True)
+        p4d = next(i for i, line in enumerate(lines) if line.startswith('"H7NGEAC6UEHNTKSJ","JRTCKXETXF"'))
+        lines[p4d] = lines[p4d].replace('"Compute Instance","AmazonEC2",', "", 1)
+        return "".join(lines)
 
     with pytest.raises(MalformedPayload, match="before the end has too few fields") as raised:
-        parse_offer_csv(broken)
+        parse_offer_csv(edited("csv", p4d_row_short))
     assert not isinstance(raised.value, TruncatedPayload)

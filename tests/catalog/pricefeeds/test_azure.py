@@ -97,11 +97,10 @@ def test_a_missing_last_page_is_a_truncated_listing(samples: Path) -> None:
         AzureRetailPricesFeed(location=samples / PAGE_1).fetch()
 
 
-def test_an_unmapped_n_series_size_is_reported(samples: Path, tmp_path: Path) -> None:
+def test_an_unmapped_n_series_size_is_reported(samples: Path, json_file) -> None:
     page = json.loads((samples / PAGE_2).read_text())
     page["Items"][0]["armSkuName"] = "Standard_NV6ads_A10_v5"
-    path = tmp_path / "page.json"
-    path.write_text(json.dumps(page))
+    path = json_file(page)
 
     result = AzureRetailPricesFeed(location=path).fetch()
 
@@ -119,7 +118,7 @@ def test_an_unmapped_n_series_size_is_reported(samples: Path, tmp_path: Path) ->
     ],
 )
 def test_other_vm_rows_are_rejected_with_their_reason(
-    samples: Path, tmp_path: Path, field: str, value: str, reason: RejectionReason
+    samples: Path, json_file, field: str, value: str, reason: RejectionReason
 ) -> None:
     page = json.loads((samples / PAGE_2).read_text())
     item = page["Items"][0]
@@ -127,8 +126,7 @@ def test_other_vm_rows_are_rejected_with_their_reason(
     if field == "reservationTerm":
         item["type"] = "Reservation"
     page["Items"] = [item]
-    path = tmp_path / "page.json"
-    path.write_text(json.dumps(page))
+    path = json_file(page)
 
     result = AzureRetailPricesFeed(location=path).fetch()
 
@@ -136,29 +134,26 @@ def test_other_vm_rows_are_rejected_with_their_reason(
     assert [r.reason_code for r in result.rejections] == [reason]
 
 
-def test_a_row_in_an_unknown_currency_aborts_the_run(samples: Path, tmp_path: Path) -> None:
+def test_a_row_in_an_unknown_currency_aborts_the_run(samples: Path, json_file) -> None:
     page = json.loads((samples / PAGE_2).read_text())
     page["Items"][1]["currencyCode"] = "GBX"
-    path = tmp_path / "page.json"
-    path.write_text(json.dumps(page))
+    path = json_file(page)
 
     with pytest.raises(UnknownCurrency, match="GBX"):
         AzureRetailPricesFeed(location=path).fetch()
 
 
-def test_an_absurd_price_aborts_the_run(samples: Path, tmp_path: Path) -> None:
+def test_an_absurd_price_aborts_the_run(samples: Path, json_file) -> None:
     page = json.loads((samples / PAGE_2).read_text())
     page["Items"][0]["retailPrice"] = 9832.0  # 9832 / 8 GPUs = 1229 per GPU-hour
-    path = tmp_path / "page.json"
-    path.write_text(json.dumps(page))
+    path = json_file(page)
 
     with pytest.raises(AbsurdPrice, match="1229.0 per accelerator-hour is above the ceiling of 1000"):
         AzureRetailPricesFeed(location=path).fetch()
 
 
-def test_a_page_without_items_is_malformed(tmp_path: Path) -> None:
-    path = tmp_path / "page.json"
-    path.write_text('{"BillingCurrency": "USD", "NextPageLink": null}')
+def test_a_page_without_items_is_malformed(json_file) -> None:
+    path = json_file({"BillingCurrency": "USD", "NextPageLink": None})
 
     with pytest.raises(MalformedPayload, match="no Items list"):
         AzureRetailPricesFeed(location=path).fetch()

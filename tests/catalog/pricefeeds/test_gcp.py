@@ -220,10 +220,9 @@ def test_machines_missing_a_component_are_reported_not_priced(samples: Path) -> 
     ],
 )
 def test_gpu_sku_decoys_are_rejected_with_their_reason(
-    tmp_path: Path, description: str, units: str, reason: RejectionReason
+    json_file, description: str, units: str, reason: RejectionReason
 ) -> None:
-    page = tmp_path / "page.json"
-    page.write_text(json.dumps({"skus": [sku("DCOY-0000-0001", description, group="GPU", units=units)]}))
+    page = json_file({"skus": [sku("DCOY-0000-0001", description, group="GPU", units=units)]})
 
     result = GcpBillingCatalogFeed(location=page).fetch()
 
@@ -240,10 +239,9 @@ def test_the_sample_dws_sku_is_not_an_on_demand_price(samples: Path) -> None:
     assert "D4E6-1A8C-F092" not in {c.sku for c in result.components}
 
 
-def test_a_mapped_gpu_no_machine_type_uses_is_reported(tmp_path: Path) -> None:
-    page = tmp_path / "page.json"
+def test_a_mapped_gpu_no_machine_type_uses_is_reported(json_file) -> None:
     t4 = sku("T4T4-0000-0001", "Nvidia Tesla T4 GPU running in Americas", group="GPU", nanos=350_000_000)
-    page.write_text(json.dumps({"skus": [t4]}))
+    page = json_file({"skus": [t4]})
 
     result = GcpBillingCatalogFeed(location=page).fetch()
 
@@ -253,17 +251,15 @@ def test_a_mapped_gpu_no_machine_type_uses_is_reported(tmp_path: Path) -> None:
     }
 
 
-def test_a_zero_priced_gpu_that_is_no_known_decoy_aborts_the_run(tmp_path: Path) -> None:
-    page = tmp_path / "page.json"
+def test_a_zero_priced_gpu_that_is_no_known_decoy_aborts_the_run(json_file) -> None:
     free = sku("FREE-0000-0001", "Nvidia H100 80GB GPU running in Americas", group="GPU")
-    page.write_text(json.dumps({"skus": [free]}))
+    page = json_file({"skus": [free]})
 
     with pytest.raises(AbsurdPrice, match="FREE-0000-0001"):
         GcpBillingCatalogFeed(location=page).fetch()
 
 
-def test_a_gpu_price_in_an_unknown_currency_aborts_the_run(tmp_path: Path) -> None:
-    page = tmp_path / "page.json"
+def test_a_gpu_price_in_an_unknown_currency_aborts_the_run(json_file) -> None:
     priced = sku(
         "CURR-0000-0001",
         "Nvidia H100 80GB GPU running in Americas",
@@ -271,15 +267,14 @@ def test_a_gpu_price_in_an_unknown_currency_aborts_the_run(tmp_path: Path) -> No
         units="9",
         currency="JPY",
     )
-    page.write_text(json.dumps({"skus": [priced]}))
+    page = json_file({"skus": [priced]})
 
     with pytest.raises(UnknownCurrency, match="JPY"):
         GcpBillingCatalogFeed(location=page).fetch()
 
 
-def test_an_empty_listing_is_an_error_not_an_empty_price_list(tmp_path: Path) -> None:
-    page = tmp_path / "page.json"
-    page.write_text('{"skus": [], "nextPageToken": ""}')
+def test_an_empty_listing_is_an_error_not_an_empty_price_list(json_file) -> None:
+    page = json_file({"skus": [], "nextPageToken": ""})
 
     with pytest.raises(MalformedPayload, match="no SKUs"):
         GcpBillingCatalogFeed(location=page).fetch()

@@ -107,11 +107,10 @@ def test_runpod_prices_per_gpu_hour_for_each_cloud_and_kind(samples: Path) -> No
     assert {p.accelerators_per_instance for p in result.prices} == {1}
 
 
-def test_an_unmapped_runpod_gpu_is_reported(samples: Path, tmp_path: Path) -> None:
+def test_an_unmapped_runpod_gpu_is_reported(samples: Path, json_file) -> None:
     document = json.loads((samples / RUNPOD).read_text())
     document["data"]["gpuTypes"][3]["id"] = "NVIDIA RTX PRO 6000 Blackwell"
-    path = tmp_path / "runpod.json"
-    path.write_text(json.dumps(document))
+    path = json_file(document)
 
     result = RunPodFeed(location=path).fetch()
 
@@ -120,9 +119,8 @@ def test_an_unmapped_runpod_gpu_is_reported(samples: Path, tmp_path: Path) -> No
     ]
 
 
-def test_runpod_graphql_errors_are_a_malformed_payload(tmp_path: Path) -> None:
-    path = tmp_path / "runpod.json"
-    path.write_text('{"errors": [{"message": "Unauthorized"}]}')
+def test_runpod_graphql_errors_are_a_malformed_payload(json_file) -> None:
+    path = json_file({"errors": [{"message": "Unauthorized"}]})
 
     with pytest.raises(MalformedPayload, match="Unauthorized"):
         RunPodFeed(location=path).fetch()
