@@ -117,13 +117,13 @@ def _engine_seconds(scenario, points: int) -> float:
 
 def _celery_measurement(scenario, points: int, processes: int, engine_seconds: float) -> CeleryMeasurement:
     from config.celery_app import app
+    from config.worker_process import WorkerProcess
     from tco.models import RunKind, RunStatus
     from tco.runs.services import sweep_run_start
-    from tests.worker import WorkerProcess
 
     app.control.purge()
     passed_on = ("DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG", "DATABASE_URL", "REDIS_URL", *ONE_BLAS_THREAD)
-    worker = WorkerProcess(concurrency=processes, broker_env={
+    worker = WorkerProcess(concurrency=processes, env={
         name: os.environ[name] for name in passed_on}).start()
     try:
         start_time = time.perf_counter()

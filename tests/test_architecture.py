@@ -42,15 +42,25 @@ def _imported_modules(tree: ast.AST) -> set[str]:
     return names
 
 
+def _production_modules() -> list[tuple[Path, set[str]]]:
+    """(path, modules it imports) for every module of the image's packages."""
+    return [(path.relative_to(ROOT), _imported_modules(ast.parse(path.read_text(), str(path))))
+            for path in sorted(ROOT.glob("*/**/*.py"))
+            if path.relative_to(ROOT).parts[0] not in ("tests", ".venv", "scripts")]
+
+
+def test_production_code_and_its_benchmarks_import_nothing_from_tests() -> None:
+    assert [f"{path} imports {name}" for path, imported in _production_modules()
+            for name in sorted(imported) if name == "tests" or name.startswith("tests.")] == []
+
+
 def test_nothing_outside_the_api_layer_imports_from_it() -> None:
     offenders = []
-    for path in sorted(ROOT.glob("*/**/*.py")):
-        relative = path.relative_to(ROOT)
-        if relative.parts[0] in ("tests", ".venv") or relative in API_WIRING:
+    for relative, imported in _production_modules():
+        if relative in API_WIRING:
             continue
         if any(relative.parts[:2] == (package.split(".")[0], "api") for package in API_PACKAGES):
             continue
-        imported = _imported_modules(ast.parse(path.read_text(), filename=str(relative)))
         offenders += [f"{relative} imports {name}" for name in sorted(imported)
                       if any(name == package or name.startswith(package + ".")
                              for package in API_PACKAGES)]
