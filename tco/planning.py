@@ -20,6 +20,7 @@ from tco.engine.plan import PlanInputs, make_plan
 from tco.engine.plan.spec import plan_inputs
 from tco.engine.plan.uncertainty import cases_of, reevaluate, summarise
 from tco.engine.plan.validation import validate_plan
+from tco.errors import FieldError
 from tco.models import PlanDrawChunk, PlanStatus, ProcurementPlan, Scenario
 from tco.runs.distributions import Distribution, distribution_from_json
 from tco.runs.errors import RunSpecError
@@ -33,13 +34,8 @@ UNCERTAINTY_KEYS = {"draws", "seed", "growth_delta_per_month", "rent_price_facto
 NO_CHANGE = {"growth_delta_per_month": 0.0, "rent_price_factor": 1.0}
 
 
-class PlanSpecError(ValueError):
+class PlanSpecError(FieldError):
     """A spec that cannot be planned; ``field`` is its path inside the spec."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 def scenario_plan_inputs(scenario: Scenario, spec: Any) -> PlanInputs:

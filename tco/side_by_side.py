@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tco.errors import FieldError
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation, scenario_evaluate
@@ -18,13 +19,8 @@ from tco.services.evaluation import Evaluation, scenario_evaluate
 MAX_SCENARIOS = 12
 
 
-class SideBySideError(ValueError):
+class SideBySideError(FieldError):
     """Scenarios that cannot be put side by side; ``field`` names what to fix."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 @dataclass(frozen=True)

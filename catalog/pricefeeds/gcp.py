@@ -15,6 +15,7 @@ A machine whose CPU, RAM or SSD component is missing from the listing is reporte
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -22,11 +23,11 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from catalog.pricefeeds.client import HttpClient
 from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.dates import iso_date
 from catalog.pricefeeds.errors import AbsurdPrice, MalformedPayload
-from catalog.pricefeeds.mapping import GcpMachineType, InstanceMap, default_instance_map
+from catalog.pricefeeds.keyed import KeyedFeed
+from catalog.pricefeeds.mapping import GcpMachineType
 from catalog.pricefeeds.money import HOURLY_QUANTUM, units_nanos_amount
 from catalog.pricefeeds.records import (
     ComponentPrice,
@@ -35,8 +36,8 @@ from catalog.pricefeeds.records import (
     PricingModel,
     RejectionReason,
 )
-from catalog.pricefeeds.sanity import PriceLimits, check_accelerator_hour_rate, check_currency
-from catalog.pricefeeds.sources import Location, iter_json_pages
+from catalog.pricefeeds.sanity import check_accelerator_hour_rate, check_currency
+from catalog.pricefeeds.sources import iter_json_pages
 
 PROVIDER = "gcp"
 COMPUTE_ENGINE_SKUS_URL = (
@@ -96,7 +97,7 @@ class _Component:
     price: ComponentPrice
 
 
-class GcpBillingCatalogFeed:
+class GcpBillingCatalogFeed(KeyedFeed):
     """GCP machine-type prices (on-demand, spot, 1/3-year commitments) from component SKUs.
 
     Parameters
@@ -104,43 +105,31 @@ class GcpBillingCatalogFeed:
     location
         The Compute Engine SKU listing URL (default), a page file, a directory of pages
         or a list of page files.
-    api_key
-        Sent as ``X-Goog-Api-Key`` (kept out of URLs, so out of error messages and logs).
-    client, instance_map, limits
-        As for every adapter.
+    api_key, client, instance_map, limits
+        As for every keyed feed (``KeyedFeed``); the key is sent as ``X-Goog-Api-Key``.
     """
 
     provider = PROVIDER
+    default_location = COMPUTE_ENGINE_SKUS_URL
+    key_header = "X-Goog-Api-Key"
+    key_prefix = ""
 
-    def __init__(
-        self,
-        *,
-        location: Location = COMPUTE_ENGINE_SKUS_URL,
-        api_key: str | None = None,
-        client: HttpClient | None = None,
-        instance_map: InstanceMap | None = None,
-        limits: PriceLimits | None = None,
-    ) -> None:
-        self.location = location
-        self.api_key = api_key
-        self.client = client or HttpClient()
-        self.instance_map = instance_map or default_instance_map()
-        self.limits = limits or PriceLimits()
+    @functools.cached_property
+    def _family_patterns(self) -> dict[str, re.Pattern[str]]:
         families = {m.family for m in self.instance_map.gcp_machine_types if m.family}
-        self._family_patterns = {family: family_component_pattern(family) for family in families}
+        return {family: family_component_pattern(family) for family in families}
 
     def fetch(self) -> FeedResult:
         """Read every page, then compose machine prices; raises a FeedError on any bad page."""
         collector = ResultCollector(PROVIDER, self.limits)
         components: dict[tuple[str, str, PricingModel, str], _Component] = {}
         sku_count = 0
-        headers = {"X-Goog-Api-Key": self.api_key} if self.api_key else None
         pages = iter_json_pages(
             self.location,
             provider=PROVIDER,
             next_page=_next_page_url,
             client=self.client,
-            headers=headers,
+            headers=self.headers,
         )
         for address, page in pages:
             skus = page.get("skus") if isinstance(page, dict) else None

@@ -1,23 +1,35 @@
-"""What the API-key feeds (Lambda, RunPod) share: where to read, the key, client, map, limits."""
+"""What the API-key feeds (GCP, Lambda, RunPod) share: where to read, the key, client, map, limits."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from catalog.pricefeeds.client import HttpClient
 from catalog.pricefeeds.mapping import InstanceMap, default_instance_map
 from catalog.pricefeeds.sanity import PriceLimits
+from catalog.pricefeeds.sources import Location
 
 
 class KeyedFeed:
-    """An adapter reading a URL (with ``Authorization: Bearer <api_key>``) or a local file."""
+    """An adapter reading a URL (sending its API key in a header) or local files.
+
+    Parameters
+    ----------
+    location
+        The feed's URL (``default_location`` when None) or local JSON files.
+    api_key
+        Sent in ``key_header`` (default ``Authorization: Bearer <api_key>``), so it stays out
+        of URLs, error messages and logs; None sends no header.
+    client, instance_map, limits
+        As for every adapter: the HTTP client, the accelerator map and the price checks.
+    """
 
     default_location: str
+    key_header = "Authorization"
+    key_prefix = "Bearer "
 
     def __init__(
         self,
         *,
-        location: str | Path | None = None,
+        location: Location | None = None,
         api_key: str | None = None,
         client: HttpClient | None = None,
         instance_map: InstanceMap | None = None,
@@ -28,3 +40,8 @@ class KeyedFeed:
         self.client = client or HttpClient()
         self.instance_map = instance_map or default_instance_map()
         self.limits = limits or PriceLimits()
+
+    @property
+    def headers(self) -> dict[str, str] | None:
+        """The request headers: the API key, if one was given."""
+        return {self.key_header: f"{self.key_prefix}{self.api_key}"} if self.api_key else None

@@ -36,10 +36,8 @@ class LambdaCloudFeed(KeyedFeed):
     ----------
     location
         The instance-types URL (default) or a local JSON file.
-    api_key
-        Sent as ``Authorization: Bearer``.
-    client, instance_map, limits
-        As for every adapter.
+    api_key, client, instance_map, limits
+        As for every keyed feed (``KeyedFeed``).
     """
 
     provider = PROVIDER
@@ -47,9 +45,8 @@ class LambdaCloudFeed(KeyedFeed):
 
     def fetch(self) -> FeedResult:
         """All instance types' prices; raises a FeedError (returning nothing) on a bad payload."""
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else None
         address, document = load_json_document(
-            self.location, provider=PROVIDER, client=self.client, headers=headers
+            self.location, provider=PROVIDER, client=self.client, headers=self.headers
         )
         data = document.get("data") if isinstance(document, dict) else None
         if not isinstance(data, dict) or not data:

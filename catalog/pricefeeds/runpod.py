@@ -49,10 +49,8 @@ class RunPodFeed(KeyedFeed):
     ----------
     location
         The GraphQL endpoint (default) or a local JSON file with the query's answer.
-    api_key
-        Sent as ``Authorization: Bearer``.
-    client, instance_map, limits
-        As for every adapter.
+    api_key, client, instance_map, limits
+        As for every keyed feed (``KeyedFeed``).
     """
 
     provider = PROVIDER
@@ -62,9 +60,8 @@ class RunPodFeed(KeyedFeed):
         """Every GPU type's prices; raises a FeedError (returning nothing) on a bad answer."""
         address = str(self.location)
         if is_url(self.location):
-            headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else None
             document = self.client.post_json(
-                address, provider=PROVIDER, body={"query": GPU_TYPES_QUERY}, headers=headers
+                address, provider=PROVIDER, body={"query": GPU_TYPES_QUERY}, headers=self.headers
             )
         else:
             document = read_json_file(Path(self.location), provider=PROVIDER)

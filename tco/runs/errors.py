@@ -4,14 +4,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from tco.errors import FieldError
 
-class RunSpecError(ValueError):
+
+class RunSpecError(FieldError):
     """A run spec that cannot run; ``field`` names the part to fix, e.g. ``axes[1].step``."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 def number(raw: Any, field: str) -> float:

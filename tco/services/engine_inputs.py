@@ -22,6 +22,7 @@ from catalog.selectors import other_sources_prices, price_at, range_point, throu
 from tco import engine
 from tco.engine.sizing import SizingInputError
 from tco.engine.vocabulary import sentence_labels
+from tco.errors import FieldError
 from tco.models import ApiOption, RentOption, Scenario
 from tco.models.scenario import PriceRangePoint
 from tco.services.sizing import Sizing, size_spec
@@ -38,13 +39,8 @@ PRICING = {
 }
 
 
-class ScenarioInputError(ValueError):
+class ScenarioInputError(FieldError):
     """A scenario that cannot be evaluated; ``field`` names the scenario field to fix."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 @dataclass(frozen=True)
