@@ -41,12 +41,17 @@ VARIED_INPUTS = (
 
 @dataclass(frozen=True)
 class Measurement:
-    """Repeated timed runs of one workload: how many scenarios, each run's time, the peak memory."""
+    """Repeated timed runs of one workload: how many scenarios, each run's time, the peak memory.
+
+    ``seconds`` is wall-clock time; ``cpu_seconds`` the process's CPU time in the same runs,
+    which other jobs on a shared machine move less.
+    """
 
     label: str
     scenarios: int
     seconds: tuple[float, ...]
     peak_mb: float | None
+    cpu_seconds: tuple[float, ...] = ()
 
     @property
     def best_per_s(self) -> float:
@@ -61,8 +66,9 @@ class Measurement:
     def line(self, reference: Measurement | None = None) -> str:
         """A printable row; with a reference, its best and median ratios to the reference's."""
         ms = 1e3 * min(self.seconds) / self.scenarios
+        cpu_ms = 1e3 * min(self.cpu_seconds) / self.scenarios
         row = (
-            f"{self.label:<50} {self.scenarios:>9,d} {ms:10.4f} ms "
+            f"{self.label:<50} {self.scenarios:>9,d} {ms:10.4f} ms {cpu_ms:10.4f} ms "
             f"{self.best_per_s:>11,.0f}/s {self.median_per_s:>11,.0f}/s"
         )
         if reference is not None:
@@ -80,7 +86,7 @@ def _ratio(ratio: float) -> str:
 
 
 HEADER = (
-    f"{'measurement':<50} {'scenarios':>9} {'best, each':>13} {'best':>13} {'median':>13}"
+    f"{'measurement':<50} {'scenarios':>9} {'best, each':>13} {'CPU, each':>13} {'best':>13} {'median':>13}"
     f" {'x ref, best':>8} {'median':>7} {'peak traced':>11}"
 )
 
@@ -121,18 +127,19 @@ def timed(
     memory_run: Callable[[], object] | None = None,
 ) -> Measurement:
     """Time ``run`` ``repeats`` times untraced, then ``memory_run`` under tracemalloc for the peak."""
-    seconds = []
+    seconds, cpu_seconds = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         run()
         seconds.append(time.perf_counter() - start)
+        cpu_seconds.append(time.process_time() - cpu_start)
     peak_mb = None
     if memory_run is not None:
         tracemalloc.start()
         memory_run()
         peak_mb = tracemalloc.get_traced_memory()[1] / 1e6
         tracemalloc.stop()
-    return Measurement(label, scenarios, tuple(seconds), peak_mb)
+    return Measurement(label, scenarios, tuple(seconds), peak_mb, tuple(cpu_seconds))
 
 
 def measure_reference(repeats: int, sample: int = 200) -> Measurement:

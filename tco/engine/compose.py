@@ -36,7 +36,7 @@ from tco.engine.finance import (
     irr_per_year,
     present_value_usd,
 )
-from tco.engine.footprint import fleet_footprint
+from tco.engine.footprint import Footprint, fleet_footprint
 from tco.engine.goodput import fleet_efficiency
 from tco.engine.inputs import ApiOption, PricingModel, RentOption, Scenario, batch_shape
 from tco.engine.metrics import (
@@ -64,7 +64,12 @@ BREAKEVEN_RELATIVE_TOLERANCE = 1e-9
 
 
 def compute_result(
-    inputs: Scenario, *, detail: bool = True, irr: bool | None = None, compiled: bool | None = None
+    inputs: Scenario,
+    *,
+    detail: bool = True,
+    irr: bool | None = None,
+    compiled: bool | None = None,
+    ranges_checked: bool = False,
 ) -> Result:
     """Evaluate a scenario or a batch of them in one vectorised pass (no recommendation).
 
@@ -82,6 +87,9 @@ def compute_result(
         Walk the months in the compiled kernel (``tco.engine.kernel``) instead of
         NumPy arrays; default: when neither ``detail`` nor ``irr`` is asked for,
         as the kernel keeps no monthly arrays. The NumPy path is the reference.
+    ranges_checked : bool
+        Every input is known to lie in its valid range (a sensitivity batch of
+        moves clipped into them): only the checks between inputs run.
 
     Returns
     -------
@@ -92,7 +100,7 @@ def compute_result(
     compiled = not (detail or irr) if compiled is None else compiled
     if compiled and (detail or irr):
         raise ValueError("the compiled kernel keeps no monthly arrays: it gives neither detail nor IRR")
-    validate(inputs)
+    validate(inputs, ranges=not ranges_checked)
     horizon = whole(inputs.finance.horizon_months)
     n_months = int(np.max(horizon))
     shape = batch_shape(inputs)
@@ -102,9 +110,9 @@ def compute_result(
     capex = capex_usd(inputs, footprint)
     buy_emissions = BuyEmissions.of(inputs, footprint)
     rent_emissions = [RentEmissions.of(option, inputs) for option in inputs.rent]
-    sides = [[*buy_lines(inputs, footprint, capex, horizon), buy_emissions.line(inputs)]]
+    sides = [_buy_side_lines(inputs, footprint, capex, buy_emissions, horizon)]
     sides += [
-        [*rent_lines(option, workload, horizon), emissions.line(inputs)]
+        _rent_side_lines(inputs, option, emissions, horizon)
         for option, emissions in zip(inputs.rent, rent_emissions, strict=True)
     ]
     if compiled:
@@ -162,6 +170,45 @@ def compute_result(
         tokens_per_month=million_tokens * TOKENS_PER_MILLION,
         api=api,
     )
+
+
+def npv_saving_usd(inputs: Scenario, rent_index: int, *, ranges_checked: bool = False) -> NDArray[np.float64]:
+    """NPV of renting with one option minus that of buying, and nothing else [USD].
+
+    The figure a sensitivity run reads, on the compiled kernel: only buying's and
+    that option's cost lines are built, and no other figure is assembled. Equal
+    to ``compute_result(inputs, detail=False).rent[rent_index].npv_saving_usd``.
+    """
+    validate(inputs, ranges=not ranges_checked)
+    horizon = whole(inputs.finance.horizon_months)
+    footprint = fleet_footprint(inputs.workload, inputs.buy, inputs.facility, inputs.cooling)
+    option = inputs.rent[rent_index]
+    sides = [
+        _buy_side_lines(
+            inputs, footprint, capex_usd(inputs, footprint), BuyEmissions.of(inputs, footprint), horizon
+        ),
+        _rent_side_lines(inputs, option, RentEmissions.of(option, inputs), horizon),
+    ]
+    buy, rent = _compiled_sides(inputs, batch_shape(inputs), int(np.max(horizon)), horizon, sides)
+    return rent.npv_usd - buy.npv_usd
+
+
+def _buy_side_lines(
+    inputs: Scenario,
+    footprint: Footprint,
+    capex: dict[str, NDArray[np.float64]],
+    emissions: BuyEmissions,
+    horizon: NDArray[np.float64],
+) -> list[Line]:
+    """Buying's cost lines, its carbon price last."""
+    return [*buy_lines(inputs, footprint, capex, horizon), emissions.line(inputs)]
+
+
+def _rent_side_lines(
+    inputs: Scenario, option: RentOption, emissions: RentEmissions, horizon: NDArray[np.float64]
+) -> list[Line]:
+    """One rent option's cost lines, its carbon price last."""
+    return [*rent_lines(option, inputs.workload, horizon), emissions.line(inputs)]
 
 
 @dataclass(frozen=True)

@@ -312,7 +312,9 @@ def input_sections(inputs: Scenario) -> Iterator[tuple[str, Any]]:
 
 def batch_shape(inputs: Scenario) -> tuple[int, ...]:
     """Shape of the batch that all numeric inputs broadcast to (``()`` for one scenario)."""
-    shapes = [
-        np.shape(value) for _, section in input_sections(inputs) for _, value, _ in numeric_fields(section)
-    ]
+    shapes = {
+        () if type(value) is float else np.shape(value)
+        for _, section in input_sections(inputs)
+        for _, value, _ in numeric_fields(section)
+    }
     return np.broadcast_shapes(*shapes)

@@ -6,14 +6,16 @@ own row of ONE batch, so P inputs cost one evaluation of 2P scenarios.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from tco.engine.compose import compute_result
-from tco.engine.inputs import Scenario, batch_shape
-from tco.engine.overrides import get_input, input_metadata, numeric_input_paths, with_overrides
+from tco.engine.compose import compute_result, npv_saving_usd
+from tco.engine.inputs import Scenario, batch_shape, input_sections, numeric_fields
+from tco.engine.overrides import get_input, input_metadata, with_overrides
 from tco.engine.result import Result
 
 # Limits, definitions and figures that cannot move the saving are left out by default.
@@ -64,12 +66,13 @@ def sensitivity_paths(inputs: Scenario) -> list[str]:
     accelerators per instance is a different SKU, not an uncertain assumption.
     """
     return [
-        path
-        for path in numeric_input_paths(inputs)
-        if not path.endswith(_NOT_ASSUMPTIONS)
-        and not input_metadata(inputs, path)["whole"]
-        and np.isfinite(get_input(inputs, path))
-        and get_input(inputs, path) != 0.0
+        f"{prefix}.{name}"
+        for prefix, section in input_sections(inputs)
+        for name, value, metadata in numeric_fields(section)
+        if not name.endswith(_NOT_ASSUMPTIONS)
+        and not metadata["whole"]
+        and math.isfinite(value)
+        and value != 0.0
     ]
 
 
@@ -115,24 +118,39 @@ def one_at_a_time(
     if not paths:
         rows: tuple[SensitivityRow, ...] = ()
     else:
-        moved = {path: _moved_values(inputs, path, step_share) for path in paths}
+        declared = {
+            f"{prefix}.{name}": (value, metadata)
+            for prefix, section in input_sections(inputs)
+            for name, value, metadata in numeric_fields(section)
+        }
+        # Paths naming a rent option by name (rent.aws-3y.price_usd_per_instance_hour) take the long way.
+        located = {
+            path: declared.get(path) or (get_input(inputs, path), input_metadata(inputs, path))
+            for path in paths
+        }
+        values = {path: float(value) for path, (value, _) in located.items()}
+        moved = {
+            path: _moved_values(inputs, path, values[path], metadata, step_share)
+            for path, (_, metadata) in located.items()
+        }
         overrides = {}
         for position, path in enumerate(paths):
-            column = np.full(2 * len(paths), float(get_input(inputs, path)))
+            column = np.full(2 * len(paths), values[path])
             column[2 * position : 2 * position + 2] = moved[path]
             overrides[path] = column
-        batch = compute_result(with_overrides(inputs, overrides), detail=False)
-        saving = np.broadcast_to(batch.rent[option_index].npv_saving_usd, (2 * len(paths),))
+        # The moves are clipped into each input's range: only the checks between inputs remain.
+        moved_saving = npv_saving_usd(with_overrides(inputs, overrides), option_index, ranges_checked=True)
+        saving = np.broadcast_to(moved_saving, (2 * len(paths),)).tolist()
         rows = tuple(
             sorted(
                 (
                     SensitivityRow(
                         path=path,
-                        base_value=float(get_input(inputs, path)),
-                        low_value=float(moved[path][0]),
-                        high_value=float(moved[path][1]),
-                        saving_at_low_usd=float(saving[2 * position]),
-                        saving_at_high_usd=float(saving[2 * position + 1]),
+                        base_value=values[path],
+                        low_value=moved[path][0],
+                        high_value=moved[path][1],
+                        saving_at_low_usd=saving[2 * position],
+                        saving_at_high_usd=saving[2 * position + 1],
                     )
                     for position, path in enumerate(paths)
                 ),
@@ -152,18 +170,19 @@ def one_at_a_time(
 _ORDERED_PAIRS = (("buy.system_power_idle_kw", "buy.system_power_max_kw"),)
 
 
-def _moved_values(inputs: Scenario, path: str, step_share: float) -> np.ndarray:
-    """[low, high] values of one input, clipped inside its valid range."""
-    value = float(get_input(inputs, path))
-    metadata = input_metadata(inputs, path)
+def _moved_values(
+    inputs: Scenario, path: str, value: float, metadata: Mapping[str, Any], step_share: float
+) -> tuple[float, float]:
+    """(low, high) values of one input (now at ``value``), clipped inside its valid range."""
     low, high = metadata["low"], metadata["high"]
     if metadata["low_open"]:
-        low = np.nextafter(low, np.inf)
+        low = math.nextafter(low, math.inf)
     if metadata["high_open"]:
-        high = np.nextafter(high, -np.inf)
+        high = math.nextafter(high, -math.inf)
     for lower, upper in _ORDERED_PAIRS:
         if path == lower:
             high = min(high, float(get_input(inputs, upper)))
         elif path == upper:
             low = max(low, float(get_input(inputs, lower)))
-    return np.clip(np.array([value * (1.0 - step_share), value * (1.0 + step_share)]), low, high)
+    down, up = value * (1.0 - step_share), value * (1.0 + step_share)
+    return min(max(down, low), high), min(max(up, low), high)

@@ -6,12 +6,14 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from hypothesis import HealthCheck, given, settings
+from numpy.testing import assert_allclose, assert_array_equal
 
-from tco.engine import evaluate, one_at_a_time, sensitivity_paths, with_overrides
+from tco.engine import evaluate, one_at_a_time, sensitivity_paths, validate, with_overrides
+from tco.engine.compose import compute_result, npv_saving_usd
 from tco.engine.recommend import recommendation
 from tco.engine.vocabulary import sentence_labels
-from tests.tco.engine.scenarios import flat_scenario, rich_scenario
+from tests.tco.engine.scenarios import flat_scenario, rich_scenario, scalar_scenarios
 
 RENT_USD_PER_MONTH = 2_296_755.20  # flat_scenario at utilisation 1
 
@@ -102,3 +104,22 @@ def test_idle_power_equal_to_max_is_moved_without_crossing_it():
     max_kw = float(base.buy.system_power_max_kw)
     assert rows["buy.system_power_idle_kw"].high_value == max_kw
     assert rows["buy.system_power_max_kw"].low_value == max_kw
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scalar_scenarios())
+def test_every_move_is_a_valid_input_so_the_batch_skips_its_range_checks(scenario) -> None:
+    # The sensitivity batch is evaluated without checking each input's range again
+    # (ranges_checked=True); that holds only if every clipped move is itself valid.
+    tornado = one_at_a_time(scenario)
+    for row in tornado.rows:
+        for value in (row.low_value, row.high_value):
+            validate(with_overrides(scenario, {row.path: value}))
+
+
+def test_the_savings_alone_equal_those_of_the_whole_result() -> None:
+    scenario = rich_scenario()
+    batch = with_overrides(scenario, {"workload.utilisation": np.array([0.3, 0.7, 0.95])})
+    whole = compute_result(batch, detail=False)
+    for index, option in enumerate(whole.rent):
+        assert_array_equal(npv_saving_usd(batch, index), option.npv_saving_usd)
