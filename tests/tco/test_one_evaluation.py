@@ -22,15 +22,18 @@ def engine_calls(monkeypatch) -> Counter:
     the batch of moved inputs behind the tornado."""
     calls: Counter = Counter()
 
-    def counting(kind: str):
-        def compute_result(*args, **kwargs):
+    def counting(kind: str, function):
+        def counted(*args, **kwargs):
             calls[kind] += 1
-            return compose.compute_result(*args, **kwargs)
-        return compute_result
+            return function(*args, **kwargs)
+        return counted
 
     # The module, not the function ``tco.engine.evaluate`` that the package exports.
-    monkeypatch.setattr(sys.modules["tco.engine.evaluate"], "compute_result", counting("result"))
-    monkeypatch.setattr(sensitivity, "compute_result", counting("sensitivity"))
+    monkeypatch.setattr(sys.modules["tco.engine.evaluate"], "compute_result",
+                        counting("result", compose.compute_result))
+    # The sensitivity batch computes only the savings it reads (or a whole result without a base).
+    monkeypatch.setattr(sensitivity, "npv_saving_usd", counting("sensitivity", compose.npv_saving_usd))
+    monkeypatch.setattr(sensitivity, "compute_result", counting("result", compose.compute_result))
     return calls
 
 
