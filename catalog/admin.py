@@ -31,9 +31,9 @@ from catalog.models import (
     TokenApiPrice,
 )
 from catalog.refresh.admin import PriceAgeMixin, PriceHistoryChartMixin
-from catalog.selectors import visible_prices
+from catalog.selectors import visible_rows
 from catalog.services import quote_file_import
-from teams.admin_mixins import HiddenRowsNotFoundMixin, StaffWritesAdminMixin
+from teams.admin_mixins import HiddenRowsNotFoundMixin, ListedRowsFilter, StaffWritesAdminMixin
 from teams.selectors import team_ids_of
 
 # Source URLs typed without a scheme are https (Django 6's default; silences its deprecation).
@@ -72,7 +72,15 @@ class PowerCapInline(StaffWritesAdminMixin, admin.TabularInline):
     autocomplete_fields = ("source",)
 
 
-class PriceHistoryInline(StaffWritesAdminMixin, PriceAgeMixin, admin.TabularInline):
+class VisibleRowsAdminMixin:
+    """Public rows and the user's teams' own: their quotes, and the sources and offerings those
+    introduced. Another team's row does not exist here."""
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).filter(visible_rows(team_ids_of(request.user)))
+
+
+class PriceHistoryInline(VisibleRowsAdminMixin, StaffWritesAdminMixin, PriceAgeMixin, admin.TabularInline):
     """A target's prices, newest first; history is read-only (a new price is a new row)."""
 
     model = PricePoint
@@ -92,15 +100,12 @@ class PriceHistoryInline(StaffWritesAdminMixin, PriceAgeMixin, admin.TabularInli
     readonly_fields = fields
     show_change_link = True
 
-    def get_queryset(self, request: HttpRequest):
-        return super().get_queryset(request).filter(visible_prices(team_ids_of(request.user)))
-
     def has_add_permission(self, request, obj=None) -> bool:
         return False
 
 
 @admin.register(Source)
-class SourceAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
+class SourceAdmin(HiddenRowsNotFoundMixin, VisibleRowsAdminMixin, StaffWritesAdminMixin, admin.ModelAdmin):
     formfield_overrides = HTTPS_URLS
     list_display = ("key", "title", "kind", "published_on", "retrieved_on")
     list_filter = ("kind",)
@@ -138,7 +143,9 @@ class AcceleratorAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin)
 @admin.register(AcceleratorThroughput)
 class AcceleratorThroughputAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
     list_display = ("accelerator", "precision", "tflops", "is_sparse", "is_preferred", "source")
-    list_filter = ("precision", "is_sparse", "is_preferred", "source", "accelerator__vendor")
+    list_filter = (
+        "precision", "is_sparse", "is_preferred", ("source", ListedRowsFilter), "accelerator__vendor"
+    )
     search_fields = ("accelerator__slug", "accelerator__name", "note")
     autocomplete_fields = ("accelerator", "source")
     list_select_related = ("accelerator", "source")
@@ -153,7 +160,7 @@ class AcceleratorPowerCapAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
         "throughput_loss_pct_high",
         "source",
     )
-    list_filter = ("source",)
+    list_filter = (("source", ListedRowsFilter),)
     search_fields = ("accelerator__slug", "note")
     autocomplete_fields = ("accelerator", "source")
 
@@ -196,7 +203,13 @@ class SystemSkuAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
 
 
 @admin.register(CloudOffering)
-class CloudOfferingAdmin(StaffWritesAdminMixin, PriceHistoryChartMixin, admin.ModelAdmin):
+class CloudOfferingAdmin(
+    HiddenRowsNotFoundMixin,
+    VisibleRowsAdminMixin,
+    StaffWritesAdminMixin,
+    PriceHistoryChartMixin,
+    admin.ModelAdmin,
+):
     list_display = (
         "provider",
         "instance_type",
@@ -223,7 +236,9 @@ class CloudOfferingAdmin(StaffWritesAdminMixin, PriceHistoryChartMixin, admin.Mo
 
 
 @admin.register(PricePoint)
-class PricePointAdmin(HiddenRowsNotFoundMixin, StaffWritesAdminMixin, PriceAgeMixin, admin.ModelAdmin):
+class PricePointAdmin(
+    HiddenRowsNotFoundMixin, VisibleRowsAdminMixin, StaffWritesAdminMixin, PriceAgeMixin, admin.ModelAdmin
+):
     formfield_overrides = HTTPS_URLS
     list_display = (
         "__str__",
@@ -241,18 +256,14 @@ class PricePointAdmin(HiddenRowsNotFoundMixin, StaffWritesAdminMixin, PriceAgeMi
         "source__kind",
         "offering__provider",
         "offering__pricing_model",
-        "source",
-        "team",
+        ("source", ListedRowsFilter),
+        ("team", ListedRowsFilter),
     )
     search_fields = ("offering__instance_type", "system__slug", "source__key", "note")
     date_hierarchy = "as_of"
     autocomplete_fields = ("offering", "system", "source")
     list_select_related = ("offering", "system", "source")
     change_list_template = "admin/catalog/pricepoint/change_list.html"
-
-    def get_queryset(self, request: HttpRequest):
-        # Public prices and the user's teams' quotes; another team's quote does not exist here.
-        return super().get_queryset(request).filter(visible_prices(team_ids_of(request.user)))
 
     def changelist_view(self, request: HttpRequest, extra_context=None):
         extra_context = {**(extra_context or {}), "can_import_quotes": may_import_quotes(request.user)}
@@ -350,5 +361,5 @@ class PowerDensityReferenceAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
         "cooling_note",
         "source",
     )
-    list_filter = ("source",)
+    list_filter = (("source", ListedRowsFilter),)
     search_fields = ("configuration", "cooling_note", "note")

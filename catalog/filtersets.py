@@ -26,7 +26,7 @@ from catalog.models import (
     Source,
     SystemSku,
 )
-from catalog.selectors import offerings_with_price_at, visible_prices
+from catalog.selectors import offerings_with_price_at, visible_rows
 from teams.selectors import team_ids_of
 
 
@@ -101,7 +101,7 @@ class CloudOfferingFilterSet(filters.FilterSet):
 
     def filter_price_at(self, queryset: QuerySet, name: str, value) -> QuerySet:
         priced = PricePoint.objects.filter(
-            visible_prices(self._team_ids()), offering=OuterRef("pk"), as_of__lte=value
+            visible_rows(self._team_ids()), offering=OuterRef("pk"), as_of__lte=value
         )
         return queryset.filter(Exists(priced))
 

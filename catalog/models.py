@@ -55,8 +55,8 @@ class Source(models.Model):
 
     key = models.CharField(
         max_length=500,
-        unique=True,
-        help_text="Short key (seed-002) or the URL of the document.",
+        help_text="Short key (seed-002) or the URL of the document; unique among public sources "
+        "and within a team.",
     )
     title = models.CharField(max_length=300)
     kind = models.CharField(max_length=32, choices=SourceKind.choices)
@@ -74,11 +74,27 @@ class Source(models.Model):
     )
     retrieved_on = models.DateField(null=True, blank=True)
     note = models.TextField(blank=True)
+    team = models.ForeignKey(
+        "teams.Team",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="sources",
+        help_text="The team whose confidential quote this is, seen by its members only; "
+        "empty = public.",
+    )
 
     class Meta:
         ordering = ["key"]
         constraints = [
             models.CheckConstraint(condition=Q(kind__in=SourceKind.values), name="catalog_source_kind_known"),
+            # A team's quote may name its source as it likes without learning another team's names.
+            models.UniqueConstraint(
+                fields=["key"], condition=Q(team__isnull=True), name="catalog_source_public_key"
+            ),
+            models.UniqueConstraint(
+                fields=["team", "key"], condition=Q(team__isnull=False), name="catalog_source_team_key"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -125,7 +141,9 @@ class ProvenancedModel(models.Model):
             errors.append(f"figures without a source: {', '.join(unsourced)}")
         if not errors:
             wanted = {key for keys in self.field_sources.values() for key in keys}
-            known = set(Source.objects.filter(key__in=wanted).values_list("key", flat=True))
+            # Catalog figures are public, so they cite public sources only.
+            public = Source.objects.filter(key__in=wanted, team__isnull=True)
+            known = set(public.values_list("key", flat=True))
             if wanted - known:
                 errors.append(f"unknown source keys: {', '.join(sorted(wanted - known))}")
         if errors:
@@ -393,6 +411,15 @@ class CloudOffering(models.Model):
     accelerators_per_instance = models.PositiveSmallIntegerField(validators=[validate_positive])
     pricing_model = models.CharField(max_length=16, choices=PricingModel.choices)
     notes = models.TextField(blank=True)
+    team = models.ForeignKey(
+        "teams.Team",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="offerings",
+        help_text="The team whose quote introduced this offering, seen by its members only; "
+        "empty = public.",
+    )
     # django-simple-history's rows use the name ``instance_type`` themselves, so that column
     # cannot be tracked; the row id still says which offering changed.
     history = HistoricalRecords(excluded_fields=["instance_type"])
@@ -402,7 +429,13 @@ class CloudOffering(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["provider", "instance_type", "region", "pricing_model"],
+                condition=Q(team__isnull=True),
                 name="catalog_offering_natural_key",
+            ),
+            models.UniqueConstraint(
+                fields=["team", "provider", "instance_type", "region", "pricing_model"],
+                condition=Q(team__isnull=False),
+                name="catalog_offering_team_natural_key",
             ),
             models.CheckConstraint(
                 condition=Q(accelerators_per_instance__gt=0),

@@ -31,8 +31,9 @@ PRICE_IN_FORCE_ORDER = (
 )
 
 
-def visible_prices(team_ids: Collection[int] = ()) -> Q:
-    """Public prices and the confidential quotes of the teams ``team_ids``."""
+def visible_rows(team_ids: Collection[int] = ()) -> Q:
+    """Public catalog rows and the rows of the teams ``team_ids``: prices (a team's are its
+    confidential quotes), and the sources and offerings a team's quotes introduced."""
     return Q(team__isnull=True) | Q(team_id__in=list(team_ids))
 
 
@@ -99,7 +100,7 @@ def throughput_ratio(ours: Accelerator, theirs: Accelerator, precision: str) -> 
 
 def _prices_of(target: CloudOffering | SystemSku, team_ids: Collection[int]) -> QuerySet[PricePoint]:
     target_field = "offering" if isinstance(target, CloudOffering) else "system"
-    return PricePoint.objects.filter(visible_prices(team_ids), **{target_field: target})
+    return PricePoint.objects.filter(visible_rows(team_ids), **{target_field: target})
 
 
 def price_at(
@@ -170,7 +171,7 @@ def offerings_with_price_at(
     ``checked_on`` (ISO date a refresh last found it current, or None).
     """
     in_force = (
-        PricePoint.objects.filter(visible_prices(team_ids), offering=OuterRef("pk"), as_of__lte=on)
+        PricePoint.objects.filter(visible_rows(team_ids), offering=OuterRef("pk"), as_of__lte=on)
         .order_by(*PRICE_IN_FORCE_ORDER)
         .values(
             data=JSONObject(

@@ -16,6 +16,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from catalog import token_api_examples
@@ -35,6 +36,7 @@ from catalog.models import (
     SystemSku,
     TokenApiPrice,
 )
+from catalog.selectors import visible_rows
 from teams.models import Team
 
 CREATED, UPDATED, UNCHANGED = "created", "updated", "unchanged"
@@ -60,7 +62,7 @@ class _ExistingRows:
         attnames = [model._meta.get_field(name).attname for name in key_fields]
         self.model = model
         self.key_fields = key_fields
-        rows = model.objects.all() if rows is None else rows
+        rows = _public_rows(model) if rows is None else rows
         self.rows = {tuple(getattr(row, a) for a in attnames): row for row in rows}
 
     def get(self, lookup: dict[str, Any]) -> models.Model | None:
@@ -68,7 +70,14 @@ class _ExistingRows:
 
 
 def _by(model: type[models.Model], attribute: str) -> dict[Any, models.Model]:
-    return {getattr(row, attribute): row for row in model.objects.all()}
+    return {getattr(row, attribute): row for row in _public_rows(model)}
+
+
+def _public_rows(model: type[models.Model]) -> models.QuerySet:
+    """The model's public rows: the data files describe the public catalog, so a team's own
+    sources, offerings and quotes are never matched, changed or counted."""
+    rows = model.objects.all()
+    return rows.filter(team__isnull=True) if any(f.name == "team" for f in model._meta.fields) else rows
 
 
 def _upsert(existing: _ExistingRows, lookup: dict[str, Any], values: dict[str, Any]) -> str:
@@ -170,7 +179,7 @@ def _write_token_api_examples(data: CatalogData):
     """The shipped example API prices (catalog/token_api_examples.py), marked as examples."""
     source_values = {k: v for k, v in token_api_examples.SOURCE.items() if k != "key"}
     _upsert(_ExistingRows(Source, ("key",)), {"key": token_api_examples.SOURCE["key"]}, source_values)
-    source = Source.objects.get(key=token_api_examples.SOURCE["key"])
+    source = Source.objects.get(key=token_api_examples.SOURCE["key"], team__isnull=True)
     existing = _ExistingRows(TokenApiPrice, ("provider", "model_name", "as_of"))
     for provider, model, price_in, cached, price_out in token_api_examples.EXAMPLES:
         yield _upsert(existing, {"provider": provider, "model_name": model,
@@ -249,14 +258,9 @@ def _write_offerings(data: CatalogData):
 
 
 def _write_prices(data: CatalogData):
-    # The data files hold public prices; teams' quotes are never matched, changed or counted.
-    existing = _ExistingRows(
-        PricePoint,
-        ("offering", "system", "as_of", "source", "amount"),
-        rows=PricePoint.objects.filter(team__isnull=True),
-    )
+    existing = _ExistingRows(PricePoint, ("offering", "system", "as_of", "source", "amount"))
     sources, systems = _by(Source, "key"), _by(SystemSku, "slug")
-    offerings = {tuple(getattr(o, k) for k in OFFERING_KEY): o for o in CloudOffering.objects.all()}
+    offerings = {tuple(getattr(o, k) for k in OFFERING_KEY): o for o in _public_rows(CloudOffering)}
     targets = [(None, systems[r["system"]], r, "systems.yaml") for r in data.system_prices] + [
         (offerings[tuple(r["offering"].values())], None, r, "offerings.yaml") for r in data.offering_prices
     ]
@@ -353,6 +357,11 @@ def price_point_record(
     return price, True
 
 
+def _owned_first(rows: models.QuerySet, team: Team | None) -> models.QuerySet:
+    """``rows`` that are public or ``team``'s own, the team's first (its quote was against them)."""
+    return rows.filter(visible_rows([team.pk] if team else [])).order_by(F("team").asc(nulls_last=True))
+
+
 # --- quote files ------------------------------------------------------------------------------
 
 
@@ -390,7 +399,7 @@ def quote_rows_import(
     """
     errors = list(errors)
     new_offerings: dict[tuple[str, ...], CloudOffering] = {}
-    targets = [_quote_target(row, errors, new_offerings) for row in rows]
+    targets = [_quote_target(row, errors, new_offerings, team) for row in rows]
     if errors:
         raise QuoteFileRejected(errors)
     counts = Counter()
@@ -407,7 +416,7 @@ def quote_rows_import(
                 amount_high=row.amount_high,
                 currency=row.currency,
                 as_of=row.as_of,
-                source=_quote_source(row, retrieved_at.date()),
+                source=_quote_source(row, retrieved_at.date(), team),
                 source_url=row.source if row.source_is_url else "",
                 retrieved_at=retrieved_at,
                 note=row.note,
@@ -428,9 +437,16 @@ def quote_rows_import(
 
 
 def _quote_target(
-    row: QuoteRow, errors: list[RowError], new_offerings: dict[tuple[str, ...], CloudOffering]
+    row: QuoteRow,
+    errors: list[RowError],
+    new_offerings: dict[tuple[str, ...], CloudOffering],
+    team: Team | None,
 ) -> CloudOffering | SystemSku | None:
-    """The system or offering a row prices; an unsaved offering when the row introduces one."""
+    """The system or offering a row prices; an unsaved offering when the row introduces one.
+
+    A team's quote finds public offerings and the team's own, and an offering it introduces is
+    the team's: its instance name and region are as confidential as its price.
+    """
     if row.kind == "system":
         system = SystemSku.objects.filter(slug=row.slug).first()
         if system is None:
@@ -443,7 +459,7 @@ def _quote_target(
         "pricing_model": row.pricing_model,
     }
     offering = new_offerings.get(tuple(key.values())) or (
-        CloudOffering.objects.filter(**key).select_related("accelerator").first()
+        _owned_first(CloudOffering.objects.filter(**key), team).select_related("accelerator").first()
     )
     accelerator = None
     if row.accelerator:
@@ -478,17 +494,19 @@ def _quote_target(
     if accelerator is None or row.accelerators_per_instance is None:
         return None
     offering = CloudOffering(
-        **key, accelerator=accelerator, accelerators_per_instance=row.accelerators_per_instance
+        **key, accelerator=accelerator, accelerators_per_instance=row.accelerators_per_instance, team=team
     )
     new_offerings[tuple(key.values())] = offering
     return offering
 
 
-def _quote_source(row: QuoteRow, retrieved_on: dt.date) -> Source:
-    source = Source.objects.filter(key=row.source).first()
+def _quote_source(row: QuoteRow, retrieved_on: dt.date, team: Team | None) -> Source:
+    """The row's source: a public one or the team's own, else a new one of the team."""
+    source = _owned_first(Source.objects.filter(key=row.source), team).first()
     if source is not None:
         return source
     source = Source(
+        team=team,
         key=row.source,
         title=row.source[:300],
         kind=SourceKind.QUOTE,

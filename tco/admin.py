@@ -30,7 +30,7 @@ from tco.services.scenarios import (
 )
 from tco.services.sizing_spec import validated_sizing_spec
 from tco.side_by_side import SideBySideError, side_by_side
-from teams.admin_mixins import TeamScopedAdminMixin, TeamScopedInlineMixin
+from teams.admin_mixins import ListedRowsFilter, TeamScopedAdminMixin, TeamScopedInlineMixin
 from teams.models import Role
 from teams.selectors import for_teams, has_role, teams_of
 
@@ -114,7 +114,7 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
     list_display = ["name", "winner", "npv_saving", "breakeven", "status", "price_age", "version",
                     "team", "accelerators", "updated_at"]
     list_select_related = ["team"]
-    list_filter = ["team", "status", "accelerator__vendor", "facility", "horizon_months"]
+    list_filter = [("team", ListedRowsFilter), "status", "accelerator__vendor", "facility", "horizon_months"]
     search_fields = ["name", "description"]
     autocomplete_fields = ["accelerator", "system", "facility"]
     readonly_fields = ["owner", "created_at", "updated_at", "status", "version",

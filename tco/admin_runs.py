@@ -27,7 +27,7 @@ from tco.runs.specs import DEFAULT_HISTOGRAM_BINS, DEFAULT_STEP_SHARE, axis_from
 from tco.selectors import scenarios_for, sweep_runs_for
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
-from teams.admin_mixins import TeamScopedAdminMixin
+from teams.admin_mixins import ListedRowsFilter, TeamScopedAdminMixin
 from teams.models import Role
 from teams.selectors import has_role
 
@@ -98,7 +98,7 @@ START_FORMS: dict[str, type[forms.Form]] = {
 class SweepRunAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     list_display = ["id", "kind", "scenario", "status", "progress_bar", "points_total", "created_at",
                     "finished_at"]
-    list_filter = ["kind", "status", "scenario"]
+    list_filter = ["kind", "status", ("scenario", ListedRowsFilter)]
     search_fields = ["scenario__name"]
     list_select_related = ["scenario"]
     change_form_template = "admin/tco/sweeprun/change_form.html"

@@ -108,7 +108,8 @@ def demo_team() -> Team:
 
 
 def _offering(provider: str, instance_type: str, pricing_model: str) -> CloudOffering:
-    offerings = CloudOffering.objects.filter(provider=provider, instance_type=instance_type)
+    offerings = CloudOffering.objects.filter(provider=provider, instance_type=instance_type,
+                                             team__isnull=True)
     match = offerings.filter(pricing_model=pricing_model).first()
     if match is not None:
         return match

@@ -10,7 +10,7 @@ from django_celery_beat.models import (
     SolarSchedule,
 )
 
-from teams.admin_mixins import StaffOnlyAdminMixin
+from teams.admin_mixins import ListedRowsFilter, StaffOnlyAdminMixin
 from teams.models import Membership, Team
 
 
@@ -37,7 +37,7 @@ class MembershipAdmin(StaffOnlyAdminMixin, admin.ModelAdmin):
     """Who is in which team with which role, for staff."""
 
     list_display = ["user", "team", "role"]
-    list_filter = ["team", "role"]
+    list_filter = [("team", ListedRowsFilter), "role"]
     search_fields = ["user__username", "user__email", "team__name"]
     autocomplete_fields = ["user", "team"]
     list_select_related = ["user", "team"]

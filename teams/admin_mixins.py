@@ -1,11 +1,23 @@
 """Who sees and changes what in the admin: team rows by role, catalog rows by staff."""
 from __future__ import annotations
 
+from django.contrib.admin import RelatedOnlyFieldListFilter
 from django.contrib.admin.utils import unquote
 from django.http import Http404, HttpRequest
 
 from teams.models import Role
 from teams.selectors import for_teams, has_role, is_team_member, team_id_of, teams_of
+
+
+class ListedRowsFilter(RelatedOnlyFieldListFilter):
+    """A list filter by a related row ("By team", "By scenario", "By source") that offers only
+    the rows the user's own list refers to; Django's default offers every row of the related
+    model, another team's names included."""
+
+    def has_output(self) -> bool:
+        # A filter the URL names still applies when it offers no choice (another team's id
+        # then matches no row); the admin only applies the filters it shows.
+        return super().has_output() or bool(self.used_parameters)
 
 
 class HiddenRowsNotFoundMixin:

@@ -8,7 +8,7 @@ from tests.teams.members import member
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("url", ["/api/v1/report-exports/", "/api/v1/price-alerts/"])
+@pytest.mark.parametrize("url", ["/api/v1/report-exports/", "/api/v1/price-alerts/", "/api/v1/plans/"])
 def test_another_teams_scenario_id_and_an_unknown_one_look_the_same(client, demo_scenarios, url):
     other_teams = next(iter(demo_scenarios.values())).pk
     client.force_login(member("outsider", of="elsewhere"))

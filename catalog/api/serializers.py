@@ -26,7 +26,8 @@ from catalog.models import (
     SystemSku,
 )
 from catalog.refresh.freshness import PriceAge, price_age, price_point_age
-from catalog.selectors import dense_tflops
+from catalog.selectors import dense_tflops, visible_rows
+from teams.selectors import team_ids_of
 
 
 class ModelCleanMixin:
@@ -54,7 +55,21 @@ class ModelCleanMixin:
 
 
 def _source_key_field() -> serializers.SlugRelatedField:
-    return serializers.SlugRelatedField(slug_field="key", queryset=Source.objects.all())
+    # Catalog figures and the prices written here are public, so they cite public sources.
+    return serializers.SlugRelatedField(slug_field="key", queryset=Source.objects.filter(team__isnull=True))
+
+
+class VisibleOfferingField(serializers.PrimaryKeyRelatedField):
+    """An offering by id among the public ones and the requesting user's teams' own; another
+    team's offering is refused as an unknown id."""
+
+    def __init__(self, **kwargs):
+        super().__init__(queryset=CloudOffering.objects.all(), **kwargs)
+
+    def get_queryset(self):
+        request = self.context.get("request")
+        team_ids = team_ids_of(request.user) if request is not None else []
+        return super().get_queryset().filter(visible_rows(team_ids))
 
 
 class SourceSerializer(serializers.ModelSerializer):
@@ -241,6 +256,10 @@ class CloudOfferingSerializer(ModelCleanMixin, CompletenessFields, serializers.M
 class PricePointSerializer(ModelCleanMixin, PriceAgeFields, serializers.ModelSerializer):
     """A dated price: per instance-hour of an offering or per unit of a system, with its age."""
 
+    # Prices recorded here are public, so they price public offerings.
+    offering = serializers.PrimaryKeyRelatedField(
+        queryset=CloudOffering.objects.filter(team__isnull=True), allow_null=True, required=False
+    )
     system = serializers.SlugRelatedField(
         slug_field="slug", queryset=SystemSku.objects.all(), allow_null=True, required=False
     )

@@ -46,7 +46,7 @@ from catalog.models import (
     PriceRefreshJob,
     Source,
 )
-from catalog.selectors import price_at, price_history, visible_prices
+from catalog.selectors import price_at, price_history, visible_rows
 from catalog.services import price_point_record
 from teams.selectors import team_ids_of
 
@@ -69,7 +69,15 @@ class CatalogViewSet(viewsets.ModelViewSet):
             raise StillReferenced() from exc
 
 
-class SourceViewSet(CatalogViewSet):
+class TeamOwnedRowsMixin:
+    """Public rows and the user's teams' own (the sources and offerings their quotes brought);
+    another team's row does not exist here (404)."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(visible_rows(team_ids_of(self.request.user)))
+
+
+class SourceViewSet(TeamOwnedRowsMixin, CatalogViewSet):
     queryset = Source.objects.all()
     serializer_class = SourceSerializer
     filterset_class = SourceFilterSet
@@ -87,7 +95,7 @@ class SystemSkuViewSet(CatalogViewSet):
     filterset_class = SystemSkuFilterSet
 
 
-class CloudOfferingViewSet(CatalogViewSet):
+class CloudOfferingViewSet(TeamOwnedRowsMixin, CatalogViewSet):
     queryset = offerings_with_completeness()
     serializer_class = CloudOfferingSerializer
     filterset_class = CloudOfferingFilterSet
@@ -116,7 +124,7 @@ class CloudOfferingViewSet(CatalogViewSet):
         return Response(PricePointSerializer(price).data)
 
 
-class PricePointViewSet(CatalogViewSet):
+class PricePointViewSet(TeamOwnedRowsMixin, CatalogViewSet):
     """Price history: read and append only; a recorded price is never changed or deleted.
 
     Lists public prices and the quotes of the user's teams; staff record public prices.
@@ -126,9 +134,6 @@ class PricePointViewSet(CatalogViewSet):
     serializer_class = PricePointSerializer
     filterset_class = PricePointFilterSet
     http_method_names = ["get", "post", "head", "options"]
-
-    def get_queryset(self):
-        return super().get_queryset().filter(visible_prices(team_ids_of(self.request.user)))
 
     def perform_create(self, serializer: PricePointSerializer) -> None:
         try:

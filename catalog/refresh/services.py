@@ -125,6 +125,7 @@ def feed_source(provider: str) -> Source:
     described = FEED_SOURCES[provider]
     source, _ = Source.objects.get_or_create(
         key=described.key,
+        team=None,
         defaults={"title": described.title, "kind": SourceKind.CLOUD_PRICE_API, "url": described.url},
     )
     return source

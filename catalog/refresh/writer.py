@@ -177,7 +177,9 @@ def _offerings(
 ) -> dict[OfferingKey, CloudOffering]:
     """The catalog offering of every price, creating missing ones; conflicting prices are rejected."""
     providers = {key[0] for key in prices}
-    existing = {offering_key_of(o): o for o in CloudOffering.objects.filter(provider__in=providers)}
+    # A feed prices the public catalog; an offering a team's quote introduced is the team's alone.
+    public = CloudOffering.objects.filter(provider__in=providers, team__isnull=True)
+    existing = {offering_key_of(o): o for o in public}
     accelerators = {
         a.slug: a for a in Accelerator.objects.filter(slug__in={p.accelerator_slug for p in prices.values()})
     }

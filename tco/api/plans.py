@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import django_filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
@@ -88,6 +89,16 @@ class PlanSerializer(serializers.ModelSerializer):
         return reverse("plan-detail", args=[plan.pk], request=self.context.get("request"))
 
 
+class PlanFilterSet(django_filters.FilterSet):
+    """By scenario id as a plain number: an unknown id and another team's both give no rows."""
+
+    scenario = django_filters.NumberFilter(field_name="scenario_id")
+
+    class Meta:
+        model = ProcurementPlan
+        fields = ["scenario", "status"]
+
+
 class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Procurement plans over the scenarios of the user's teams.
 
@@ -99,7 +110,7 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     serializer_class = PlanSerializer
     permission_classes = [TeamRolePermission]
     team_path = "scenario__team"
-    filterset_fields = ["scenario", "status"]
+    filterset_class = PlanFilterSet
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # the API schema is being generated

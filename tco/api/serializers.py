@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from catalog.api.serializers import VisibleOfferingField
 from catalog.models import Accelerator, FacilityProfile, SystemSku
 from tco import engine
 from tco.api.sizing import SizingResultSerializer
@@ -20,6 +21,8 @@ NESTED_FIELD = re.compile(r"^(rent_options|api_options)\[(\d+)\]\.(\w+)$")
 
 
 class RentOptionSerializer(serializers.ModelSerializer):
+    offering = VisibleOfferingField()
+
     class Meta:
         model = RentOption
         fields = ["id", "name", "offering", "price_usd_per_instance_hour",

@@ -13,7 +13,8 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalog.models import Accelerator, CloudOffering
+from catalog.api.serializers import VisibleOfferingField
+from catalog.models import Accelerator
 from config.parsers import BoundedJSONParser
 from tco.engine.model_presets import MODEL_PRESETS
 from tco.engine.sizing import SizingInputError
@@ -61,8 +62,7 @@ class SizingRequestSerializer(SizingSpecSerializer):
         help_text="Catalog accelerator slug, e.g. a100-sxm-80gb.")
     price_usd_per_accelerator_hour = serializers.FloatField(required=False, help_text=(
         "Inference: price of one accelerator-hour [USD/h], for the cost per million tokens."))
-    offering = serializers.PrimaryKeyRelatedField(
-        queryset=CloudOffering.objects.all(), required=False, help_text=(
+    offering = VisibleOfferingField(required=False, help_text=(
             "Inference: a catalog offering of the accelerator whose price in force gives the "
             "cost per million tokens (instead of price_usd_per_accelerator_hour)."))
     prices_as_of = serializers.DateField(required=False, help_text=(

@@ -366,6 +366,13 @@ class RentOption(models.Model):
     def __str__(self) -> str:
         return self.name or str(self.offering)
 
+    def clean(self) -> None:
+        super().clean()
+        # An offering a team's quote introduced is that team's; elsewhere it does not exist.
+        offering_team = self.offering.team_id if self.offering_id else None
+        if offering_team is not None and offering_team != self.scenario.team_id:
+            raise ValidationError({"offering": f"no offering {self.offering_id} in the scenario's team"})
+
 
 class ApiOption(models.Model):
     """Paying a model API per token instead: a catalog price row, or prices quoted here."""
