@@ -1,4 +1,6 @@
-"""Scenario serializers: CRUD with nested rent options, and the evaluation output."""
+"""Scenario serializers: CRUD with nested rent options, history and side-by-side rows.
+
+The evaluation's output is declared in tco/api/evaluation.py."""
 from __future__ import annotations
 
 import re
@@ -10,7 +12,6 @@ from rest_framework import serializers
 from catalog.api.serializers import VisibleOfferingField
 from catalog.models import Accelerator, FacilityProfile, SystemSku
 from tco import engine
-from tco.api.sizing import SizingResultSerializer
 from tco.models import ApiOption, RentOption, Scenario
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.sizing_spec import SizingSpecSerializer, nested_error
@@ -189,18 +190,6 @@ class HistoryRecordSerializer(serializers.Serializer):
     status = serializers.CharField(source="record.status")
     changes = FieldChangeSerializer(many=True, help_text="Inputs that differ from the save "
                                                          "before; empty for the first.")
-
-
-class EvaluationSerializer(serializers.Serializer):
-    """The result of an evaluation: summary, monthly lines, footprint, assumptions, prices."""
-
-    engine_version = serializers.CharField()
-    result = serializers.DictField(help_text="Engine result: buy, rent options, summary, "
-                                             "footprint, monthly lines (months on the last axis).")
-    assumptions = serializers.ListField(child=serializers.DictField())
-    prices = serializers.ListField(child=serializers.DictField())
-    sizing = SizingResultSerializer(required=False, help_text="The scenario's sizing, when it "
-                                                              "has one.")
 
 
 class SideBySideSerializer(serializers.Serializer):

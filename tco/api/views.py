@@ -11,8 +11,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tco.api.concurrency import Frozen, RevisionConflict, sent_revision, with_etag
+from tco.api.evaluation import EvaluationSerializer
 from tco.api.serializers import (
-    EvaluationSerializer,
     HistoryRecordSerializer,
     ScenarioSerializer,
     SideBySideSerializer,
@@ -178,7 +178,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         except ScenarioInputError as exc:
             raise input_error(exc) from exc
         scenario_snapshot_save(scenario=scenario, evaluation=evaluation)
-        return Response(evaluation.to_dict())
+        return Response(EvaluationSerializer(evaluation.to_dict()).data)
 
     @extend_schema(request=None, responses={201: ScenarioSerializer})
     @extend_schema(
@@ -230,4 +230,4 @@ class EvaluateView(APIView):
                                           user=request.user)
         except ScenarioInputError as exc:
             raise input_error(exc) from exc
-        return Response(evaluation.to_dict())
+        return Response(EvaluationSerializer(evaluation.to_dict()).data)

@@ -1,0 +1,223 @@
+"""The evaluation as API v1 returns it: every figure declared here, typed in the schema.
+
+The engine's result dataclasses (tco/engine/result.py) are walked into a dict by
+``Evaluation.to_dict``; these serializers name each key of that dict, so renaming or adding an
+engine figure fails tests/tco/test_evaluation_output.py instead of changing API v1 unseen.
+Labels and units come from the engine's vocabulary. A batch of one: a figure is one number,
+a monthly line a list (month 0 first); null is "none" or "never" (NaN or infinity).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from tco.api.sizing import SizingResultSerializer
+from tco.engine.vocabulary import RESULTS, WHOLE_KINDS, Kind
+
+
+class FigureField(serializers.FloatField):
+    """A number as the engine gave it (a whole one stays whole); null = none or never."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_null=True, **kwargs)
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+def figure(path: str, help_text: str = "") -> serializers.Field:
+    """The field of a result figure, typed and described by its vocabulary term when it has one
+    (``rent.breakeven_month`` is a whole month, "Breakeven (month)")."""
+    term = RESULTS.get(path)
+    if term is None:
+        return FigureField(help_text=help_text)
+    help_text = help_text or term.heading()
+    if term.kind in WHOLE_KINDS:
+        return serializers.IntegerField(allow_null=True, help_text=help_text)
+    if term.kind == Kind.TEXT:
+        return serializers.CharField(help_text=help_text)
+    if term.kind == Kind.FLAG:
+        return serializers.BooleanField(help_text=help_text)
+    return FigureField(help_text=help_text)
+
+
+def monthly(help_text: str) -> serializers.ListField:
+    """A line over the months, month 0 first [USD]."""
+    return serializers.ListField(child=FigureField(), allow_null=True, help_text=help_text)
+
+
+@extend_schema_field(SizingResultSerializer)
+class SizingField(serializers.JSONField):
+    """The scenario's sizing as POST /api/v1/sizing/ returns it."""
+
+
+class CashFlowsSerializer(serializers.Serializer):
+    lines_usd = serializers.DictField(child=serializers.ListField(child=FigureField()),
+                                      help_text="Each cost line by name, per month [USD].")
+    per_month_usd = monthly("Total per month [USD].")
+    cumulative_usd = monthly("Running total [USD].")
+
+
+class GoodputSerializer(serializers.Serializer):
+    share = FigureField(help_text="Share of paid accelerator-hours doing useful work.")
+    efficiency = FigureField(help_text="Share of busy hours not lost to failures and "
+                                       "checkpoints.")
+    checkpoint_interval_h = FigureField(help_text="Checkpoint interval used [h]; null = never.")
+    mtbf_h = FigureField(help_text="Mean time between failures of one job [h].")
+
+
+class ResidualSerializer(serializers.Serializer):
+    resale_share = FigureField(help_text="Resale value at the horizon, share of the price.")
+    resale_value_usd = FigureField(help_text="Resale value at the horizon [USD].")
+    book_value_usd = FigureField(help_text="Book value at the horizon [USD].")
+
+
+class EmissionsSerializer(serializers.Serializer):
+    kwh_per_month = FigureField(help_text="[kWh/month]")
+    grid_kg_co2e_per_kwh = FigureField(help_text="[kg CO2e/kWh]")
+    tonnes_per_year = FigureField(help_text="[t CO2e/year]")
+    embodied_tonnes = FigureField(help_text="[t CO2e]")
+    total_tonnes = FigureField(help_text="Over the horizon [t CO2e].")
+    tonnes_per_million_tokens = FigureField(help_text="[t CO2e]; null without a throughput.")
+
+
+class BuyResultSerializer(serializers.Serializer):
+    cash_flows = CashFlowsSerializer()
+    capex_usd = serializers.DictField(child=FigureField(),
+                                      help_text="Each capex line before financing [USD].")
+    total_capex_usd = figure("buy.total_capex_usd")
+    depreciation_usd_per_month = figure("buy.depreciation_usd_per_month")
+    depreciation_line_usd = monthly("Straight-line depreciation per month (accounting view, in "
+                                    "no cash total) [USD].")
+    total_usd = figure("buy.total_usd")
+    npv_usd = figure("buy.npv_usd")
+    cost_per_useful_accelerator_hour_usd = figure("buy.cost_per_useful_accelerator_hour_usd")
+    cost_per_million_tokens_usd = figure("buy.cost_per_million_tokens_usd")
+    goodput = GoodputSerializer()
+    residual = ResidualSerializer()
+    carbon = EmissionsSerializer()
+
+
+class RentResultSerializer(serializers.Serializer):
+    name = figure("rent.name")
+    pricing_model = figure("rent.pricing_model")
+    equivalence_factor = figure("rent.equivalence_factor")
+    accelerators_rented = figure("rent.accelerators_rented")
+    instances = figure("rent.instances")
+    cash_flows = CashFlowsSerializer()
+    total_usd = figure("rent.total_usd")
+    npv_usd = figure("rent.npv_usd")
+    cost_per_useful_accelerator_hour_usd = figure("rent.cost_per_useful_accelerator_hour_usd")
+    cost_per_million_tokens_usd = figure("rent.cost_per_million_tokens_usd")
+    saving_usd = figure("rent.saving_usd", "Rent minus buy: positive means buying saves [USD].")
+    npv_saving_usd = figure("rent.npv_saving_usd",
+                            "Rent NPV minus buy NPV: positive means buying saves [USD].")
+    breakeven_month = figure("rent.breakeven_month")
+    breakeven_utilisation = figure("rent.breakeven_utilisation")
+    irr_per_year = figure("rent.irr_per_year")
+    goodput = GoodputSerializer()
+    carbon = EmissionsSerializer()
+    utilisation_slope_usd = figure("rent.utilisation_slope_usd")
+
+
+class ApiResultSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    cash_flows = CashFlowsSerializer()
+    total_usd = FigureField(help_text="[USD]")
+    npv_usd = FigureField(help_text="[USD]")
+    blended_usd_per_million_tokens = FigureField(help_text="Price for the token mix [USD].")
+    cost_per_million_tokens_usd = FigureField(help_text="[USD]")
+    within_rate_limit = serializers.BooleanField()
+    saving_by_buying_usd = FigureField(help_text="API minus buy [USD].")
+    breakeven_tokens_per_month_buy = FigureField(
+        help_text="Above this volume buying costs less; null = never within the fleet.")
+    breakeven_utilisation_buy = FigureField()
+    breakeven_tokens_per_month_rent = serializers.DictField(
+        child=FigureField(), help_text="The same against each rent option, by name.")
+
+
+class FootprintSerializer(serializers.Serializer):
+    accelerators_bought = figure("footprint.accelerators_bought")
+    systems = figure("footprint.systems")
+    system_power_max_kw = figure("footprint.system_power_max_kw")
+    system_power_idle_kw = figure("footprint.system_power_idle_kw")
+    systems_per_rack = figure("footprint.systems_per_rack")
+    racks = figure("footprint.racks")
+    kw_per_rack = figure("footprint.kw_per_rack")
+    it_kw_max = figure("footprint.it_kw_max")
+    it_kw_average = figure("footprint.it_kw_average")
+    facility_kw_max = figure("footprint.facility_kw_max")
+    facility_kw_average = figure("footprint.facility_kw_average")
+    mwh_per_year = figure("footprint.mwh_per_year")
+    cooling_tier_index = figure("footprint.cooling_tier_index")
+    cooling_tier_name = figure("footprint.cooling_tier_name")
+    needs_new_cooling = figure("footprint.needs_new_cooling")
+    cooling_capex_usd_per_kw = figure("footprint.cooling_capex_usd_per_kw")
+    cooling_opex_usd_per_kw_month = figure("footprint.cooling_opex_usd_per_kw_month")
+    warnings = serializers.DictField(child=serializers.BooleanField(),
+                                     help_text="Each footprint flag: true = raised.")
+
+
+class RentSummarySerializer(serializers.Serializer):
+    breakeven_month = figure("summary.breakeven_month")
+    npv_saving_usd = figure("summary.npv_saving_usd")
+    saving_usd = figure("summary.saving_usd")
+    cost_per_useful_accelerator_hour_buy_usd = figure(
+        "summary.cost_per_useful_accelerator_hour_buy_usd")
+    cost_per_useful_accelerator_hour_rent_usd = figure(
+        "summary.cost_per_useful_accelerator_hour_rent_usd")
+    winner = serializers.ChoiceField(choices=["buy", "rent"], help_text="The lower NPV.")
+
+
+class EvaluationResultSerializer(serializers.Serializer):
+    months = serializers.ListField(child=serializers.IntegerField(), help_text="0 to the horizon.")
+    horizon_months = figure("horizon_months")
+    footprint = FootprintSerializer()
+    buy = BuyResultSerializer()
+    rent = RentResultSerializer(many=True)
+    tokens_per_month = FigureField(help_text="Tokens the workload produces a month; null = not "
+                                             "a token workload.")
+    api = ApiResultSerializer(many=True)
+    summary = serializers.DictField(child=RentSummarySerializer(),
+                                    help_text="Each rent option against buying, by name.")
+    recommendation = serializers.CharField(allow_null=True)
+
+
+class InputAssumptionSerializer(serializers.Serializer):
+    """One engine input: its value and where it came from."""
+
+    path = serializers.CharField(help_text="The engine input, e.g. buy.system_price_usd.")
+    value = FigureField()
+    unit = serializers.CharField()
+    origin = serializers.ChoiceField(choices=["scenario", "catalog", "sizing", "default"])
+    source = serializers.CharField()
+    as_of = serializers.DateField(allow_null=True)
+
+
+class PriceUsedSerializer(serializers.Serializer):
+    """A catalog price point the evaluation used."""
+
+    price_point_id = serializers.IntegerField()
+    target = serializers.CharField()
+    amount = serializers.CharField(help_text="The price as a decimal string.")
+    currency = serializers.CharField()
+    as_of = serializers.DateField()
+    source = serializers.CharField()
+
+
+class EvaluationWarningSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class EvaluationSerializer(serializers.Serializer):
+    """The result of an evaluation: summary, monthly lines, footprint, assumptions, prices."""
+
+    engine_version = serializers.CharField()
+    result = EvaluationResultSerializer()
+    assumptions = InputAssumptionSerializer(many=True)
+    prices = PriceUsedSerializer(many=True)
+    warnings = EvaluationWarningSerializer(many=True)
+    sizing = SizingField(required=False, help_text="The scenario's sizing, when it has one.")
