@@ -89,8 +89,8 @@ def recalculated(tmp_path_factory):
         paths[-1].write_bytes(payload)
     converted = recalculate(paths, work)
     return {
-        name: (inputs, Values(path))
-        for (name, (inputs, _)), path in zip(cases.items(), converted, strict=True)
+        name: (inputs, Values(path), payload)
+        for (name, (inputs, payload)), path in zip(cases.items(), converted, strict=True)
     }
 
 
@@ -108,7 +108,7 @@ def assert_same(actual, expected, *, atol: float = CENT) -> None:
 
 @pytest.mark.parametrize("case", CASES)
 def test_no_formula_ends_in_an_error(recalculated, case):
-    _, values = recalculated[case]
+    _, values, _ = recalculated[case]
     # NA() is how the chart leaves out the breakeven marker of an option that never breaks even.
     markers = {
         (sheet, ref.replace("$", ""))
@@ -121,7 +121,7 @@ def test_no_formula_ends_in_an_error(recalculated, case):
 
 @pytest.mark.parametrize("case", CASES)
 def test_totals_npvs_breakevens_and_unit_costs_match_the_engine(recalculated, case):
-    inputs, values = recalculated[case]
+    inputs, values, _ = recalculated[case]
     result = engine.evaluate(inputs, recommend=False)
 
     assert_same(values["buy_total_usd"], result.buy.total_usd)
@@ -154,7 +154,7 @@ def test_totals_npvs_breakevens_and_unit_costs_match_the_engine(recalculated, ca
 
 @pytest.mark.parametrize("case", CASES)
 def test_every_monthly_line_matches_the_engine(recalculated, case):
-    inputs, values = recalculated[case]
+    inputs, values, _ = recalculated[case]
     result = engine.evaluate(inputs, recommend=False)
     buy_sheet = _columns(values, "Buy cash flows")
 
@@ -174,7 +174,7 @@ def test_every_monthly_line_matches_the_engine(recalculated, case):
 
 @pytest.mark.parametrize("case", CASES)
 def test_the_footprint_matches_the_engine(recalculated, case):
-    inputs, values = recalculated[case]
+    inputs, values, _ = recalculated[case]
     footprint = engine.evaluate(inputs, recommend=False).footprint
 
     for name in (
@@ -193,18 +193,42 @@ def test_the_footprint_matches_the_engine(recalculated, case):
 
 
 def test_a_formula_like_scenario_name_stays_text_after_recalculation(recalculated):
-    _, values = recalculated["rich"]
+    _, values, _ = recalculated["rich"]
 
     assert values.workbook["Summary"]["B4"].value == FORMULA_LIKE_NAME
 
 
 def test_the_edited_inputs_moved_the_figures(recalculated):
     # Guards the edit test against edits that never reached the workbook.
-    _, rich = recalculated["rich"]
-    _, edited = recalculated["edited"]
+    _, rich, _ = recalculated["rich"]
+    _, edited, _ = recalculated["edited"]
 
     assert edited[input_name("workload.utilisation")] == EDITS["workload.utilisation"]
     assert edited["buy_total_usd"] != pytest.approx(rich["buy_total_usd"])
+
+
+@pytest.mark.parametrize("case", ["rich", "short_loan", "idle"])
+def test_every_value_the_file_carries_is_the_one_libreoffice_computes(recalculated, case):
+    # The values stored beside the formulas (what viewers that do not calculate show) are the
+    # ones a spreadsheet computes from the formulas: every formula cell of every sheet.
+    _, values, payload = recalculated[case]
+    formulas = load_workbook(io.BytesIO(payload))
+    stored = load_workbook(io.BytesIO(payload), data_only=True)
+    compared = 0
+    for ws in formulas.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type != "f":
+                    continue
+                ours = stored[ws.title][cell.coordinate].value
+                theirs = values.workbook[ws.title][cell.coordinate].value
+                where = f"{ws.title}!{cell.coordinate} {cell.value}"
+                if isinstance(theirs, int | float) and not isinstance(theirs, bool):
+                    assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-6), where
+                else:
+                    assert ours == theirs, where
+                compared += 1
+    assert compared > 1000
 
 
 def _columns(values: Values, sheet: str) -> dict[str, list[float]]:

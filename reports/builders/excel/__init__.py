@@ -2,26 +2,24 @@
 
 Cash flows, totals, NPVs, breakevens and unit costs are live formulas over the Assumptions
 sheet, mirroring the engine line by line, so an analyst who changes an input sees every
-figure follow; recorded results (prices, sweeps, Monte Carlo, sizing) are values.
+figure follow; recorded results (prices, sweeps, Monte Carlo, sizing) are values. The sheets
+are laid out in memory (``grid``), their formulas computed (``formulas``) and the file
+written with XlsxWriter (``writer``), each formula carrying its value.
 """
 
 from __future__ import annotations
-
-import io
-
-from openpyxl import Workbook
-from openpyxl.workbook.properties import CalcProperties
-from openpyxl.worksheet.worksheet import Worksheet
 
 from reports.builders.excel.assumptions import write_assumptions
 from reports.builders.excel.bill_of_materials import write_bill_of_materials
 from reports.builders.excel.buy_sheet import write_buy_amounts, write_buy_sheet
 from reports.builders.excel.comparison import write_comparison
 from reports.builders.excel.footprint import write_footprint
+from reports.builders.excel.grid import Book
 from reports.builders.excel.plan_sheet import write_plan_sheet
 from reports.builders.excel.rent_sheet import write_rent_sheet
 from reports.builders.excel.summary import write_summary
 from reports.builders.excel.tables import add_recorded_sheets, write_prices
+from reports.builders.excel.writer import PrintSetup, save
 from reports.content import ReportContent
 from reports.formatting import timestamp
 
@@ -36,7 +34,6 @@ MODEL_SHEETS = (
     "Footprint",
     "Prices",
 )
-PAPER_SIZES = {"a4": Worksheet.PAPERSIZE_A4, "letter": Worksheet.PAPERSIZE_LETTER}
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
@@ -51,10 +48,10 @@ def build_workbook(content: ReportContent) -> bytes:
     Returns
     -------
     bytes
-        The workbook; Excel recalculates every formula when it opens it.
+        The workbook: every formula with its value as computed at export (so viewers that do
+        not calculate show the figures); Excel recalculates them when it opens it.
     """
-    wb = Workbook()
-    wb.remove(wb.active)
+    wb = Book()
     sheets = {name: wb.create_sheet(name) for name in MODEL_SHEETS}
     write_assumptions(sheets["Assumptions"], content)
     write_footprint(sheets["Footprint"], content)
@@ -68,25 +65,6 @@ def build_workbook(content: ReportContent) -> bytes:
     add_recorded_sheets(wb, content)
     for plan in content.plans:
         write_plan_sheet(wb.create_sheet("Procurement plan"), plan)
-    for ws in wb.worksheets:
-        _print_setup(ws, content)
-    # The file carries formulas only, no cached results: make every reader compute them.
-    wb.calculation = CalcProperties(fullCalcOnLoad=True)
-    wb.properties.title = "Buy vs rent TCO report"
-    wb.properties.creator = "AI compute TCO service"
-    buffer = io.BytesIO()
-    wb.save(buffer)
-    return buffer.getvalue()
-
-
-def _print_setup(ws: Worksheet, content: ReportContent) -> None:
-    """Landscape, one page wide, on the report's paper, with the sheet name and page numbers."""
-    ws.page_setup.paperSize = PAPER_SIZES[content.meta.paper_size]
-    ws.page_setup.orientation = Worksheet.ORIENTATION_LANDSCAPE
-    ws.page_setup.fitToWidth = 1
-    ws.page_setup.fitToHeight = 0
-    ws.sheet_properties.pageSetUpPr.fitToPage = True
-    ws.oddHeader.left.text = "&A"
-    ws.oddHeader.right.text = f"Generated {timestamp(content.meta.generated_at)}"
-    ws.oddFooter.center.text = "Page &P of &N"
-    ws.print_options.gridLines = False
+    setup = PrintSetup(content.meta.paper_size, f"Generated {timestamp(content.meta.generated_at)}")
+    properties = {"title": "Buy vs rent TCO report", "author": "AI compute TCO service"}
+    return save(wb, setup, properties)

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import math
 
-from openpyxl.worksheet.datavalidation import DataValidation
-from openpyxl.worksheet.worksheet import Worksheet
-
 from reports.builders.excel.cells import (
     COUNT,
     NUMBER,
@@ -29,6 +26,7 @@ from reports.builders.excel.cells import (
     style_input,
     title,
 )
+from reports.builders.excel.grid import Sheet
 from reports.builders.excel.names import input_name, rent_name
 from reports.content import ReportContent
 from tco import engine
@@ -98,7 +96,7 @@ def number_format_for(unit: str) -> str:
     return NUMBER
 
 
-def write_assumptions(ws: Worksheet, content: ReportContent) -> None:
+def write_assumptions(ws: Sheet, content: ReportContent) -> None:
     """Fill the Assumptions sheet and define a name for every input."""
     title(
         ws,
@@ -108,7 +106,7 @@ def write_assumptions(ws: Worksheet, content: ReportContent) -> None:
     )
     set_widths(ws, {"A": 30, "B": 38, "C": 16, "D": 20, "E": 10, "F": 60, "G": 12, "H": 44})
     header_row(ws, 4, HEADINGS)
-    ws.freeze_panes = "A5"
+    ws.freeze("A5")
     row = 5
     rows_by_section: dict[str, list[Assumption]] = {}
     for assumption in content.assumptions:
@@ -136,7 +134,7 @@ def _section_title(section_key: str, inputs: engine.Scenario) -> str:
     return SECTION_TITLES.get(section_key, section_key)
 
 
-def _input_row(ws: Worksheet, row: int, assumption: Assumption) -> None:
+def _input_row(ws: Sheet, row: int, assumption: Assumption) -> None:
     section_key, field = assumption.path.rsplit(".", 1)
     put_text(ws.cell(row=row, column=1), section_key)
     put_text(ws.cell(row=row, column=2), field.replace("_", " "))
@@ -161,16 +159,13 @@ def _input_row(ws: Worksheet, row: int, assumption: Assumption) -> None:
     define_name(ws, name, absolute(ws, row, VALUE_COLUMN))
 
 
-def _pricing_model_row(ws: Worksheet, row: int, index: int, inputs: engine.Scenario) -> int:
+def _pricing_model_row(ws: Sheet, row: int, index: int, inputs: engine.Scenario) -> int:
     """The rent option's billing rule, editable from a list of the engine's pricing models."""
     put_text(ws.cell(row=row, column=1), f"rent.{index}")
     put_text(ws.cell(row=row, column=2), "pricing model")
     cell = put_text(ws.cell(row=row, column=VALUE_COLUMN), str(inputs.rent[index].pricing_model))
     style_input(cell)
-    choices = ",".join(model.value for model in engine.PricingModel)
-    validation = DataValidation(type="list", formula1=f'"{choices}"', allow_blank=False)
-    ws.add_data_validation(validation)
-    validation.add(cell)
+    ws.validations.append((cell, [model.value for model in engine.PricingModel]))
     put_text(ws.cell(row=row, column=4), "billing rule")
     put_text(ws.cell(row=row, column=5), "catalog")
     put_text(ws.cell(row=row, column=6), "offering's pricing model")
@@ -180,7 +175,7 @@ def _pricing_model_row(ws: Worksheet, row: int, index: int, inputs: engine.Scena
     return row + 1
 
 
-def _cooling_table(ws: Worksheet, row: int, content: ReportContent) -> int:
+def _cooling_table(ws: Sheet, row: int, content: ReportContent) -> int:
     """Cooling tiers in increasing density; columns named ``cooling_<field>`` and ``cooling_name``."""
     section(
         ws, row, "Cooling technologies (the footprint picks the first tier that handles the rack density)"
@@ -209,7 +204,7 @@ def _cooling_table(ws: Worksheet, row: int, content: ReportContent) -> int:
     return last + 1
 
 
-def _residual_curve_table(ws: Worksheet, row: int, curve: tuple[tuple[float, float], ...]) -> int:
+def _residual_curve_table(ws: Sheet, row: int, curve: tuple[tuple[float, float], ...]) -> int:
     """The resale curve's points, columns named ``residual_curve_month`` and ``residual_curve_share``.
 
     Without a curve one row (month 0, empty share) keeps the names defined; the Buy sheet then
@@ -228,7 +223,7 @@ def _residual_curve_table(ws: Worksheet, row: int, curve: tuple[tuple[float, flo
     return last + 1
 
 
-def _conventions(ws: Worksheet, row: int) -> None:
+def _conventions(ws: Sheet, row: int) -> None:
     section(ws, row, "Conventions of the cost model (not assumptions: the engine's definitions)")
     header_row(ws, row + 1, ("Name in formulas", "Meaning", "Value"))
     for offset, (name, value, meaning) in enumerate(CONVENTIONS):

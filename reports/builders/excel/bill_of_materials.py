@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from openpyxl.worksheet.worksheet import Worksheet
-
 from reports.builders.excel.cells import (
     COUNT,
     NUMBER,
@@ -25,6 +23,7 @@ from reports.builders.excel.cells import (
     set_widths,
     title,
 )
+from reports.builders.excel.grid import Sheet
 from reports.content import CAPEX_LABELS, ReportContent
 
 
@@ -83,7 +82,7 @@ CAPEX_LINES = {
 HARDWARE_LINES = ("systems", "network", "storage", "spares")
 
 
-def write_bill_of_materials(ws: Worksheet, content: ReportContent) -> int:
+def write_bill_of_materials(ws: Sheet, content: ReportContent) -> int:
     """Fill the sheet and return its next free row; every engine capex line needs a formula here."""
     title(
         ws,
@@ -128,7 +127,7 @@ def write_bill_of_materials(ws: Worksheet, content: ReportContent) -> int:
     return row + 3
 
 
-def _total(ws: Worksheet, row: int, label: str, name: str, formula: str) -> None:
+def _total(ws: Sheet, row: int, label: str, name: str, formula: str) -> None:
     put_text(ws.cell(row=row, column=1), label).font = TOTAL_FONT
     put_formula(ws.cell(row=row, column=5), formula, USD).font = TOTAL_FONT
     define_name(ws, name, absolute(ws, row, 5))

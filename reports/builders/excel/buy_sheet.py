@@ -9,9 +9,6 @@ flows but is not in them (accounting, not cash).
 
 from __future__ import annotations
 
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
-
 from reports.builders.excel.cells import (
     COUNT,
     NUMBER,
@@ -23,6 +20,7 @@ from reports.builders.excel.cells import (
     set_widths,
     title,
 )
+from reports.builders.excel.grid import Sheet, get_column_letter
 from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
 from reports.builders.excel.names import Block
 from reports.content import ReportContent
@@ -176,7 +174,7 @@ def line_formula(line: str) -> str:
     return LINE_FORMULAS[line]
 
 
-def write_buy_amounts(ws: Worksheet, row: int) -> None:
+def write_buy_amounts(ws: Sheet, row: int) -> None:
     """The monthly amounts and financing figures the monthly lines repeat, from ``row`` down."""
     section(ws, row, "Operating costs per month (first-year prices) and financing, used by Buy cash flows")
     block = Block(ws, row=row + 1, value_column=5)
@@ -189,7 +187,7 @@ def write_buy_amounts(ws: Worksheet, row: int) -> None:
     )
 
 
-def write_buy_sheet(ws: Worksheet, content: ReportContent) -> MonthlyTable:
+def write_buy_sheet(ws: Sheet, content: ReportContent) -> MonthlyTable:
     """Fill the sheet; names ``buy_month``, ``buy_flow`` and ``buy_cumulative`` its columns."""
     title(
         ws,

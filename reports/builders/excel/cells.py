@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
-from openpyxl.comments import Comment
-from openpyxl.styles import Alignment, Font, PatternFill
-from openpyxl.utils import get_column_letter, quote_sheetname
-from openpyxl.workbook.defined_name import DefinedName
-from openpyxl.worksheet.worksheet import Worksheet
+from reports.builders.excel.grid import Cell, Sheet, get_column_letter, quote_sheetname
+
+# Characters an XML worksheet cannot hold.
+ILLEGAL_CHARACTERS_RE = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")
 
 USD = '"$"#,##0.00;-"$"#,##0.00'
 # Prices per kWh or per GB need more than two decimals; totals never show more than four.
@@ -24,23 +23,22 @@ MONTH = "0"
 NO_LIMIT_VALUE = 1e307
 NO_LIMIT_FORMAT = '[>=1E+300]"no limit";#,##0.####'
 
-INPUT_FONT = Font(color="1F4E79", bold=True)
-INPUT_FILL = PatternFill("solid", fgColor="FFF2CC")
-HEADER_FONT = Font(color="FFFFFF", bold=True)
-HEADER_FILL = PatternFill("solid", fgColor="1F4E79")
-TITLE_FONT = Font(size=14, bold=True, color="1F4E79")
-SECTION_FONT = Font(size=11, bold=True, color="1F4E79")
-NOTE_FONT = Font(italic=True, color="595959")
-TOTAL_FONT = Font(bold=True)
-WRAP = Alignment(wrap_text=True, vertical="top")
-RIGHT = Alignment(horizontal="right")
+# XlsxWriter format properties, combined per cell.
+INPUT_FONT = {"font_color": "#1F4E79", "bold": True}
+INPUT_FILL = {"bg_color": "#FFF2CC", "pattern": 1}
+HEADER_FONT = {"font_color": "#FFFFFF", "bold": True}
+HEADER_FILL = {"bg_color": "#1F4E79", "pattern": 1}
+TITLE_FONT = {"font_size": 14, "bold": True, "font_color": "#1F4E79"}
+SECTION_FONT = {"font_size": 11, "bold": True, "font_color": "#1F4E79"}
+NOTE_FONT = {"italic": True, "font_color": "#595959"}
+TOTAL_FONT = {"bold": True}
+WRAP = {"text_wrap": True, "valign": "top"}
+RIGHT = {"align": "right"}
 # Headings that name rent options wrap onto up to three lines; spreadsheets do not grow the row.
 TALL_HEADER_HEIGHT = 45
 
 # A text starting with one of these is what spreadsheets read as a formula.
 FORMULA_TRIGGERS = ("=", "+", "-", "@")
-
-COMMENT_AUTHOR = "TCO report"
 
 
 def put_text(cell: Cell, text: Any) -> Cell:
@@ -51,9 +49,7 @@ def put_text(cell: Cell, text: Any) -> Cell:
     """
     value = ILLEGAL_CHARACTERS_RE.sub("", "" if text is None else str(text))
     cell.value = value
-    cell.data_type = "s"
-    if value.startswith(FORMULA_TRIGGERS):
-        cell.quotePrefix = True
+    cell.quote_prefix = value.startswith(FORMULA_TRIGGERS)
     return cell
 
 
@@ -70,7 +66,7 @@ def put_number(cell: Cell, value: float | None, number_format: str = NUMBER) -> 
 
 def put_formula(cell: Cell, formula: str, number_format: str = NUMBER) -> Cell:
     """Write a formula (without the leading '=')."""
-    cell.value = f"={formula}"
+    cell.formula = formula
     cell.number_format = number_format
     return cell
 
@@ -85,49 +81,49 @@ def style_header(cells: Sequence[Cell]) -> None:
     for cell in cells:
         cell.font = HEADER_FONT
         cell.fill = HEADER_FILL
-        cell.alignment = Alignment(wrap_text=True, vertical="center")
+        cell.alignment = {"text_wrap": True, "valign": "vcenter"}
 
 
 def header_row(
-    ws: Worksheet, row: int, titles: Sequence[str], first_column: int = 1, *, tall: bool = False
+    ws: Sheet, row: int, titles: Sequence[str], first_column: int = 1, *, tall: bool = False
 ) -> None:
     """Column headings of a table, styled; ``tall`` leaves room for wrapped option names."""
     cells = [put_text(ws.cell(row=row, column=first_column + i), title) for i, title in enumerate(titles)]
     style_header(cells)
     if tall:
-        ws.row_dimensions[row].height = TALL_HEADER_HEIGHT
+        ws.row_heights[row] = TALL_HEADER_HEIGHT
 
 
-def title(ws: Worksheet, text: str, note: str = "") -> None:
+def title(ws: Sheet, text: str, note: str = "") -> None:
     """Sheet title in A1 and an explanatory note in A2."""
     put_text(ws["A1"], text).font = TITLE_FONT
     if note:
         put_text(ws["A2"], note).font = NOTE_FONT
 
 
-def section(ws: Worksheet, row: int, text: str) -> None:
+def section(ws: Sheet, row: int, text: str) -> None:
     put_text(ws.cell(row=row, column=1), text).font = SECTION_FONT
 
 
 def comment(cell: Cell, text: str) -> None:
-    cell.comment = Comment(text, COMMENT_AUTHOR, width=320, height=140)
+    cell.comment = text
 
 
-def absolute(ws: Worksheet, row: int, column: int) -> str:
+def absolute(ws: Sheet, row: int, column: int) -> str:
     """An absolute reference to one cell, with its sheet: 'Buy cash flows'!$B$5."""
     return f"{quote_sheetname(ws.title)}!${get_column_letter(column)}${row}"
 
 
-def absolute_range(ws: Worksheet, first_row: int, last_row: int, column: int) -> str:
+def absolute_range(ws: Sheet, first_row: int, last_row: int, column: int) -> str:
     letter = get_column_letter(column)
     return f"{quote_sheetname(ws.title)}!${letter}${first_row}:${letter}${last_row}"
 
 
-def define_name(ws: Worksheet, name: str, ref: str) -> None:
+def define_name(ws: Sheet, name: str, ref: str) -> None:
     """A workbook-wide name for a cell or range, so formulas read like the model."""
-    ws.parent.defined_names[name] = DefinedName(name, attr_text=ref)
+    ws.book.defined_names[name] = ref
 
 
-def set_widths(ws: Worksheet, widths: dict[str, float]) -> None:
+def set_widths(ws: Sheet, widths: dict[str, float]) -> None:
     for letter, width in widths.items():
-        ws.column_dimensions[letter].width = width
+        ws.column_widths[letter] = width

@@ -11,9 +11,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
-
 from reports.builders.excel.cells import (
     COUNT,
     NUMBER,
@@ -31,6 +28,7 @@ from reports.builders.excel.cells import (
     set_widths,
     title,
 )
+from reports.builders.excel.grid import Sheet, get_column_letter
 from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
 from reports.builders.excel.names import Block, rent_name
 from reports.content import ReportContent, scalar
@@ -178,7 +176,7 @@ class ComparisonLayout(NamedTuple):
     rent_key_columns: tuple[int, ...]
 
 
-def write_comparison(ws: Worksheet, content: ReportContent) -> ComparisonLayout:
+def write_comparison(ws: Sheet, content: ReportContent) -> ComparisonLayout:
     """Fill the sheet: key figures for buying and each rent option, then month-by-month totals."""
     title(ws, "Comparison", "Buying against each rent option. Formulas over the cash-flow sheets.")
     options = content.result.rent

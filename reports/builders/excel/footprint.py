@@ -5,8 +5,6 @@ Each formula is the engine's (tco/engine/footprint.py and power.py) over the nam
 
 from __future__ import annotations
 
-from openpyxl.worksheet.worksheet import Worksheet
-
 from reports.builders.excel.cells import (
     COUNT,
     NUMBER,
@@ -17,6 +15,7 @@ from reports.builders.excel.cells import (
     set_widths,
     title,
 )
+from reports.builders.excel.grid import Sheet
 from reports.builders.excel.names import Block
 from reports.content import ReportContent, scalar
 
@@ -181,7 +180,7 @@ FLAG_TEXT = {
 }
 
 
-def write_footprint(ws: Worksheet, content: ReportContent) -> None:
+def write_footprint(ws: Sheet, content: ReportContent) -> None:
     """Fill the Footprint sheet; the engine's flags at export close it."""
     title(ws, "Footprint", "Power, racks and cooling of the bought fleet (formulas over the Assumptions).")
     set_widths(ws, {"A": 44, "B": 22, "C": 14, "D": 80})

@@ -9,10 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
-
 from reports.builders.excel.cells import MONTH, USD, absolute_range, define_name, header_row, put_formula
+from reports.builders.excel.grid import Sheet, get_column_letter
 
 MONTH_COLUMN = 1
 
@@ -21,7 +19,7 @@ MONTH_COLUMN = 1
 class MonthlyTable:
     """Where a monthly table sits: its header row and first/last data rows."""
 
-    ws: Worksheet
+    ws: Sheet
     header_row: int
     n_months: int
 
@@ -44,13 +42,13 @@ class MonthlyTable:
         define_name(self.ws, name, self.column_range(column))
 
 
-def start_table(ws: Worksheet, header: int, headings: Sequence[str], n_months: int) -> MonthlyTable:
+def start_table(ws: Sheet, header: int, headings: Sequence[str], n_months: int) -> MonthlyTable:
     """Write the headings and the month numbers; freeze the headings and the month column."""
     header_row(ws, header, ["Month", *headings], tall=True)
     table = MonthlyTable(ws, header, n_months)
     for month in range(n_months + 1):
         ws.cell(row=table.row_of(month), column=MONTH_COLUMN, value=month).number_format = MONTH
-    ws.freeze_panes = ws.cell(row=table.first_row, column=MONTH_COLUMN + 1)
+    ws.freeze(ws.cell(row=table.first_row, column=MONTH_COLUMN + 1))
     ws.print_title_rows = f"{header}:{header}"
     return table
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from openpyxl.worksheet.worksheet import Worksheet
-
 from reports.builders.excel.cells import NUMBER, absolute, define_name, put_formula, put_text
+from reports.builders.excel.grid import Sheet
 
 RENT_SECTION = "rent"
 
@@ -40,7 +39,7 @@ class Block:
     and units and notes in the two columns after it.
     """
 
-    ws: Worksheet
+    ws: Sheet
     row: int
     value_column: int = 2
     label_column: int = 1

@@ -7,9 +7,6 @@ discounts its first argument, so the sheet writes first flow + NPV(monthly rate,
 
 from __future__ import annotations
 
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
-
 from reports.builders.excel.cells import (
     COUNT,
     MONTH,
@@ -25,19 +22,20 @@ from reports.builders.excel.cells import (
     set_widths,
     title,
 )
+from reports.builders.excel.grid import Sheet, get_column_letter
 from reports.content import RecordedPlan
 
 BASELINE_HEADINGS = {"all_rent": "All rent: cash (USD)", "all_buy": "All buy: cash (USD)"}
 FIRST_ROW = 8  # month 0
 
 
-def write_plan_sheet(ws: Worksheet, plan: RecordedPlan) -> None:
+def write_plan_sheet(ws: Sheet, plan: RecordedPlan) -> None:
     result = plan.result
     title(ws, f"Procurement plan: {plan.name}", plan.note)
     put_text(ws["A4"], "Discount rate per year")
     put_number(ws["B4"], plan.discount_rate_per_year, PERCENT)
     put_text(ws["A5"], "Monthly rate")
-    put_formula(ws["B5"], "=(1+B4)^(1/12)-1", PERCENT)
+    put_formula(ws["B5"], "(1+B4)^(1/12)-1", PERCENT)
     sources = [source["name"] for source in result["sources"]]
     baselines = [name for name, figures in result["baselines"].items() if figures["available"]]
     headings = [
@@ -49,7 +47,7 @@ def write_plan_sheet(ws: Worksheet, plan: RecordedPlan) -> None:
     ]
     header_row(ws, FIRST_ROW - 1, headings, tall=True)
     set_widths(ws, {get_column_letter(c): 18 for c in range(1, len(headings) + 1)} | {"A": 26})
-    ws.freeze_panes = ws.cell(row=FIRST_ROW, column=2)
+    ws.freeze(ws.cell(row=FIRST_ROW, column=2))
     cash_columns = [("Plan", result["cash_usd"])] + [
         (BASELINE_HEADINGS[name], result["baselines"][name]["cash_usd"]) for name in baselines
     ]
@@ -76,11 +74,11 @@ def write_plan_sheet(ws: Worksheet, plan: RecordedPlan) -> None:
     for offset in range(len(cash_columns)):
         column = get_column_letter(3 + len(sources) + offset)
         put_formula(
-            ws[f"{column}{total_row}"], f"=SUM({column}{FIRST_ROW}:{column}{last})", USD
+            ws[f"{column}{total_row}"], f"SUM({column}{FIRST_ROW}:{column}{last})", USD
         ).font = TOTAL_FONT
         put_formula(
             ws[f"{column}{npv_row}"],
-            f"={column}{FIRST_ROW}+NPV($B$5,{column}{FIRST_ROW + 1}:{column}{last})",
+            f"{column}{FIRST_ROW}+NPV($B$5,{column}{FIRST_ROW + 1}:{column}{last})",
             USD,
         ).font = TOTAL_FONT
     if months > horizon + 1:
@@ -91,7 +89,7 @@ def write_plan_sheet(ws: Worksheet, plan: RecordedPlan) -> None:
     _orders(ws, npv_row + 3, result)
 
 
-def _orders(ws: Worksheet, row: int, result: dict) -> None:
+def _orders(ws: Sheet, row: int, result: dict) -> None:
     section(ws, row, "Order schedule")
     header_row(
         ws,
@@ -123,7 +121,7 @@ def _orders(ws: Worksheet, row: int, result: dict) -> None:
     if result["orders"]:
         for column, fmt in (("E", COUNT), ("F", COUNT), ("G", USD)):
             put_formula(
-                ws[f"{column}{total}"], f"=SUM({column}{first}:{column}{last})", fmt
+                ws[f"{column}{total}"], f"SUM({column}{first}:{column}{last})", fmt
             ).font = TOTAL_FONT
     row = total + 2
     section(ws, row, "Reserved commitments")

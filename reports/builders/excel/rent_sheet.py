@@ -8,9 +8,6 @@ prices move once a year by the option's price change; egress and storage do not.
 
 from __future__ import annotations
 
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
-
 from reports.builders.excel.cells import (
     COUNT,
     NUMBER,
@@ -23,6 +20,7 @@ from reports.builders.excel.cells import (
     set_widths,
     title,
 )
+from reports.builders.excel.grid import Sheet, get_column_letter
 from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
 from reports.builders.excel.names import rent_name
 from reports.content import ReportContent
@@ -127,7 +125,7 @@ def line_formula(line: str, prefix: str) -> str:
     return LINE_FORMULAS[line].replace("{p}", prefix)
 
 
-def write_rent_sheet(ws: Worksheet, content: ReportContent) -> MonthlyTable:
+def write_rent_sheet(ws: Sheet, content: ReportContent) -> MonthlyTable:
     """Fill the sheet; names each option's ``rent<k>_flow`` and ``rent<k>_cumulative`` columns."""
     title(
         ws,

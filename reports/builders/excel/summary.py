@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from openpyxl.chart import Reference, ScatterChart, Series
-from openpyxl.chart.shapes import GraphicalProperties
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
-
 from reports.builders.excel.cells import (
     COUNT,
     RIGHT,
     USD,
     USD_PRICE,
     WRAP,
+    absolute,
+    absolute_range,
     header_row,
     put_formula,
     put_text,
@@ -21,6 +18,7 @@ from reports.builders.excel.cells import (
     title,
 )
 from reports.builders.excel.comparison import ComparisonLayout
+from reports.builders.excel.grid import Chart, Sheet, get_column_letter
 from reports.builders.excel.names import rent_name
 from reports.content import ReportContent, top_movers
 from reports.formatting import format_usd_cents, timestamp
@@ -28,9 +26,9 @@ from reports.formatting import format_usd_cents, timestamp
 SHEET = "Summary"
 CHART_ANCHOR_GAP = 2
 # Buy first, then one colour per rent option (its breakeven marker takes the same colour).
-LINE_COLOURS = ("1F4E79", "C55A11", "70AD47", "7030A0", "BF9000", "2E75B6", "A5A5A5")
-BUY_LINE_WIDTH = 38100  # EMU: 3 pt
-RENT_LINE_WIDTH = 19050  # EMU: 1.5 pt
+LINE_COLOURS = ("#1F4E79", "#C55A11", "#70AD47", "#7030A0", "#BF9000", "#2E75B6", "#A5A5A5")
+BUY_LINE_WIDTH = 3  # pt
+RENT_LINE_WIDTH = 1.5
 
 # (label, figure on Comparison, number format, shown for buying too)
 LIVE_FIGURES = (
@@ -43,7 +41,7 @@ LIVE_FIGURES = (
 )
 
 
-def write_summary(ws: Worksheet, content: ReportContent, comparison: ComparisonLayout) -> None:
+def write_summary(ws: Sheet, content: ReportContent, comparison: ComparisonLayout) -> None:
     """Fill the Summary sheet; its key figures are formulas that follow the Assumptions."""
     meta = content.meta
     title(
@@ -70,9 +68,9 @@ def write_summary(ws: Worksheet, content: ReportContent, comparison: ComparisonL
         put_text(ws.cell(row=row, column=1), label).alignment = WRAP
         cell = put_text(ws.cell(row=row, column=2), value)
         cell.alignment = WRAP
-        ws.merge_cells(start_row=row, start_column=2, end_row=row, end_column=8)
+        ws.merge(row, 2, row, 8)
         row += 1
-    ws.row_dimensions[row - 1].height = 75  # the recommendation is a long sentence
+    ws.row_heights[row - 1] = 75  # the recommendation is a long sentence
 
     movers = top_movers(content.tornado)
     if movers:
@@ -105,46 +103,51 @@ def write_summary(ws: Worksheet, content: ReportContent, comparison: ComparisonL
     ws.add_chart(cumulative_chart(content, comparison), f"A{header + len(LIVE_FIGURES) + CHART_ANCHOR_GAP}")
 
 
-def cumulative_chart(content: ReportContent, comparison: ComparisonLayout) -> ScatterChart:
+def cumulative_chart(content: ReportContent, comparison: ComparisonLayout) -> Chart:
     """Native chart of cumulative cost by month, one marker where buying breaks even per option."""
     table = comparison.table
     data = table.ws
-    chart = ScatterChart()
-    chart.title = "Cumulative cost (USD)"
-    chart.style = 13
-    chart.height, chart.width = 10, 24
-    chart.x_axis.title = "Month"
-    chart.y_axis.title = "Cumulative cost (USD)"
-    chart.y_axis.numFmt = '"$"#,##0'
-    chart.x_axis.delete = chart.y_axis.delete = False
-    months = Reference(data, min_col=1, min_row=table.first_row, max_row=table.last_row)
+    months = absolute_range(data, table.first_row, table.last_row, 1)
     lines = [("Buy", comparison.buy_cumulative_column)] + [
         (f"Rent: {option.name}", column)
         for option, column in zip(content.result.rent, comparison.rent_cumulative_columns, strict=True)
     ]
-    for index, (label, column) in enumerate(lines):
-        values = Reference(data, min_col=column, min_row=table.first_row, max_row=table.last_row)
-        series = Series(values, months, title=label)
-        series.marker.symbol = "none"
-        series.smooth = False
-        series.graphicalProperties.line.solidFill = LINE_COLOURS[index % len(LINE_COLOURS)]
-        series.graphicalProperties.line.width = BUY_LINE_WIDTH if index == 0 else RENT_LINE_WIDTH
-        chart.series.append(series)
+    series = [
+        {
+            "name": label,
+            "categories": months,
+            "values": absolute_range(data, table.first_row, table.last_row, column),
+            "marker": {"type": "none"},
+            "line": {
+                "color": LINE_COLOURS[index % len(LINE_COLOURS)],
+                "width": BUY_LINE_WIDTH if index == 0 else RENT_LINE_WIDTH,
+            },
+        }
+        for index, (label, column) in enumerate(lines)
+    ]
     month_row = comparison.key_row["breakeven_month"]
     cost_row = comparison.key_row["breakeven_cumulative_usd"]
     for index, (option, column) in enumerate(
         zip(content.result.rent, comparison.rent_key_columns, strict=True)
     ):
         colour = LINE_COLOURS[(index + 1) % len(LINE_COLOURS)]
-        point = Series(
-            Reference(data, min_col=column, min_row=cost_row),
-            Reference(data, min_col=column, min_row=month_row),
-            title=f"Breakeven vs {option.name}",
+        series.append(
+            {
+                "name": f"Breakeven vs {option.name}",
+                "categories": absolute(data, month_row, column),
+                "values": absolute(data, cost_row, column),
+                "marker": {
+                    "type": "diamond", "size": 10, "fill": {"color": colour}, "border": {"color": colour}
+                },
+                "line": {"none": True},
+            }
         )
-        point.marker.symbol = "diamond"
-        point.marker.size = 10
-        point.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
-        point.marker.graphicalProperties.line.solidFill = colour
-        point.graphicalProperties.line.noFill = True
-        chart.series.append(point)
-    return chart
+    return Chart(
+        kind={"type": "scatter", "subtype": "straight"},
+        series=series,
+        title="Cumulative cost (USD)",
+        x_axis={"name": "Month", "num_format": "0"},
+        y_axis={"name": "Cumulative cost (USD)", "num_format": '"$"#,##0'},
+        legend={"position": "bottom"},
+        size={"width": 900, "height": 380},
+    )

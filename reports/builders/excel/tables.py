@@ -6,12 +6,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from openpyxl.cell.cell import Cell
-from openpyxl.chart import BarChart, Reference
-from openpyxl.formatting.rule import ColorScaleRule
-from openpyxl.utils import get_column_letter
-from openpyxl.workbook.workbook import Workbook
-from openpyxl.worksheet.worksheet import Worksheet
 
 from reports.builders.excel.cells import (
     COUNT,
@@ -21,6 +15,7 @@ from reports.builders.excel.cells import (
     TOTAL_FONT,
     USD,
     USD_PRICE,
+    absolute_range,
     header_row,
     put_number,
     put_text,
@@ -28,6 +23,7 @@ from reports.builders.excel.cells import (
     set_widths,
     title,
 )
+from reports.builders.excel.grid import Book, Cell, Chart, Sheet, get_column_letter
 from reports.content import RecordedRun, ReportContent, SizingSummary
 from reports.formatting import timestamp
 from tco.services.engine_inputs import PriceUsed
@@ -60,18 +56,17 @@ MONTE_CARLO_OPTION_HEADINGS = (
     "Never breaks even",
 )
 # Low values green, high values red: a late breakeven or a high cost is the bad end.
-HEAT_SCALE = ColorScaleRule(
-    start_type="min",
-    start_color="63BE7B",
-    mid_type="percentile",
-    mid_value=50,
-    mid_color="FFEB84",
-    end_type="max",
-    end_color="F8696B",
-)
+HEAT_SCALE = {
+    "type": "3_color_scale",
+    "min_color": "#63BE7B",
+    "mid_type": "percentile",
+    "mid_value": 50,
+    "mid_color": "#FFEB84",
+    "max_color": "#F8696B",
+}
 
 
-def write_prices(ws: Worksheet, prices: tuple[PriceUsed, ...]) -> None:
+def write_prices(ws: Sheet, prices: tuple[PriceUsed, ...]) -> None:
     """The catalog price points the evaluation used, with their dates and sources."""
     title(
         ws,
@@ -81,7 +76,7 @@ def write_prices(ws: Worksheet, prices: tuple[PriceUsed, ...]) -> None:
     )
     set_widths(ws, {"A": 12, "B": 48, "C": 16, "D": 10, "E": 12, "F": 60})
     header_row(ws, 4, ("Price point", "Applies to", "Amount", "Currency", "As of", "Source"))
-    ws.freeze_panes = "A5"
+    ws.freeze("A5")
     for row, price in enumerate(prices, start=5):
         ws.cell(row=row, column=1, value=price.price_point_id)
         put_text(ws.cell(row=row, column=2), price.target)
@@ -94,7 +89,7 @@ def write_prices(ws: Worksheet, prices: tuple[PriceUsed, ...]) -> None:
     ws.print_title_rows = "4:4"
 
 
-def write_sweep(ws: Worksheet, run: RecordedRun) -> None:
+def write_sweep(ws: Sheet, run: RecordedRun) -> None:
     """A sweep's figures per rent option, its heat maps, and its points when it has few enough."""
     summary = run.summary
     title(ws, run.title, _run_note(run))
@@ -136,10 +131,10 @@ def write_sweep(ws: Worksheet, run: RecordedRun) -> None:
             f"{summary['points']:,} points are more than a sheet lists here; the full table is the "
             f"download of sweep run #{run.run_id}.",
         ).font = NOTE_FONT
-    ws.freeze_panes = "B5"
+    ws.freeze("B5")
 
 
-def _heat_map(ws: Worksheet, row: int, option: str, heatmap: dict, grid: list[list[float | None]]) -> int:
+def _heat_map(ws: Sheet, row: int, option: str, heatmap: dict, grid: list[list[float | None]]) -> int:
     """Median breakeven month over the heat-map inputs, coloured; returns the last row written."""
     y_path = heatmap["y_path"]
     section(
@@ -162,17 +157,17 @@ def _heat_map(ws: Worksheet, row: int, option: str, heatmap: dict, grid: list[li
                 put_number(ws.cell(row=line, column=offset), month, COUNT)
     last = row + 1 + len(grid)
     corner = f"B{row + 2}:{get_column_letter(1 + len(heatmap['x_values']))}{last}"
-    ws.conditional_formatting.add(corner, HEAT_SCALE)
+    ws.conditional_formats.append((corner, HEAT_SCALE))
     return last
 
 
-def _points(ws: Worksheet, row: int, points: pd.DataFrame) -> None:
+def _points(ws: Sheet, row: int, points: pd.DataFrame) -> None:
     """Every point of the sweep, one row each (NaN, i.e. never breaks even, left empty)."""
     section(ws, row, "Every point of the sweep")
     header_row(ws, row + 1, [str(column) for column in points.columns])
     for values in points.itertuples(index=False, name=None):
         ws.append(
-            [_text_cell(ws, value) if isinstance(value, str) else _cell_value(value) for value in values]
+            [_text_cell(value) if isinstance(value, str) else _cell_value(value) for value in values]
         )
 
 
@@ -185,9 +180,9 @@ def _cell_value(value: object) -> object:
     return value
 
 
-def _text_cell(ws: Worksheet, text: str) -> Cell:
+def _text_cell(text: str) -> Cell:
     """Text from a frame is data (rent option names among it): never run it as a formula."""
-    return put_text(Cell(ws), text)
+    return put_text(Cell(0, 0), text)
 
 
 def _run_note(run: RecordedRun) -> str:
@@ -199,7 +194,7 @@ def _run_note(run: RecordedRun) -> str:
     return note + "."
 
 
-def write_monte_carlo(ws: Worksheet, run: RecordedRun) -> None:
+def write_monte_carlo(ws: Sheet, run: RecordedRun) -> None:
     """Percentiles of the saving and breakeven per rent option, the inputs drawn, and histograms."""
     summary = run.summary
     title(ws, run.title, _run_note(run))
@@ -242,7 +237,7 @@ def write_monte_carlo(ws: Worksheet, run: RecordedRun) -> None:
         row = _histogram(ws, row, name, figures["histogram"]) + 2
 
 
-def _histogram(ws: Worksheet, row: int, option: str, histogram: dict) -> int:
+def _histogram(ws: Sheet, row: int, option: str, histogram: dict) -> int:
     """One rent option's histogram of the NPV saving, as a table and a bar chart; returns its last row."""
     edges, counts = histogram["bin_edges_usd"], histogram["counts"]
     section(ws, row, f"NPV saving of buying against {option}")
@@ -252,20 +247,26 @@ def _histogram(ws: Worksheet, row: int, option: str, histogram: dict) -> int:
         put_number(ws.cell(row=row + offset, column=2), high, USD)
         ws.cell(row=row + offset, column=3, value=int(count))
     last = row + 1 + len(counts)
-    chart = BarChart()
-    chart.title = "Draws by NPV saving"
-    chart.x_axis.title = "NPV saving from (USD)"
-    chart.y_axis.title = "Draws"
-    chart.x_axis.delete = chart.y_axis.delete = False
-    chart.legend = None
-    chart.add_data(Reference(ws, min_col=3, min_row=row + 1, max_row=last), titles_from_data=True)
-    chart.set_categories(Reference(ws, min_col=1, min_row=row + 2, max_row=last))
+    chart = Chart(
+        kind={"type": "column"},
+        series=[
+            {
+                "name": "Draws",
+                "categories": absolute_range(ws, row + 2, last, 1),
+                "values": absolute_range(ws, row + 2, last, 3),
+                "gap": 20,
+            }
+        ],
+        title="Draws by NPV saving",
+        x_axis={"name": "NPV saving from (USD)", "num_format": '"$"#,##0'},
+        y_axis={"name": "Draws", "num_format": "#,##0"},
+    )
     ws.add_chart(chart, f"E{row + 1}")
     # The chart is about 15 rows tall; keep the next section below it.
     return max(last, row + CHART_ROWS)
 
 
-def write_sizing(ws: Worksheet, sizing: SizingSummary) -> None:
+def write_sizing(ws: Sheet, sizing: SizingSummary) -> None:
     """How the accelerator count was derived."""
     title(ws, sizing.title, "Recorded sizing figures (values, not formulas).")
     set_widths(ws, {"A": 48, "B": 22, "C": 20})
@@ -281,7 +282,7 @@ def write_sizing(ws: Worksheet, sizing: SizingSummary) -> None:
         put_text(ws.cell(row=row, column=3), unit)
 
 
-def add_recorded_sheets(wb: Workbook, content: ReportContent) -> None:
+def add_recorded_sheets(wb: Book, content: ReportContent) -> None:
     """Sweep, Monte Carlo and Sizing sheets, each only where the scenario has one."""
     for index, run in enumerate(content.sweeps):
         write_sweep(wb.create_sheet(_numbered(SWEEP_SHEET, index)), run)
