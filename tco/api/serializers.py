@@ -45,14 +45,21 @@ class RentOptionSerializer(serializers.ModelSerializer):
 
 
 class ApiOptionSerializer(serializers.ModelSerializer):
-    """Paying a model API per token: a catalog price row (by id) and/or prices given here."""
+    """Paying a model API per token: a catalog price row (by id) and/or prices given here; a
+    price left empty comes from the row."""
 
     class Meta:
         model = ApiOption
         fields = ["id", "name", "price", "usd_per_million_input", "usd_per_million_cached_input",
                   "usd_per_million_output", "price_change_per_year", "minimum_usd_per_month",
                   "rate_limit_tokens_per_month"]
-        read_only_fields = fields
+        read_only_fields = ["id"]
+        extra_kwargs = {
+            "price_change_per_year": {"min_value": Decimal("-0.99")},
+            "rate_limit_tokens_per_month": {"min_value": 1},
+            **{f: {"min_value": 0} for f in ("usd_per_million_input", "usd_per_million_cached_input",
+                                             "usd_per_million_output", "minimum_usd_per_month")},
+        }
 
 
 SHARES = ("utilisation", "network_share_of_compute", "spares_share", "residual_value_share",
@@ -84,8 +91,9 @@ class ScenarioSerializer(serializers.ModelSerializer):
                                             queryset=FacilityProfile.objects.all())
     rent_options = RentOptionSerializer(many=True, max_length=engine.MAX_RENT_OPTIONS)
     api_options = ApiOptionSerializer(
-        many=True, read_only=True,
-        help_text="Per-token API options compared with (added in the admin for now).")
+        many=True, required=False, max_length=engine.MAX_RENT_OPTIONS,
+        help_text="Per-token API options compared with (the scenario needs "
+                  "tokens_per_s_per_accelerator); left out of an edit = kept as they are.")
     residual_curve = serializers.ListField(
         child=serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2),
         required=False, allow_null=True,

@@ -88,6 +88,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         data = dict(serializer.validated_data)
         try:
             serializer.instance = scenario_create(data=data, rent_options=data.pop("rent_options"),
+                                                  api_options=data.pop("api_options", ()),
                                                   user=self.request.user)
         except ScenarioInputError as exc:
             raise input_error(exc) from exc
@@ -108,7 +109,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         try:
             saved, is_new_version = scenario_update(
                 scenario=scenario, data=data, rent_options=data.pop("rent_options", None),
-                user=request.user, revision=sent)
+                api_options=data.pop("api_options", None), user=request.user, revision=sent)
         except StaleRevision as exc:
             raise RevisionConflict(sent=sent, current=exc.current) from exc
         except ScenarioInputError as exc:
@@ -227,6 +228,7 @@ class EvaluateView(APIView):
         data = dict(serializer.validated_data)
         try:
             evaluation = unsaved_evaluate(data=data, rent_options=data.pop("rent_options"),
+                                          api_options=data.pop("api_options", ()),
                                           user=request.user)
         except ScenarioInputError as exc:
             raise input_error(exc) from exc

@@ -111,13 +111,13 @@ def scenario_evaluate(*, scenario: Scenario, rent_options: list[RentOption] | No
         raise case.input_error(exc) from exc
 
 
-def scenario_check(*, scenario: Scenario,
-                   rent_options: list[RentOption] | None = None) -> EngineCase:
+def scenario_check(*, scenario: Scenario, rent_options: list[RentOption] | None = None,
+                   api_options: list[ApiOption] | None = None) -> EngineCase:
     """The scenario's engine inputs, checked as the engine checks them, without evaluating.
 
     Raises ScenarioInputError naming the field when it could not be evaluated.
     """
-    case = engine_case(scenario, rent_options)
+    case = engine_case(scenario, rent_options, api_options)
     try:
         engine.validate(case.inputs)
     except engine.InputError as exc:

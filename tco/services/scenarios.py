@@ -75,7 +75,8 @@ def scenario_build(data: Mapping[str, Any], rent_options: Sequence[Mapping[str, 
                    on: Scenario | None = None) -> tuple[Scenario, list[RentOption]]:
     """Unsaved model instances from plain data, on top of a copy of ``on`` when given (its rent
     options kept when ``rent_options`` is None)."""
-    values = {key: value for key, value in data.items() if key not in ("revision", "rent_options")}
+    values = {key: value for key, value in data.items()
+              if key not in ("revision", "rent_options", "api_options")}
     if on is None:
         scenario = Scenario(**values)
     else:
@@ -89,27 +90,36 @@ def scenario_build(data: Mapping[str, Any], rent_options: Sequence[Mapping[str, 
     return scenario, options
 
 
+def api_options_build(rows: Sequence[Mapping[str, Any]] | None) -> list[ApiOption] | None:
+    """Unsaved per-token API options from plain data; None (keep the scenario's own) stays None."""
+    return None if rows is None else [ApiOption(**row) for row in rows]
+
+
 @transaction.atomic
 def scenario_create(*, data: Mapping[str, Any], rent_options: Sequence[Mapping[str, Any]],
-                    user: AbstractBaseUser | None) -> Scenario:
-    """A new draft owned by ``user`` in the team named in ``data`` (or their only team).
+                    user: AbstractBaseUser | None,
+                    api_options: Sequence[Mapping[str, Any]] = ()) -> Scenario:
+    """A new draft owned by ``user`` in the team named in ``data`` (or their only team), with
+    its rent options and per-token API options.
 
     Raises ScenarioInputError naming the field when it could not be evaluated.
     """
     team = scenario_team(user, named=data.get("team"), role=Role.ANALYST)
     scenario, options = scenario_build({**data, "team": team, "owner": user}, rent_options)
-    scenario_check(scenario=scenario, rent_options=options)
-    return scenario_save(scenario=scenario, rent_options=options)
+    apis = api_options_build(api_options)
+    scenario_check(scenario=scenario, rent_options=options, api_options=apis)
+    return scenario_save(scenario=scenario, rent_options=options, api_options=apis)
 
 
 @transaction.atomic
 def scenario_update(*, scenario: Scenario, data: Mapping[str, Any],
                     rent_options: Sequence[Mapping[str, Any]] | None,
-                    user: AbstractBaseUser, revision: int) -> tuple[Scenario, bool]:
+                    user: AbstractBaseUser, revision: int,
+                    api_options: Sequence[Mapping[str, Any]] | None = None) -> tuple[Scenario, bool]:
     """Apply edits made on ``revision``: in place for a draft, as its next version when approved.
 
-    ``rent_options`` None keeps the scenario's own. Returns the saved scenario and whether it
-    is a new version.
+    ``rent_options`` (``api_options``) None keeps the scenario's own. Returns the saved
+    scenario and whether it is a new version.
 
     Raises
     ------
@@ -125,15 +135,17 @@ def scenario_update(*, scenario: Scenario, data: Mapping[str, Any],
         raise ScenarioInputError("team", "a scenario stays in its team; clone it there instead")
     edited, options = scenario_build(data, rent_options, on=scenario)
     edited.revision = revision
-    scenario_check(scenario=edited, rent_options=options)
+    apis = api_options_build(api_options)
+    scenario_check(scenario=edited, rent_options=options, api_options=apis)
     if not scenario.is_approved:
-        return scenario_save(scenario=edited, rent_options=options), False
+        return scenario_save(scenario=edited, rent_options=options, api_options=apis), False
     return scenario_next_version(approved=scenario, edited=edited, rent_options=options,
-                                 created_by=user), True
+                                 created_by=user, api_options=apis), True
 
 
 def unsaved_evaluate(*, data: Mapping[str, Any], rent_options: Sequence[Mapping[str, Any]],
-                     user: AbstractBaseUser | None) -> Evaluation:
+                     user: AbstractBaseUser | None,
+                     api_options: Sequence[Mapping[str, Any]] = ()) -> Evaluation:
     """Evaluate a scenario given as data, without saving it. Its team's quotes count beside
     public prices: the team named (the user must be in it), else the user's only team; a user
     of several teams who names none gets public prices only.
@@ -146,7 +158,8 @@ def unsaved_evaluate(*, data: Mapping[str, Any], rent_options: Sequence[Mapping[
             raise
         team = None
     scenario, options = scenario_build({**data, "team": team}, rent_options)
-    return scenario_evaluate(scenario=scenario, rent_options=options)
+    return scenario_evaluate(scenario=scenario, rent_options=options,
+                             api_options=api_options_build(api_options))
 
 
 @transaction.atomic
@@ -228,8 +241,10 @@ def scenario_approve(*, scenario: Scenario, approved_by: AbstractBaseUser,
 
 @transaction.atomic
 def scenario_next_version(*, approved: Scenario, edited: Scenario, rent_options: list[RentOption],
-                          created_by: AbstractBaseUser) -> Scenario:
-    """A new draft from an approved scenario and the edits made on it; the approved one is kept."""
+                          created_by: AbstractBaseUser,
+                          api_options: list[ApiOption] | None = None) -> Scenario:
+    """A new draft from an approved scenario and the edits made on it (its API options, or
+    copies of the approved one's when None); the approved one is kept."""
     revision_check(approved.pk, edited.revision)
     later = Scenario.objects.filter(previous_version_id=approved.pk).first()
     if later is not None:
@@ -237,7 +252,8 @@ def scenario_next_version(*, approved: Scenario, edited: Scenario, rent_options:
                              f"{later.version} (scenario {later.pk}); edit that one")
     draft = scenario_copy(edited, owner=created_by, version=approved.version + 1,
                           previous_version_id=approved.pk)
-    api_options = api_options_copy(list(ApiOption.objects.filter(scenario_id=approved.pk)))
+    if api_options is None:
+        api_options = api_options_copy(list(ApiOption.objects.filter(scenario_id=approved.pk)))
     return scenario_save(scenario=draft, rent_options=rent_options_copy(rent_options),
                          api_options=api_options)
 

@@ -107,3 +107,60 @@ def test_a_negative_api_price_names_the_nested_field(api, catalog):
     with pytest.raises(ScenarioInputError) as error:
         scenario_evaluate(scenario=scenario, api_options=[bad])
     assert error.value.field == "api_options[0].usd_per_million_input"
+
+
+TOKEN_MIX = {"tokens_per_s_per_accelerator": "1000", "token_input_share": "0.6",
+             "token_cached_input_share": "0.2", "token_output_share": "0.2",
+             "failures_per_accelerator_hour": "0"}
+# 0.6 x $3 + 0.2 x $0.30 + 0.2 x $15 per million tokens.
+QUOTED = {"name": "quoted API", "usd_per_million_input": "3", "usd_per_million_cached_input": "0.3",
+          "usd_per_million_output": "15"}
+QUOTED_BLENDED = 0.6 * 3 + 0.2 * 0.3 + 0.2 * 15
+
+
+def test_the_stateless_evaluation_prices_the_api_options_sent(api, catalog):
+    data = evaluate(api, **TOKEN_MIX, api_options=[QUOTED])
+    (option,) = data["result"]["api"]
+    assert option["name"] == "quoted API"
+    assert math.isclose(option["cost_per_million_tokens_usd"], QUOTED_BLENDED)
+    assert Scenario.objects.count() == 0
+
+
+def test_api_options_are_written_with_the_scenario_and_replaced_by_an_edit(api, catalog):
+    row = TokenApiPrice.objects.get(model_name="large model")
+    scenario = _saved(api, **TOKEN_MIX, api_options=[QUOTED, {"price": row.pk}])
+    assert [str(o) for o in scenario.api_options.all()] == ["quoted API", str(row)]
+
+    url = f"/api/v1/scenarios/{scenario.pk}/"
+    revision = api.get(url).json()["revision"]
+    kept = api.patch(url, {"revision": revision, "name": "renamed"}, content_type="application/json")
+    assert kept.status_code == 200, kept.json()
+    assert len(kept.json()["api_options"]) == 2  # left out of the edit: kept
+
+    edited = {**QUOTED, "usd_per_million_output": "10"}
+    replaced = api.patch(url, {"revision": kept.json()["revision"], "api_options": [edited]},
+                         content_type="application/json")
+    assert replaced.status_code == 200, replaced.json()
+    assert [o["usd_per_million_output"] for o in replaced.json()["api_options"]] == ["10.0000"]
+    result = api.post(f"/api/v1/scenarios/{scenario.pk}/evaluate/").json()["result"]
+    assert math.isclose(result["api"][0]["cost_per_million_tokens_usd"], 0.6 * 3 + 0.2 * 0.3 + 0.2 * 10)
+
+
+@pytest.mark.parametrize(("overrides", "error"), [
+    ({"api_options": [{**QUOTED, "usd_per_million_input": "-1"}]},
+     {"api_options": {"0": {"usd_per_million_input": ["Ensure this value is greater than or equal to 0."]}}}),
+    ({"api_options": [{"name": "no prices"}]},
+     {"api_options": {"0": {"usd_per_million_input": ["give a price or pick a catalog price row"]}}}),
+    ({"token_input_share": "0.5", "api_options": [QUOTED]}, "token_output_share"),
+    ({"tokens_per_s_per_accelerator": None, "api_options": [QUOTED]}, "tokens_per_s_per_accelerator"),
+])
+def test_bad_api_options_are_a_400_naming_the_field_on_both_endpoints(api, catalog, overrides, error):
+    body = scenario_body(**{**TOKEN_MIX, **overrides})
+    for url in ("/api/v1/evaluate/", "/api/v1/scenarios/"):
+        response = api.post(url, body, content_type="application/json")
+        assert response.status_code == 400, response.json()
+        if isinstance(error, str):
+            assert error in response.json(), response.json()
+        else:
+            assert response.json() == error
+    assert Scenario.objects.count() == 0
