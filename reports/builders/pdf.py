@@ -19,6 +19,7 @@ from weasyprint import HTML
 from weasyprint.urls import URLFetcher
 
 from reports.builders.charts import cost_breakdown_figure, monte_carlo_figure, sweep_figure, tornado_figure
+from reports.builders.residual_chart import residual_figure
 from reports.content import (
     Citation,
     RecordedPlan,
@@ -42,6 +43,7 @@ from tco.engine import SensitivityRow
 from tco.engine.timeline import MONTHS_PER_YEAR
 from tco.engine.vocabulary import RESULTS, input_term, line_label
 from tco.plan_charts import capacity_figure, plan_tables
+from tco.useful_work import useful_work
 
 TEMPLATE = "reports/report.html"
 PDF_CONTENT_TYPE = "application/pdf"
@@ -96,6 +98,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         ],
         "capex_total": format_usd_cents(scalar(result.buy.total_capex_usd)),
         "footprint_rows": _footprint_rows(content),
+        **_useful_work(content),
         "warnings": [
             FOOTPRINT_WARNINGS[name] for name, flag in result.footprint.warnings.items() if scalar(flag)
         ],
@@ -271,6 +274,55 @@ def _yearly_rows(content: ReportContent) -> list[dict[str, Any]]:
         )
     rows.append({"year": "Total", "values": [format_usd_cents(float(flow.sum())) for flow in flows]})
     return rows
+
+
+def _useful_work(content: ReportContent) -> dict[str, Any]:
+    """The full cost of useful work: goodput, cost and emissions per million tokens of every
+    option (per-token APIs included), the token volumes at which each fleet beats each API, and
+    the systems' resale against their book value."""
+    figures = useful_work(content.result)
+    options = [
+        {
+            "name": row.name,
+            "goodput": format_share(None if row.goodput_percent is None else row.goodput_percent / 100),
+            "checkpoint": "none needed" if row.checkpoint_interval_h is None
+            else f"{row.checkpoint_interval_h:,.2f} h",
+            "per_million_tokens": format_usd_cents(row.cost_per_million_tokens_usd),
+            "tonnes_per_year": format_number(row.tonnes_per_year, 1),
+            "kg_per_million_tokens": format_number(row.kg_per_million_tokens, 3),
+        }
+        for row in figures.options
+    ]
+    options += [
+        {"name": f"API: {api.name}", "goodput": "", "checkpoint": "",
+         "per_million_tokens": format_usd_cents(api.cost_per_million_tokens_usd),
+         "tonnes_per_year": "not known", "kg_per_million_tokens": "not known"}
+        for api in figures.apis
+    ]
+    apis = [
+        {
+            "name": api.name,
+            "blended": format_usd_cents(api.blended_usd_per_million_tokens),
+            "per_million_tokens": format_usd_cents(api.cost_per_million_tokens_usd),
+            "total": format_usd_cents(api.total_usd),
+            "within_rate_limit": "yes" if api.within_rate_limit else "no: the workload needs more",
+            "volumes": [
+                (fleet, "never, within the fleet's capacity" if volume is None
+                 else f"above {format_number(volume, 0)} tokens a month")
+                for fleet, volume in api.breakeven_tokens_per_month
+            ],
+        }
+        for api in figures.apis
+    ]
+    return {
+        "useful_options": options,
+        "useful_apis": apis,
+        "tokens_per_month": format_number(figures.tokens_per_month, 0),
+        "resale_value": format_usd_cents(figures.resale_value_usd),
+        "book_value": format_usd_cents(figures.book_value_usd),
+        "embodied_tonnes": format_number(figures.embodied_tonnes, 1),
+        "residual_chart": _png(residual_figure(content.inputs, content.result)),
+    }
 
 
 FOOTPRINT_ROWS = ("systems", "accelerators_bought", "systems_per_rack", "racks", "kw_per_rack",

@@ -15,6 +15,7 @@ import pytest
 from reports.builders.pdf import build_pdf
 from reports.content import Citation
 from reports.formatting import format_usd_cents
+from tco.engine import ApiOption, TokenMix
 from tco.services.engine_inputs import PriceUsed
 from tests.reports.conftest import FORMULA_LIKE_NAME, content_for
 from tests.tco.engine.scenarios import rich_scenario
@@ -163,3 +164,26 @@ def test_people_read_labels_not_engine_names_or_float_noise(signed_copy):
 
 def test_dates_never_wrap(signed_copy):
     assert re.findall(r"\d{4}-\d{2}-\d(?:\s+\d)", signed_copy) == []
+
+
+def test_it_shows_the_full_cost_of_useful_work_with_a_per_token_api(tmp_path):
+    api = ApiOption("frontier API", usd_per_million_input=3.0, usd_per_million_cached_input=0.3,
+                    usd_per_million_output=15.0)
+    mix = TokenMix(input_share=0.6, cached_input_share=0.2, output_share=0.2)
+    scenario = dataclasses.replace(rich_scenario(), api=(api,), tokens=mix)
+    content = content_for(scenario)
+    path = tmp_path / "report.pdf"
+    path.write_bytes(build_pdf(content))
+    text = joined(poppler("pdftotext", "-layout", str(path), "-"))
+    result = content.result
+
+    assert "Fullcostofusefulwork" in text
+    # 0.6 x $3 + 0.2 x $0.30 + 0.2 x $15 = $4.86 per million tokens, flat prices: the same over the horizon.
+    assert text.count("$4.86") >= 3  # the option's cost, the API's blended price and cost
+    for fleet in (result.buy, *result.rent):
+        assert money(fleet.cost_per_million_tokens_usd) in text
+    volume = float(np.reshape(result.api[0].breakeven_tokens_per_month_buy, -1)[0])
+    assert f"frontierAPIBuyabove{volume:,.0f}tokensamonth" in text
+    assert f"{float(np.reshape(result.buy.goodput.share, -1)[0]):.1%}" in text
+    assert f"resellfor{money(result.buy.residual.resale_value_usd)}" in text
+    assert f"bookvalueis{money(result.buy.residual.book_value_usd)}" in text
