@@ -15,6 +15,7 @@ from django.dispatch import receiver
 
 from catalog.refresh.signals import prices_refreshed
 from config.queues import Queue
+from config.shown_errors import without_paths
 from config.task_retries import RETRIES
 from tco.planning import plan_draws_compute, plan_fail, plan_solve
 from tco.runs.limits import (
@@ -46,7 +47,9 @@ class RunTask(Task):
 
     def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
         run_id = kwargs.get("run_id", args[0] if args else None)
-        sweep_run_fail(run_id=run_id, failure_type=failure_type_of(exc), error=f"{type(exc).__name__}: {exc}")
+        # Celery logs the whole exception; the run's users read it without the server's paths.
+        sweep_run_fail(run_id=run_id, failure_type=failure_type_of(exc),
+                       error=without_paths(f"{type(exc).__name__}: {exc}"))
 
 
 # Sent to Queue.SWEEPS by tco/runs/services.py (Celery 5.7 deprecates a queue on the task).
@@ -96,7 +99,7 @@ class PlanTask(Task):
 
     def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
         plan_id = kwargs.get("plan_id", args[0] if args else None)
-        plan_fail(plan_id=plan_id, error=f"{type(exc).__name__}: {exc}")
+        plan_fail(plan_id=plan_id, error=without_paths(f"{type(exc).__name__}: {exc}"))
 
 
 # A 60-month plan with its baselines and limit re-solves takes seconds; a chunk of draws, less.

@@ -27,6 +27,7 @@ from catalog.models import (
 )
 from catalog.refresh.freshness import PriceAge, price_age, price_point_age
 from catalog.selectors import dense_tflops, visible_rows
+from config.shown_errors import without_paths
 from teams.selectors import team_ids_of
 
 
@@ -307,6 +308,13 @@ class PricePointSerializer(ModelCleanMixin, PriceAgeFields, serializers.ModelSer
 
 class PriceRefreshJobSerializer(serializers.ModelSerializer):
     """One run of a provider's price feed: counts of new, changed, unchanged and rejected prices."""
+
+    location = serializers.SerializerMethodField(
+        help_text="URL the feed was read from; a local mirror by its file or folder name only."
+    )
+
+    def get_location(self, job: PriceRefreshJob) -> str:
+        return without_paths(job.location)
 
     class Meta:
         model = PriceRefreshJob

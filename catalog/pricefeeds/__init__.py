@@ -20,6 +20,7 @@ from catalog.pricefeeds.client import HttpClient, HttpSettings
 from catalog.pricefeeds.errors import (
     AbsurdPrice,
     FeedError,
+    HostNotAllowed,
     MalformedPayload,
     MissingSource,
     TooManyPages,
@@ -72,6 +73,7 @@ __all__ = [
     "TooManyPages",
     "TruncatedPayload",
     "UnknownCurrency",
+    "HostNotAllowed",
     "UpstreamHTTPError",
     "azure_query_url",
     "default_instance_map",

@@ -6,12 +6,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from catalog.pricefeeds.errors import UpstreamHTTPError
+from catalog.pricefeeds.errors import HostNotAllowed, UpstreamHTTPError
 from catalog.pricefeeds.sources import decode_json
 
 # Statuses worth another try: rate limiting (Azure and GCP answer 429) and server errors.
@@ -29,6 +30,24 @@ class HttpSettings:
     backoff_factor_seconds: float = 1.0
     max_pages: int = 500
     download_chunk_bytes: int = 1 << 20
+    #: Hosts requests may go to (a deployment's PRICE_FEED_HOSTS); None: any host, for a client
+    #: a test or a script points at a recorded payload's server.
+    allowed_hosts: tuple[str, ...] | None = None
+
+
+class _AllowListSession(requests.Session):
+    """A session that follows a redirect only to an allowed host (headers such as an API key
+    would follow it; requests drops only ``Authorization`` on a change of host)."""
+
+    def __init__(self, check_host) -> None:
+        super().__init__()
+        self._check_host = check_host
+
+    def get_redirect_target(self, resp: requests.Response) -> str | None:
+        target = super().get_redirect_target(resp)
+        if target is not None:
+            self._check_host(urljoin(resp.url, target), "redirect")
+        return target
 
 
 class HttpClient:
@@ -52,10 +71,17 @@ class HttpClient:
             respect_retry_after_header=True,
             raise_on_status=False,
         )
-        self.session = requests.Session()
+        self.session = _AllowListSession(self._host_check)
         adapter = HTTPAdapter(max_retries=retry)
         self.session.mount("https://", adapter)
         self.session.mount("http://", adapter)
+
+    def _host_check(self, url: str, provider: str) -> None:
+        """Refuse ``url`` unless its host is allowed (any host when no list is set)."""
+        allowed = self.settings.allowed_hosts
+        host = urlsplit(url).hostname or ""
+        if allowed is not None and host.lower() not in {name.lower() for name in allowed}:
+            raise HostNotAllowed(provider, host or url, "not in PRICE_FEED_HOSTS; nothing was sent")
 
     @property
     def timeout(self) -> tuple[float, float]:
@@ -90,6 +116,7 @@ class HttpClient:
 
         A body shorter than its Content-Length raises UpstreamHTTPError (urllib3 enforces it).
         """
+        self._host_check(url, provider)
         try:
             with self.session.get(url, stream=True, timeout=self.timeout) as response:
                 self._raise_for_status(response, provider=provider)
@@ -101,6 +128,7 @@ class HttpClient:
         return destination
 
     def _send(self, method: str, url: str, *, provider: str, **kwargs: Any) -> requests.Response:
+        self._host_check(url, provider)
         try:
             response = self.session.request(method, url, timeout=self.timeout, **kwargs)
         except requests.RequestException as exc:

@@ -39,6 +39,13 @@ class UpstreamHTTPError(FeedError):
     code = "upstream_http_error"
 
 
+class HostNotAllowed(FeedError):
+    """A URL (given, a next-page link or a redirect) on a host the deployment does not list in
+    PRICE_FEED_HOSTS: nothing is sent to it, the API key least of all."""
+
+    code = "host_not_allowed"
+
+
 class TooManyPages(FeedError):
     """A paged walk went past its page limit (a loop in the next-page links or a runaway listing)."""
 

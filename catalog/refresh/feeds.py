@@ -77,12 +77,14 @@ class FeedSettings:
 
     @classmethod
     def from_settings(cls) -> FeedSettings:
-        """The deployment's values (PRICE_REFRESH_AWS_REGIONS and the *_API_KEY settings)."""
+        """The deployment's values (PRICE_REFRESH_AWS_REGIONS, the *_API_KEY settings, and the
+        PRICE_FEED_HOSTS requests and API keys may go to)."""
         return cls(
             aws_regions=tuple(settings.PRICE_REFRESH_AWS_REGIONS),
             gcp_api_key=settings.GCP_BILLING_API_KEY or None,
             lambda_api_key=settings.LAMBDA_API_KEY or None,
             runpod_api_key=settings.RUNPOD_API_KEY or None,
+            http=HttpSettings(allowed_hosts=tuple(settings.PRICE_FEED_HOSTS)),
         )
 
 

@@ -45,6 +45,7 @@ from catalog.refresh.limits import (
 from catalog.refresh.signals import prices_refreshed
 from catalog.refresh.terms import TermPreference, preferred_prices
 from catalog.refresh.writer import prices_write, rejection_row, unchanged_regions_check
+from config.shown_errors import without_paths
 
 logger = logging.getLogger(__name__)
 
@@ -178,7 +179,7 @@ def _fail(job: PriceRefreshJob, code: str, message: str) -> None:
     job.status = RefreshStatus.FAILED
     job.finished_at = timezone.now()
     job.error_code = code
-    job.error = message
+    job.error = without_paths(message)  # the job row is public; the log above has the paths
     deadline = time.monotonic() + FAILURE_RECORD_PATIENCE_S
     while True:
         try:

@@ -257,6 +257,12 @@ PRICE_REFRESH_AWS_REGIONS = env.list("PRICE_REFRESH_AWS_REGIONS",
 GCP_BILLING_API_KEY = env.str("GCP_BILLING_API_KEY", default="")
 LAMBDA_API_KEY = env.str("LAMBDA_API_KEY", default="")
 RUNPOD_API_KEY = env.str("RUNPOD_API_KEY", default="")
+# The only hosts a refresh sends a request (and an API key) to, whatever location a schedule
+# or a command names: the providers' endpoints, plus a deployment's own mirror if it has one.
+PRICE_FEED_HOSTS = env.list("PRICE_FEED_HOSTS", default=[
+    "pricing.us-east-1.amazonaws.com", "prices.azure.com", "cloudbilling.googleapis.com",
+    "cloud.lambda.ai", "api.runpod.io",
+])
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
 # Re-pricing after a refresh alerts when a scenario's winner flips or its breakeven month moves
 # by at least this many months (a move to or from "never" always counts).
