@@ -1,7 +1,11 @@
-"""Teams and memberships (staff only), and the price refresh schedules opened to staff."""
+"""Teams and memberships (superusers, and each team's approvers for its members), and the price
+refresh schedules opened to staff for their timing."""
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.http import HttpRequest
 from django_celery_beat.models import (
     ClockedSchedule,
     CrontabSchedule,
@@ -10,31 +14,98 @@ from django_celery_beat.models import (
     SolarSchedule,
 )
 
-from teams.admin_mixins import ListedRowsFilter, StaffOnlyAdminMixin
-from teams.models import Membership, Team
+from teams.admin_mixins import HiddenRowsNotFoundMixin, ListedRowsFilter, StaffOnlyAdminMixin
+from teams.models import Membership, Role, Team
+from teams.selectors import has_role, teams_of
 
 
-class MembershipInline(StaffOnlyAdminMixin, admin.TabularInline):
-    """The team's members and their roles."""
+def _approves(request: HttpRequest, team_id: int | None = None) -> bool:
+    """Superusers manage every team; an approver manages the members of the teams they approve
+    for (``team_id`` None: of some team). Staff rights alone manage no team."""
+    if team_id is None:
+        return teams_of(request.user, role=Role.APPROVER).exists()
+    return has_role(request.user, team_id, Role.APPROVER)
+
+
+class MembersByUsernameMixin:
+    """Who joins is named by username: the user picker searches every account, which only
+    superusers may read."""
+
+    autocomplete_fields = ["user"]
+
+    def get_autocomplete_fields(self, request: HttpRequest):
+        return self.autocomplete_fields if request.user.is_superuser else []
+
+    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs):
+        if db_field.name == "user" and not request.user.is_superuser:
+            return forms.ModelChoiceField(
+                queryset=get_user_model().objects.filter(is_active=True), to_field_name="username",
+                widget=forms.TextInput, label="Username",
+                error_messages={"invalid_choice": "No active user has this username."})
+        if db_field.name == "team":
+            kwargs["queryset"] = teams_of(request.user, role=Role.APPROVER)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class MembershipInline(MembersByUsernameMixin, admin.TabularInline):
+    """The team's members and their roles, changed by the team's approvers."""
 
     model = Membership
     extra = 1
-    autocomplete_fields = ["user"]
+
+    def _may(self, request: HttpRequest, team: Team | None) -> bool:
+        return _approves(request, None if team is None else team.pk)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._may(request, obj)
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._may(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._may(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._may(request, obj)
 
 
 @admin.register(Team)
-class TeamAdmin(StaffOnlyAdminMixin, admin.ModelAdmin):
-    """Teams with their members, for staff."""
+class TeamAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
+    """Teams with their members: superusers create and rename them; approvers manage members."""
 
     list_display = ["name", "slug"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [MembershipInline]
 
+    def get_queryset(self, request: HttpRequest):
+        return teams_of(request.user, role=Role.APPROVER)
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None):
+        return [] if request.user.is_superuser else ["name", "slug"]
+
+    def get_prepopulated_fields(self, request: HttpRequest, obj=None):
+        return self.prepopulated_fields if request.user.is_superuser else {}
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return _approves(request)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _approves(request, None if obj is None else obj.pk)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _approves(request, None if obj is None else obj.pk)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_superuser
+
 
 @admin.register(Membership)
-class MembershipAdmin(StaffOnlyAdminMixin, admin.ModelAdmin):
-    """Who is in which team with which role, for staff."""
+class MembershipAdmin(MembersByUsernameMixin, HiddenRowsNotFoundMixin, admin.ModelAdmin):
+    """Who is in which team with which role: every team for superusers, their teams for approvers."""
 
     list_display = ["user", "team", "role"]
     list_filter = [("team", ListedRowsFilter), "role"]
@@ -42,12 +113,62 @@ class MembershipAdmin(StaffOnlyAdminMixin, admin.ModelAdmin):
     autocomplete_fields = ["user", "team"]
     list_select_related = ["user", "team"]
 
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).filter(team__in=teams_of(request.user, role=Role.APPROVER))
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return _approves(request)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _approves(request, None if obj is None else obj.team_id)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return _approves(request)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _approves(request, None if obj is None else obj.team_id)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _approves(request, None if obj is None else obj.team_id)
+
+
+#: What staff may change of a scheduled task: when it runs. What it runs, with which arguments
+#: (a price refresh's location among them) and on which queue is for superusers.
+SCHEDULE_TIMING = ["enabled", "interval", "crontab", "solar", "clocked", "start_time", "one_off",
+                   "expires", "expire_seconds"]
+SCHEDULE_SHOWN = ["name", "task", "args", "kwargs", "queue", "last_run_at"]
+
+
+class ScheduleTimingForStaffMixin(StaffOnlyAdminMixin):
+    """Staff see every scheduled task and change its timing; superusers add, delete and change
+    the rest."""
+
+    def get_fieldsets(self, request: HttpRequest, obj=None):
+        if request.user.is_superuser:
+            return super().get_fieldsets(request, obj)
+        return [(None, {"fields": SCHEDULE_SHOWN}), ("Schedule", {"fields": SCHEDULE_TIMING})]
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None):
+        return super().get_readonly_fields(request, obj) if request.user.is_superuser else SCHEDULE_SHOWN
+
+    def get_form(self, request: HttpRequest, obj=None, **kwargs):
+        if not request.user.is_superuser:
+            kwargs["form"] = forms.ModelForm  # the package's form requires the task's name
+        return super().get_form(request, obj, **kwargs)
+
+    def has_add_permission(self, request: HttpRequest, *args) -> bool:
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_superuser
+
 
 # Price refresh schedules (django_celery_beat) are edited by staff, whatever their model
 # permissions; the package's own admins are kept, with the staff rule on top.
 for schedule_model in (PeriodicTask, IntervalSchedule, CrontabSchedule, SolarSchedule,
                        ClockedSchedule):
     package_admin = type(admin.site.get_model_admin(schedule_model))
+    staff_rule = ScheduleTimingForStaffMixin if schedule_model is PeriodicTask else StaffOnlyAdminMixin
     admin.site.unregister(schedule_model)
     admin.site.register(schedule_model, type(f"Staff{package_admin.__name__}",
-                                             (StaffOnlyAdminMixin, package_admin), {}))
+                                             (staff_rule, package_admin), {}))

@@ -114,6 +114,6 @@ class StaffWritesAdminMixin:
 
 
 class StaffOnlyAdminMixin(StaffWritesAdminMixin):
-    """Rows only staff see and change: teams and memberships, price refresh schedules."""
+    """Rows only staff see and change: the price refresh schedules."""
 
     readers = "is_staff"
