@@ -397,7 +397,14 @@ class SystemSku(ProvenancedModel):
 
 
 class CloudOffering(models.Model):
-    """An instance type a provider rents in a region under one pricing model."""
+    """An instance type a provider rents in a region under one pricing model.
+
+    One row per (provider, instance type, region, pricing model), whatever fed its prices (the
+    catalog's seed data, a price feed, a team's quote): one offering, one price history.
+    """
+
+    #: The region of an offering whose source names none.
+    UNSPECIFIED_REGION = "unspecified"
 
     provider = models.CharField(max_length=16, choices=Provider.choices)
     instance_type = models.CharField(
@@ -452,8 +459,13 @@ class CloudOffering(models.Model):
 
     def __str__(self) -> str:
         """As people say it: 'AWS p5.48xlarge (8x H100 SXM5 80 GB), us-east-1, on-demand'."""
+        return self.named(self.region)
+
+    def named(self, region: str) -> str:
+        """Named with other words for its region: 'AWS p5.48xlarge (8x H100 SXM5 80 GB),
+        cheapest region, on-demand'."""
         provider = "Market survey" if self.provider == Provider.MARKET else self.get_provider_display()
-        region = "" if self.region == "unspecified" else f", {self.region}"
+        region = "" if region == self.UNSPECIFIED_REGION else f", {region}"
         pricing = PRICING_WORDS.get(self.pricing_model, self.pricing_model)
         return (f"{provider} {self.instance_type} ({self.accelerators_per_instance}x "
                 f"{self.accelerator.short_name}){region}, {pricing}")

@@ -20,6 +20,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, JSONObject
 
+from catalog.choices import Currency
 from catalog.models import Accelerator, AcceleratorThroughput, CloudOffering, PricePoint, SystemSku
 
 #: Newest first; among prices of the same as-of date the last retrieved is the one in force.
@@ -115,6 +116,28 @@ def price_at(
     """
     prices = _prices_of(target, team_ids).filter(as_of__lte=on).select_related("source")
     return prices.order_by(*PRICE_IN_FORCE_ORDER).first()
+
+
+def regional_prices(
+    offering: CloudOffering, *, on: dt.date, end: str, team_ids: Collection[int] = ()
+) -> list[tuple[CloudOffering, PricePoint]]:
+    """Each region's price in force on ``on`` of the offering's instance type, cheapest first.
+
+    The regions are the offerings with the offering's provider, instance type and pricing model
+    that have a price on or before ``on`` (see `price_at`), compared at the ``end`` of their
+    ranges (see `range_point`). USD prices come before others, which are not compared with
+    them; an offering whose source names no region comes after every stated region, so it is
+    the cheapest only when no region has a price. Equal prices go by region name.
+    """
+    regions = CloudOffering.objects.filter(
+        provider=offering.provider, instance_type=offering.instance_type,
+        pricing_model=offering.pricing_model,
+    ).select_related("accelerator")
+    priced = [(region, point) for region in regions
+              if (point := price_at(region, on=on, team_ids=team_ids)) is not None]
+    return sorted(priced, key=lambda pair: (
+        pair[0].region == CloudOffering.UNSPECIFIED_REGION, pair[1].currency != Currency.USD,
+        range_point(pair[1], end), pair[0].region))
 
 
 def range_point(point: PricePoint, end: str) -> Decimal:

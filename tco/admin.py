@@ -41,7 +41,7 @@ class RentOptionInline(TeamScopedInlineMixin, admin.StackedInline):
     max_num = MAX_RENT_OPTIONS
     autocomplete_fields = ["offering"]
     fieldsets = [
-        (None, {"fields": [("name", "offering"), ("price_usd_per_instance_hour",
+        (None, {"fields": [("name", "offering", "cheapest_region"), ("price_usd_per_instance_hour",
                                                    "commitment_months", "upfront_usd"),
                            ("equivalence_factor", "equivalence_from_throughput")]}),
         ("Spot, data and price trend", {

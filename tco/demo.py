@@ -38,14 +38,15 @@ P5_RESERVED_1Y_USD_PER_HOUR = Decimal("33.02")
 DEMOS = [
     {
         "name": "8x H100 training cluster",
-        "description": "One DGX H100 for a training team, against AWS p5.48xlarge on-demand and "
-                       "1-year reserved (demo assumption: ~40% below on-demand) and a cheaper "
-                       "GPU cloud (Lambda 8x H100).",
+        "description": "One DGX H100 for a training team, against AWS p5.48xlarge on-demand "
+                       "(in its cheapest region) and 1-year reserved (demo assumption: ~40% "
+                       "below on-demand) and a cheaper GPU cloud (Lambda 8x H100).",
         "accelerator": "h100-sxm-80gb", "accelerators": 8, "utilisation": Decimal("0.80"),
         "system": "dgx-h100", "facility": "colo-air", "staff_fte_per_system": Decimal("0.10"),
         "storage_usd": Decimal("20000"),
         "rent": [
-            {"offering": (Provider.AWS, "p5.48xlarge", PricingModel.ON_DEMAND)},
+            {"offering": (Provider.AWS, "p5.48xlarge", PricingModel.ON_DEMAND),
+             "cheapest_region": True},
             {"offering": (Provider.AWS, "p5.48xlarge", PricingModel.RESERVED_1Y),
              "price_usd_per_instance_hour": P5_RESERVED_1Y_USD_PER_HOUR},
             {"offering": (Provider.LAMBDA, "gpu_8x_h100_sxm5", PricingModel.ON_DEMAND)},
@@ -67,12 +68,13 @@ DEMOS = [
     {
         "name": "256x B200 build with liquid cooling",
         "description": "32 DGX B200 in a liquid-ready colocation hall, against AWS p6-b200 "
-                       "on-demand and a GPU cloud on-demand and spot.",
+                       "on-demand (in its cheapest region) and a GPU cloud on-demand and spot.",
         "accelerator": "b200-sxm-192gb", "accelerators": 256, "utilisation": Decimal("0.85"),
         "system": "dgx-b200", "facility": "colo-liquid-ready",
         "staff_fte_per_system": Decimal("0.05"), "storage_usd": Decimal("750000"),
         "rent": [
-            {"offering": (Provider.AWS, "p6-b200.48xlarge", PricingModel.ON_DEMAND)},
+            {"offering": (Provider.AWS, "p6-b200.48xlarge", PricingModel.ON_DEMAND),
+             "cheapest_region": True},
             {"offering": ("spheron", "1x-b200-sxm-192gb", PricingModel.ON_DEMAND)},
             {"offering": ("spheron", "1x-b200-sxm-192gb", PricingModel.SPOT),
              "spot_interruption_overhead": Decimal("0.10")},
@@ -90,7 +92,7 @@ DEMO_PLAN = {
     "spec": {
         "demand": {"start": 8, "growth_per_month": 0.05, "months": 36},
         "owned": [{"name": "DGX H100", "lead_time_months": 4}],
-        "rent": [{"name": "AWS p5.48xlarge (8x H100 SXM5 80 GB), on-demand"},
+        "rent": [{"name": "AWS p5.48xlarge (8x H100 SXM5 80 GB), cheapest region, on-demand"},
                  {"name": "AWS p5.48xlarge (8x H100 SXM5 80 GB), reserved 1 year"}],
         "uncertainty": {
             "draws": 1000, "seed": 15,

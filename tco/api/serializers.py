@@ -13,6 +13,7 @@ from catalog.api.serializers import VisibleOfferingField
 from catalog.models import Accelerator, FacilityProfile, SystemSku
 from tco import engine
 from tco.models import ApiOption, RentOption, Scenario
+from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.sizing_spec import SizingSpecSerializer, nested_error
 from teams.models import Team
@@ -26,7 +27,7 @@ class RentOptionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = RentOption
-        fields = ["id", "name", "offering", "price_usd_per_instance_hour",
+        fields = ["id", "name", "offering", "cheapest_region", "price_usd_per_instance_hour",
                   "equivalence_factor", "equivalence_from_throughput", "commitment_months",
                   "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
                   "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month",
@@ -42,6 +43,12 @@ class RentOptionSerializer(serializers.ModelSerializer):
                                              "storage_tb", "storage_usd_per_gb_month",
                                              "spot_interruptions_per_hour")},
         }
+
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("cheapest_region") and attrs.get("price_usd_per_instance_hour") is not None:
+            raise serializers.ValidationError({"cheapest_region": [CHEAPEST_REGION_WITH_PRICE]})
+        return attrs
 
 
 class ApiOptionSerializer(serializers.ModelSerializer):

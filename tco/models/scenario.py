@@ -318,6 +318,11 @@ class RentOption(models.Model):
     price_usd_per_instance_hour = models.DecimalField(
         **MONEY, null=True, blank=True,
         help_text="Empty = the offering's price in force on the scenario's price date.")
+    cheapest_region = models.BooleanField(
+        default=False,
+        help_text="Rent the offering's instance type and pricing model in whichever region is "
+                  "cheapest on the scenario's price date (the result names the region used); "
+                  "off = the offering's own region.")
     equivalence_factor = models.DecimalField(
         max_digits=9, decimal_places=4, null=True, blank=True,
         help_text="How many of the offering's accelerators do the work of one of the scenario's "
@@ -352,6 +357,9 @@ class RentOption(models.Model):
                                    name="rent_price_positive"),
             models.CheckConstraint(condition=_positive("equivalence_factor"),
                                    name="rent_equivalence_factor_positive"),
+            models.CheckConstraint(condition=Q(cheapest_region=False)
+                                   | Q(price_usd_per_instance_hour__isnull=True),
+                                   name="rent_cheapest_region_catalog_priced"),
             models.CheckConstraint(condition=Q(price_change_per_year__gt=-1),
                                    name="rent_price_change_above_minus_1"),
             *[models.CheckConstraint(condition=_nonneg(f), name=f"rent_{f}_nonnegative")
@@ -364,7 +372,22 @@ class RentOption(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.name or str(self.offering)
+        """Its own name, else its offering's; in the cheapest region 'AWS p5.48xlarge (8x H100
+        SXM5 80 GB), cheapest region, on-demand', whichever region that is today."""
+        if self.name:
+            return self.name
+        return self.offering.named("cheapest region") if self.cheapest_region else str(self.offering)
+
+    def clean(self) -> None:
+        super().clean()
+        if self.cheapest_region and self.price_usd_per_instance_hour is not None:
+            raise ValidationError({"cheapest_region": CHEAPEST_REGION_WITH_PRICE})
+
+
+#: Why a rent option cannot both quote a price and ask for the cheapest region.
+CHEAPEST_REGION_WITH_PRICE = (
+    "a quoted price is one region's price: leave price_usd_per_instance_hour empty to rent in "
+    "the cheapest region, or untick cheapest_region to use the quoted price")
 
     def clean(self) -> None:
         super().clean()

@@ -17,14 +17,20 @@ from typing import Any
 from django.utils import timezone
 
 from catalog.choices import Currency, FacilityKind, PricingModel
-from catalog.models import CoolingTechnology, PricePoint
-from catalog.selectors import other_sources_prices, price_at, range_point, throughput_ratio
+from catalog.models import CloudOffering, CoolingTechnology, PricePoint
+from catalog.selectors import (
+    other_sources_prices,
+    price_at,
+    range_point,
+    regional_prices,
+    throughput_ratio,
+)
 from tco import engine
 from tco.engine.sizing import SizingInputError
 from tco.engine.vocabulary import sentence_labels
 from tco.errors import FieldError
 from tco.models import ApiOption, RentOption, Scenario
-from tco.models.scenario import PriceRangePoint
+from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE, PriceRangePoint
 from tco.services.sizing import Sizing, size_spec
 from tco.stated_defaults import DEFAULTS
 
@@ -57,7 +63,12 @@ class Assumption:
 
 @dataclass(frozen=True)
 class PriceUsed:
-    """A catalog price point that a rent option or the system price was evaluated with."""
+    """A catalog price point that a rent option or the system price was evaluated with.
+
+    ``path`` is the engine input it priced (``rent.0.price_usd_per_instance_hour``,
+    ``buy.system_price_usd``); ``target`` names the offering with its region, so a rent option
+    in its cheapest region says which region that was.
+    """
 
     price_point_id: int
     target: str
@@ -65,6 +76,7 @@ class PriceUsed:
     currency: str
     as_of: date
     source: str
+    path: str = ""
 
 
 @dataclass(frozen=True)
@@ -192,15 +204,17 @@ class _Recorder:
         self.assumptions.append(Assumption(path, math.nan, unit, "scenario", f"empty: {meaning}"))
         return math.nan
 
-    def price(self, path: str, field: str, point: PricePoint, unit: str) -> float:
-        """A catalog price point: the scenario's point of its range, with the choice explained."""
+    def price(self, path: str, field: str, point: PricePoint, unit: str, choice: str = "") -> float:
+        """A catalog price point: the scenario's point of its range, with the choice explained
+        (``choice``: how the offering was chosen, e.g. its cheapest region)."""
         if point.currency != Currency.USD:
             raise ScenarioInputError(field, f"the price in force ({point}) is in {point.currency}; "
                                             "the engine works in USD: give a USD price")
         amount = range_point(point, self.range_end)
         self.prices.append(PriceUsed(point.id, str(point.target), amount, point.currency,
-                                     point.as_of, str(point.source)))
-        source = f"price point {point.id} ({point.source}, as of {point.as_of}"
+                                     point.as_of, str(point.source), path))
+        source = f"{choice}; " if choice else ""
+        source += f"price point {point.id} ({point.source}, as of {point.as_of}"
         if point.amount_high is not None:
             source += (f"; {PriceRangePoint(self.range_end).label.lower()} of "
                        f"{_usd(point.amount)}–{_usd(point.amount_high)}")
@@ -502,17 +516,24 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
     field = f"rent_options[{index}]"
     pricing, term_months = PRICING[PricingModel(offering.pricing_model)]
     if option.price_usd_per_instance_hour is not None:
+        if option.cheapest_region:
+            raise ScenarioInputError(f"{field}.cheapest_region", CHEAPEST_REGION_WITH_PRICE)
         price = record.scenario(f"{prefix}.price_usd_per_instance_hour",
                                 option.price_usd_per_instance_hour, "USD/instance-hour",
                                 f"{field}.price_usd_per_instance_hour")
     else:
-        point = price_at(offering, on=record.as_of, team_ids=_teams(scenario))
+        choice = ""
+        if option.cheapest_region:
+            offering, point, choice = _cheapest_region(option, record)
+        else:
+            point = price_at(offering, on=record.as_of, team_ids=record.team_ids)
         if point is None:
             raise ScenarioInputError(
                 f"{field}.price_usd_per_instance_hour",
                 f"no price for {offering} on or before {record.as_of}; give one")
         price = record.price(f"{prefix}.price_usd_per_instance_hour",
-                             f"{field}.price_usd_per_instance_hour", point, "USD/instance-hour")
+                             f"{field}.price_usd_per_instance_hour", point, "USD/instance-hour",
+                             choice)
     commitment = option.commitment_months if option.commitment_months is not None else term_months
 
     def own(name: str, unit: str, value: Any = None, *, engine_name: str = "") -> float:
@@ -520,7 +541,7 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
         return record.scenario(f"{prefix}.{engine_name or name}", value, unit, f"{field}.{name}")
 
     return engine.RentOption(
-        name=option.name or str(offering),
+        name=str(option),
         pricing_model=pricing,
         price_usd_per_instance_hour=price,
         accelerators_per_instance=record.either(
@@ -541,6 +562,31 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
             f"{prefix}.grid_kg_co2e_per_kwh", option.grid_kg_co2e_per_kwh, "kg CO2e/kWh",
             f"{field}.grid_kg_co2e_per_kwh", "the scenario's default for rented capacity"),
     )
+
+
+def _cheapest_region(option: RentOption,
+                     record: _Recorder) -> tuple[CloudOffering, PricePoint | None, str]:
+    """The offering of the option's instance type and pricing model in its cheapest region on
+    the price date, its price, and the choice in words ('cheapest region on 2026-11-23:
+    us-east-1 at $55.04/h; also us-west-2 $57.10/h')."""
+    regions = regional_prices(option.offering, on=record.as_of, end=record.range_end,
+                              team_ids=record.team_ids)
+    if not regions:
+        return option.offering, None, ""
+    (offering, point), others = regions[0], regions[1:]
+    choice = (f"cheapest region on {record.as_of}: {_region(offering)} at "
+              f"{_usd(range_point(point, record.range_end))}/h")
+    if others:
+        choice += "; also " + ", ".join(
+            f"{_region(other)} {_usd(range_point(price, record.range_end))}/h"
+            for other, price in others)
+    return offering, point, choice
+
+
+def _region(offering: CloudOffering) -> str:
+    if offering.region == CloudOffering.UNSPECIFIED_REGION:
+        return "region not stated by the source"
+    return offering.region
 
 
 def _equivalence(prefix: str, field: str, option: RentOption, scenario: Scenario,

@@ -4,7 +4,8 @@
     scenario_snapshot_save(scenario=scenario, evaluation=evaluation)  # what the user was shown
 
 After a refresh that wrote prices, ``scenarios_reprice(job_id=...)`` evaluates again every saved
-scenario with a rent option priced from the catalog on an offering the refresh re-priced, and
+scenario with a rent option priced from the catalog on an offering the refresh re-priced (or,
+for an option in its cheapest region, on any region of an instance type it re-priced), and
 compares with the scenario's latest snapshot. When against some rent option whose price point
 changed the winner flips, or the breakeven month moves by at least
 ``settings.REPRICE_BREAKEVEN_THRESHOLD_MONTHS`` (to or from "never" always counts), it writes a
@@ -22,8 +23,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from catalog.models import PricePoint, PriceRefreshJob
+from catalog.models import CloudOffering, PricePoint, PriceRefreshJob
 from tco.engine.version import ENGINE_VERSION
 from tco.models import AlertKind, PriceAlert, Scenario, ScenarioSnapshot, SnapshotReason
 from tco.services.engine_inputs import ScenarioInputError
@@ -51,16 +53,15 @@ def scenario_snapshot_save(*, scenario: Scenario, evaluation: Evaluation,
 def option_figures(scenario: Scenario, evaluation: Evaluation) -> list[dict[str, Any]]:
     """Per rent option, in order: its price and price point, and the winner, breakeven month and
     NPV saving of buying against it (JSON-ready; breakeven None = never)."""
-    catalog_prices = {
-        offering_id: (pk, amount) for offering_id, pk, amount in PricePoint.objects.filter(
-            pk__in=[p.price_point_id for p in evaluation.prices], offering__isnull=False,
-        ).values_list("offering_id", "pk", "amount")}
+    catalog_prices = {price.path: price for price in evaluation.prices}
     summary = evaluation.result.summary()
     rows = []
-    for option, rent in zip(scenario.rent_options.all(), evaluation.inputs.rent, strict=True):
+    for index, (option, rent) in enumerate(zip(scenario.rent_options.all(), evaluation.inputs.rent,
+                                               strict=True)):
         point_id, price = (None, option.price_usd_per_instance_hour)
         if price is None:
-            point_id, price = catalog_prices[option.offering_id]
+            used = catalog_prices[f"rent.{index}.price_usd_per_instance_hour"]
+            point_id, price = used.price_point_id, used.amount
         figures = summary[rent.name]
         breakeven = float(figures["breakeven_month"])
         rows.append({
@@ -79,13 +80,23 @@ def scenarios_reprice(*, job_id: int) -> list[PriceAlert]:
     """Re-evaluate the saved scenarios whose catalog prices the refresh ``job_id`` changed."""
     job = PriceRefreshJob.objects.get(pk=job_id)
     scenarios = Scenario.objects.filter(
-        rent_options__offering__prices__in=job.written_prices.all(),
+        Q(rent_options__offering__prices__in=job.written_prices.all())
+        | Q(rent_options__cheapest_region=True, rent_options__offering__in=_other_regions(job)),
         rent_options__price_usd_per_instance_hour__isnull=True,
     ).distinct().order_by("pk")
     alerts: list[PriceAlert] = []
     for scenario in scenarios:
         alerts += scenario_reprice(scenario=scenario, refresh_job=job)
     return alerts
+
+
+def _other_regions(job: PriceRefreshJob) -> QuerySet[CloudOffering]:
+    """Every region's offering of an instance type and pricing model the job wrote a price of:
+    a rent option in the cheapest region may now be priced from any of them."""
+    written = CloudOffering.objects.filter(prices__in=job.written_prices.all())
+    return CloudOffering.objects.filter(Exists(written.filter(
+        provider=OuterRef("provider"), instance_type=OuterRef("instance_type"),
+        pricing_model=OuterRef("pricing_model"))))
 
 
 @transaction.atomic

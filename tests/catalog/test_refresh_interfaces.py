@@ -27,6 +27,11 @@ def lambda_h100() -> CloudOffering:
     return CloudOffering.objects.get(provider="lambda", instance_type="gpu_8x_h100_sxm5", region="global")
 
 
+# The catalog's own price of that offering, in the same history as the feed's: seed-004's $26.80
+# as of 2025-01-01 (catalog/data/offerings.yaml), never checked by a refresh.
+SEED_AS_OF = dt.date(2025, 1, 1)
+
+
 # --- the command -----------------------------------------------------------------------------
 
 
@@ -105,7 +110,8 @@ def test_the_task_does_not_retry_a_bad_payload(catalog, fast_feeds, tmp_path):
 
 @pytest.fixture
 def aged_prices(catalog, settings):
-    """Three prices of one offering, known to hold 10, 2 and 0 days ago; stale after 5 days.
+    """Three prices of one offering beside its seed price, known to hold 10, 2 and 0 days ago;
+    stale after 5 days.
 
     - a quote as of 10 days ago, never checked: age 10, stale;
     - a feed price as of 100 days ago that a refresh found current 2 days ago: age 2;
@@ -133,7 +139,9 @@ def ages(rows: list[dict]) -> dict[str, tuple[int, bool]]:
 def test_price_points_in_the_api_carry_their_age(client, aged_prices):
     rows = client.get(f"{API}/price-points/", {"offering_id": lambda_h100().pk}).json()["results"]
 
-    assert ages(rows) == {"20.0000": (10, True), "22.0000": (2, False), "23.9200": (0, False)}
+    seed_age = (timezone.localdate() - SEED_AS_OF).days
+    assert ages(rows) == {"20.0000": (10, True), "22.0000": (2, False), "23.9200": (0, False),
+                          "26.8000": (seed_age, True)}
     checked = next(r for r in rows if r["amount"] == "22.0000")
     assert checked["checked_on"] == (timezone.localdate() - dt.timedelta(days=2)).isoformat()
 
@@ -149,7 +157,7 @@ def test_the_offerings_price_in_force_carries_its_age(client, aged_prices):
 def test_a_refresh_that_finds_a_price_unchanged_makes_it_young_again(client, catalog, settings):
     settings.PRICE_STALE_AFTER_DAYS = 5
     refresh("lambda", LAMBDA_SAMPLE)
-    point = lambda_h100().prices.get()
+    point = lambda_h100().prices.get(source__kind="cloud_price_api")
     # Read 40 days ago: as of then and last found current then.
     PricePoint.objects.filter(pk=point.pk).update(as_of=timezone.localdate() - dt.timedelta(days=40))
     PriceCheck.objects.filter(price_point=point).update(checked_at=timezone.now() - dt.timedelta(days=40))
@@ -175,7 +183,7 @@ def test_the_history_of_an_offering_lists_its_prices_newest_first_with_their_age
                        {"start": (today - dt.timedelta(days=200)).isoformat(),
                         "end": (today - dt.timedelta(days=7)).isoformat()}).json()
 
-    assert [r["amount"] for r in everything] == ["23.9200", "20.0000", "22.0000"]
+    assert [r["amount"] for r in everything] == ["23.9200", "20.0000", "22.0000", "26.8000"]
     assert [r["amount"] for r in last_week] == ["23.9200"]
     assert ages(older) == {"20.0000": (10, True), "22.0000": (2, False)}
 
@@ -199,7 +207,8 @@ def test_price_at_a_date_is_the_latest_as_of_on_or_before_it(client, aged_prices
     assert amount_on(today - dt.timedelta(days=10)) == "20.0000"  # the quote from 10 days ago
     assert amount_on(today) == "23.9200"
     assert client.get(url).json()["amount"] == "23.9200"  # no date: today
-    assert client.get(url, {"on": (today - dt.timedelta(days=101)).isoformat()}).status_code == 404
+    assert amount_on(today - dt.timedelta(days=101)) == "26.8000"  # the seed's, as of 2025-01-01
+    assert client.get(url, {"on": (SEED_AS_OF - dt.timedelta(days=1)).isoformat()}).status_code == 404
     assert client.get(url, {"on": "yesterday"}).status_code == 400
 
 

@@ -74,7 +74,7 @@ def evaluated(api, planner, lambda_refresh):
 def test_evaluating_through_the_api_records_the_price_points_used(evaluated):
     snapshot = ScenarioSnapshot.objects.get(scenario=evaluated)
 
-    point = lambda_h100().prices.get()
+    point = lambda_h100().prices.get(source__kind="cloud_price_api")
     assert snapshot.reason == SnapshotReason.EVALUATED
     assert list(snapshot.price_points.all()) == [point]
     assert snapshot.prices[0]["price_point_id"] == point.pk
@@ -88,7 +88,7 @@ def test_evaluating_through_the_api_records_the_price_points_used(evaluated):
 
 
 def test_a_changed_price_reprices_the_scenario_and_alerts_with_old_and_new_figures(evaluated, lambda_refresh):
-    old_point = lambda_h100().prices.get()
+    old_point = lambda_h100().prices.get(source__kind="cloud_price_api")
 
     job = lambda_refresh(2752)
 
