@@ -123,14 +123,15 @@ def regional_prices(
 ) -> list[tuple[CloudOffering, PricePoint]]:
     """Each region's price in force on ``on`` of the offering's instance type, cheapest first.
 
-    The regions are the offerings with the offering's provider, instance type and pricing model
-    that have a price on or before ``on`` (see `price_at`), compared at the ``end`` of their
-    ranges (see `range_point`). USD prices come before others, which are not compared with
-    them; an offering whose source names no region comes after every stated region, so it is
-    the cheapest only when no region has a price. Equal prices go by region name.
+    The regions are the offerings (public, or of the teams ``team_ids``) with the offering's
+    provider, instance type and pricing model that have a price on or before ``on`` (see
+    `price_at`), compared at the ``end`` of their ranges (see `range_point`). USD prices come
+    before others, which are not compared with them; an offering whose source names no region
+    comes after every stated region, so it is the cheapest only when no region has a price.
+    Equal prices go by region name.
     """
     regions = CloudOffering.objects.filter(
-        provider=offering.provider, instance_type=offering.instance_type,
+        visible_rows(team_ids), provider=offering.provider, instance_type=offering.instance_type,
         pricing_model=offering.pricing_model,
     ).select_related("accelerator")
     priced = [(region, point) for region in regions

@@ -205,6 +205,8 @@ class PriceUsedSerializer(serializers.Serializer):
     currency = serializers.CharField()
     as_of = serializers.DateField()
     source = serializers.CharField()
+    path = serializers.CharField(help_text="The engine input it priced, e.g. "
+                                           "rent.0.price_usd_per_instance_hour.")
 
 
 class EvaluationWarningSerializer(serializers.Serializer):

@@ -6,7 +6,7 @@ Each such 'unspecified' offering becomes 'global': renamed when there is no 'glo
 else merged into it (its prices and the rent options on it move over; a price the 'global' row
 already holds from the same source, date and team is kept once, and whatever pointed at the
 copy points at the kept one). Offerings whose hardware differs from the 'global' row's are not
-the same offering and are left alone.
+the same offering and are left alone, and so are team-owned offerings (a team's own rows).
 """
 from django.db import migrations
 
@@ -17,10 +17,10 @@ UNSPECIFIED, GLOBAL = "unspecified", "global"
 def merge_into_global(apps, schema_editor):
     CloudOffering = apps.get_model("catalog", "CloudOffering")
     for duplicate in CloudOffering.objects.filter(provider__in=GLOBAL_PRICED_PROVIDERS,
-                                                  region=UNSPECIFIED):
+                                                  region=UNSPECIFIED, team__isnull=True):
         kept = CloudOffering.objects.filter(
             provider=duplicate.provider, instance_type=duplicate.instance_type, region=GLOBAL,
-            pricing_model=duplicate.pricing_model).first()
+            pricing_model=duplicate.pricing_model, team__isnull=True).first()
         if kept is None:
             duplicate.region = GLOBAL
             duplicate.save(update_fields=["region"])
@@ -62,7 +62,7 @@ def _repoint(apps, point, same):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("catalog", "0005_token_api_price"),
+        ("catalog", "0006_team_owned_sources_and_offerings"),
         ("tco", "0013_rent_option_cheapest_region"),
     ]
 

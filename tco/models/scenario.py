@@ -380,21 +380,21 @@ class RentOption(models.Model):
 
     def clean(self) -> None:
         super().clean()
+        errors = {}
+        # An offering a team's quote introduced is that team's; elsewhere it does not exist.
+        offering_team = self.offering.team_id if self.offering_id else None
+        if offering_team is not None and offering_team != self.scenario.team_id:
+            errors["offering"] = f"no offering {self.offering_id} in the scenario's team"
         if self.cheapest_region and self.price_usd_per_instance_hour is not None:
-            raise ValidationError({"cheapest_region": CHEAPEST_REGION_WITH_PRICE})
+            errors["cheapest_region"] = CHEAPEST_REGION_WITH_PRICE
+        if errors:
+            raise ValidationError(errors)
 
 
 #: Why a rent option cannot both quote a price and ask for the cheapest region.
 CHEAPEST_REGION_WITH_PRICE = (
     "a quoted price is one region's price: leave price_usd_per_instance_hour empty to rent in "
     "the cheapest region, or untick cheapest_region to use the quoted price")
-
-    def clean(self) -> None:
-        super().clean()
-        # An offering a team's quote introduced is that team's; elsewhere it does not exist.
-        offering_team = self.offering.team_id if self.offering_id else None
-        if offering_team is not None and offering_team != self.scenario.team_id:
-            raise ValidationError({"offering": f"no offering {self.offering_id} in the scenario's team"})
 
 
 class ApiOption(models.Model):
