@@ -6,16 +6,15 @@ Nothing here touches the database; ``reports.services`` fills these from a store
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from tco import engine
+from tco.engine.figures import finite_or_none, scalar
 from tco.engine.vocabulary import input_label
 from tco.services.engine_inputs import Assumption, PriceUsed
 from tco.services.evaluation import Evaluation
@@ -133,24 +132,18 @@ class ReportContent:
         return self.evaluation.prices
 
 
-def scalar(value: Any) -> float:
-    """The one value of a batch-of-one engine figure, as a float (NaN kept)."""
-    return float(np.reshape(value, -1)[0])
-
-
 def key_figures(result: engine.Result) -> dict[str, Any]:
     """The figures a reader checks first, rounded to the cent; None where there is none.
 
     Stored on each export so that a regenerated report can be compared with the first.
     """
 
-    def money(value: Any) -> float | None:
-        number = scalar(value)
-        return round(number, 2) if math.isfinite(number) else None
-
     def plain(value: Any, digits: int) -> float | None:
-        number = scalar(value)
-        return round(number, digits) if math.isfinite(number) else None
+        number = finite_or_none(scalar(value))
+        return None if number is None else round(number, digits)
+
+    def money(value: Any) -> float | None:
+        return plain(value, 2)
 
     return {
         "buy": {

@@ -21,6 +21,7 @@ from django.utils.safestring import mark_safe
 
 from catalog.models import PricePoint
 from tco.charts import cumulative_cost_figure, render
+from tco.engine.figures import item
 from tco.engine.version import ENGINE_VERSION
 from tco.engine.vocabulary import INPUTS, RESULTS, line_label, usd_short
 from tco.models import Scenario
@@ -46,10 +47,6 @@ KEY_FIGURES = (
 FOOTPRINT_ROWS = ("accelerators_bought", "systems", "racks", "systems_per_rack", "kw_per_rack",
                   "it_kw_max", "facility_kw_max", "facility_kw_average", "mwh_per_year",
                   "cooling_tier_name", "needs_new_cooling")
-
-
-def _first(values: Any) -> Any:
-    return np.reshape(values, -1)[0].item()
 
 
 def cache_key(scenario: Scenario) -> str:
@@ -86,28 +83,28 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
     """Everything the page shows of an evaluation, as text."""
     result = evaluation.result
     options = result.rent
-    cheapest = min(options, key=lambda o: _first(o.npv_usd))
-    saving = _first(cheapest.npv_saving_usd)
+    cheapest = min(options, key=lambda o: item(o.npv_usd))
+    saving = item(cheapest.npv_saving_usd)
     columns = ["Buy", *(f"Rent: {o.name}" for o in options)]
     key_rows = []
     for label, buy_name, rent_name in KEY_FIGURES:
         term = RESULTS[f"rent.{rent_name}"]
-        buy_value = term.show(_first(getattr(result.buy, buy_name))) if buy_name else "–"
-        key_rows.append((label, [buy_value, *(term.show(_first(getattr(o, rent_name)))
+        buy_value = term.show(item(getattr(result.buy, buy_name))) if buy_name else "–"
+        key_rows.append((label, [buy_value, *(term.show(item(getattr(o, rent_name)))
                                              for o in options)]))
     footprint = [(RESULTS[f"footprint.{name}"].heading(),
-                  RESULTS[f"footprint.{name}"].show(_first(getattr(result.footprint, name))))
+                  RESULTS[f"footprint.{name}"].show(item(getattr(result.footprint, name))))
                  for name in FOOTPRINT_ROWS]
     oldest = min((price.as_of for price in evaluation.prices), default=None)
     frame = monthly_frame(result)
     return {
         **_sizing_context(evaluation.sizing),
-        "headline": _headline(cheapest, saving, int(_first(result.horizon_months))),
+        "headline": _headline(cheapest, saving, int(item(result.horizon_months))),
         "recommendation": result.recommendation,
         "useful_work": useful_work(result),
         "winner": "Buy" if saving > 0 else "Rent",
         "npv_saving": RESULTS["rent.npv_saving_usd"].show(saving),
-        "breakeven": RESULTS["rent.breakeven_month"].show(_first(cheapest.breakeven_month)),
+        "breakeven": RESULTS["rent.breakeven_month"].show(item(cheapest.breakeven_month)),
         "oldest_price": oldest,
         "stale_prices": _stale_prices(evaluation),
         "warnings": [warning.message for warning in evaluation.warnings],
@@ -122,7 +119,7 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
 
 
 def _headline(cheapest: Any, saving: float, horizon: int) -> str:
-    month = _first(cheapest.breakeven_month)
+    month = item(cheapest.breakeven_month)
     breakeven = "never breaks even" if not np.isfinite(month) else f"breaks even in month {int(month)}"
     if saving > 0:
         return (f"Buy: {usd_short(saving)} less than renting {cheapest.name} over {horizon} months "

@@ -9,6 +9,7 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 import config.plotting  # noqa: F401  (Agg, no math parsing of user text)
 from tco import engine  # noqa: E402
+from tco.engine.figures import scalar
 from tco.engine.vocabulary import usd_short  # noqa: E402
 
 
@@ -21,7 +22,7 @@ def cumulative_cost_figure(result: engine.Result, *, title: str = ""):
     for option in result.rent:
         line, = ax.plot(months, np.reshape(option.cash_flows.cumulative_usd, -1),
                         label=f"Rent: {option.name}", linewidth=1.6)
-        month = float(np.reshape(option.breakeven_month, -1)[0])
+        month = scalar(option.breakeven_month)
         if np.isfinite(month):
             value = float(np.reshape(result.buy.cash_flows.cumulative_usd, -1)[int(month)])
             ax.scatter([month], [value], color=line.get_color(), zorder=5)

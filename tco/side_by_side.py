@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tco.engine.figures import finite_or_none, scalar
 from tco.errors import FieldError
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
@@ -46,30 +47,22 @@ class Column:
     rent_cumulative_usd: tuple[float, ...]
 
 
-def _first(values) -> float:
-    return float(np.reshape(values, -1)[0])
-
-
-def _finite(value: float) -> float | None:
-    return value if np.isfinite(value) else None
-
-
 def column(scenario: Scenario, evaluation: Evaluation) -> Column:
     """The key figures of one evaluated scenario."""
     result = evaluation.result
-    cheapest = result.rent[int(np.reshape(result.cheapest_rent_index(), -1)[0])]
+    cheapest = result.rent[int(scalar(result.cheapest_rent_index()))]
     return Column(
         scenario_id=scenario.pk, name=scenario.name, version=scenario.version,
-        status=scenario.get_status_display(), horizon_months=int(_first(result.horizon_months)),
-        buy_total_usd=_first(result.buy.total_usd), buy_npv_usd=_first(result.buy.npv_usd),
-        cheapest_rent=cheapest.name, rent_npv_usd=_first(cheapest.npv_usd),
-        npv_saving_usd=_first(cheapest.npv_saving_usd),
-        breakeven_month=_finite(_first(cheapest.breakeven_month)),
-        buy_cost_per_useful_accelerator_hour_usd=_finite(
-            _first(result.buy.cost_per_useful_accelerator_hour_usd)),
-        buy_cost_per_million_tokens_usd=_finite(_first(result.buy.cost_per_million_tokens_usd)),
-        buy_goodput_share=_finite(_first(result.buy.goodput.share)),
-        buy_tonnes_co2e_per_year=_first(result.buy.carbon.tonnes_per_year),
+        status=scenario.get_status_display(), horizon_months=int(scalar(result.horizon_months)),
+        buy_total_usd=scalar(result.buy.total_usd), buy_npv_usd=scalar(result.buy.npv_usd),
+        cheapest_rent=cheapest.name, rent_npv_usd=scalar(cheapest.npv_usd),
+        npv_saving_usd=scalar(cheapest.npv_saving_usd),
+        breakeven_month=finite_or_none(scalar(cheapest.breakeven_month)),
+        buy_cost_per_useful_accelerator_hour_usd=finite_or_none(
+            scalar(result.buy.cost_per_useful_accelerator_hour_usd)),
+        buy_cost_per_million_tokens_usd=finite_or_none(scalar(result.buy.cost_per_million_tokens_usd)),
+        buy_goodput_share=finite_or_none(scalar(result.buy.goodput.share)),
+        buy_tonnes_co2e_per_year=scalar(result.buy.carbon.tonnes_per_year),
         buy_cumulative_usd=tuple(np.reshape(result.buy.cash_flows.cumulative_usd, -1).tolist()),
         rent_cumulative_usd=tuple(np.reshape(cheapest.cash_flows.cumulative_usd, -1).tolist()),
     )

@@ -5,22 +5,11 @@ per-token API), resale against book value, and the token volumes at which each f
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-
-import numpy as np
 
 from tco import engine
 from tco.engine.carbon import KG_PER_TONNE
-
-
-def _first(values) -> float:
-    return float(np.reshape(values, -1)[0])
-
-
-def _finite(value: float) -> float | None:
-    """None for NaN or inf ("none", "never"), so a page can say so."""
-    return value if math.isfinite(value) else None
+from tco.engine.figures import finite_or_none, item, scalar
 
 
 @dataclass(frozen=True)
@@ -67,34 +56,36 @@ def useful_work(result: engine.Result) -> UsefulWork:
     def option(name: str, fleet) -> OptionRow:
         return OptionRow(
             name=name,
-            goodput_percent=_finite(_first(fleet.goodput.share) * 100.0),
-            checkpoint_interval_h=_finite(_first(fleet.goodput.checkpoint_interval_h)),
-            cost_per_million_tokens_usd=_finite(_first(fleet.cost_per_million_tokens_usd)),
-            tonnes_per_year=_finite(_first(fleet.carbon.tonnes_per_year)),
-            kg_per_million_tokens=_finite(_first(fleet.carbon.tonnes_per_million_tokens) * KG_PER_TONNE),
+            goodput_percent=finite_or_none(scalar(fleet.goodput.share) * 100.0),
+            checkpoint_interval_h=finite_or_none(scalar(fleet.goodput.checkpoint_interval_h)),
+            cost_per_million_tokens_usd=finite_or_none(scalar(fleet.cost_per_million_tokens_usd)),
+            tonnes_per_year=finite_or_none(scalar(fleet.carbon.tonnes_per_year)),
+            kg_per_million_tokens=finite_or_none(
+                scalar(fleet.carbon.tonnes_per_million_tokens) * KG_PER_TONNE
+            ),
         )
 
     apis = tuple(
         ApiRow(
             name=api.name,
-            blended_usd_per_million_tokens=_first(api.blended_usd_per_million_tokens),
-            cost_per_million_tokens_usd=_finite(_first(api.cost_per_million_tokens_usd)),
-            total_usd=_first(api.total_usd),
-            within_rate_limit=bool(np.reshape(api.within_rate_limit, -1)[0]),
+            blended_usd_per_million_tokens=scalar(api.blended_usd_per_million_tokens),
+            cost_per_million_tokens_usd=finite_or_none(scalar(api.cost_per_million_tokens_usd)),
+            total_usd=scalar(api.total_usd),
+            within_rate_limit=bool(item(api.within_rate_limit)),
             breakeven_tokens_per_month=(
-                ("Buy", _finite(_first(api.breakeven_tokens_per_month_buy))),
-                *((f"Rent: {name}", _finite(_first(volume)))
+                ("Buy", finite_or_none(scalar(api.breakeven_tokens_per_month_buy))),
+                *((f"Rent: {name}", finite_or_none(scalar(volume)))
                   for name, volume in api.breakeven_tokens_per_month_rent.items()),
             ),
-            breakeven_utilisation_buy=_finite(_first(api.breakeven_utilisation_buy)),
+            breakeven_utilisation_buy=finite_or_none(scalar(api.breakeven_utilisation_buy)),
         )
         for api in result.api
     )
     return UsefulWork(
         options=(option("Buy", buy), *(option(f"Rent: {o.name}", o) for o in result.rent)),
         apis=apis,
-        tokens_per_month=_finite(_first(result.tokens_per_month)),
-        resale_value_usd=_first(buy.residual.resale_value_usd),
-        book_value_usd=_first(buy.residual.book_value_usd),
-        embodied_tonnes=_first(buy.carbon.embodied_tonnes),
+        tokens_per_month=finite_or_none(scalar(result.tokens_per_month)),
+        resale_value_usd=scalar(buy.residual.resale_value_usd),
+        book_value_usd=scalar(buy.residual.book_value_usd),
+        embodied_tonnes=scalar(buy.carbon.embodied_tonnes),
     )

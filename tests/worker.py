@@ -1,13 +1,17 @@
 """A real Celery worker process for the tests that exercise tasks end to end."""
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from typing import Any
+
 from django.conf import settings
 
 from config import worker_process
 from config.queues import Queue
 from config.worker_process import REPO_ROOT
 
-__all__ = ["REPO_ROOT", "WorkerProcess", "database_url"]
+__all__ = ["REPO_ROOT", "WorkerProcess", "database_url", "poll_until"]
 
 
 def database_url() -> str:
@@ -26,3 +30,15 @@ class WorkerProcess(worker_process.WorkerProcess):
                               "DATABASE_URL": database_url(), **broker_env},
                          concurrency=concurrency, queues=queues,
                          log_dir=REPO_ROOT / "test-artifacts")
+
+
+def poll_until(condition: Callable[[], Any], what: str, *, timeout_s: float, poll_s: float = 0.05) -> Any:
+    """What ``condition`` returns once it is true (a worker's effect showing up); fails the test
+    with ``what`` if that takes longer than ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(poll_s)
+    raise AssertionError(f"no {what} within {timeout_s}s")

@@ -80,20 +80,11 @@ def tornado_figure(tornado: engine.Tornado) -> Figure:
     fig, ax = _figure(8, 0.8 + 0.38 * max(len(rows), 1))
     base = tornado.base_saving_usd
     for position, row in enumerate(rows):
-        ax.barh(
-            position,
-            row.saving_at_low_usd - base,
-            left=base,
-            color="#c55a11",
-            label="input -" if not position else None,
-        )
-        ax.barh(
-            position,
-            row.saving_at_high_usd - base,
-            left=base,
-            color="#2e75b6",
-            label="input +" if not position else None,
-        )
+        for saving, color, label in (
+            (row.saving_at_low_usd, "#c55a11", "input -"),
+            (row.saving_at_high_usd, "#2e75b6", "input +"),
+        ):
+            ax.barh(position, saving - base, left=base, color=color, label=None if position else label)
     ax.axvline(base, color="black", linewidth=0.8)
     ax.set_yticks(range(len(rows)), [_wrapped(_label(row.path)) for row in rows], fontsize=8)
     ax.invert_yaxis()

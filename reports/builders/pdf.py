@@ -28,7 +28,6 @@ from reports.content import (
     SizingSummary,
     bill_of_materials,
     describe_path,
-    scalar,
     top_movers,
 )
 from reports.formatting import (
@@ -40,6 +39,7 @@ from reports.formatting import (
 )
 from tco.charts import cumulative_cost_figure, render
 from tco.engine import SensitivityRow
+from tco.engine.figures import item, scalar
 from tco.engine.timeline import MONTHS_PER_YEAR
 from tco.engine.vocabulary import RESULTS, input_term, line_label
 from tco.plan_charts import capacity_figure, plan_tables
@@ -335,7 +335,7 @@ def _footprint_rows(content: ReportContent) -> list[tuple[str, str, str]]:
     rows = []
     for name in FOOTPRINT_ROWS:
         term = RESULTS[f"footprint.{name}"]
-        rows.append((term.label, term.show(np.reshape(getattr(footprint, name), -1)[0].item()),
+        rows.append((term.label, term.show(item(getattr(footprint, name))),
                      term.unit))
     return rows
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from tco.engine.figures import finite_or_none
 from tco.engine.footprint import Footprint
 from tco.engine.vocabulary import RESULTS, json_value
 
@@ -245,6 +246,4 @@ def _jsonable(value: Any, path: str) -> Any:
 def _plain(item: Any, term: Any) -> Any:
     if term is not None:
         item = json_value(item, term.kind)
-    if isinstance(item, float) and not math.isfinite(item):  # NaN = none; inf = never (JSON has neither)
-        return None
-    return item
+    return finite_or_none(item) if isinstance(item, float) else item

@@ -6,7 +6,6 @@ points), never the whole table. Every figure is a plain number or None (NaN, inf
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
+from tco.engine.figures import finite_or_none
 from tco.runs.compute import BUY_WINS, POINT_COLUMN, WINNER_COLUMN, option_column
 from tco.runs.specs import MonteCarloSpec, SweepSpec
 
@@ -87,7 +87,7 @@ def monte_carlo_summary(
 
 def sensitivity_summary(frame: pd.DataFrame, step_share: float) -> dict[str, Any]:
     """The tornado's rows, widest swing first, with the base saving they move from."""
-    rows = [{key: _plain(value) if isinstance(value, float) else value for key, value in row.items()}
+    rows = [{key: finite_or_none(value) if isinstance(value, float) else value for key, value in row.items()}
             for row in frame.to_dict(orient="records")]
     return {
         "rent_option": rows[0]["rent_option"] if rows else None,
@@ -133,7 +133,7 @@ def _heatmap(table: _ColumnReader, spec: SweepSpec, option_names: Sequence[str])
         breakeven = np.nan_to_num(table.column(option_column(name, "breakeven_month")), nan=np.inf)
         medians = (pd.Series(breakeven).groupby(flat_cell).quantile(0.5, interpolation="lower")
                    .reindex(range(width * height)))
-        maps[name] = [[_plain(v) for v in row] for row in medians.to_numpy().reshape(height, width)]
+        maps[name] = [[finite_or_none(v) for v in row] for row in medians.to_numpy().reshape(height, width)]
     return {
         "x_path": spec.heatmap_axes[0],
         "y_path": spec.heatmap_axes[1] if len(spec.heatmap_axes) > 1 else None,
@@ -149,7 +149,7 @@ def _stats(values: NDArray[np.float64], names: Sequence[str]) -> dict[str, float
         return dict.fromkeys(names)
     figures = {"min": finite.min(), "max": finite.max(), "mean": finite.mean()}
     figures.update({f"p{q}": v for q, v in zip(PERCENTILES, np.percentile(finite, PERCENTILES), strict=True)})
-    return {name: _plain(figures[name]) for name in names}
+    return {name: finite_or_none(figures[name]) for name in names}
 
 
 def _breakeven_percentiles(breakeven: NDArray[np.float64]) -> dict[str, float | None]:
@@ -157,9 +157,4 @@ def _breakeven_percentiles(breakeven: NDArray[np.float64]) -> dict[str, float | 
     # is a valid answer that interpolation would turn into NaN.
     ranked = np.nan_to_num(breakeven, nan=np.inf)
     values = np.percentile(ranked, PERCENTILES, method="inverted_cdf")
-    return {f"p{q}": _plain(v) for q, v in zip(PERCENTILES, values, strict=True)}
-
-
-def _plain(value: Any) -> float | None:
-    value = float(value)
-    return value if math.isfinite(value) else None
+    return {f"p{q}": finite_or_none(v) for q, v in zip(PERCENTILES, values, strict=True)}

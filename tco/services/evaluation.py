@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tco import engine
+from tco.engine.figures import finite_or_none, item
 from tco.engine.version import ENGINE_VERSION
 from tco.models import ApiOption, RentOption, Scenario
 from tco.services.engine_inputs import (
@@ -158,15 +159,15 @@ def footprint_warnings(result: engine.Result) -> tuple[EvaluationWarning, ...]:
     """The footprint flags raised for a batch-of-one result."""
     return tuple(EvaluationWarning(code, FOOTPRINT_WARNINGS[code])
                  for code, flag in result.footprint.warnings.items()
-                 if bool(np.reshape(flag, -1)[0]))
+                 if item(flag))
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:
     """Dates and Decimals as strings, NaN/inf as None, so the row is JSON-ready."""
     out = {}
     for key, value in row.items():
-        if isinstance(value, float) and not np.isfinite(value):
-            value = None
+        if isinstance(value, float):
+            value = finite_or_none(value)
         elif not isinstance(value, (int, float, str, type(None))):
             value = str(value)
         out[key] = value

@@ -62,34 +62,41 @@ def test_a_price_defaults_to_its_sources_date():
     }
 
 
-def test_it_refuses_disagreeing_dense_figures_without_a_preferred_one(data_dir):
-    _edit(
-        data_dir / "accelerators.yaml",
-        "{precision: FP8, tflops: 2615, preferred: true, source: seed-003,",
-        "{precision: FP8, tflops: 2615, source: seed-003,",
-    )
+@pytest.mark.parametrize(
+    ("file", "old", "new", "error"),
+    [
+        pytest.param(
+            "accelerators.yaml",
+            "{precision: FP8, tflops: 2615, preferred: true, source: seed-003,",
+            "{precision: FP8, tflops: 2615, source: seed-003,",
+            "mi300x-oam-192gb: FP8: dense figures disagree",
+            id="disagreeing dense figures without a preferred one",
+        ),
+        pytest.param(
+            "accelerators.yaml",
+            "tdp_w: [seed-002, seed-003]",
+            "tdp_w: [seed-002, seed-999]",
+            "l40s-pcie-48gb: tdp_w: unknown source 'seed-999'",
+            id="a figure whose source is unknown",
+        ),
+        pytest.param(
+            "systems.yaml",
+            "    power_max_kw: 10.2",
+            "    power_max: 10.2",
+            "hgx-h100-8gpu-server: unknown keys power_max",  # the first system drawing 10.2 kW
+            id="a misspelt key",
+        ),
+        pytest.param(
+            "systems.yaml",
+            "source: seed-002, planning_range: true,",
+            "source: seed-002,",
+            "dgx-h100: several prices; mark one planning_range",
+            id="several prices without a planning range",
+        ),
+    ],
+)
+def test_it_refuses_a_broken_file_naming_the_row_and_the_rule(data_dir, file, old, new, error):
+    _edit(data_dir / file, old, new)
 
-    with pytest.raises(CatalogDataError, match="mi300x-oam-192gb: FP8: dense figures disagree"):
-        read_catalog_data(data_dir)
-
-
-def test_it_refuses_a_figure_whose_source_is_unknown(data_dir):
-    _edit(data_dir / "accelerators.yaml", "tdp_w: [seed-002, seed-003]", "tdp_w: [seed-002, seed-999]")
-
-    with pytest.raises(CatalogDataError, match="l40s-pcie-48gb: tdp_w: unknown source 'seed-999'"):
-        read_catalog_data(data_dir)
-
-
-def test_it_refuses_a_misspelt_key(data_dir):
-    _edit(data_dir / "systems.yaml", "    power_max_kw: 10.2", "    power_max: 10.2")
-
-    # The first system drawing 10.2 kW is the HGX H100 server.
-    with pytest.raises(CatalogDataError, match="hgx-h100-8gpu-server: unknown keys power_max"):
-        read_catalog_data(data_dir)
-
-
-def test_it_refuses_several_prices_without_a_planning_range(data_dir):
-    _edit(data_dir / "systems.yaml", "source: seed-002, planning_range: true,", "source: seed-002,")
-
-    with pytest.raises(CatalogDataError, match="dgx-h100: several prices; mark one planning_range"):
+    with pytest.raises(CatalogDataError, match=error):
         read_catalog_data(data_dir)

@@ -5,7 +5,6 @@ run the re-pricing it queues inline instead of sending it through Redis.
 """
 from __future__ import annotations
 
-import time
 from decimal import Decimal
 
 import pytest
@@ -20,7 +19,7 @@ from tco.services.evaluation import scenario_evaluate
 from tco.services.repricing import scenario_snapshot_save
 from tests.catalog.test_refresh import FEED_SETTINGS, lambda_payload
 from tests.tco.test_repricing import make_scenario
-from tests.worker import WorkerProcess
+from tests.worker import WorkerProcess, poll_until
 
 pytestmark = pytest.mark.worker
 WAIT_S = 60
@@ -35,14 +34,8 @@ def worker(transactional_db, live_celery, settings):
     process.stop()
 
 
-def wait_for(query, what: str):
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        found = query()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"no {what} within {WAIT_S}s")
+def wait_for(condition, what: str):
+    return poll_until(condition, what, timeout_s=WAIT_S, poll_s=0.1)
 
 
 def test_a_refresh_task_on_a_worker_writes_the_changed_price_and_queues_the_alert(worker, catalog, tmp_path):

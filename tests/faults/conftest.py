@@ -1,5 +1,17 @@
-"""Fixtures of other folders that the fault tests use: the run scenario and the local HTTP server."""
+"""Fault-test fixtures: a private Redis to stop and start, and, from other folders, the run
+scenario and the local HTTP server."""
 from __future__ import annotations
 
+import pytest
+
 from tests.catalog.pricefeeds.conftest import local_server  # noqa: F401
+from tests.faults.outages import PrivateRedis
 from tests.tco.conftest import planner, run_scenario  # noqa: F401
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    """A Redis server of the test's own, which the test may shut down and start again."""
+    server = PrivateRedis(tmp_path / "redis").start()
+    yield server
+    server.stop()

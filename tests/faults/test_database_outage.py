@@ -25,7 +25,7 @@ from config.queues import Queue
 from tests.catalog.pricefeeds.conftest import Reply
 from tests.catalog.test_refresh import SAMPLES
 from tests.faults.outages import TcpProxy
-from tests.worker import WorkerProcess
+from tests.worker import WorkerProcess, poll_until
 
 pytestmark = pytest.mark.worker
 
@@ -73,14 +73,8 @@ def gated_feed(local_server):
     gate.set()
 
 
-def wait_for(query: Callable, what: str):
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        found = query()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"no {what} within {WAIT_S}s")
+def wait_for(condition, what: str):
+    return poll_until(condition, what, timeout_s=WAIT_S, poll_s=0.05)
 
 
 def refresh_with_outage(location: str, cut_and_release: Callable[[], None]) -> list[PriceRefreshJob]:

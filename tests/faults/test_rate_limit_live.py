@@ -8,7 +8,6 @@ import requests
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 
-from tests.faults.outages import PrivateRedis
 from tests.faults.webserver import Gunicorn
 from tests.worker import REPO_ROOT
 
@@ -18,15 +17,8 @@ URL_PATH = "/api/v1/accelerators/"
 
 
 @pytest.fixture
-def redis_server(tmp_path):
-    server = PrivateRedis(tmp_path / "redis").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def web(transactional_db, catalog, redis_server, request):
-    server = Gunicorn(redis_url=redis_server.url, API_RATE_LIMIT=f"{LIMIT}/min",
+def web(transactional_db, catalog, private_redis, request):
+    server = Gunicorn(redis_url=private_redis.url, API_RATE_LIMIT=f"{LIMIT}/min",
                       log_path=REPO_ROOT / "test-artifacts" / f"gunicorn-{request.node.name}.log").start()
     yield server
     server.stop()
@@ -54,8 +46,8 @@ def test_a_client_cannot_escape_the_anonymous_limit_by_setting_x_forwarded_for(w
     assert answers.count(200) == LIMIT
 
 
-def test_with_redis_down_the_api_answers_unthrottled_and_logs_it(web, redis_server):
-    redis_server.shutdown()
+def test_with_redis_down_the_api_answers_unthrottled_and_logs_it(web, private_redis):
+    private_redis.shutdown()
 
     answers = statuses(web.url + URL_PATH, [{}] * 10)
 

@@ -27,9 +27,9 @@ from tco import engine
 from tco.models import ChunkStatus, FailureType, RunKind, RunStatus, SweepChunk, SweepRun
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
 from tco.runs.services import run_inputs, sweep_run_start, sweep_runs_reap
-from tests.faults.outages import PrivateRedis, broker
+from tests.faults.outages import broker
 from tests.tco.test_runs_worker import PRICE, SAVING, result_frame, sweep_grid
-from tests.worker import WorkerProcess
+from tests.worker import WorkerProcess, poll_until
 
 pytestmark = pytest.mark.worker
 
@@ -47,13 +47,6 @@ CHUNKS = 6
 CHECK_EVERY = 64
 # A run has stalled when no chunk is computing and none finished for this long.
 QUIET_S = 1.0
-
-
-@pytest.fixture
-def private_redis(tmp_path):
-    server = PrivateRedis(tmp_path / "redis").start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -78,13 +71,7 @@ def start_worker(transactional_db, live_celery, settings, tmp_path, private_redi
 
 
 def wait_for(condition, what: str):
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(POLL_S)
-    raise AssertionError(f"not {what} within {WAIT_S}s")
+    return poll_until(condition, what, timeout_s=WAIT_S, poll_s=POLL_S)
 
 
 def fresh(run: SweepRun) -> SweepRun:

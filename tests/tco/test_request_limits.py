@@ -88,24 +88,22 @@ def test_a_horizon_axis_stops_at_the_scenario_cap(api, run_scenario):
         f"finance.horizon_months: must be in [1.0, {MAX_HORIZON_MONTHS}]"]}}
 
 
-def test_monte_carlo_refuses_a_lognormal_whose_draws_overflow(api, run_scenario):
-    spec = {"samples": 1000, "distributions": [
-        {"path": PRICE, "kind": "lognormal", "median": 50, "sigma": 1000}]}
+@pytest.mark.parametrize(
+    ("distribution", "key", "error"),
+    [
+        pytest.param({"path": PRICE, "kind": "lognormal", "median": 50, "sigma": 1000},
+                     "distributions[0]", "must be finite", id="a lognormal whose draws overflow"),
+        pytest.param({"path": PRICE, "kind": "uniform", "low": 1, "high": 1e306},
+                     "distributions", "costs are not finite numbers", id="prices whose costs are not finite"),
+    ],
+)
+def test_monte_carlo_refuses_draws_that_are_not_finite(api, run_scenario, distribution, key, error):
+    spec = {"samples": 1000, "distributions": [distribution]}
 
     response = start_run(api, run_scenario, "monte_carlo", spec)
 
     assert response.status_code == 400
-    assert "must be finite" in response.json()["spec"]["distributions[0]"][0]
-
-
-def test_monte_carlo_refuses_prices_whose_costs_are_not_finite(api, run_scenario):
-    spec = {"samples": 1000, "distributions": [
-        {"path": PRICE, "kind": "uniform", "low": 1, "high": 1e306}]}
-
-    response = start_run(api, run_scenario, "monte_carlo", spec)
-
-    assert response.status_code == 400
-    assert "costs are not finite numbers" in response.json()["spec"]["distributions"][0]
+    assert error in response.json()["spec"][key][0]
 
 
 def test_monte_carlo_refuses_more_distributions_than_the_limit(api, run_scenario):

@@ -31,8 +31,9 @@ from reports.builders.excel.cells import (
 from reports.builders.excel.grid import Sheet, get_column_letter
 from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
 from reports.builders.excel.names import Block, rent_name
-from reports.content import ReportContent, scalar
+from reports.content import ReportContent
 from tco import engine
+from tco.engine.figures import scalar
 from tco.engine.finance import monthly_rate
 
 SHEET = "Comparison"

@@ -17,7 +17,8 @@ from reports.builders.excel.cells import (
 )
 from reports.builders.excel.grid import Sheet
 from reports.builders.excel.names import Block
-from reports.content import ReportContent, scalar
+from reports.content import ReportContent
+from tco.engine.figures import scalar
 
 SHEET = "Footprint"
 

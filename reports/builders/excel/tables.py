@@ -89,6 +89,35 @@ def write_prices(ws: Sheet, prices: tuple[PriceUsed, ...]) -> None:
     ws.print_title_rows = "4:4"
 
 
+def _option_rows(
+    ws: Sheet,
+    row: int,
+    headings: tuple[str, ...],
+    options: dict[str, dict],
+    wins: str,
+    *,
+    saving_stats: tuple[str, ...],
+    breakeven_stats: tuple[str, ...],
+) -> int:
+    """A heading row, then a row per rent option: how often buying wins (key ``wins``), the
+    NPV saving's and the breakeven month's statistics, and the share that never breaks even.
+    Returns the last row written."""
+    header_row(ws, row, headings)
+    for name, figures in options.items():
+        row += 1
+        saving, breakeven = figures["npv_saving_usd"], figures["breakeven_month"]
+        values = [
+            (figures[wins], PERCENT),
+            *((saving[stat], USD) for stat in saving_stats),
+            *((breakeven[stat], COUNT) for stat in breakeven_stats),
+            (breakeven["never_share"], PERCENT),
+        ]
+        put_text(ws.cell(row=row, column=1), name)
+        for column, (value, number_format) in enumerate(values, start=2):
+            put_number(ws.cell(row=row, column=column), value, number_format)
+    return row
+
+
 def write_sweep(ws: Sheet, run: RecordedRun) -> None:
     """A sweep's figures per rent option, its heat maps, and its points when it has few enough."""
     summary = run.summary
@@ -103,22 +132,8 @@ def write_sweep(ws: Sheet, run: RecordedRun) -> None:
         put_number(ws.cell(row=row, column=4), axis["max"])
         row += 1
     row += 1
-    header_row(ws, row, SWEEP_OPTION_HEADINGS)
-    for name, figures in summary["options"].items():
-        row += 1
-        saving, breakeven = figures["npv_saving_usd"], figures["breakeven_month"]
-        put_text(ws.cell(row=row, column=1), name)
-        values = [
-            (figures["buy_wins_share"], PERCENT),
-            (saving["min"], USD),
-            (saving["mean"], USD),
-            (saving["max"], USD),
-            (breakeven["min"], COUNT),
-            (breakeven["max"], COUNT),
-            (breakeven["never_share"], PERCENT),
-        ]
-        for column, (value, number_format) in enumerate(values, start=2):
-            put_number(ws.cell(row=row, column=column), value, number_format)
+    row = _option_rows(ws, row, SWEEP_OPTION_HEADINGS, summary["options"], "buy_wins_share",
+                       saving_stats=("min", "mean", "max"), breakeven_stats=("min", "max"))
     row += 2
     heatmap = summary["heatmap"]
     for name, grid in heatmap["breakeven_month"].items():
@@ -208,23 +223,8 @@ def write_monte_carlo(ws: Sheet, run: RecordedRun) -> None:
         put_text(ws.cell(row=row, column=1), label)
         put_number(ws.cell(row=row, column=2), value, number_format)
     row = 4 + len(rows) + 1
-    header_row(ws, row, MONTE_CARLO_OPTION_HEADINGS)
-    for name, figures in summary["options"].items():
-        row += 1
-        saving, breakeven = figures["npv_saving_usd"], figures["breakeven_month"]
-        put_text(ws.cell(row=row, column=1), name)
-        values = [
-            (figures["buy_wins_probability"], PERCENT),
-            (saving["p10"], USD),
-            (saving["p50"], USD),
-            (saving["p90"], USD),
-            (breakeven["p10"], COUNT),
-            (breakeven["p50"], COUNT),
-            (breakeven["p90"], COUNT),
-            (breakeven["never_share"], PERCENT),
-        ]
-        for column, (value, number_format) in enumerate(values, start=2):
-            put_number(ws.cell(row=row, column=column), value, number_format)
+    row = _option_rows(ws, row, MONTE_CARLO_OPTION_HEADINGS, summary["options"], "buy_wins_probability",
+                       saving_stats=("p10", "p50", "p90"), breakeven_stats=("p10", "p50", "p90"))
     row += 2
     header_row(ws, row, ("Input drawn", "P10", "P50", "P90", "Mean"))
     for path, spread in summary["inputs"].items():

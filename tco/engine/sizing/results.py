@@ -8,13 +8,13 @@ rests on.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
 from typing import Any
 
 import numpy as np
 
+from tco.engine.figures import finite_or_none
 from tco.engine.inputs import Numeric
 
 
@@ -35,8 +35,8 @@ def jsonable(value: Any) -> Any:
         return jsonable(value.tolist())
     if isinstance(value, np.generic):
         return jsonable(value.item())
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
+    if isinstance(value, float):
+        return finite_or_none(value)
     if isinstance(value, dict):
         return {str(key): jsonable(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
