@@ -21,6 +21,7 @@ from openpyxl import load_workbook
 from reports.builders.excel import build_workbook
 from reports.builders.excel.names import input_name, rent_name
 from tco import engine
+from tco.engine.vocabulary import line_label
 from tests.reports.conftest import FORMULA_LIKE_NAME, content_for
 from tests.reports.recalc import Values, recalculate
 from tests.tco.engine.scenarios import rich_scenario
@@ -159,14 +160,15 @@ def test_every_monthly_line_matches_the_engine(recalculated, case):
     buy_sheet = _columns(values, "Buy cash flows")
 
     for line, amounts in result.buy.cash_flows.lines_usd.items():
-        assert_allclose(buy_sheet[line.replace("_", " ")], amounts, rtol=0, atol=CENT, err_msg=line)
+        assert_allclose(buy_sheet[line_label(line)], amounts, rtol=0, atol=CENT, err_msg=line)
     assert_allclose(values.cells("buy_flow"), result.buy.cash_flows.per_month_usd, rtol=0, atol=CENT)
     assert_allclose(values.cells("buy_cumulative"), result.buy.cash_flows.cumulative_usd, rtol=0, atol=CENT)
     assert_allclose(buy_sheet["Depreciation (not cash)"], result.buy.depreciation_line_usd, rtol=0, atol=CENT)
     rent_sheet = _columns(values, "Rent cash flows")
     for index, option in enumerate(result.rent):
         for line, amounts in option.cash_flows.lines_usd.items():
-            assert_allclose(rent_sheet[f"{option.name}: {line}"], amounts, rtol=0, atol=CENT, err_msg=line)
+            column = rent_sheet[f"{option.name}: {line_label(line)}"]
+            assert_allclose(column, amounts, rtol=0, atol=CENT, err_msg=line)
         assert_allclose(
             values.cells(rent_name(index, "cumulative")), option.cash_flows.cumulative_usd, rtol=0, atol=CENT
         )

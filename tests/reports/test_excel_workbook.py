@@ -89,7 +89,7 @@ def test_monthly_lines_are_formulas_row_by_row(workbook):
     header = next(row for row in buy.iter_rows(min_col=1, max_col=1) if row[0].value == "Month")[0].row
     headings = [cell.value for cell in buy[header]]
     month_1 = header + 2
-    energy = buy.cell(row=month_1, column=headings.index("energy") + 1)
+    energy = buy.cell(row=month_1, column=headings.index("Electricity") + 1)
 
     assert energy.value == (
         f"=IF($A{month_1}>=1,buy_energy_per_month*(1+facility_electricity_escalation_per_year)"

@@ -165,6 +165,6 @@ def test_a_sized_scenario_shows_how_its_accelerator_count_was_derived(scenario):
     sizing = {row[0]: row[1] for row in workbook["Sizing"].iter_rows(min_row=5, values_only=True)}
     assert (sizing["fits"], sizing["accelerators"]) == ("yes", 25)
     assumptions = {
-        row[1]: row for row in workbook["Assumptions"].iter_rows(values_only=True) if row[0] == "workload"
+        row[1]: row for row in workbook["Assumptions"].iter_rows(values_only=True) if row[0] == "Workload"
     }
-    assert assumptions["accelerators"][2:5] == (25, "count", "sizing")
+    assert assumptions["Accelerators needed"][2:5] == (25, "count", "sizing")

@@ -13,6 +13,7 @@ from reports.builders.excel.cells import (
     COUNT,
     NUMBER,
     PERCENT,
+    SCIENTIFIC,
     USD_PRICE,
     absolute,
     absolute_range,
@@ -37,6 +38,7 @@ from tco.engine.metrics import SECONDS_PER_HOUR, TOKENS_PER_MILLION
 from tco.engine.power import KWH_PER_MWH
 from tco.engine.rent import GB_PER_TB
 from tco.engine.timeline import MONTHS_PER_YEAR
+from tco.engine.vocabulary import input_term
 from tco.services.engine_inputs import Assumption
 
 SHEET = "Assumptions"
@@ -119,12 +121,17 @@ def write_assumptions(ws: Sheet, content: ReportContent) -> None:
         if section_key.startswith("rent."):
             row = _pricing_model_row(ws, row, int(section_key.split(".")[1]), content.inputs)
         for assumption in rows:
-            _input_row(ws, row, assumption)
+            _input_row(ws, row, assumption, _section_title(section_key, content.inputs))
             row += 1
     row = _cooling_table(ws, row + 2, content)
     row = _residual_curve_table(ws, row + 2, content.inputs.buy.residual_curve)
     _conventions(ws, row + 2)
     ws.print_title_rows = "4:4"
+
+
+def pricing_words(model: engine.PricingModel) -> str:
+    """'on_demand' -> 'on-demand', as the sheets show a pricing model."""
+    return str(model).replace("_", "-")
 
 
 def _section_title(section_key: str, inputs: engine.Scenario) -> str:
@@ -134,10 +141,9 @@ def _section_title(section_key: str, inputs: engine.Scenario) -> str:
     return SECTION_TITLES.get(section_key, section_key)
 
 
-def _input_row(ws: Sheet, row: int, assumption: Assumption) -> None:
-    section_key, field = assumption.path.rsplit(".", 1)
-    put_text(ws.cell(row=row, column=1), section_key)
-    put_text(ws.cell(row=row, column=2), field.replace("_", " "))
+def _input_row(ws: Sheet, row: int, assumption: Assumption, section_title: str) -> None:
+    put_text(ws.cell(row=row, column=1), section_title)
+    put_text(ws.cell(row=row, column=2), input_term(assumption.path).label)
     value = put_number(
         ws.cell(row=row, column=VALUE_COLUMN), assumption.value, number_format_for(assumption.unit)
     )
@@ -161,11 +167,12 @@ def _input_row(ws: Sheet, row: int, assumption: Assumption) -> None:
 
 def _pricing_model_row(ws: Sheet, row: int, index: int, inputs: engine.Scenario) -> int:
     """The rent option's billing rule, editable from a list of the engine's pricing models."""
-    put_text(ws.cell(row=row, column=1), f"rent.{index}")
-    put_text(ws.cell(row=row, column=2), "pricing model")
-    cell = put_text(ws.cell(row=row, column=VALUE_COLUMN), str(inputs.rent[index].pricing_model))
+    put_text(ws.cell(row=row, column=1), _section_title(f"rent.{index}", inputs))
+    put_text(ws.cell(row=row, column=2), "Pricing")
+    cell = put_text(ws.cell(row=row, column=VALUE_COLUMN), pricing_words(inputs.rent[index].pricing_model))
     style_input(cell)
-    ws.validations.append((cell, [model.value for model in engine.PricingModel]))
+    # The formulas test for "reserved" and "spot"; anything else bills as on-demand.
+    ws.validations.append((cell, [pricing_words(model) for model in engine.PricingModel]))
     put_text(ws.cell(row=row, column=4), "billing rule")
     put_text(ws.cell(row=row, column=5), "catalog")
     put_text(ws.cell(row=row, column=6), "offering's pricing model")
@@ -230,5 +237,6 @@ def _conventions(ws: Sheet, row: int) -> None:
         current = row + 2 + offset
         put_text(ws.cell(row=current, column=1), name)
         put_text(ws.cell(row=current, column=2), meaning)
-        put_number(ws.cell(row=current, column=VALUE_COLUMN), float(value), "General")
+        number_format = NUMBER if value >= 1 else SCIENTIFIC
+        put_number(ws.cell(row=current, column=VALUE_COLUMN), float(value), number_format)
         define_name(ws, name, absolute(ws, current, VALUE_COLUMN))

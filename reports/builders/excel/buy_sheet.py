@@ -24,6 +24,7 @@ from reports.builders.excel.grid import Sheet, get_column_letter
 from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
 from reports.builders.excel.names import Block
 from reports.content import ReportContent
+from tco.engine.vocabulary import line_label
 
 SHEET = "Buy cash flows"
 ESCALATION = "(1+facility_electricity_escalation_per_year)^INT(({m}-1)/months_per_year)"
@@ -197,7 +198,7 @@ def write_buy_sheet(ws: Sheet, content: ReportContent) -> MonthlyTable:
     )
     lines = list(content.result.buy.cash_flows.lines_usd)
     n_months = int(content.result.months[-1])
-    headings = [line.replace("_", " ") for line in lines] + ["Total", "Cumulative", "Depreciation (not cash)"]
+    headings = [line_label(line) for line in lines] + ["Total", "Cumulative", "Depreciation (not cash)"]
     table = start_table(ws, 4, headings, n_months)
     for offset, line in enumerate(lines):
         fill_column(table, 2 + offset, line_formula(line))

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reports.builders.excel.grid import Cell, Sheet, get_column_letter, quote_sheetname
+from tco.engine.vocabulary import Kind, Term
 
 # Characters an XML worksheet cannot hold.
 ILLEGAL_CHARACTERS_RE = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")
@@ -19,6 +20,23 @@ PERCENT = "0.00##%"
 NUMBER = "#,##0.####"
 COUNT = "#,##0"
 MONTH = "0"
+SCIENTIFIC = "0.0E+00"
+TEXT = "@"
+
+
+def format_for(term: Term) -> str:
+    """The number format of a vocabulary term: the digits people read, never float noise."""
+    if term.kind is Kind.QUANTITY:
+        return "#,##0" + ("." + "0" * term.digits if term.digits else "")
+    return {
+        Kind.USD: USD,
+        Kind.USD_PRICE: USD_PRICE,
+        Kind.SHARE: PERCENT,
+        Kind.MONTH: MONTH,
+        Kind.COUNT: COUNT,
+    }.get(term.kind, TEXT)
+
+
 # Excel has no infinity: "no limit" inputs hold a huge number and are shown as words.
 NO_LIMIT_VALUE = 1e307
 NO_LIMIT_FORMAT = '[>=1E+300]"no limit";#,##0.####'

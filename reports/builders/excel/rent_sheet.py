@@ -24,6 +24,7 @@ from reports.builders.excel.grid import Sheet, get_column_letter
 from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
 from reports.builders.excel.names import rent_name
 from reports.content import ReportContent
+from tco.engine.vocabulary import line_label
 
 SHEET = "Rent cash flows"
 RESERVED = '{p}pricing_model="reserved"'
@@ -151,7 +152,7 @@ def write_rent_sheet(ws: Sheet, content: ReportContent) -> MonthlyTable:
 
     headings: list[str] = []
     for option in options:
-        headings += [f"{option.name}: {line}" for line in option.cash_flows.lines_usd]
+        headings += [f"{option.name}: {line_label(line)}" for line in option.cash_flows.lines_usd]
         headings += [f"{option.name}: total", f"{option.name}: cumulative"]
     table = start_table(ws, billing_row + len(BILLING) + 3, headings, int(content.result.months[-1]))
     for index, (option, start) in enumerate(zip(options, starts, strict=True)):

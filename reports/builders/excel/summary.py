@@ -20,7 +20,7 @@ from reports.builders.excel.cells import (
 from reports.builders.excel.comparison import ComparisonLayout
 from reports.builders.excel.grid import Chart, Sheet, get_column_letter
 from reports.builders.excel.names import rent_name
-from reports.content import ReportContent, top_movers
+from reports.content import ReportContent, describe_path, top_movers
 from reports.formatting import format_usd_cents, timestamp
 
 SHEET = "Summary"
@@ -82,7 +82,7 @@ def write_summary(ws: Sheet, content: ReportContent, comparison: ComparisonLayou
         )
         row += 2
         for mover in movers:
-            put_text(ws.cell(row=row, column=1), mover.path)
+            put_text(ws.cell(row=row, column=1), describe_path(mover.path, content.inputs))
             put_text(ws.cell(row=row, column=2), f"swing {format_usd_cents(mover.swing_usd)}")
             row += 1
 
@@ -146,7 +146,7 @@ def cumulative_chart(content: ReportContent, comparison: ComparisonLayout) -> Ch
         kind={"type": "scatter", "subtype": "straight"},
         series=series,
         title="Cumulative cost (USD)",
-        x_axis={"name": "Month", "num_format": "0"},
+        x_axis={"name": "Month", "num_format": "0", "min": 0, "max": table.n_months},
         y_axis={"name": "Cumulative cost (USD)", "num_format": '"$"#,##0'},
         legend={"position": "bottom"},
         size={"width": 900, "height": 380},

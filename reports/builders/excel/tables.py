@@ -12,10 +12,12 @@ from reports.builders.excel.cells import (
     NOTE_FONT,
     NUMBER,
     PERCENT,
+    TEXT,
     TOTAL_FONT,
     USD,
     USD_PRICE,
     absolute_range,
+    format_for,
     header_row,
     put_number,
     put_text,
@@ -23,9 +25,12 @@ from reports.builders.excel.cells import (
     set_widths,
     title,
 )
-from reports.builders.excel.grid import Book, Cell, Chart, Sheet, get_column_letter
-from reports.content import RecordedRun, ReportContent, SizingSummary
+from reports.builders.excel.grid import Book, Chart, Sheet, get_column_letter
+from reports.content import RecordedRun, ReportContent, SizingSummary, describe_path
 from reports.formatting import timestamp
+from tco import engine
+from tco.engine.vocabulary import input_term, result_term
+from tco.runs.compute import BUY_COST_COLUMN, OPTION_METRICS, WINNER_COLUMN
 from tco.services.engine_inputs import PriceUsed
 
 PRICES_SHEET = "Prices"
@@ -102,7 +107,7 @@ def _option_rows(
     """A heading row, then a row per rent option: how often buying wins (key ``wins``), the
     NPV saving's and the breakeven month's statistics, and the share that never breaks even.
     Returns the last row written."""
-    header_row(ws, row, headings)
+    header_row(ws, row, headings, tall=True)
     for name, figures in options.items():
         row += 1
         saving, breakeven = figures["npv_saving_usd"], figures["breakeven_month"]
@@ -118,28 +123,32 @@ def _option_rows(
     return row
 
 
-def write_sweep(ws: Sheet, run: RecordedRun) -> None:
-    """A sweep's figures per rent option, its heat maps, and its points when it has few enough."""
+def write_sweep(ws: Sheet, run: RecordedRun, inputs: engine.Scenario) -> None:
+    """A sweep's figures per rent option with their chart, its heat maps, and its points when it
+    has few enough."""
     summary = run.summary
     title(ws, run.title, _run_note(run))
     set_widths(ws, {"A": 44} | {get_column_letter(c): 16 for c in range(2, 12)})
     header_row(ws, 4, ("Input swept", "Values", "From", "To"))
     row = 5
     for axis in summary["axes"]:
-        put_text(ws.cell(row=row, column=1), axis["path"])
-        ws.cell(row=row, column=2, value=axis["count"])
-        put_number(ws.cell(row=row, column=3), axis["min"])
-        put_number(ws.cell(row=row, column=4), axis["max"])
+        put_text(ws.cell(row=row, column=1), _input_heading(axis["path"], inputs))
+        put_number(ws.cell(row=row, column=2), axis["count"], COUNT)
+        number_format = format_for(input_term(axis["path"]))
+        put_number(ws.cell(row=row, column=3), axis["min"], number_format)
+        put_number(ws.cell(row=row, column=4), axis["max"], number_format)
         row += 1
     row += 1
+    first_option_row = row + 1
     row = _option_rows(ws, row, SWEEP_OPTION_HEADINGS, summary["options"], "buy_wins_share",
                        saving_stats=("min", "mean", "max"), breakeven_stats=("min", "max"))
-    row += 2
+    ws.add_chart(_saving_chart(ws, first_option_row, row), f"A{row + 2}")
+    row += 2 + CHART_ROWS
     heatmap = summary["heatmap"]
     for name, grid in heatmap["breakeven_month"].items():
-        row = _heat_map(ws, row, name, heatmap, grid) + 2
+        row = _heat_map(ws, row, name, heatmap, grid, inputs) + 2
     if run.points is not None:
-        _points(ws, row, run.points)
+        _points(ws, row, run.points, inputs)
     else:
         put_text(
             ws.cell(row=row, column=1),
@@ -149,22 +158,63 @@ def write_sweep(ws: Sheet, run: RecordedRun) -> None:
     ws.freeze("B5")
 
 
-def _heat_map(ws: Sheet, row: int, option: str, heatmap: dict, grid: list[list[float | None]]) -> int:
+def _saving_chart(ws: Sheet, first_row: int, last_row: int) -> Chart:
+    """The NPV saving of buying per rent option across the sweep: its lowest, mean and highest."""
+    names = absolute_range(ws, first_row, last_row, 1)
+    series = [
+        {
+            "name": heading,
+            "categories": names,
+            "values": absolute_range(ws, first_row, last_row, column),
+            "fill": {"color": colour},
+            "gap": 80,
+        }
+        for column, heading, colour in (
+            (3, "Lowest", "#C55A11"),
+            (4, "Mean", "#1F4E79"),
+            (5, "Highest", "#70AD47"),
+        )
+    ]
+    return Chart(
+        kind={"type": "column"},
+        series=series,
+        title="NPV saving of buying across the sweep (USD)",
+        x_axis={"name": "Rent option", "label_position": "low"},
+        y_axis={"name": "NPV saving of buying (USD)", "num_format": '"$"#,##0'},
+        legend={"position": "bottom"},
+        size={"width": 900, "height": 300},
+    )
+
+
+def _input_heading(path: str, inputs: engine.Scenario) -> str:
+    """An input's label with its unit, naming the rent option an indexed path belongs to."""
+    unit = input_term(path).unit
+    label = describe_path(path, inputs)
+    return f"{label} ({unit})" if unit else label
+
+
+def _heat_map(
+    ws: Sheet, row: int, option: str, heatmap: dict, grid: list[list[float | None]], inputs: engine.Scenario
+) -> int:
     """Median breakeven month over the heat-map inputs, coloured; returns the last row written."""
+    x_label = _input_heading(heatmap["x_path"], inputs)
     y_path = heatmap["y_path"]
+    y_label = _input_heading(y_path, inputs) if y_path else ""
     section(
         ws,
         row,
-        f"Breakeven month against {option}: median per cell, by {heatmap['x_path']} (columns)"
-        + (f" and {y_path} (rows)" if y_path else ""),
+        f"Breakeven month against {option}: median per cell, by {x_label} (columns)"
+        + (f" and {y_label} (rows)" if y_path else ""),
     )
-    put_text(ws.cell(row=row + 1, column=1), f"{y_path or ''} \\ {heatmap['x_path']}")
+    put_text(ws.cell(row=row + 1, column=1), f"{y_label} \\ {x_label}" if y_path else x_label)
+    x_format = format_for(input_term(heatmap["x_path"]))
     for offset, value in enumerate(heatmap["x_values"], start=2):
-        put_number(ws.cell(row=row + 1, column=offset), value).font = TOTAL_FONT
+        put_number(ws.cell(row=row + 1, column=offset), value, x_format).font = TOTAL_FONT
     y_values = heatmap["y_values"] or [None]
+    y_format = format_for(input_term(y_path)) if y_path else NUMBER
     for line, (y_value, cells) in enumerate(zip(y_values, grid, strict=True), start=row + 2):
         if y_value is not None:
-            put_number(ws.cell(row=line, column=1), y_value).font = TOTAL_FONT
+            put_number(ws.cell(row=line, column=1), y_value, y_format).font = TOTAL_FONT
         for offset, month in enumerate(cells, start=2):
             if month is None:
                 put_text(ws.cell(row=line, column=offset), NEVER)
@@ -176,28 +226,40 @@ def _heat_map(ws: Sheet, row: int, option: str, heatmap: dict, grid: list[list[f
     return last
 
 
-def _points(ws: Sheet, row: int, points: pd.DataFrame) -> None:
+def _points(ws: Sheet, row: int, points: pd.DataFrame, inputs: engine.Scenario) -> None:
     """Every point of the sweep, one row each (NaN, i.e. never breaks even, left empty)."""
     section(ws, row, "Every point of the sweep")
-    header_row(ws, row + 1, [str(column) for column in points.columns])
-    for values in points.itertuples(index=False, name=None):
-        ws.append(
-            [_text_cell(value) if isinstance(value, str) else _cell_value(value) for value in values]
-        )
+    columns = [_point_column(str(column), inputs) for column in points.columns]
+    header_row(ws, row + 1, [heading for heading, _ in columns])
+    for line, values in enumerate(points.itertuples(index=False, name=None), start=row + 2):
+        for column, (value, (_, number_format)) in enumerate(zip(values, columns, strict=True), start=1):
+            if isinstance(value, str):
+                put_text(ws.cell(row=line, column=column), value)
+            else:
+                put_number(ws.cell(row=line, column=column), _cell_value(value), number_format)
 
 
-def _cell_value(value: object) -> object:
+def _point_column(column: str, inputs: engine.Scenario) -> tuple[str, str]:
+    """(heading, number format) of a column of a run's points table (``tco.runs.compute``)."""
+    if column == WINNER_COLUMN:
+        return "Cheaper option", TEXT
+    if column == BUY_COST_COLUMN:
+        term = result_term(f"summary.{column}")
+        return term.heading(), format_for(term)
+    option, separator, metric = column.rpartition(": ")
+    if separator and metric in OPTION_METRICS:
+        term = result_term(f"summary.{metric}")
+        return f"{option}: {term.heading()}", format_for(term)
+    return _input_heading(column, inputs), format_for(input_term(column))
+
+
+def _cell_value(value: object) -> float | None:
     """A number from a frame as a cell value: NaN (no answer) as an empty cell."""
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, float) and math.isnan(value):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    return value
-
-
-def _text_cell(text: str) -> Cell:
-    """Text from a frame is data (rent option names among it): never run it as a formula."""
-    return put_text(Cell(0, 0), text)
+    return float(value)
 
 
 def _run_note(run: RecordedRun) -> str:
@@ -209,7 +271,7 @@ def _run_note(run: RecordedRun) -> str:
     return note + "."
 
 
-def write_monte_carlo(ws: Sheet, run: RecordedRun) -> None:
+def write_monte_carlo(ws: Sheet, run: RecordedRun, inputs: engine.Scenario) -> None:
     """Percentiles of the saving and breakeven per rent option, the inputs drawn, and histograms."""
     summary = run.summary
     title(ws, run.title, _run_note(run))
@@ -229,9 +291,9 @@ def write_monte_carlo(ws: Sheet, run: RecordedRun) -> None:
     header_row(ws, row, ("Input drawn", "P10", "P50", "P90", "Mean"))
     for path, spread in summary["inputs"].items():
         row += 1
-        put_text(ws.cell(row=row, column=1), path)
+        put_text(ws.cell(row=row, column=1), _input_heading(path, inputs))
         for column, key in enumerate(("p10", "p50", "p90", "mean"), start=2):
-            put_number(ws.cell(row=row, column=column), spread[key])
+            put_number(ws.cell(row=row, column=column), spread[key], format_for(input_term(path)))
     row += 2
     for name, figures in summary["options"].items():
         row = _histogram(ws, row, name, figures["histogram"]) + 2
@@ -285,9 +347,9 @@ def write_sizing(ws: Sheet, sizing: SizingSummary) -> None:
 def add_recorded_sheets(wb: Book, content: ReportContent) -> None:
     """Sweep, Monte Carlo and Sizing sheets, each only where the scenario has one."""
     for index, run in enumerate(content.sweeps):
-        write_sweep(wb.create_sheet(_numbered(SWEEP_SHEET, index)), run)
+        write_sweep(wb.create_sheet(_numbered(SWEEP_SHEET, index)), run, content.inputs)
     for index, run in enumerate(content.monte_carlo):
-        write_monte_carlo(wb.create_sheet(_numbered(MONTE_CARLO_SHEET, index)), run)
+        write_monte_carlo(wb.create_sheet(_numbered(MONTE_CARLO_SHEET, index)), run, content.inputs)
     if content.sizing is not None:
         write_sizing(wb.create_sheet(SIZING_SHEET), content.sizing)
 
