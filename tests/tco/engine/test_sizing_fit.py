@@ -26,11 +26,8 @@ from tco.engine.sizing.fit import (
     TOO_MANY_ACCELERATORS,
     WORKING_SET_TOO_LARGE,
 )
+from tests.tco.engine.devices import A100_80GB
 
-GPU_80GB = AcceleratorSpec(
-    name="80 GB test device", memory_gb=80.0, memory_bandwidth_gb_per_s=2_000.0,
-    dense_tflops={Precision.BF16: 312.0, Precision.FP16: 312.0},
-)
 LLAMA_70B = model_preset("llama-3.1-70b")
 
 
@@ -61,7 +58,7 @@ def test_exact_multiples_are_not_pushed_up_by_float_noise():
 def test_llama_3_70b_fp16_serving_replica_needs_two_80gb_devices():
     # 141.107 + 1.342 + 1.141 = 143.591 GB / 72 = 1.994 -> TP 2 x PP 1;
     # per device 143.591 / 2 = 71.80 GB.
-    fit = fit_inference(LLAMA_70B, GPU_80GB, InferenceTarget(precision=Precision.FP16))
+    fit = fit_inference(LLAMA_70B, A100_80GB, InferenceTarget(precision=Precision.FP16))
     assert fit.fits
     assert fit.accelerators == 2
     assert (fit.tensor_parallel, fit.pipeline_parallel, fit.data_parallel) == (2, 1, 1)
@@ -72,7 +69,7 @@ def test_llama_3_70b_fp16_serving_replica_needs_two_80gb_devices():
 
 def test_a_single_device_requirement_gives_a_reason_instead_of_an_exception():
     single = FitPolicy(max_tensor_parallel=1, max_pipeline_parallel=1)
-    fit = fit_inference(LLAMA_70B, GPU_80GB, InferenceTarget(precision=Precision.FP16), single)
+    fit = fit_inference(LLAMA_70B, A100_80GB, InferenceTarget(precision=Precision.FP16), single)
     assert not fit.fits
     assert np.isnan(fit.accelerators)
     # One device per stage: 142.45 GB of weights and cache / (72 - 1.14) = 2.01 -> 3 stages.
@@ -85,7 +82,7 @@ def test_a_replica_larger_than_one_node_adds_pipeline_stages_of_full_nodes():
     # Llama 3 405B BF16: 811.707 GB weights + 2.114 GB cache (2 x 126 x 8 x 128 x 4,096 x 2)
     # + 2.282 GB activations (34 x 4,096 x 16,384) = 816.1 GB; / 72 = 11.3 > 8 devices.
     # A stage of 8 holds 8 x 72 - 2.28 = 573.7 GB: ceil(813.8 / 573.7) = 2 stages -> 16.
-    fit = fit_inference(model_preset("llama-3.1-405b"), GPU_80GB, InferenceTarget())
+    fit = fit_inference(model_preset("llama-3.1-405b"), A100_80GB, InferenceTarget())
     assert fit.accelerators == 16
     assert (fit.tensor_parallel, fit.pipeline_parallel) == (8, 2)
     assert_allclose(fit.per_device_memory_gb, (811.707 + 2.114) / 16 + 2.282 / 8, rtol=1e-4)
@@ -111,12 +108,12 @@ def test_it_rejects_a_training_tensor_parallel_that_splits_heads():
     # GPT-2 XL has 25 heads: TP 2 would split one.
     job = TrainingJob(tokens=1e9, tensor_parallel=2, sequence_length=1_024)
     with pytest.raises(SizingInputError, match="tensor_parallel"):
-        fit_training(model_preset("gpt-2-xl"), GPU_80GB, job)
+        fit_training(model_preset("gpt-2-xl"), A100_80GB, job)
 
 
 def test_activations_too_large_for_a_whole_tensor_group_are_reported_as_such():
     huge = InferenceTarget(activation_memory_gb=1_000.0)  # more than 8 x 72 = 576 GB
-    fit = fit_inference(LLAMA_70B, GPU_80GB, huge)
+    fit = fit_inference(LLAMA_70B, A100_80GB, huge)
     assert not fit.fits
     assert np.isnan(fit.accelerators_required)
     assert fit.reason == WORKING_SET_TOO_LARGE
@@ -131,7 +128,7 @@ def test_zero3_spreads_a_70b_training_state_over_20_devices():
     # 70,553,706,496 x 18 bytes = 1,269.97 GB; full recomputation at 4,096 tokens keeps
     # 80 x 4,096 x 8,192 x 2 bytes = 5.369 GB. DP = ceil(1,269.97 / (72 - 5.369)) = ceil(19.06)
     # = 20; per device 1,269.97 / 20 + 5.369 = 68.87 GB.
-    fit = fit_training(LLAMA_70B, GPU_80GB, _training_job(ShardingStrategy.ZERO_3))
+    fit = fit_training(LLAMA_70B, A100_80GB, _training_job(ShardingStrategy.ZERO_3))
     assert fit.fits
     assert fit.accelerators == 20
     assert fit.data_parallel == 20
@@ -140,7 +137,7 @@ def test_zero3_spreads_a_70b_training_state_over_20_devices():
 
 
 def test_ddp_cannot_hold_what_does_not_fit_one_device():
-    fit = fit_training(LLAMA_70B, GPU_80GB, _training_job(ShardingStrategy.NONE))
+    fit = fit_training(LLAMA_70B, A100_80GB, _training_job(ShardingStrategy.NONE))
     assert not fit.fits
     assert np.isnan(fit.accelerators)
     assert fit.reason == WORKING_SET_TOO_LARGE
@@ -152,7 +149,7 @@ def test_zero1_keeps_weights_and_gradients_whole_on_each_rank():
     model = custom_model("7B", 7e9, layers=32, hidden_size=4_096, attention_heads=32,
                          max_context_length=4_096, vocab_size=32_000)
     job = _training_job(ShardingStrategy.ZERO_1, activation_memory_gb=0.0)
-    fit = fit_training(model, GPU_80GB, job)
+    fit = fit_training(model, A100_80GB, job)
     assert fit.accelerators == 3
     assert_allclose(fit.per_device_memory_gb, 42.0 + 84.0 / 3)
 
@@ -163,7 +160,7 @@ def test_tensor_and_pipeline_parallel_multiply_into_the_count():
     # activations 32 x 4,096 x 4,096 x 2 bytes = 1.074 GB over TP 8, 0.134 GB. 9.168 GB fits
     # 72 GB on DP 1, so 16 accelerators.
     job = _training_job(ShardingStrategy.ZERO_1, tensor_parallel=8, pipeline_parallel=2)
-    fit = fit_training(model_preset("llama-3.1-8b"), GPU_80GB, job)
+    fit = fit_training(model_preset("llama-3.1-8b"), A100_80GB, job)
     assert fit.accelerators == 16
     assert fit.layout == "TP 8 x PP 2 x DP 1, ZeRO-1"
     assert_allclose(fit.per_device_memory_gb, 8.030261248 * 18 / 16 + 1.073741824 / 8)
@@ -171,13 +168,13 @@ def test_tensor_and_pipeline_parallel_multiply_into_the_count():
 
 def test_tensor_parallel_beyond_the_policy_does_not_fit():
     job = _training_job(ShardingStrategy.ZERO_3, tensor_parallel=16)
-    fit = fit_training(LLAMA_70B, GPU_80GB, job)
+    fit = fit_training(LLAMA_70B, A100_80GB, job)
     assert not fit.fits
     assert fit.reason == LAYOUT_BEYOND_LIMITS
 
 
 def test_a_cap_on_accelerators_is_reported_with_the_count_it_would_need():
-    fit = fit_training(LLAMA_70B, GPU_80GB, _training_job(ShardingStrategy.ZERO_3),
+    fit = fit_training(LLAMA_70B, A100_80GB, _training_job(ShardingStrategy.ZERO_3),
                        FitPolicy(max_accelerators=16))
     assert not fit.fits
     assert fit.accelerators_required == 20
@@ -192,8 +189,8 @@ def test_a_vector_of_parameter_counts_gives_the_scalar_answers():
                             kv_heads=8, max_context_length=8_192, vocab_size=128_256)
 
     target = InferenceTarget(context_length=8_192, batch_size=4)
-    vector = fit_inference(model(parameters), GPU_80GB, target)
-    scalars = [fit_inference(model(count), GPU_80GB, target) for count in parameters]
+    vector = fit_inference(model(parameters), A100_80GB, target)
+    scalars = [fit_inference(model(count), A100_80GB, target) for count in parameters]
     assert_allclose(vector.accelerators, [s.accelerators for s in scalars])
     assert_allclose(vector.per_device_memory_gb, [s.per_device_memory_gb for s in scalars])
     assert_array_equal(vector.layout, [s.layout for s in scalars])
@@ -202,8 +199,8 @@ def test_a_vector_of_parameter_counts_gives_the_scalar_answers():
     assert vector.fits.all()
 
     job = _training_job(ShardingStrategy.ZERO_3, sequence_length=8_192)
-    vector = fit_training(model(parameters), GPU_80GB, job)
-    scalars = [fit_training(model(count), GPU_80GB, job) for count in parameters]
+    vector = fit_training(model(parameters), A100_80GB, job)
+    scalars = [fit_training(model(count), A100_80GB, job) for count in parameters]
     assert_allclose(vector.accelerators, [s.accelerators for s in scalars])
     assert_array_equal(vector.reason, [s.reason for s in scalars])
 
@@ -213,7 +210,7 @@ def test_an_array_with_elements_that_do_not_fit_answers_element_by_element():
     model = custom_model("m", np.array([7e9, 70e9]), layers=80, hidden_size=8_192,
                          attention_heads=64, kv_heads=8, max_context_length=8_192,
                          vocab_size=128_256)
-    fit = fit_inference(model, GPU_80GB, InferenceTarget(), single)
+    fit = fit_inference(model, A100_80GB, InferenceTarget(), single)
     assert_array_equal(fit.fits, [True, False])
     assert_allclose(fit.accelerators, [1.0, np.nan])
     assert_array_equal(fit.reason, ["", LAYOUT_BEYOND_LIMITS])
@@ -221,9 +218,9 @@ def test_an_array_with_elements_that_do_not_fit_answers_element_by_element():
 
 def test_it_rejects_a_context_longer_than_the_model_handles():
     with pytest.raises(SizingInputError, match="context_length"):
-        fit_inference(model_preset("gpt-3-175b"), GPU_80GB, InferenceTarget(context_length=4_096))
+        fit_inference(model_preset("gpt-3-175b"), A100_80GB, InferenceTarget(context_length=4_096))
     with pytest.raises(SizingInputError, match="sequence_length"):
-        fit_training(model_preset("bert-base"), GPU_80GB, _training_job(ShardingStrategy.ZERO_3))
+        fit_training(model_preset("bert-base"), A100_80GB, _training_job(ShardingStrategy.ZERO_3))
 
 
 def test_it_rejects_headroom_of_the_whole_device():
@@ -233,7 +230,7 @@ def test_it_rejects_headroom_of_the_whole_device():
 
 def test_fit_to_dict_is_json_ready_with_every_assumption_sourced():
     policy = FitPolicy(max_tensor_parallel=1, max_pipeline_parallel=1)
-    data = fit_inference(LLAMA_70B, GPU_80GB, InferenceTarget(), policy).to_dict()
+    data = fit_inference(LLAMA_70B, A100_80GB, InferenceTarget(), policy).to_dict()
     text = json.dumps(data, allow_nan=False)  # NaN must have become null
     assert data["accelerators"] is None
     assert data["memory"]["weights_gb"] == pytest.approx(141.107412992)

@@ -19,11 +19,8 @@ from tco.engine.sizing import (
     size_inference,
 )
 from tco.engine.sizing.table import H100_SXM_80GB
+from tests.tco.engine.devices import A100_80GB
 
-DEVICE = AcceleratorSpec(
-    name="test device", memory_gb=80.0, memory_bandwidth_gb_per_s=2_000.0,
-    dense_tflops={Precision.FP16: 312.0, Precision.BF16: 312.0},
-)
 # 7e9 parameters; KV cache per token: 32 layers x 2 x 8 KV heads x 128 = 65,536 values.
 SEVEN_B = custom_model("7B", 7e9, layers=32, hidden_size=4_096, attention_heads=32, kv_heads=8,
                        head_dim=128, max_context_length=8_192, vocab_size=32_000)
@@ -46,7 +43,7 @@ def test_decode_roofline_matches_hand_computation_when_memory_bound():
     # Memory: (14 GB weights + 32 x 65,536 x 1,000 x 10 x 2 bytes = 1.31072 GB) / 2,000 GB/s
     # = 7.65536 ms. Compute: 2 x 7e9 x 10 / (312e12 x 0.6) = 0.74786 ms. Memory-bound:
     # 10 tokens / 7.65536 ms = 1,306.27 tokens/s.
-    roofline = decode_roofline(SEVEN_B, DEVICE, BATCH_10, 1)
+    roofline = decode_roofline(SEVEN_B, A100_80GB, BATCH_10, 1)
     assert_allclose(roofline.memory_time_s_per_step, 15.31072 / 2_000)
     assert_allclose(roofline.compute_time_s_per_step, 1.4e11 / 1.872e14)
     assert roofline.bound == "memory"
@@ -57,13 +54,13 @@ def test_decode_turns_compute_bound_at_a_large_batch():
     # Batch 256 at 100 tokens: memory (14 + 3.355) / 2,000 = 8.68 ms; compute
     # 2 x 7e9 x 256 / 1.872e14 = 19.15 ms. Compute-bound: 1.872e14 / 1.4e10 = 13,371 tokens/s.
     target = InferenceTarget(batch_size=256, context_length=100, precision=Precision.FP16)
-    roofline = decode_roofline(SEVEN_B, DEVICE, target, 1)
+    roofline = decode_roofline(SEVEN_B, A100_80GB, target, 1)
     assert roofline.bound == "compute"
     assert_allclose(roofline.tokens_per_s_per_replica, 1.872e14 / 1.4e10)
 
 
 def test_a_replica_spread_over_two_devices_halves_the_step_but_not_the_rate_per_device():
-    one, two = (decode_roofline(SEVEN_B, DEVICE, BATCH_10, n) for n in (1, 2))
+    one, two = (decode_roofline(SEVEN_B, A100_80GB, BATCH_10, n) for n in (1, 2))
     assert_allclose(two.memory_time_s_per_step, one.memory_time_s_per_step / 2)
     assert_allclose(two.tokens_per_s_per_replica, 2 * one.tokens_per_s_per_replica)
     assert_allclose(two.tokens_per_s_per_accelerator, one.tokens_per_s_per_accelerator)
@@ -73,7 +70,7 @@ def test_efficiencies_and_power_cap_scale_the_roofline():
     # Bandwidth at 80 %: 1,306.27 x 0.8 = 1,045.0 tokens/s; a 10 % power-cap loss: x 0.9.
     target = InferenceTarget(batch_size=10, context_length=1_000, precision=Precision.FP16,
                              memory_bandwidth_efficiency=0.8, power_cap_throughput_loss=0.1)
-    roofline = decode_roofline(SEVEN_B, DEVICE, target, 1)
+    roofline = decode_roofline(SEVEN_B, A100_80GB, target, 1)
     assert_allclose(roofline.tokens_per_s_per_replica, 10 / (15.31072 / 2_000) * 0.8 * 0.9)
 
 
@@ -116,7 +113,7 @@ def test_size_inference_adds_replicas_until_the_target_rate_is_met():
     # needs ceil(3.83) = 4 replicas; at $2/h a million tokens cost 2 / (1,306.27 x 3,600) x 1e6.
     target = InferenceTarget(tokens_per_s=5_000.0, batch_size=10, context_length=1_000,
                              precision=Precision.FP16)
-    sizing = size_inference(SEVEN_B, DEVICE, target, price_usd_per_accelerator_hour=2.0)
+    sizing = size_inference(SEVEN_B, A100_80GB, target, price_usd_per_accelerator_hour=2.0)
     rate = 10 / (15.31072 / 2_000)
     assert (sizing.accelerators_per_replica, sizing.replicas, sizing.accelerators) == (1, 4, 4)
     assert_allclose(sizing.capacity_tokens_per_s, 4 * rate)
@@ -133,7 +130,7 @@ def test_size_inference_without_a_rate_sizes_one_replica_and_without_a_price_no_
 def test_a_replica_that_does_not_fit_gives_nan_rather_than_an_error():
     too_big = InferenceTarget(tokens_per_s=np.array([1_000.0, 1_000.0]),
                               activation_memory_gb=np.array([0.0, 1_000.0]))
-    sizing = size_inference(SEVEN_B, DEVICE, too_big, price_usd_per_accelerator_hour=2.0)
+    sizing = size_inference(SEVEN_B, A100_80GB, too_big, price_usd_per_accelerator_hour=2.0)
     assert_array_equal(sizing.fits, [True, False])
     assert np.isnan(sizing.accelerators[1]) and np.isnan(sizing.cost_usd_per_million_tokens[1])
     assert_array_equal(sizing.roofline.bound, ["memory", ""])
@@ -147,8 +144,8 @@ def test_a_vector_of_batch_sizes_gives_the_scalar_answers():
     def target(batch):
         return InferenceTarget(tokens_per_s=20_000.0, batch_size=batch, context_length=2_048)
 
-    vector = size_inference(SEVEN_B, DEVICE, target(batches))
-    scalars = [size_inference(SEVEN_B, DEVICE, target(b)) for b in batches]
+    vector = size_inference(SEVEN_B, A100_80GB, target(batches))
+    scalars = [size_inference(SEVEN_B, A100_80GB, target(b)) for b in batches]
     for name in ("accelerators_per_replica", "replicas", "accelerators",
                  "tokens_per_s_per_accelerator"):
         assert_allclose(getattr(vector, name), [getattr(s, name) for s in scalars])
@@ -180,4 +177,4 @@ def test_it_rejects_zero_batch_zero_context_and_out_of_range_figures(field, valu
 
 def test_it_rejects_a_negative_price():
     with pytest.raises(SizingInputError, match="price_usd_per_accelerator_hour"):
-        size_inference(SEVEN_B, DEVICE, BATCH_10, price_usd_per_accelerator_hour=-1.0)
+        size_inference(SEVEN_B, A100_80GB, BATCH_10, price_usd_per_accelerator_hour=-1.0)

@@ -25,12 +25,8 @@ from tco.engine.sizing import (
 from tco.engine.sizing.fit import TOO_MANY_ACCELERATORS
 from tco.engine.sizing.table import H100_SXM_80GB, sizing_table, sizing_table_rows
 from tco.engine.sizing.training import BELOW_MEMORY_MINIMUM
+from tests.tco.engine.devices import A100_80GB
 
-A100_80GB = AcceleratorSpec(
-    name="A100 SXM 80GB", memory_gb=80.0, memory_bandwidth_gb_per_s=2_000.0,
-    dense_tflops={Precision.FP16: 312.0, Precision.BF16: 312.0, Precision.TF32: 156.0},
-    source="seed 004 (dense FP16/BF16 312, TF32 156 TFLOPS)",
-)
 # 1e15 FLOP/s at MFU 1: easy round figures for hand checks.
 PETA_DEVICE = AcceleratorSpec(
     name="1 PFLOPS device", memory_gb=1_000.0, memory_bandwidth_gb_per_s=1_000.0,
