@@ -16,6 +16,7 @@ per-scenario figures: about 1 kB a scenario.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -38,7 +39,7 @@ from tco.engine.finance import (
 )
 from tco.engine.footprint import Footprint, fleet_footprint
 from tco.engine.goodput import fleet_efficiency
-from tco.engine.inputs import ApiOption, PricingModel, RentOption, Scenario, batch_shape
+from tco.engine.inputs import ApiOption, PricingModel, RentOption, Scenario, Workload, batch_shape
 from tco.engine.metrics import (
     TOKENS_PER_MILLION,
     cost_per_million_tokens_usd,
@@ -122,25 +123,15 @@ def compute_result(
         timeline = _Timeline(shape, n_months, horizon, detail, factors)
         buy_side, *rent_sides = _numpy_sides(timeline, sides, irr=irr)
     buy_goodput = _goodput(inputs, interruptions_per_hour=0.0)
-    useful_hours = useful_accelerator_hours(
-        workload.accelerators, workload.hours_per_month, buy_goodput.share, horizon
-    )
     million_tokens = _million_tokens_per_month(inputs, buy_goodput.share)
-    buy_cost_per_hour = cost_per_useful_accelerator_hour_usd(buy_side.total_usd, useful_hours)
     buy = BuyResult(
-        cash_flows=buy_side.cash_flows,
+        **buy_side.figures(workload, buy_goodput.share, horizon),
         capex_usd=capex,
         total_capex_usd=sum(capex.values()),
         depreciation_usd_per_month=depreciation_usd_per_month(inputs, capex),
         depreciation_line_usd=_monthly_line(depreciation_line(inputs, capex), shape, n_months, horizon)
         if detail
         else None,
-        total_usd=buy_side.total_usd,
-        npv_usd=buy_side.npv_usd,
-        cost_per_useful_accelerator_hour_usd=buy_cost_per_hour,
-        cost_per_million_tokens_usd=cost_per_million_tokens_usd(
-            buy_cost_per_hour, workload.tokens_per_s_per_accelerator
-        ),
         goodput=buy_goodput,
         residual=Residual(
             resale_share=resale_share(inputs.buy, horizon),
@@ -220,6 +211,25 @@ class _Side:
     npv_usd: NDArray[np.float64]
     breakeven_month: NDArray[np.float64] | None = None
     irr_per_year: NDArray[np.float64] | None = None
+
+    def figures(
+        self, workload: Workload, goodput_share: NDArray[np.float64], horizon: NDArray[np.float64]
+    ) -> dict[str, Any]:
+        """What buying's and each rent option's result take alike from their side: cash flows,
+        totals, and the cost per useful accelerator-hour and per million tokens at a goodput share."""
+        useful_hours = useful_accelerator_hours(
+            workload.accelerators, workload.hours_per_month, goodput_share, horizon
+        )
+        cost_per_hour = cost_per_useful_accelerator_hour_usd(self.total_usd, useful_hours)
+        return {
+            "cash_flows": self.cash_flows,
+            "total_usd": self.total_usd,
+            "npv_usd": self.npv_usd,
+            "cost_per_useful_accelerator_hour_usd": cost_per_hour,
+            "cost_per_million_tokens_usd": cost_per_million_tokens_usd(
+                cost_per_hour, workload.tokens_per_s_per_accelerator
+            ),
+        }
 
 
 _NO_FLOWS = CashFlows(lines_usd={}, per_month_usd=None, cumulative_usd=None)
@@ -330,10 +340,6 @@ def _rent_result(
     spot = option.pricing_model == PricingModel.SPOT
     goodput = _goodput(inputs, interruptions_per_hour=option.spot_interruptions_per_hour if spot else 0.0)
     saving = side.total_usd - buy.total_usd
-    useful_hours = useful_accelerator_hours(
-        workload.accelerators, workload.hours_per_month, goodput.share, horizon
-    )
-    cost_per_hour = cost_per_useful_accelerator_hour_usd(side.total_usd, useful_hours)
     slope = rent_utilisation_slope_usd(option, workload, horizon) + emissions.utilisation_slope_usd(
         inputs, horizon
     )
@@ -344,13 +350,7 @@ def _rent_result(
         equivalence_factor=np.asarray(option.equivalence_factor, dtype=np.float64),
         accelerators_rented=rented,
         instances=instances_needed(rented, option.accelerators_per_instance),
-        cash_flows=side.cash_flows,
-        total_usd=side.total_usd,
-        npv_usd=side.npv_usd,
-        cost_per_useful_accelerator_hour_usd=cost_per_hour,
-        cost_per_million_tokens_usd=cost_per_million_tokens_usd(
-            cost_per_hour, workload.tokens_per_s_per_accelerator
-        ),
+        **side.figures(workload, goodput.share, horizon),
         saving_usd=saving,
         npv_saving_usd=side.npv_usd - buy.npv_usd,
         breakeven_month=side.breakeven_month,
