@@ -1,11 +1,13 @@
-"""Report fixtures: a demo scenario owned by a planner, media in a temporary folder, and report
-content built straight from engine inputs (no database) for the builder tests."""
+"""Report fixtures: a demo scenario owned by a planner, the planner's API client, media in a
+temporary folder, and report content built straight from engine inputs (no database) for the
+builder tests."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 import pytest
+from rest_framework.test import APIClient
 
 from reports.content import ReportContent, ReportMeta
 from tco import engine
@@ -53,6 +55,14 @@ def planner(db):
     from tests.teams.members import member
 
     return member("planner", first_name="Pat", last_name="Planner")
+
+
+@pytest.fixture
+def api(planner):
+    """An API client authenticated as the planner."""
+    client = APIClient()
+    client.force_authenticate(planner)
+    return client
 
 
 @pytest.fixture

@@ -19,13 +19,6 @@ pytestmark = pytest.mark.django_db
 EXPORTS = "/api/v1/report-exports/"
 
 
-@pytest.fixture
-def api(planner):
-    client = APIClient()
-    client.force_authenticate(planner)
-    return client
-
-
 def test_a_request_answers_202_then_the_job_gives_a_download_link(
     api, scenario, django_capture_on_commit_callbacks
 ):

@@ -11,7 +11,6 @@ import zipfile
 import pandas as pd
 import pytest
 from openpyxl import load_workbook
-from rest_framework.test import APIClient
 
 from reports.builders.excel import build_workbook
 from reports.content import RecordedRun
@@ -25,13 +24,6 @@ CENT = 0.01
 # inputs; they are the spreadsheet's identifiers, not words a figure is read by.
 IDENTIFIER_HEADING = "Name in formulas"
 EXPORTS = "/api/v1/report-exports/"
-
-
-@pytest.fixture
-def api(planner):
-    client = APIClient()
-    client.force_authenticate(planner)
-    return client
 
 
 @pytest.mark.django_db
