@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.errors import MalformedPayload
-from catalog.pricefeeds.mapping import InstanceMap
+from catalog.pricefeeds.mapping import AcceleratorMatch, InstanceMap
 from catalog.pricefeeds.money import spread_over_term
 from catalog.pricefeeds.records import TERM_YEARS, ParsedPrice, PricingModel, RejectionReason
 
@@ -32,8 +32,7 @@ class AwsProduct:
     instance_type: str
     region: str
     market_option: str
-    accelerator_slug: str
-    accelerators_per_instance: int
+    accelerator: AcceleratorMatch
 
 
 @dataclass(frozen=True)
@@ -143,8 +142,7 @@ def classify_product(
             instance_type=instance_type,
             region=region,
             market_option=market_option,
-            accelerator_slug=match.accelerator_slug,
-            accelerators_per_instance=match.accelerators_per_instance,
+            accelerator=match,
         ),
         region=region,
     )
@@ -209,8 +207,8 @@ def add_term_price(
             recurring_price_per_instance_hour=term.hourly,
             upfront_fee=upfront_fee,
             currency=term.currency,
-            accelerator_slug=product.accelerator_slug,
-            accelerators_per_instance=product.accelerators_per_instance,
+            accelerator_slug=product.accelerator.accelerator_slug,
+            accelerators_per_instance=product.accelerator.accelerators_per_instance,
             effective_date=term.effective_date,
             source_url=source_url,
             source_version=source_version,
