@@ -194,7 +194,7 @@ class SystemSkuAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
         """The picker's words: complete systems by name, the others with what they lack."""
         if obj.is_complete:
             return obj.label
-        return f"{obj.label} — incomplete: no {', '.join(system_missing(obj))}"
+        return f"{obj.label} — incomplete: missing {', '.join(system_missing(obj))}"
 
     @admin.display(description="can be costed in a scenario")
     def costing(self, obj: SystemSku) -> str:
@@ -229,9 +229,10 @@ class CloudOfferingAdmin(
         return offerings_with_completeness(queryset), may_have_duplicates
 
     def autocomplete_label(self, obj: CloudOffering) -> str:
-        """Complete offerings by name; the others say they have no price."""
-        label = str(obj)
-        return label if obj.is_complete else f"{label} — incomplete: no {', '.join(offering_missing(obj))}"
+        """Complete offerings by name; the others say what they lack."""
+        if obj.is_complete:
+            return str(obj)
+        return f"{obj} — incomplete: missing {', '.join(offering_missing(obj))}"
     inlines = (PriceHistoryInline,)
 
 

@@ -7,9 +7,19 @@ models name them (``SystemSku.label``, ``str(CloudOffering)``).
 
 from __future__ import annotations
 
-from django.db.models import BooleanField, Case, Exists, OuterRef, Q, QuerySet, Value, When
+from django.db.models import (
+    BooleanField,
+    Case,
+    Exists,
+    ExpressionWrapper,
+    OuterRef,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 
-from catalog.models import CloudOffering, PricePoint, SystemSku
+from catalog.models import AcceleratorThroughput, CloudOffering, PricePoint, SystemSku
 
 
 def _public_price(target_field: str) -> Exists:
@@ -34,11 +44,31 @@ def systems_with_completeness(systems: QuerySet[SystemSku] | None = None) -> Que
     )
 
 
+#: Precisions at which a dense throughput lets the catalog suggest an equivalence factor between
+#: an offering's accelerator and a system's (the workloads' usual training precisions).
+COMPARABLE_PRECISIONS = ("FP16", "BF16")
+
+
+def _comparable() -> Q:
+    """A system holds the offering's accelerator, or its dense throughput can be compared."""
+    held = systems_with_completeness().filter(is_complete=True, accelerator=OuterRef("accelerator"))
+    rated = AcceleratorThroughput.objects.filter(
+        accelerator=OuterRef("accelerator"), is_preferred=True, precision__in=COMPARABLE_PRECISIONS)
+    return Q(Exists(held)) | Q(Exists(rated))
+
+
 def offerings_with_completeness(offerings: QuerySet[CloudOffering] | None = None) -> QuerySet[CloudOffering]:
-    """Offerings annotated with ``is_complete`` (they have a public price), complete ones first."""
+    """Offerings annotated with ``is_complete`` (a public price, and a system to compare with like
+    for like: one holding its accelerator, or a dense FP16/BF16 throughput for a factor),
+    complete ones first."""
     offerings = CloudOffering.objects.all() if offerings is None else offerings
-    return offerings.annotate(is_complete=_public_price("offering")).select_related("accelerator").order_by(
-        "-is_complete", "provider", "instance_type", "region", "pricing_model"
+    return (
+        offerings.annotate(has_public_price=_public_price("offering"),
+                           is_comparable=ExpressionWrapper(_comparable(), output_field=BooleanField()))
+        .annotate(is_complete=ExpressionWrapper(Q(has_public_price=True, is_comparable=True),
+                                                output_field=BooleanField()))
+        .select_related("accelerator")
+        .order_by("-is_complete", "provider", "instance_type", "region", "pricing_model")
     )
 
 
@@ -63,7 +93,11 @@ def system_missing(system: SystemSku) -> list[str]:
 
 def offering_missing(offering: CloudOffering) -> list[str]:
     """What a rent option on this offering would lack; [] = complete."""
-    priced = getattr(offering, "is_complete", None)  # annotated by offerings_with_completeness
-    if priced is None:
-        priced = offering.prices.filter(team__isnull=True).exists()
-    return [] if priced else ["a price"]
+    if not hasattr(offering, "is_complete"):  # annotated by offerings_with_completeness
+        offering = offerings_with_completeness(CloudOffering.objects.filter(pk=offering.pk)).get()
+    missing = [] if offering.has_public_price else ["a price"]
+    if not offering.is_comparable:
+        missing.append(f"a like-for-like comparison: no system in the catalog holds "
+                       f"{offering.accelerator.short_name} and it has no dense FP16 or BF16 "
+                       "throughput, so a rent option on it needs an equivalence factor stated")
+    return missing

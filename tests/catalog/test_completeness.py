@@ -77,6 +77,6 @@ def test_the_scenario_system_picker_offers_complete_systems_first(admin_client, 
         "term": term, "app_label": "tco", "model_name": "scenario", "field_name": "system"}).json()
     texts = [row["text"] for row in answer["results"]]
     assert texts[0] == first
-    assert any("incomplete: no rack units" in text for text in texts), texts
+    assert any("incomplete: missing rack units" in text for text in texts), texts
     complete = ["incomplete" not in text for text in texts]
     assert complete == sorted(complete, reverse=True)
