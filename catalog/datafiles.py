@@ -417,40 +417,26 @@ def _read_offerings(entries, sources, data: CatalogData) -> None:
 
 
 def _read_cooling(entries, sources, data: CatalogData) -> None:
-    for where, entry in entries:
-        _check_keys(
-            entry,
-            where,
-            {"slug", "name", "source"},
-            {"sources", "notes", *COOLING_FIGURES},
-        )
-        data.cooling_technologies.append(
-            {
-                "slug": entry["slug"],
-                "name": entry["name"],
-                "notes": entry.get("notes", "").strip(),
-                **_figures(entry, COOLING_FIGURES, sources, where),
-            }
-        )
+    data.cooling_technologies.extend(_sourced_rows(entries, sources, ("slug", "name"), COOLING_FIGURES))
 
 
 def _read_facilities(entries, sources, data: CatalogData) -> None:
+    data.facility_profiles.extend(_sourced_rows(entries, sources, ("slug", "name", "kind"), FACILITY_FIGURES))
+
+
+def _sourced_rows(entries, sources, plain: tuple[str, ...], figures: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Rows of ``plain`` fields as written, notes, and ``figures`` each with the sources it names."""
+    rows = []
     for where, entry in entries:
-        _check_keys(
-            entry,
-            where,
-            {"slug", "name", "kind", "source"},
-            {"sources", "notes", *FACILITY_FIGURES},
-        )
-        data.facility_profiles.append(
+        _check_keys(entry, where, {*plain, "source"}, {"sources", "notes", *figures})
+        rows.append(
             {
-                "slug": entry["slug"],
-                "name": entry["name"],
-                "kind": entry["kind"],
+                **{field: entry[field] for field in plain},
                 "notes": entry.get("notes", "").strip(),
-                **_figures(entry, FACILITY_FIGURES, sources, where),
+                **_figures(entry, figures, sources, where),
             }
         )
+    return rows
 
 
 def _read_power_densities(entries, sources, data: CatalogData) -> None:
