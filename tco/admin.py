@@ -29,7 +29,7 @@ from tco.services.scenarios import (
     scenario_next_version,
 )
 from tco.services.sizing_spec import validated_sizing_spec
-from tco.side_by_side import SideBySideError, side_by_side
+from tco.side_by_side import SideBySideError, side_by_side, workbook_response
 from teams.admin_mixins import ListedRowsFilter, TeamScopedAdminMixin, TeamScopedInlineMixin
 from teams.models import Role
 from teams.selectors import for_teams, has_role, teams_of
@@ -253,6 +253,8 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
                 path("<int:pk>/approve/", view(require_POST(self.approve_view)),
                      name="tco_scenario_approve"),
                 path("<int:pk>/compare/", view(self.compare_view), name="tco_scenario_compare"),
+                path("side-by-side/workbook/", view(self.side_by_side_workbook_view),
+                     name="tco_scenario_side_by_side_workbook"),
                 *super().get_urls()]
 
     def _scenario(self, request: HttpRequest, pk: int, role: Role) -> Scenario:
@@ -295,6 +297,21 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
             context.update(old=old, new=new, diff=history_diff(old, new))
         return TemplateResponse(request, "admin/tco/scenario/compare.html", context)
 
+    def side_by_side_workbook_view(self, request: HttpRequest) -> HttpResponse:
+        """The side-by-side page's scenarios (``?ids=``, among the user's) as one Excel sheet."""
+        try:
+            ids = [int(part) for part in request.GET.get("ids", "").split(",") if part]
+        except ValueError:
+            raise Http404("Give comma-separated scenario ids.") from None
+        visible = {s.pk: s for s in self.get_queryset(request).filter(pk__in=ids)}
+        if any(pk not in visible for pk in ids):
+            raise Http404("No such scenario in your teams.")
+        try:
+            return workbook_response(side_by_side([visible[pk] for pk in ids]))
+        except SideBySideError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return HttpResponseRedirect(reverse("admin:tco_scenario_changelist"))
+
     @admin.action(description="Show selected scenarios side by side", permissions=["view"])
     def side_by_side_selected(self, request, queryset):
         try:
@@ -302,8 +319,10 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
         except SideBySideError as exc:
             self.message_user(request, exc.message, messages.ERROR)
             return None
+        ids = ",".join(str(column.scenario_id) for column in columns)
         context = {**self.admin_site.each_context(request), "opts": self.model._meta,
                    "title": "Scenarios side by side", "columns": columns,
+                   "workbook_url": f"{reverse('admin:tco_scenario_side_by_side_workbook')}?ids={ids}",
                    "chart_svg": mark_safe(  # noqa: S308 (our own SVG)
                        render(side_by_side_figure(columns), "svg").decode())}
         return TemplateResponse(request, "admin/tco/scenario/side_by_side.html", context)

@@ -65,8 +65,8 @@ def sent_revision(request: Request, *, required: bool) -> int | None:
 
 
 def with_etag(response: Response) -> Response:
-    """Give a response carrying one scenario its revision as ETag."""
-    data = response.data
+    """Give a response carrying one scenario its revision as ETag (a file download has none)."""
+    data = getattr(response, "data", None)
     if isinstance(data, dict) and isinstance(data.get("revision"), int):
         response["ETag"] = f'"{data["revision"]}"'
     return response

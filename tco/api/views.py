@@ -3,6 +3,7 @@ for budgeting tools. Every scenario read goes through tco.selectors.scenarios_fo
 team's scenario is not found (404); writes need the analyst role, approval the approver role."""
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
@@ -10,6 +11,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from reports.builders.excel import XLSX_CONTENT_TYPE
 from tco.api.concurrency import Frozen, RevisionConflict, sent_revision, with_etag
 from tco.api.evaluation import EvaluationSerializer
 from tco.api.serializers import (
@@ -33,7 +35,7 @@ from tco.services.scenarios import (
     scenario_update,
     unsaved_evaluate,
 )
-from tco.side_by_side import SideBySideError, side_by_side
+from tco.side_by_side import Column, SideBySideError, side_by_side, workbook_response
 from teams.models import Role
 from teams.permissions import TeamRolePermission
 
@@ -53,6 +55,10 @@ IF_MATCH = OpenApiParameter(
 CONFLICT = OpenApiResponse(description="Stale revision (the body names the current one), or an "
                                        "approved scenario that does not allow this.")
 
+
+SIDE_BY_SIDE_IDS = OpenApiParameter(
+    "ids", str, required=True,
+    description="Comma-separated scenario ids, 2 to 12, in the order to show them (versions are scenarios).")
 
 class ScenarioViewSet(viewsets.ModelViewSet):
     """Scenarios of the user's teams; `evaluate` runs the engine on one.
@@ -182,15 +188,8 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         return Response(EvaluationSerializer(evaluation.to_dict()).data)
 
     @extend_schema(request=None, responses={201: ScenarioSerializer})
-    @extend_schema(
-        parameters=[OpenApiParameter("ids", str, required=True,
-                                     description="Comma-separated scenario ids, 2 to 12, in the "
-                                                 "order to show them (versions are scenarios).")],
-        responses={200: SideBySideSerializer(many=True)})
-    @action(detail=False, methods=["get"], url_path="side-by-side")
-    def side_by_side(self, request):
-        """Several scenarios side by side: each one's key figures against its cheapest rent
-        option, and the cumulative costs for one chart; the figures its own evaluation gives."""
+    def _side_by_side(self, request) -> list[Column] | Response:
+        """Columns of the scenarios ``?ids=`` names, or the 400 that says what is wrong."""
         try:
             ids = [int(part) for part in request.query_params.get("ids", "").split(",") if part]
         except ValueError:
@@ -200,10 +199,30 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         if missing:
             return Response({"ids": [f"no scenario {pk} among yours" for pk in missing]}, status=400)
         try:
-            columns = side_by_side([visible[pk] for pk in ids])
+            return side_by_side([visible[pk] for pk in ids])
         except SideBySideError as exc:
             return Response({exc.field: [exc.message]}, status=400)
+
+    @extend_schema(parameters=[SIDE_BY_SIDE_IDS], responses={200: SideBySideSerializer(many=True)})
+    @action(detail=False, methods=["get"], url_path="side-by-side")
+    def side_by_side(self, request):
+        """Several scenarios side by side: each one's key figures against its cheapest rent
+        option, and the cumulative costs for one chart; the figures its own evaluation gives."""
+        columns = self._side_by_side(request)
+        if isinstance(columns, Response):
+            return columns
         return Response(SideBySideSerializer(columns, many=True).data)
+
+    @extend_schema(parameters=[SIDE_BY_SIDE_IDS],
+                   responses={(200, XLSX_CONTENT_TYPE): OpenApiTypes.BINARY})
+    @action(detail=False, methods=["get"], url_path="side-by-side/workbook")
+    def side_by_side_workbook(self, request):
+        """The same comparison as one Excel sheet: key figures per scenario, cumulative costs
+        by month and their chart."""
+        columns = self._side_by_side(request)
+        if isinstance(columns, Response):
+            return columns
+        return workbook_response(columns)
 
     @extend_schema(request=None, responses={201: ScenarioSerializer})
     @action(detail=True, methods=["post"])

@@ -1,10 +1,15 @@
 """Several scenarios side by side: the same figures as each scenario's own evaluation."""
 from __future__ import annotations
 
+import io
 import math
+import re
 
 import pytest
+from openpyxl import load_workbook
 
+from reports.builders.excel import XLSX_CONTENT_TYPE
+from tests.reports.recalc import recalculate
 from tests.teams.members import member
 
 pytestmark = pytest.mark.django_db
@@ -46,3 +51,52 @@ def test_the_admin_action_shows_a_table_and_a_chart(admin_client, demo_scenarios
     assert response.status_code == 200
     assert 'id="side-by-side"' in page and "<svg" in page
     assert "NPV saving of buying" in page
+
+
+def test_one_excel_sheet_shows_each_scenario_as_its_own_page_does(client, demo_scenarios, tmp_path):
+    first = demo_scenarios["8x H100 training cluster"]
+    second = demo_scenarios["Inference fleet: 32x L40S vs cloud"]
+    client.force_login(member("viewer", of=first.team.slug))
+
+    response = client.get(f"/api/v1/scenarios/side-by-side/workbook/?ids={first.pk},{second.pk}")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == XLSX_CONTENT_TYPE
+    path = tmp_path / "side-by-side.xlsx"
+    path.write_bytes(response.content)
+    ws = load_workbook(path, data_only=True)["Side by side"]
+    rows = {row[0]: row[1:3] for row in ws.iter_rows(values_only=True) if row[0]}
+    assert rows["Figure"] == (first.name, second.name)
+    for index, scenario in enumerate((first, second)):
+        own = client.post(f"/api/v1/scenarios/{scenario.pk}/evaluate/").json()["result"]
+        cheapest = min(own["rent"], key=lambda option: option["npv_usd"])
+        assert rows["Total cost of buying"][index] == pytest.approx(own["buy"]["total_usd"], abs=0.01)
+        assert rows["NPV of buying"][index] == pytest.approx(own["buy"]["npv_usd"], abs=0.01)
+        assert rows["Cheapest rent option by NPV"][index] == cheapest["name"]
+        # A formula (rent NPV - buy NPV), stored with its value.
+        assert rows["NPV saving of buying (rent - buy)"][index] == pytest.approx(
+            cheapest["npv_saving_usd"], abs=0.01)
+        assert rows["Breakeven month"][index] == (cheapest["breakeven_month"] or "never")
+    savings = rows["NPV saving of buying (rent - buy)"]
+    assert sorted(rows["Rank by NPV saving (1 = buying saves most)"]) == [1, 2]
+    assert rows["Rank by NPV saving (1 = buying saves most)"][savings.index(max(savings))] == 1
+    # LibreOffice computes the same values from the formulas.
+    (recalculated,) = recalculate([path], tmp_path)
+    again = {row[0]: row[1:3] for row in load_workbook(recalculated, data_only=True)["Side by side"]
+             .iter_rows(values_only=True) if row[0]}
+    assert again["NPV saving of buying (rent - buy)"] == pytest.approx(savings, abs=1e-6)
+    assert again["Rank by NPV saving (1 = buying saves most)"] == rows[
+        "Rank by NPV saving (1 = buying saves most)"]
+
+
+def test_the_admin_side_by_side_page_links_its_workbook(admin_client, demo_scenarios):
+    ids = [s.pk for s in demo_scenarios.values()][:2]
+    page = admin_client.post("/admin/tco/scenario/", {
+        "action": "side_by_side_selected", "_selected_action": ids}).content.decode()
+    link = re.search(r'href="([^"]*side-by-side/workbook/[^"]*)"', page).group(1)
+
+    response = admin_client.get(link.replace("&amp;", "&"))
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == XLSX_CONTENT_TYPE
+    assert load_workbook(io.BytesIO(response.content)).sheetnames == ["Side by side"]

@@ -495,6 +495,15 @@ def _sumproduct(ev: Evaluator, *arrays: Any) -> float:
     return float(np.sum(np.prod(np.broadcast_arrays(*factors), axis=0)))
 
 
+def _rank_of(ev: Evaluator, value: Any, area: Area, ascending: Any = 0.0) -> float:
+    """RANK: 1 + how many numbers of the area are above (ascending: below) the value."""
+    value, numbers = _number(value), _numbers(ev, (area,))
+    if value not in numbers:
+        raise Failed(NA)
+    beaten = [n for n in numbers if (n < value if _number(ascending) else n > value)]
+    return float(1 + len(beaten))
+
+
 def _sqrt(ev: Evaluator, value: Any) -> float:
     value = _number(value)
     if value < 0:
@@ -532,6 +541,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "PMT": _pmt,
     "IRR": _irr,
     "SQRT": _sqrt,
+    "RANK": _rank_of,
     "MOD": _mod,
     "NA": lambda ev: NA,
 }
