@@ -17,7 +17,7 @@ from tco import engine
 from tco.engine.figures import finite_or_none, scalar
 from tco.engine.vocabulary import input_label
 from tco.services.engine_inputs import Assumption, PriceUsed
-from tco.services.evaluation import Evaluation
+from tco.services.evaluation import Evaluation, option_figures, option_phrase
 
 MONTE_CARLO = "monte_carlo"
 
@@ -130,6 +130,25 @@ class ReportContent:
     @property
     def prices(self) -> tuple[PriceUsed, ...]:
         return self.evaluation.prices
+
+    def signing_notes(self) -> tuple[tuple[str, str], ...]:
+        """What a reader must see beside the figures, as (label, text) rows: an approved
+        answer's pin and, when they differ, its figures at today's prices; then the warnings
+        (costs left at zero among them)."""
+        evaluation = self.evaluation
+        notes = []
+        if evaluation.pinned_at is not None:
+            notes.append(("Approved answer", "evaluated with the prices and catalog figures pinned "
+                                             f"on {evaluation.pinned_at:%Y-%m-%d %H:%M} UTC"))
+            if evaluation.today_error:
+                notes.append(("At today's prices", f"cannot be evaluated: {evaluation.today_error}"))
+            elif evaluation.differs_today:
+                notes += [(f"At today's prices, against {signed['name']}",
+                           f"{option_phrase(now)} (approved: {option_phrase(signed)})")
+                          for signed, now in zip(option_figures(evaluation.result),
+                                                 option_figures(evaluation.today.result), strict=True)]
+        notes += [("Warning", warning.message) for warning in evaluation.warnings]
+        return tuple(notes)
 
 
 def key_figures(result: engine.Result) -> dict[str, Any]:

@@ -10,18 +10,20 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_POST
 from simple_history.admin import SimpleHistoryAdmin
 
 from reports.admin import ReportExportInline, export_excel, export_pdf
 from tco import admin_alerts, admin_plans, admin_runs  # noqa: F401  (register the alert, plan and run admins)
+from tco.admin_approval import what_is_signed
 from tco.admin_result import scenario_result
 from tco.charts import render, side_by_side_figure
 from tco.engine import MAX_RENT_OPTIONS
-from tco.models import ApiOption, RentOption, Scenario, ScenarioStatus, StaleRevision
+from tco.models import ApiOption, RentOption, Scenario, StaleRevision
 from tco.selectors import scenarios_for
+from tco.services.engine_inputs import ScenarioInputError
 from tco.services.history import history_diff, scenario_records
 from tco.services.scenarios import (
+    ApprovalRefused,
     ScenarioFrozen,
     revision_check,
     scenario_approve,
@@ -250,8 +252,7 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
     def get_urls(self):
         view = self.admin_site.admin_view
         return [path("<int:pk>/clone/", view(self.clone_view), name="tco_scenario_clone"),
-                path("<int:pk>/approve/", view(require_POST(self.approve_view)),
-                     name="tco_scenario_approve"),
+                path("<int:pk>/approve/", view(self.approve_view), name="tco_scenario_approve"),
                 path("<int:pk>/compare/", view(self.compare_view), name="tco_scenario_compare"),
                 path("side-by-side/workbook/", view(self.side_by_side_workbook_view),
                      name="tco_scenario_side_by_side_workbook"),
@@ -272,15 +273,36 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
         return HttpResponseRedirect(reverse("admin:tco_scenario_change", args=[copy.pk]))
 
     def approve_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """What approving signs, and a confirmation; the confirmed POST approves."""
         scenario = self._scenario(request, pk, Role.APPROVER)
-        try:
-            scenario_approve(scenario=scenario, approved_by=request.user)
-        except ScenarioFrozen as exc:
-            self.message_user(request, str(exc), messages.WARNING)
-        else:
-            self.message_user(request, f"Approved “{scenario}”; editing it now makes a new version.",
-                              messages.SUCCESS)
-        return HttpResponseRedirect(reverse("admin:tco_scenario_change", args=[pk]))
+        back = reverse("admin:tco_scenario_change", args=[pk])
+        if request.method == "POST" and request.POST.get("confirm") == "yes":
+            self._approve(request, [scenario])
+            return HttpResponseRedirect(back)
+        return self._approve_confirmation(request, [scenario], action_url=request.path,
+                                          cancel_url=back)
+
+    def _approve_confirmation(self, request: HttpRequest, scenarios: list[Scenario], *,
+                              action_url: str, cancel_url: str,
+                              bulk_action: str = "") -> TemplateResponse:
+        items = [what_is_signed(scenario, request.user) for scenario in scenarios]
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta,
+                   "title": "Approve: what you sign", "items": items,
+                   "signable": sum(not item["refusal"] for item in items),
+                   "selected": [scenario.pk for scenario in scenarios], "bulk_action": bulk_action,
+                   "action_url": action_url, "cancel_url": cancel_url}
+        return TemplateResponse(request, "admin/tco/scenario/approve_confirm.html", context)
+
+    def _approve(self, request: HttpRequest, scenarios: list[Scenario]) -> None:
+        """Approve each scenario the user may, and say which were and why the others were not."""
+        for scenario in scenarios:
+            try:
+                scenario_approve(scenario=scenario, approved_by=request.user)
+            except (ScenarioFrozen, ApprovalRefused, ScenarioInputError) as exc:
+                self.message_user(request, f"“{scenario}” was not approved: {exc}", messages.WARNING)
+            else:
+                self.message_user(request, f"Approved “{scenario}”: its prices are pinned, and "
+                                           "editing it now makes a new version.", messages.SUCCESS)
 
     def compare_view(self, request: HttpRequest, pk: int) -> TemplateResponse:
         """Two points of the scenario's history (or of its earlier versions): the inputs that
@@ -340,15 +362,15 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
 
     @admin.action(description="Approve selected scenarios", permissions=["approve"])
     def approve_selected(self, request, queryset):
-        drafts = for_teams(queryset, request.user, role=Role.APPROVER).filter(
-            status=ScenarioStatus.DRAFT)
-        approved = [scenario_approve(scenario=scenario, approved_by=request.user)
-                    for scenario in drafts]
-        skipped = queryset.count() - len(approved)
-        self.message_user(request, f"Approved {len(approved)} scenario(s)"
-                                   + (f"; {skipped} skipped (approved already, or you are not "
-                                      "an approver in their team)." if skipped else "."),
-                          messages.SUCCESS)
+        """First what is signed for each, then (confirmed) the approvals."""
+        scenarios = list(queryset.order_by("name", "version"))
+        if request.POST.get("confirm") == "yes":
+            self._approve(request, list(for_teams(queryset, request.user, role=Role.APPROVER)
+                                        .order_by("name", "version")))
+            return None
+        return self._approve_confirmation(request, scenarios, action_url=request.get_full_path(),
+                                          cancel_url=request.get_full_path(),
+                                          bulk_action="approve_selected")
 
     def get_history_queryset(self, request, history_manager, pk_name, object_id):
         # History of the user's teams' scenarios only: another team's is not found (404).

@@ -26,7 +26,14 @@ from tco.engine.version import ENGINE_VERSION
 from tco.engine.vocabulary import INPUTS, RESULTS, line_label, usd_short
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
-from tco.services.evaluation import Evaluation, monthly_frame, scenario_evaluate
+from tco.services.evaluation import (
+    Evaluation,
+    monthly_frame,
+    option_figures,
+    option_phrase,
+    scenario_evaluate,
+)
+from tco.services.repricing import scenario_alert_today
 from tco.services.sizing import Sizing
 from tco.useful_work import useful_work
 
@@ -69,6 +76,10 @@ def scenario_result(scenario: Scenario) -> dict[str, Any]:
         except ScenarioInputError as exc:
             return {"evaluation_error": str(exc)}
         context = result_context(evaluation)
+        if evaluation.pinned_at is not None:
+            # New prices change the cache key: this is where an approved page first sees them.
+            scenario_alert_today(scenario=scenario, evaluation=evaluation)
+            context.update(_pinned_context(scenario, evaluation))
         shown = {name: context[name] for name in SUMMARY}
         shown["result_html"] = render_to_string(RESULT_TEMPLATE, context)
         cache.set(key, shown, CACHE_SECONDS)
@@ -116,6 +127,20 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
         "cash_flow_rows": [[str(int(row[0]))] + [RESULTS["buy.total_usd"].show(v) for v in row[1:]]
                            for row in frame.itertuples(index=False)],
     }
+
+
+def _pinned_context(scenario: Scenario, evaluation: Evaluation) -> dict[str, Any]:
+    """An approved answer's pin, its figures at today's prices beside it, and the alerts since."""
+    today = evaluation.today
+    rows = []
+    if today is not None:
+        for signed, now in zip(option_figures(evaluation.result), option_figures(today.result),
+                               strict=True):
+            rows.append((signed["name"], *(option_phrase(row) for row in (signed, now))))
+    alerts = scenario.price_alerts.filter(created_at__gte=scenario.approved_at)
+    return {"pinned_at": evaluation.pinned_at, "todays_rows": rows,
+            "todays_differs": evaluation.differs_today, "todays_error": evaluation.today_error,
+            "price_alerts": [alert.message for alert in alerts]}
 
 
 def _headline(cheapest: Any, saving: float, horizon: int) -> str:

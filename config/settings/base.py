@@ -267,3 +267,6 @@ PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
 # Re-pricing after a refresh alerts when a scenario's winner flips or its breakeven month moves
 # by at least this many months (a move to or from "never" always counts).
 REPRICE_BREAKEVEN_THRESHOLD_MONTHS = env.int("REPRICE_BREAKEVEN_THRESHOLD_MONTHS", default=3)
+# Four eyes: an approver may not approve a scenario version they created or edited. A one-person
+# team sets this to allow it (the approval still records who signed, and the pinned prices).
+SCENARIO_SELF_APPROVAL = env.bool("SCENARIO_SELF_APPROVAL", default=False)

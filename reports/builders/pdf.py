@@ -99,9 +99,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "capex_total": format_usd_cents(scalar(result.buy.total_capex_usd)),
         "footprint_rows": _footprint_rows(content),
         **_useful_work(content),
-        "warnings": [
-            FOOTPRINT_WARNINGS[name] for name, flag in result.footprint.warnings.items() if scalar(flag)
-        ],
+        "signing_notes": content.signing_notes(),
         "tornado_chart": _png(tornado_figure(content.tornado)) if content.tornado.rows else None,
         "sensitivity_rows": [_mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
         "sweeps": [_sweep(sweep, content.inputs) for sweep in content.sweeps],
@@ -140,13 +138,6 @@ def _plan(plan: RecordedPlan) -> dict[str, Any]:
     chart = _png(capacity_figure(plan.result, title=plan.name))
     tables = plan_tables(plan.result, plan.uncertainty)
     return {"name": plan.name, "note": plan.note, "chart": chart, **tables}
-
-
-FOOTPRINT_WARNINGS = {
-    "system_does_not_fit_rack": "One system does not fit in a rack of the facility.",
-    "exceeds_rack_power_limit": "A rack draws more than the facility's rack power limit.",
-    "exceeds_cooling_table": "The power per rack is beyond every cooling technology in the catalog.",
-}
 
 
 def _citer(sources: tuple[Citation, ...]):

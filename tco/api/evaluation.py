@@ -13,6 +13,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from tco.api.alerts import PriceAlertSerializer
 from tco.api.sizing import SizingResultSerializer
 from tco.engine.vocabulary import RESULTS, WHOLE_KINDS, Kind
 
@@ -214,6 +215,38 @@ class EvaluationWarningSerializer(serializers.Serializer):
     message = serializers.CharField()
 
 
+class OptionFiguresSerializer(serializers.Serializer):
+    """Buying against one rent option, in brief."""
+
+    name = serializers.CharField()
+    winner = serializers.ChoiceField(choices=["buy", "rent"], help_text="Cheaper by NPV.")
+    breakeven_month = figure("rent.breakeven_month")
+    saving_usd = figure("rent.saving_usd")
+    npv_saving_usd = figure("rent.npv_saving_usd")
+
+
+class TodaysPricesSerializer(serializers.Serializer):
+    """An approved scenario evaluated on today's catalog prices."""
+
+    prices_as_of = serializers.DateField()
+    differs = serializers.BooleanField(help_text="Whether the figures differ from the approved ones.")
+    options = OptionFiguresSerializer(many=True)
+    prices = PriceUsedSerializer(many=True)
+
+
+class PinnedSerializer(serializers.Serializer):
+    """An approved scenario's pinned answer and, beside it, the answer at today's prices."""
+
+    pinned_at = serializers.DateTimeField(help_text="When the inputs were pinned (approval).")
+    options = OptionFiguresSerializer(many=True, help_text="The approved figures.")
+    at_todays_prices = TodaysPricesSerializer(allow_null=True, help_text=(
+        "null when today's catalog cannot evaluate it (at_todays_prices_error says why)."))
+    at_todays_prices_error = serializers.CharField(allow_blank=True)
+    price_alerts = PriceAlertSerializer(many=True, required=False, help_text=(
+        "Alerts raised since approval: today's prices flipped the winner or moved breakeven "
+        "by the configured months."))
+
+
 class EvaluationSerializer(serializers.Serializer):
     """The result of an evaluation: summary, monthly lines, footprint, assumptions, prices."""
 
@@ -223,3 +256,4 @@ class EvaluationSerializer(serializers.Serializer):
     prices = PriceUsedSerializer(many=True)
     warnings = EvaluationWarningSerializer(many=True)
     sizing = SizingField(required=False, help_text="The scenario's sizing, when it has one.")
+    pinned = PinnedSerializer(required=False, help_text="An approved scenario only.")

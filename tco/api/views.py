@@ -7,6 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -25,8 +26,9 @@ from tco.selectors import scenarios_for
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_evaluate
 from tco.services.history import field_changes, scenario_records, state_at
-from tco.services.repricing import scenario_snapshot_save
+from tco.services.repricing import scenario_alert_today, scenario_snapshot_save
 from tco.services.scenarios import (
+    ApprovalRefused,
     ScenarioFrozen,
     scenario_approve,
     scenario_clone,
@@ -144,12 +146,19 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         except ScenarioFrozen as exc:
             raise Frozen(str(exc)) from exc
 
-    @extend_schema(request=None, parameters=[IF_MATCH],
-                   responses={200: ScenarioSerializer, 409: CONFLICT})
+    @extend_schema(request=None, parameters=[IF_MATCH], responses={
+        200: ScenarioSerializer,
+        400: OpenApiResponse(description="The scenario cannot be evaluated: there is no answer to "
+                                         "sign (the body names the field)."),
+        403: OpenApiResponse(description="Not an approver of the team, or you created or edited "
+                                         "this version (four eyes; the body says which)."),
+        409: CONFLICT})
     @action(detail=True, methods=["post"])
     def approve(self, request, pk=None):
-        """Approve the scenario (approver role): it is frozen from now on, and editing it makes a
-        new version. With If-Match, a scenario changed since is refused (409)."""
+        """Approve the scenario (approver role, and not the person who created or edited this
+        version): the prices and catalog figures it is evaluated with are pinned, and it is frozen
+        from now on; editing it makes a new version. With If-Match, a scenario changed since is
+        refused (409)."""
         scenario = self.get_object()
         sent = sent_revision(request, required=False)
         try:
@@ -158,6 +167,10 @@ class ScenarioViewSet(viewsets.ModelViewSet):
             raise RevisionConflict(sent=sent, current=exc.current) from exc
         except ScenarioFrozen as exc:
             raise Frozen(str(exc)) from exc
+        except ApprovalRefused as exc:
+            raise PermissionDenied(str(exc)) from exc
+        except ScenarioInputError as exc:
+            raise input_error(exc) from exc
         return Response(self.get_serializer(scenario).data)
 
     @extend_schema(responses=HistoryRecordSerializer(many=True))
@@ -177,15 +190,24 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def evaluate(self, request, pk=None):
         """Evaluate the stored scenario: summary, monthly lines, footprint and assumptions.
 
-        The price points used and the figures they gave are snapshotted; a later price refresh
-        compares with them to alert on a moved result."""
+        A draft's price points and the figures they gave are snapshotted; a later price refresh
+        compares with them to alert on a moved result. An approved scenario answers with the
+        figures pinned at its approval, and under `pinned` the same at today's prices and the
+        price alerts raised since it was approved (one is raised when today's prices flip the
+        winner or move breakeven by the configured months)."""
         scenario = self.get_object()
         try:
             evaluation = scenario_evaluate(scenario=scenario)
         except ScenarioInputError as exc:
             raise input_error(exc) from exc
-        scenario_snapshot_save(scenario=scenario, evaluation=evaluation)
-        return Response(EvaluationSerializer(evaluation.to_dict()).data)
+        body = evaluation.to_dict()
+        if evaluation.pinned_at is None:
+            scenario_snapshot_save(scenario=scenario, evaluation=evaluation)
+        else:
+            scenario_alert_today(scenario=scenario, evaluation=evaluation)
+            body["pinned"]["price_alerts"] = scenario.price_alerts.filter(
+                created_at__gte=scenario.approved_at)
+        return Response(EvaluationSerializer(body).data)
 
     @extend_schema(request=None, responses={201: ScenarioSerializer})
     def _side_by_side(self, request) -> list[Column] | Response:

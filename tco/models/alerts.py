@@ -20,10 +20,16 @@ class SnapshotReason(models.TextChoices):
 
     EVALUATED = "evaluated", "Evaluated"
     REPRICED = "repriced", "Re-priced after a price refresh"
+    APPROVED = "approved", "Approved: the prices signed"
 
 
 class ScenarioSnapshot(models.Model):
-    """The price points a scenario was evaluated with and the figures it gave then."""
+    """The price points a scenario was evaluated with and the figures it gave then.
+
+    The snapshot written when a scenario is approved also pins every input that did not come
+    from the scenario itself (catalog figures, stated defaults, its sizing): the approved
+    version is evaluated with those from then on, whatever the catalog says later.
+    """
 
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="snapshots")
     created_at = models.DateTimeField(default=timezone.now)
@@ -39,6 +45,10 @@ class ScenarioSnapshot(models.Model):
         help_text="Per rent option, in order: name, offering_id, price_point_id (null = the "
                   "scenario's own price), price_usd_per_instance_hour, winner, breakeven_month "
                   "(null = never), npv_saving_usd.")
+    pinned = models.JSONField(
+        null=True, blank=True,
+        help_text="Approval only: every engine input with its value, unit, origin, source and "
+                  "as-of date, the cooling tiers and the warnings, as evaluated when approved.")
 
     class Meta:
         ordering = ["-created_at", "-id"]

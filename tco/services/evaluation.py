@@ -6,27 +6,37 @@ An ``Evaluation`` holds the engine's inputs and result, the sensitivity tornado 
 recommendation, every input with where it came from, the catalog prices used and the warnings.
 The API, the admin page, the reports and the price snapshots read it; none of them runs the
 engine again.
+
+An approved scenario is evaluated with the inputs pinned when it was approved
+(tco/services/pinning.py); its ``today`` is the same scenario at today's catalog prices.
 """
 from __future__ import annotations
 
+import copy
+import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.utils import timezone
 
 from tco import engine
 from tco.engine.figures import finite_or_none, item
 from tco.engine.version import ENGINE_VERSION
+from tco.engine.vocabulary import usd_short
 from tco.models import ApiOption, RentOption, Scenario
 from tco.services.engine_inputs import (
     Assumption,
     EngineCase,
     EvaluationWarning,
     PriceUsed,
+    ScenarioInputError,
     engine_case,
 )
+from tco.services.pinning import approval_snapshot, pinned_case
 from tco.services.sizing import Sizing
 
 # Units of engine inputs that no scenario or catalog record describes (cooling tiers and
@@ -48,12 +58,23 @@ FOOTPRINT_WARNINGS = {
 
 
 @dataclass(frozen=True)
+class Pinned:
+    """An approved answer's pin: when it was pinned, and the scenario at today's prices."""
+
+    at: datetime
+    today: Evaluation | None = None
+    today_error: str = ""
+
+
+@dataclass(frozen=True)
 class Evaluation:
     """Everything one evaluation of one scenario produced.
 
     ``assumptions`` lists every numeric engine input in declaration order with its value and
     provenance; ``prices`` the catalog price points used; ``sizing`` the scenario's sizing,
     when it has one. ``result.tornado`` is the sensitivity run the recommendation came from.
+    An approved scenario's evaluation has ``pinned``: when its inputs were pinned, and the same
+    scenario at today's catalog prices.
     """
 
     inputs: engine.Scenario
@@ -63,6 +84,27 @@ class Evaluation:
     sizing: Sizing | None = None
     warnings: tuple[EvaluationWarning, ...] = ()
     engine_version: str = ENGINE_VERSION
+    pinned: Pinned | None = None
+
+    @property
+    def pinned_at(self) -> datetime | None:
+        return None if self.pinned is None else self.pinned.at
+
+    @property
+    def today(self) -> Evaluation | None:
+        """An approved scenario at today's catalog prices (None for a draft, or when today's
+        catalog cannot evaluate it: ``today_error`` says why)."""
+        return None if self.pinned is None else self.pinned.today
+
+    @property
+    def today_error(self) -> str:
+        return "" if self.pinned is None else self.pinned.today_error
+
+    @property
+    def differs_today(self) -> bool:
+        """Whether today's catalog prices give another answer than the pinned ones (to the cent)."""
+        return self.today is not None and option_figures(self.result) != option_figures(
+            self.today.result)
 
     @property
     def tornado(self) -> engine.Tornado:
@@ -75,6 +117,7 @@ class Evaluation:
         """JSON-ready: summary, monthly lines, footprint, assumptions and prices used, and the
         sizing's figures and assumptions when the scenario has one."""
         sizing = {} if self.sizing is None else {"sizing": self.sizing.to_dict()}
+        pinned = {} if self.pinned_at is None else {"pinned": self.pinned_dict()}
         return {
             "engine_version": self.engine_version,
             "result": self.result.to_dict(),
@@ -82,34 +125,89 @@ class Evaluation:
             "prices": [_plain(asdict(p)) for p in self.prices],
             "warnings": [asdict(w) for w in self.warnings],
             **sizing,
+            **pinned,
         }
+
+    def pinned_dict(self) -> dict[str, Any]:
+        """An approved answer's pin and, beside it, the answer at today's catalog prices."""
+        today = None
+        if self.today is not None:
+            today = {"prices_as_of": timezone.localdate().isoformat(),
+                     "differs": self.differs_today,
+                     "options": option_figures(self.today.result),
+                     "prices": [_plain(asdict(p)) for p in self.today.prices]}
+        return {"pinned_at": self.pinned_at.isoformat(), "options": option_figures(self.result),
+                "at_todays_prices": today, "at_todays_prices_error": self.today_error}
 
 
 def evaluation_of(inputs: engine.Scenario, *, recorded: Sequence[Assumption] = (),
                   prices: Sequence[PriceUsed] = (), sizing: Sizing | None = None,
                   labels: dict[str, str] | None = None,
-                  warnings: Sequence[EvaluationWarning] = ()) -> Evaluation:
-    """Evaluate engine inputs once (with the sensitivity behind the recommendation).
+                  warnings: Sequence[EvaluationWarning] = (), recommend: bool = True) -> Evaluation:
+    """Evaluate engine inputs once (with the sensitivity behind the recommendation, unless
+    ``recommend`` is False).
 
     ``recorded`` says where inputs came from; the others are catalog table figures.
     """
-    result = engine.evaluate(inputs, recommend=True, labels=labels)
+    result = engine.evaluate(inputs, recommend=recommend, labels=labels)
     return Evaluation(inputs=inputs, result=result, assumptions=every_input(inputs, recorded),
-                      prices=tuple(prices), sizing=sizing, warnings=(*warnings, *footprint_warnings(result)))
+                      prices=tuple(prices), sizing=sizing,
+                      # A pinned case brings the footprint warnings it was approved with.
+                      warnings=tuple(dict.fromkeys((*warnings, *footprint_warnings(result)))))
 
 
 def scenario_evaluate(*, scenario: Scenario, rent_options: list[RentOption] | None = None,
-                      api_options: list[ApiOption] | None = None) -> Evaluation:
+                      api_options: list[ApiOption] | None = None, pinned: bool = True) -> Evaluation:
     """Evaluate a scenario (saved, or unsaved with its rent and per-token API options given).
+
+    An approved scenario is evaluated with the inputs pinned at its approval, and at today's
+    catalog prices beside (``Evaluation.today``); ``pinned=False`` evaluates it as a draft.
 
     Raises ScenarioInputError naming the field to fix when it cannot be evaluated.
     """
     case = engine_case(scenario, rent_options, api_options)
+    snapshot = approval_snapshot(scenario) if pinned else None
+    if snapshot is not None:
+        case = pinned_case(case, snapshot)
     try:
-        return evaluation_of(case.inputs, recorded=case.assumptions, prices=case.prices,
-                             sizing=case.sizing, labels=case.labels(), warnings=case.warnings)
+        evaluation = evaluation_of(case.inputs, recorded=case.assumptions, prices=case.prices,
+                                   sizing=case.sizing, labels=case.labels(), warnings=case.warnings)
     except engine.InputError as exc:
         raise case.input_error(exc) from exc
+    if snapshot is None:
+        return evaluation
+    return replace(evaluation, pinned=Pinned(snapshot.created_at,
+                                             **_at_todays_prices(scenario, rent_options, api_options)))
+
+
+def _at_todays_prices(scenario: Scenario, rent_options: list[RentOption] | None,
+                      api_options: list[ApiOption] | None) -> dict[str, Any]:
+    """The approved scenario evaluated as a draft on today's catalog (no sensitivity run)."""
+    today = copy.copy(scenario)
+    today.prices_as_of = None
+    try:
+        case = engine_case(today, rent_options, api_options)
+        try:
+            return {"today": evaluation_of(case.inputs, recorded=case.assumptions, prices=case.prices,
+                                           sizing=case.sizing, warnings=case.warnings,
+                                           recommend=False)}
+        except engine.InputError as exc:
+            raise case.input_error(exc) from exc
+    except ScenarioInputError as exc:
+        return {"today_error": str(exc)}
+
+
+def option_figures(result: engine.Result) -> list[dict[str, Any]]:
+    """Per rent option of a batch-of-one result: its name, the winner, the breakeven month of
+    buying (None = never) and the saving and NPV saving of buying, to the cent."""
+    rows = []
+    for name, figures in result.summary().items():
+        breakeven = float(figures["breakeven_month"])
+        rows.append({"name": name, "winner": str(figures["winner"]),
+                     "breakeven_month": None if math.isnan(breakeven) else int(breakeven),
+                     "saving_usd": round(float(figures["saving_usd"]), 2),
+                     "npv_saving_usd": round(float(figures["npv_saving_usd"]), 2)})
+    return rows
 
 
 def scenario_check(*, scenario: Scenario, rent_options: list[RentOption] | None = None,
@@ -172,6 +270,15 @@ def _plain(row: dict[str, Any]) -> dict[str, Any]:
             value = str(value)
         out[key] = value
     return out
+
+
+def option_phrase(row: dict[str, Any]) -> str:
+    """One row of ``option_figures`` in words: 'buy saves $478.7k (NPV), breakeven month 16'."""
+    saving, month = row["npv_saving_usd"], row["breakeven_month"]
+    breakeven = "never breaks even" if month is None else f"breakeven month {month}"
+    if saving > 0:
+        return f"buy saves {usd_short(saving)} (NPV), {breakeven}"
+    return f"rent saves {usd_short(-saving)} (NPV), {breakeven}"
 
 
 def monthly_frame(result: engine.Result) -> pd.DataFrame:

@@ -9,7 +9,6 @@ from the edits, not from prices changing in between.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +19,7 @@ from django.utils import timezone
 
 from tco.models import RentOption, Scenario
 from tco.services.engine_inputs import ScenarioInputError
-from tco.services.evaluation import scenario_evaluate
+from tco.services.evaluation import option_figures, scenario_evaluate
 
 #: Fields every save changes; they say when and which revision, not what the case is.
 BOOKKEEPING = {"id", "created_at", "updated_at", "revision"}
@@ -121,15 +120,9 @@ def history_diff(old_record: models.Model, new_record: models.Model) -> Scenario
 
 
 def _option_figures(state: ScenarioState) -> dict[str, dict[str, Any]]:
-    """Per rent option name: winner, breakeven month (None = never) and NPV saving of buying."""
+    """Per rent option name: winner, breakeven month (None = never) and savings of buying."""
     result = scenario_evaluate(scenario=state.scenario, rent_options=state.rent_options).result
-    figures = {}
-    for name, row in result.summary().items():
-        breakeven = float(row["breakeven_month"])
-        figures[name] = {"winner": str(row["winner"]),
-                         "breakeven_month": None if math.isnan(breakeven) else int(breakeven),
-                         "npv_saving_usd": round(float(row["npv_saving_usd"]), 2)}
-    return figures
+    return {row.pop("name"): row for row in option_figures(result)}
 
 
 def _changed(old: models.Model, new: models.Model, model: type[models.Model], skip: set[str],

@@ -13,11 +13,15 @@ PriceAlert per such option and a new snapshot. Without an alert the snapshot is 
 moves add up against the figures last reported until together they cross the threshold.
 A scenario edited since its snapshot, or never snapshotted, gets a fresh snapshot and no alert:
 its old figures are not comparable, or not known.
+
+An approved scenario keeps the answer pinned at its approval (tco/services/pinning.py); what
+moves is its answer at today's prices, compared with the approval snapshot (or the last alert
+since): ``scenario_alert_today`` alerts on it whenever the approved scenario is evaluated, and
+after a refresh. Its frozen inputs cannot move it, so any move beyond the thresholds alerts.
 """
 from __future__ import annotations
 
 import logging
-import math
 from decimal import Decimal
 from typing import Any
 
@@ -29,7 +33,7 @@ from catalog.models import CloudOffering, PricePoint, PriceRefreshJob
 from tco.engine.version import ENGINE_VERSION
 from tco.models import AlertKind, PriceAlert, Scenario, ScenarioSnapshot, SnapshotReason
 from tco.services.engine_inputs import ScenarioInputError
-from tco.services.evaluation import Evaluation, scenario_evaluate
+from tco.services.evaluation import Evaluation, option_figures, scenario_evaluate
 
 logger = logging.getLogger(__name__)
 NPV_QUANTUM = Decimal("0.01")
@@ -37,41 +41,42 @@ NPV_QUANTUM = Decimal("0.01")
 
 def scenario_snapshot_save(*, scenario: Scenario, evaluation: Evaluation,
                            reason: SnapshotReason = SnapshotReason.EVALUATED,
-                           refresh_job: PriceRefreshJob | None = None) -> ScenarioSnapshot:
-    """Record the price points a saved scenario was evaluated with and the figures they gave."""
+                           refresh_job: PriceRefreshJob | None = None,
+                           pinned: dict[str, Any] | None = None) -> ScenarioSnapshot:
+    """Record the price points a saved scenario was evaluated with and the figures it gave (and,
+    on approval, the ``pinned`` inputs it is evaluated with from then on)."""
     prices = evaluation.prices
     snapshot = ScenarioSnapshot.objects.create(
         scenario=scenario, reason=reason, refresh_job=refresh_job, engine_version=ENGINE_VERSION,
         prices=[{"price_point_id": p.price_point_id, "target": p.target, "amount": str(p.amount),
-                 "currency": p.currency, "as_of": p.as_of.isoformat(), "source": p.source}
+                 "currency": p.currency, "as_of": p.as_of.isoformat(), "source": p.source,
+                 "path": p.path}
                 for p in prices],
-        options=option_figures(scenario, evaluation))
-    snapshot.price_points.set([p.price_point_id for p in prices])
+        options=snapshot_options(scenario, evaluation), pinned=pinned)
+    snapshot.price_points.set(PricePoint.objects.filter(pk__in=[p.price_point_id for p in prices]))
     return snapshot
 
 
-def option_figures(scenario: Scenario, evaluation: Evaluation) -> list[dict[str, Any]]:
+def snapshot_options(scenario: Scenario, evaluation: Evaluation) -> list[dict[str, Any]]:
     """Per rent option, in order: its price and price point, and the winner, breakeven month and
     NPV saving of buying against it (JSON-ready; breakeven None = never)."""
     catalog_prices = {price.path: price for price in evaluation.prices}
-    summary = evaluation.result.summary()
     rows = []
-    for index, (option, rent) in enumerate(zip(scenario.rent_options.all(), evaluation.inputs.rent,
-                                               strict=True)):
+    for index, (option, rent, figures) in enumerate(zip(
+            scenario.rent_options.all(), evaluation.inputs.rent, option_figures(evaluation.result),
+            strict=True)):
         point_id, price = (None, option.price_usd_per_instance_hour)
         if price is None:
             used = catalog_prices[f"rent.{index}.price_usd_per_instance_hour"]
             point_id, price = used.price_point_id, used.amount
-        figures = summary[rent.name]
-        breakeven = float(figures["breakeven_month"])
         rows.append({
             "name": rent.name,
             "offering_id": option.offering_id,
             "price_point_id": point_id,
             "price_usd_per_instance_hour": str(price),
-            "winner": str(figures["winner"]),
-            "breakeven_month": None if math.isnan(breakeven) else int(breakeven),
-            "npv_saving_usd": float(figures["npv_saving_usd"]),
+            "winner": figures["winner"],
+            "breakeven_month": figures["breakeven_month"],
+            "npv_saving_usd": figures["npv_saving_usd"],
         })
     return rows
 
@@ -107,8 +112,10 @@ def scenario_reprice(*, scenario: Scenario, refresh_job: PriceRefreshJob | None 
     except ScenarioInputError as exc:
         logger.warning("scenario %s cannot be re-priced: %s", scenario.pk, exc)
         return []
+    if evaluation.pinned_at is not None:
+        return scenario_alert_today(scenario=scenario, evaluation=evaluation, refresh_job=refresh_job)
     baseline = scenario.snapshots.order_by("-created_at", "-id").first()
-    options = option_figures(scenario, evaluation)
+    options = snapshot_options(scenario, evaluation)
     if not _comparable(baseline, scenario, options):
         scenario_snapshot_save(scenario=scenario, evaluation=evaluation,
                                reason=SnapshotReason.REPRICED, refresh_job=refresh_job)
@@ -122,6 +129,31 @@ def scenario_reprice(*, scenario: Scenario, refresh_job: PriceRefreshJob | None 
     ]
     if alerts:
         scenario_snapshot_save(scenario=scenario, evaluation=evaluation,
+                               reason=SnapshotReason.REPRICED, refresh_job=refresh_job)
+    return alerts
+
+
+@transaction.atomic
+def scenario_alert_today(*, scenario: Scenario, evaluation: Evaluation,
+                         refresh_job: PriceRefreshJob | None = None) -> list[PriceAlert]:
+    """Alert when an approved scenario's answer at today's prices has moved past the thresholds
+    from its approval (or from the last alert); the pinned answer itself never moves.
+
+    ``evaluation`` is the approved scenario's own (pinned, with ``today`` beside it).
+    """
+    if evaluation.today is None:
+        return []
+    baseline = (scenario.snapshots.filter(reason__in=[SnapshotReason.APPROVED, SnapshotReason.REPRICED])
+                .order_by("-created_at", "-id").first())
+    options = snapshot_options(scenario, evaluation.today)
+    if baseline is None or _option_keys(baseline.options) != _option_keys(options):
+        return []
+    threshold = settings.REPRICE_BREAKEVEN_THRESHOLD_MONTHS
+    alerts = [_alert(scenario, refresh_job, old, new, kind)
+              for old, new in zip(baseline.options, options, strict=True)
+              if (kind := moved(old, new, threshold_months=threshold)) is not None]
+    if alerts:
+        scenario_snapshot_save(scenario=scenario, evaluation=evaluation.today,
                                reason=SnapshotReason.REPRICED, refresh_job=refresh_job)
     return alerts
 
@@ -168,14 +200,18 @@ def _alert(scenario: Scenario, refresh_job: PriceRefreshJob | None, old: dict[st
 def alert_message(scenario_name: str, old: dict[str, Any], new: dict[str, Any],
                   new_point: PricePoint | None) -> str:
     """The alert in one sentence: scenario, option, old -> new figures and the price that moved."""
-    price = (f"{old['price_usd_per_instance_hour']} -> {new['price_usd_per_instance_hour']} "
-             "USD per instance-hour")
+    if Decimal(old["price_usd_per_instance_hour"]) == Decimal(new["price_usd_per_instance_hour"]):
+        price = (f"its price stayed {new['price_usd_per_instance_hour']} USD per instance-hour; "
+                 "other prices moved")
+    else:
+        price = (f"the price moved {old['price_usd_per_instance_hour']} -> "
+                 f"{new['price_usd_per_instance_hour']} USD per instance-hour")
     if new_point is not None:
         price += f" (price point {new_point.pk}, {new_point.source} as of {new_point.as_of})"
     return (f"{scenario_name}: against {new['name']}, winner {old['winner']} -> {new['winner']}, "
             f"breakeven {_month(old['breakeven_month'])} -> {_month(new['breakeven_month'])}, "
             f"NPV saving of buying {old['npv_saving_usd']:,.0f} -> {new['npv_saving_usd']:,.0f} USD; "
-            f"the price moved {price}.")
+            f"{price}.")
 
 
 def _month(month: int | None) -> str:

@@ -7,13 +7,15 @@
 
 Each takes plain data (field -> value, catalog rows as model instances) and the user, and
 refuses what cannot be saved with ScenarioInputError (naming the field), StaleRevision (the
-edit was made on a revision someone has since replaced: ``revision_check``) or
-ScenarioFrozen. The API views, the admin and the commands call these; nothing else writes
-scenarios.
+edit was made on a revision someone has since replaced: ``revision_check``),
+ScenarioFrozen or ApprovalRefused (four eyes). The API views, the admin and the commands
+call these; nothing else writes scenarios.
 
 A draft is saved in place; an approved scenario is frozen: it stays as it is and an edit
 becomes a new draft (version + 1, ``previous_version`` pointing back, rent options copied).
-The chain is linear: an approved version has at most one next version.
+The chain is linear: an approved version has at most one next version. Approving pins the
+inputs it was evaluated with (tco/services/pinning.py), and needs a second person: whoever
+created or edited the version may not approve it, unless ``settings.SCENARIO_SELF_APPROVAL``.
 """
 from __future__ import annotations
 
@@ -21,13 +23,16 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from tco.models import ApiOption, RentOption, Scenario, ScenarioStatus, StaleRevision
+from tco.models import ApiOption, RentOption, Scenario, ScenarioStatus, SnapshotReason, StaleRevision
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation, scenario_check, scenario_evaluate
+from tco.services.pinning import pin_of
+from tco.services.repricing import scenario_snapshot_save
 from teams.models import Role, Team
 from teams.selectors import TeamChoiceError, team_for_new_object
 
@@ -40,6 +45,10 @@ DRAFT_RESET = {Scenario._meta.get_field(name) for name in (
 
 class ScenarioFrozen(Exception):
     """The change is not possible on an approved scenario (or one already approved)."""
+
+
+class ApprovalRefused(Exception):
+    """The user may not approve this version: they created or edited it (four eyes)."""
 
 
 def revision_check(scenario_id: int, sent: int | None) -> int:
@@ -186,7 +195,8 @@ def scenario_save(*, scenario: Scenario, rent_options: list[RentOption],
 def scenario_copy(scenario: Scenario, **changes: Any) -> Scenario:
     """An unsaved new draft with the scenario's inputs (version 1, revision 1), then ``changes``."""
     values = {field.attname: getattr(scenario, field.attname)
-              for field in Scenario._meta.concrete_fields if field not in DRAFT_RESET}
+              for field in Scenario._meta.concrete_fields
+              if field not in DRAFT_RESET and field.name not in changes}
     return Scenario(**{**values, **changes})
 
 
@@ -219,7 +229,8 @@ def scenario_clone(*, scenario: Scenario, owner: AbstractBaseUser | None = None)
 @transaction.atomic
 def scenario_approve(*, scenario: Scenario, approved_by: AbstractBaseUser,
                      revision: int | None = None) -> Scenario:
-    """Mark a draft approved, by whom and when; from then on it is frozen.
+    """Mark a draft approved, by whom and when, and pin the inputs it is evaluated with from
+    then on (the approval snapshot); from then on it is frozen.
 
     Raises
     ------
@@ -227,16 +238,45 @@ def scenario_approve(*, scenario: Scenario, approved_by: AbstractBaseUser,
         It is approved already.
     StaleRevision
         ``revision`` is given and the scenario was saved since it was read.
+    ApprovalRefused
+        ``approved_by`` created or edited this version (and self-approval is not allowed).
+    ScenarioInputError
+        It cannot be evaluated, so there is no answer to sign.
     """
     if revision is not None:
         scenario.revision = revision_check(scenario.pk, revision)
     if scenario.is_approved:
         raise ScenarioFrozen(f"scenario {scenario.pk} is approved already")
+    refusal = four_eyes_refusal(scenario, approved_by)
+    if refusal:
+        raise ApprovalRefused(refusal)
+    evaluation = scenario_evaluate(scenario=scenario)
     scenario.status = ScenarioStatus.APPROVED
     scenario.approved_by = approved_by
     scenario.approved_at = timezone.now()
     scenario.save()
+    scenario_snapshot_save(scenario=scenario, evaluation=evaluation, reason=SnapshotReason.APPROVED,
+                           pinned=pin_of(evaluation.inputs, evaluation.assumptions,
+                                         evaluation.warnings))
     return scenario
+
+
+def four_eyes_refusal(scenario: Scenario, user: AbstractBaseUser) -> str:
+    """Why ``user`` may not approve this version (they created or edited it), or ""."""
+    if settings.SCENARIO_SELF_APPROVAL or user.pk not in scenario_editors(scenario):
+        return ""
+    return (f"you created or edited version {scenario.version} of “{scenario}”, so another "
+            "approver of the team must approve it (four eyes; a one-person team can allow "
+            "self-approval with the SCENARIO_SELF_APPROVAL setting)")
+
+
+def scenario_editors(scenario: Scenario) -> set[int]:
+    """Ids of the users who created or saved this version of the scenario."""
+    editors = set(Scenario.history.filter(id=scenario.pk, history_user__isnull=False)
+                  .values_list("history_user_id", flat=True))
+    if scenario.owner_id is not None:
+        editors.add(scenario.owner_id)
+    return editors
 
 
 @transaction.atomic

@@ -163,14 +163,41 @@ def test_saving_an_approved_scenario_in_the_admin_makes_its_next_version(client,
 def test_only_an_approver_approves_in_the_admin(client, analyst, approver, alpha_scenario):
     url = reverse("admin:tco_scenario_approve", args=[alpha_scenario.pk])
     client.force_login(analyst)
-    refused = client.post(url)
+    refused = client.post(url, {"confirm": "yes"})
     client.force_login(approver)
-    approved = client.post(url)
+    approved = client.post(url, {"confirm": "yes"})
 
     assert refused.status_code == 403
     assert approved.status_code == 302
     stored = Scenario.objects.get(pk=alpha_scenario.pk)
     assert (stored.status, stored.approved_by) == (ScenarioStatus.APPROVED, approver)
+
+
+def test_approving_in_the_admin_first_shows_what_is_signed(client, approver, alpha_scenario):
+    url = reverse("admin:tco_scenario_approve", args=[alpha_scenario.pk])
+    client.force_login(approver)
+
+    page = client.get(url).content.decode()
+
+    # $400,000 against 36 x 730 h x $50 = $1,314,000 of renting; breakeven month 12 (module doc).
+    assert "Yes, approve 1 scenario with these figures" in page
+    assert "p5 on demand" in page and "12" in page
+    assert "No catalog price: every price is the scenario's own." in page
+    assert Scenario.objects.get(pk=alpha_scenario.pk).status == ScenarioStatus.DRAFT
+
+
+def test_the_admin_refuses_to_let_the_author_approve(client, alpha_scenario):
+    author = member("andy", of="alpha", role=Role.APPROVER)
+    alpha_scenario.owner = author
+    alpha_scenario.save()
+    client.force_login(author)
+    url = reverse("admin:tco_scenario_approve", args=[alpha_scenario.pk])
+
+    page = client.get(url).content.decode()
+    client.post(url, {"confirm": "yes"})
+
+    assert "another approver of the team must approve it" in page and "Yes, approve" not in page
+    assert Scenario.objects.get(pk=alpha_scenario.pk).status == ScenarioStatus.DRAFT
 
 
 # --- catalog, schedules, teams: staff ---------------------------------------------------------
@@ -208,7 +235,10 @@ def test_the_approve_action_is_offered_to_approvers_only(client, analyst, approv
     client.force_login(analyst)
     offered_to_analyst = [name for name, _ in client.get(url).context["action_form"].fields["action"].choices]
     client.force_login(approver)
-    response = client.post(url, {"action": "approve_selected", "_selected_action": [alpha_scenario.pk]})
+    asked = client.post(url, {"action": "approve_selected", "_selected_action": [alpha_scenario.pk]})
+    assert asked.status_code == 200 and "Yes, approve 1 scenario" in asked.content.decode()
+    response = client.post(url, {"action": "approve_selected", "_selected_action": [alpha_scenario.pk],
+                                 "confirm": "yes"})
 
     assert "approve_selected" not in offered_to_analyst
     assert "clone_selected" in offered_to_analyst

@@ -61,6 +61,7 @@ def write_summary(ws: Sheet, content: ReportContent, comparison: ComparisonLayou
         ("Engine version", meta.engine_version),
         ("Report ID", "" if meta.report_id is None else str(meta.report_id)),
         *meta.labels.items(),
+        *content.signing_notes(),
         ("Recommendation", content.result.recommendation or ""),
     ]
     row = 4

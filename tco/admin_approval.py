@@ -1,0 +1,47 @@
+"""What an approver signs, shown before they confirm: the headline figures against each rent
+option, the prices and their dates and sources, the warnings, and why they may not approve."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+
+from tco.engine.vocabulary import RESULTS
+from tco.models import Scenario
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import Evaluation, option_figures, scenario_evaluate
+from tco.services.scenarios import four_eyes_refusal
+from teams.models import Role
+from teams.selectors import has_role
+
+
+def what_is_signed(scenario: Scenario, user: AbstractBaseUser) -> dict[str, Any]:
+    """One scenario on the confirmation page: its figures as approving would pin them, or why
+    it cannot be approved (``refusal``)."""
+    shown: dict[str, Any] = {"scenario": scenario, "refusal": ""}
+    if scenario.is_approved:
+        return {**shown, "refusal": "It is approved already."}
+    if not has_role(user, scenario.team_id, Role.APPROVER):
+        return {**shown, "refusal": "You are not an approver of its team."}
+    refusal = four_eyes_refusal(scenario, user)
+    if refusal:
+        return {**shown, "refusal": refusal[0].upper() + refusal[1:] + "."}
+    try:
+        evaluation = scenario_evaluate(scenario=scenario)
+    except ScenarioInputError as exc:
+        return {**shown, "refusal": f"It cannot be evaluated, so there is no answer to sign: {exc}"}
+    return {**shown, **signed_figures(evaluation)}
+
+
+def signed_figures(evaluation: Evaluation) -> dict[str, Any]:
+    """The figures, prices and warnings of an evaluation, as text."""
+    return {
+        "options": [(row["name"], "Buy" if row["winner"] == "buy" else "Rent",
+                     RESULTS["rent.npv_saving_usd"].show(row["npv_saving_usd"]),
+                     RESULTS["rent.breakeven_month"].show(
+                         float("nan") if row["breakeven_month"] is None else row["breakeven_month"]))
+                    for row in option_figures(evaluation.result)],
+        "prices": [(price.target, f"{price.amount:,.2f} {price.currency}", price.as_of.isoformat(),
+                    price.source) for price in evaluation.prices],
+        "warnings": [warning.message for warning in evaluation.warnings],
+    }

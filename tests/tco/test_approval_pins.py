@@ -1,0 +1,169 @@
+"""Approval pins the numbers: the approved answer stays whatever the catalog says later, and
+today's prices are shown beside it, with a price alert when they move the answer enough.
+
+The repro of issue 12: approve a clone of the 8x H100 demo (prices as of: empty), then add an
+AWS p5.48xlarge on-demand price of $30 an hour dated two days ago. At the catalog's $55.04 an
+hour, the instance rented 80 % of 730 h costs 0.8 x 730 x 55.04 = $32,143.36 a month,
+$1,157,160.96 over 36 months, and buying breaks even in month 16; at $30 renting costs
+$17,520 a month, $630,720 in all, and buying only breaks even in month 36: a move of 20 months,
+beyond the 3 the alert threshold allows.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from catalog.models import CloudOffering, PricePoint, Source
+from reports.services import report_content_for
+from tco.models import AlertKind, PriceAlert, ScenarioSnapshot, SnapshotReason
+from tco.services.evaluation import option_figures, scenario_evaluate
+from tco.services.scenarios import ApprovalRefused, scenario_approve, scenario_clone
+from teams.models import Role
+from tests.teams.conftest import client_of
+from tests.teams.members import member
+
+AWS = "AWS p5.48xlarge (8x H100 SXM5 80 GB), on-demand"
+LAMBDA = "Lambda gpu_8x_h100_sxm5 (8x H100 SXM5 80 GB), on-demand"
+
+
+@pytest.fixture
+def analyst(db):
+    return member("ana", role=Role.ANALYST)
+
+
+@pytest.fixture
+def approver(db):
+    return member("april", role=Role.APPROVER)
+
+
+@pytest.fixture
+def approved(demo_scenarios, analyst, approver):
+    """The analyst's clone of the 8x H100 demo, approved by the approver."""
+    clone = scenario_clone(scenario=demo_scenarios["8x H100 training cluster"], owner=analyst)
+    return scenario_approve(scenario=clone, approved_by=approver)
+
+
+def p5_on_demand() -> CloudOffering:
+    return CloudOffering.objects.get(provider="aws", instance_type="p5.48xlarge",
+                                     pricing_model="on_demand", region="unspecified")
+
+
+def add_p5_price(amount: str) -> PricePoint:
+    """A newer public price for AWS p5.48xlarge on demand, dated two days ago."""
+    return PricePoint.objects.create(
+        offering=p5_on_demand(), amount=Decimal(amount), as_of=timezone.localdate() - dt.timedelta(days=2),
+        source=Source.objects.get(key="seed-004"), retrieved_at=timezone.now())
+
+
+def figures(evaluation, name=AWS) -> dict:
+    return next(row for row in option_figures(evaluation.result) if row["name"] == name)
+
+
+def test_approving_pins_every_input_and_price_it_was_evaluated_with(approved):
+    snapshot = ScenarioSnapshot.objects.get(scenario=approved, reason=SnapshotReason.APPROVED)
+    paths = {row["path"] for row in snapshot.pinned["assumptions"]}
+
+    assert {"buy.system_price_usd", "rent.0.price_usd_per_instance_hour",
+            "buy.system_power_max_kw", "facility.pue"} <= paths
+    assert [price["target"] for price in snapshot.prices] == [
+        "dgx-h100", AWS, LAMBDA]
+
+
+def test_a_newer_price_leaves_the_approved_answer_and_shows_todays_beside_it(approved):
+    before = scenario_evaluate(scenario=approved)
+    add_p5_price("30")
+
+    after = scenario_evaluate(scenario=approved)
+
+    assert option_figures(after.result) == option_figures(before.result)
+    assert after.prices == before.prices
+    assert figures(after)["breakeven_month"] == 16
+    assert figures(after.today)["breakeven_month"] == 36
+    assert after.differs_today and not before.differs_today
+    assert float(after.result.rent[0].total_usd) == pytest.approx(36 * 0.8 * 730 * 55.04, rel=1e-12)
+    assert float(after.today.result.rent[0].total_usd) == pytest.approx(36 * 0.8 * 730 * 30, rel=1e-12)
+
+
+def test_the_api_gives_the_approved_answer_todays_figures_and_an_alert(approved, analyst):
+    api = client_of(analyst)
+    url = f"/api/v1/scenarios/{approved.pk}/evaluate/"
+    signed = api.post(url).json()
+    new_point = add_p5_price("30")
+
+    body = api.post(url).json()
+    again = api.post(url).json()
+
+    assert body["result"]["summary"] == signed["result"]["summary"]
+    pinned = body["pinned"]
+    aws_today = next(row for row in pinned["at_todays_prices"]["options"] if row["name"] == AWS)
+    aws_signed = next(row for row in pinned["options"] if row["name"] == AWS)
+    assert pinned["at_todays_prices"]["differs"] is True
+    assert (aws_signed["breakeven_month"], aws_today["breakeven_month"]) == (16, 36)
+    assert [alert["kind"] for alert in pinned["price_alerts"]] == [AlertKind.BREAKEVEN_MOVED]
+    alert = PriceAlert.objects.get(scenario=approved)
+    assert (alert.rent_option, alert.old_breakeven_month, alert.new_breakeven_month) == (AWS, 16, 36)
+    assert alert.new_price_point == new_point
+    assert alert.new_price_usd_per_instance_hour == Decimal("30")
+    # Evaluating again raises no second alert for the same move.
+    assert len(again["pinned"]["price_alerts"]) == 1
+
+
+def test_a_price_added_later_with_an_earlier_date_does_not_move_it_either(approved):
+    before = scenario_evaluate(scenario=approved)
+    PricePoint.objects.create(offering=p5_on_demand(), amount=Decimal("30"),
+                              as_of=dt.date(2020, 1, 1), source=Source.objects.get(key="seed-004"),
+                              retrieved_at=timezone.now())
+
+    assert option_figures(scenario_evaluate(scenario=approved).result) == option_figures(before.result)
+
+
+def test_an_approver_may_not_approve_a_version_they_edited(demo_scenarios, approver):
+    clone = scenario_clone(scenario=demo_scenarios["8x H100 training cluster"], owner=approver)
+
+    with pytest.raises(ApprovalRefused, match="another approver"):
+        scenario_approve(scenario=clone, approved_by=approver)
+    clone.refresh_from_db()
+    assert clone.status == "draft"
+
+
+def test_a_one_person_team_may_allow_self_approval(demo_scenarios, approver, settings):
+    settings.SCENARIO_SELF_APPROVAL = True
+    clone = scenario_clone(scenario=demo_scenarios["8x H100 training cluster"], owner=approver)
+
+    assert scenario_approve(scenario=clone, approved_by=approver).is_approved
+
+
+def test_the_api_refuses_self_approval_with_a_reason(demo_scenarios, approver):
+    clone = scenario_clone(scenario=demo_scenarios["8x H100 training cluster"], owner=approver)
+
+    response = client_of(approver).post(f"/api/v1/scenarios/{clone.pk}/approve/")
+
+    assert response.status_code == 403
+    assert "you created or edited version 1" in response.json()["detail"]
+
+
+def test_the_admin_page_shows_the_approved_answer_todays_and_the_alert(approved, analyst, client):
+    add_p5_price("30")
+    client.force_login(analyst)
+
+    page = client.get(reverse("admin:tco_scenario_change", args=[approved.pk])).content.decode()
+
+    assert "evaluated with the prices and catalog figures pinned on" in page
+    assert "<th>At today's prices</th>" in page
+    assert "breakeven month 16" in page and "breakeven month 36" in page
+    assert "Price alert: 8x H100 training cluster (copy): against " + AWS in page
+
+
+def test_the_reports_carry_the_approved_answer_and_todays_beside_it(approved):
+    add_p5_price("30")
+
+    notes = dict(report_content_for(scenario=approved).signing_notes())
+
+    assert notes["Approved answer"].startswith("evaluated with the prices and catalog figures pinned")
+    assert notes[f"At today's prices, against {AWS}"] == (
+        "buy saves $10.1k (NPV), breakeven month 36 (approved: buy saves $478.7k (NPV), "
+        "breakeven month 16)")
