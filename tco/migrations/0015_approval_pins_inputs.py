@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('catalog', '0005_token_api_price'),
-        ('tco', '0012_goodput_residual_carbon_api'),
+        ('tco', '0014_one_offering_per_instance_type'),
     ]
 
     operations = [
