@@ -26,8 +26,10 @@ from teams.models import Role
 from tests.teams.conftest import client_of
 from tests.teams.members import member
 
-AWS = "AWS p5.48xlarge (8x H100 SXM5 80 GB), on-demand"
-LAMBDA = "Lambda gpu_8x_h100_sxm5 (8x H100 SXM5 80 GB), on-demand"
+# The demo rents p5 on demand in its cheapest region (the catalog has one).
+AWS = "AWS p5.48xlarge (8x H100 SXM5 80 GB), cheapest region, on-demand"
+AWS_PRICE = "AWS p5.48xlarge (8x H100 SXM5 80 GB), on-demand"
+LAMBDA = "Lambda gpu_8x_h100_sxm5 (8x H100 SXM5 80 GB), global, on-demand"
 
 
 @pytest.fixture
@@ -70,7 +72,7 @@ def test_approving_pins_every_input_and_price_it_was_evaluated_with(approved):
     assert {"buy.system_price_usd", "rent.0.price_usd_per_instance_hour",
             "buy.system_power_max_kw", "facility.pue"} <= paths
     assert [price["target"] for price in snapshot.prices] == [
-        "dgx-h100", AWS, LAMBDA]
+        "dgx-h100", AWS_PRICE, LAMBDA]
 
 
 def test_a_newer_price_leaves_the_approved_answer_and_shows_todays_beside_it(approved):
