@@ -58,8 +58,14 @@ FOOTPRINT_ROWS = ("accelerators_bought", "systems", "racks", "systems_per_rack",
 
 def cache_key(scenario: Scenario) -> str:
     """What the figures depend on, besides the catalog's slow-moving physical data."""
-    offerings = list(scenario.rent_options.values_list("offering_id", flat=True))
-    prices = PricePoint.objects.filter(Q(offering_id__in=offerings) | Q(system_id=scenario.system_id))
+    options = list(scenario.rent_options.select_related("offering"))
+    rented = Q(offering_id__in=[option.offering_id for option in options])
+    for option in options:
+        if option.cheapest_region:  # a price in any region of its instance type may be cheapest
+            rented |= Q(offering__provider=option.offering.provider,
+                        offering__instance_type=option.offering.instance_type,
+                        offering__pricing_model=option.offering.pricing_model)
+    prices = PricePoint.objects.filter(rented | Q(system_id=scenario.system_id))
     seen = prices.aggregate(last=Max("id"), count=Count("id"))
     return (f"scenario-result:{scenario.pk}:{scenario.revision}:{scenario.prices_as_of}:"
             f"{seen['last']}:{seen['count']}:{ENGINE_VERSION}")

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from catalog.models import CloudOffering, PricePoint, Source
+from tco.admin_result import cache_key
 from tco.models import RentOption, Scenario, ScenarioSnapshot, SnapshotReason
 from tco.services.evaluation import scenario_evaluate
 from tco.services.repricing import scenario_snapshot_save
@@ -163,3 +164,12 @@ def test_a_snapshot_records_the_region_the_option_was_priced_in(demo_scenarios):
     assert (row["name"], row["price_point_id"], row["price_usd_per_instance_hour"]) == (
         P5_NAME, west.pk, "50.0000")
     assert row["offering_id"] == _h100(demo_scenarios).rent_options.get(cheapest_region=True).offering_id
+
+
+def test_the_admin_page_is_rendered_again_when_another_region_is_priced(demo_scenarios):
+    scenario = _h100(demo_scenarios)
+    before = cache_key(scenario)
+
+    _regional_p5("us-west-2", "50")  # a region the scenario's rent options do not name
+
+    assert cache_key(scenario) != before
