@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 
 import redis
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.throttling import SimpleRateThrottle
 
 logger = logging.getLogger(__name__)
@@ -27,9 +27,10 @@ class TokenRateThrottle(SimpleRateThrottle):
     scope = "token"
 
     def get_cache_key(self, request, view):
-        # Identities, never secrets: a token by its user (one token per user), not its key.
-        if isinstance(request.auth, Token):
-            ident = f"token:{request.auth.user_id}"
+        # Identities, never secrets: a token by the start of its stored SHA-512 digest, never
+        # its key.
+        if isinstance(request.auth, AuthToken):
+            ident = f"token:{request.auth.digest[:32]}"
         elif request.user and request.user.is_authenticated:
             ident = f"user:{request.user.pk}"
         else:

@@ -27,11 +27,12 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
 from catalog.models import Source
+from catalog.selectors import visible_rows
 from config.queues import Queue
 from reports.builders.excel import build_workbook
 from reports.builders.pdf import build_pdf
@@ -176,7 +177,7 @@ def report_content_for(
         },
         status=_status(scenario),
         sources=citations([a.source for a in evaluation.assumptions]
-                          + [p.source for p in evaluation.prices]),
+                          + [p.source for p in evaluation.prices], team_id=scenario.team_id),
         stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
     )
     return ReportContent(
@@ -196,12 +197,17 @@ def _status(scenario: Scenario) -> str:
     return f"Approved by {who} on {timestamp(scenario.approved_at)}"
 
 
-def citations(source_texts: list[str]) -> tuple[Citation, ...]:
-    """The catalog sources named in the texts (by key), each with its title, where and date."""
+def citations(source_texts: list[str], *, team_id: int | None) -> tuple[Citation, ...]:
+    """The catalog sources named in the texts (by key), each with its title, where and date:
+    public sources and those of the team ``team_id`` (another team's are not theirs to cite)."""
     text = " ".join(source_texts)
-    keys = sorted(key for key in Source.objects.values_list("key", flat=True)
+    sources = Source.objects.filter(visible_rows([team_id] if team_id else []))
+    keys = sorted(key for key in sources.values_list("key", flat=True)
                   if re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", text))
-    rows = Source.objects.filter(key__in=keys)
+    by_key: dict[str, Source] = {}
+    for row in sources.filter(key__in=keys).order_by("key", F("team").asc(nulls_last=True)):
+        by_key.setdefault(row.key, row)  # a key both public and the team's: the team's own
+    rows = by_key.values()
     return tuple(Citation(key=row.key, title=row.title,
                           where=row.url or f"{row.get_kind_display()}: {row.document}".rstrip(": "),
                           dated=row.published_on or row.retrieved_on) for row in rows)

@@ -110,7 +110,7 @@ def _prepare_database(environment: dict[str, str]) -> tuple[int, str]:
     script = (
         "import django; django.setup()\n"
         "from django.core.management import call_command\n"
-        "from rest_framework.authtoken.models import Token\n"
+        "from knox.models import AuthToken\n"
         "from django.contrib.auth import get_user_model\n"
         "from catalog.services import catalog_load\n"
         "from tco.demo import load_demo\n"
@@ -118,7 +118,7 @@ def _prepare_database(environment: dict[str, str]) -> tuple[int, str]:
         "call_command('migrate', verbosity=0); catalog_load(); load_demo()\n"
         "user = get_user_model().objects.create_superuser('bench-client', None, None)\n"
         f"scenario = Scenario.objects.get(name={DEMO_SCENARIO!r})\n"
-        "print(scenario.pk, Token.objects.get_or_create(user=user)[0].key)\n"
+        "print(scenario.pk, AuthToken.objects.create(user=user)[1])\n"
     )
     done = subprocess.run([sys.executable, "-c", script], env=environment, capture_output=True, text=True)
     if done.returncode:

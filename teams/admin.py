@@ -14,6 +14,7 @@ from django_celery_beat.models import (
     SolarSchedule,
 )
 
+from teams import admin_tokens  # noqa: F401  (registers the API token admin)
 from teams.admin_mixins import HiddenRowsNotFoundMixin, ListedRowsFilter, StaffOnlyAdminMixin
 from teams.models import Membership, Role, Team
 from teams.selectors import has_role, teams_of

@@ -1,29 +1,59 @@
-"""API authentication: tokens for budgeting tools, revocable, rate-limited per token."""
+"""API authentication: tokens for budgeting tools, revocable, expiring, stored as digests only,
+rate-limited per token."""
 from __future__ import annotations
+
+import datetime as dt
+import hashlib
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
+from django.utils import timezone
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def token(db):
-    user = get_user_model().objects.create_user("budget-tool")
-    return Token.objects.create(user=user)
+def token(db) -> tuple[AuthToken, str]:
+    """A budgeting tool's token and its key (known only when it is made)."""
+    return AuthToken.objects.create(user=get_user_model().objects.create_user("budget-tool"))
+
+
+def client_with(key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
 
 
 def test_a_token_authenticates_and_a_revoked_one_does_not(token):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    row, key = token
+    client = client_with(key)
     assert client.get("/api/v1/scenarios/").status_code == 200
 
-    token.delete()  # revoking = deleting it in the admin
+    row.delete()  # revoking = deleting it in the admin
 
     assert client.get("/api/v1/scenarios/").status_code == 401
+
+
+def test_a_token_expires_after_the_configured_lifetime(settings, db):
+    settings.REST_KNOX = {**settings.REST_KNOX, "TOKEN_TTL": dt.timedelta(days=30)}
+    row, key = AuthToken.objects.create(user=get_user_model().objects.create_user("budget-tool"))
+
+    assert abs(row.expiry - (timezone.now() + dt.timedelta(days=30))) < dt.timedelta(minutes=1)
+    assert client_with(key).get("/api/v1/scenarios/").status_code == 200
+    AuthToken.objects.filter(pk=row.pk).update(expiry=timezone.now() - dt.timedelta(seconds=1))
+    assert client_with(key).get("/api/v1/scenarios/").status_code == 401
+
+
+def test_only_the_keys_sha512_digest_is_stored(token):
+    row, key = token
+
+    stored = AuthToken.objects.values().get(pk=row.pk)
+
+    assert row.digest == hashlib.sha512(key.encode()).hexdigest()
+    assert not any(key in str(value) for value in stored.values())
 
 
 def test_each_token_has_its_own_rate_limit(settings, token):
@@ -35,10 +65,9 @@ def test_each_token_has_its_own_rate_limit(settings, token):
     default_rates = SimpleRateThrottle.THROTTLE_RATES
     SimpleRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
     cache.clear()
-    other = Token.objects.create(user=get_user_model().objects.create_user("other-tool"))
-    first, second = APIClient(), APIClient()
-    first.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    second.credentials(HTTP_AUTHORIZATION=f"Token {other.key}")
+    _, key = token
+    _, other = AuthToken.objects.create(user=get_user_model().objects.create_user("other-tool"))
+    first, second = client_with(key), client_with(other)
     try:
         codes = [first.get("/api/v1/scenarios/").status_code for _ in range(4)]
         assert codes == [200, 200, 200, 429]
@@ -48,5 +77,37 @@ def test_each_token_has_its_own_rate_limit(settings, token):
         cache.clear()
 
 
-def test_tokens_are_managed_in_the_admin(admin_client, token):
-    assert admin_client.get("/admin/authtoken/tokenproxy/").status_code == 200
+def test_a_superuser_makes_a_token_in_the_admin_and_reads_its_key_once(admin_client, db):
+    user = get_user_model().objects.create_user("budget-tool")
+    expiry = timezone.now() + dt.timedelta(days=7)
+
+    made = admin_client.post("/admin/knox/authtoken/add/", {
+        "user": user.pk, "expiry_0": expiry.strftime("%Y-%m-%d"), "expiry_1": expiry.strftime("%H:%M:%S")},
+        follow=True)
+
+    (message,) = [str(m) for m in made.context["messages"] if "shown this once" in str(m)]
+    key = message.rsplit(": ", 1)[1]
+    assert client_with(key).get("/api/v1/scenarios/").status_code == 200
+    listing = admin_client.get("/admin/knox/authtoken/").content.decode()
+    assert key not in listing
+    assert key[:15] not in listing
+
+
+def test_a_token_cannot_outlive_the_configured_lifetime(admin_client, settings, db):
+    settings.REST_KNOX = {**settings.REST_KNOX, "TOKEN_TTL": dt.timedelta(days=30)}
+    user = get_user_model().objects.create_user("budget-tool")
+    later = timezone.now() + dt.timedelta(days=31)
+
+    refused = admin_client.post("/admin/knox/authtoken/add/", {
+        "user": user.pk, "expiry_0": later.strftime("%Y-%m-%d"), "expiry_1": later.strftime("%H:%M:%S")})
+
+    assert refused.status_code == 200
+    assert refused.context["adminform"].form.errors["expiry"] == [
+        "at most 30 days from now (API_TOKEN_TTL_DAYS)"]
+    assert not AuthToken.objects.exists()
+
+
+def test_staff_who_are_not_superusers_cannot_make_tokens(client, db):
+    client.force_login(get_user_model().objects.create_user("stella", is_staff=True))
+
+    assert client.get("/admin/knox/authtoken/add/").status_code == 403

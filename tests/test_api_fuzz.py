@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "test-artifacts" / "schemathesis"
@@ -18,7 +18,8 @@ FUZZ_SECONDS = 60
 @pytest.fixture
 def api_token(transactional_db, catalog, demo_scenarios):
     user = get_user_model().objects.create_superuser("fuzzer", "f@example.com", "pw")
-    return Token.objects.create(user=user).key
+    _, key = AuthToken.objects.create(user=user)
+    return key
 
 
 def test_the_live_api_survives_schemathesis(live_server, api_token):

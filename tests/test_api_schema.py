@@ -30,7 +30,10 @@ def test_the_schema_documents(schema, path):
 
 
 def test_token_authentication_is_documented(schema):
-    assert "tokenAuth" in schema["components"]["securitySchemes"]
+    scheme = schema["components"]["securitySchemes"]["knoxApiToken"]
+
+    assert (scheme["in"], scheme["name"]) == ("header", "Authorization")
+    assert 'prefix "Token"' in scheme["description"]
 
 
 @pytest.mark.django_db

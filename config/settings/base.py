@@ -35,7 +35,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -173,12 +173,20 @@ REST_FRAMEWORK = {
     # Tokens (created and revoked in the admin) for budgeting tools; sessions for the admin and
     # the browsable API. Token first, so an unauthenticated call gets 401 with WWW-Authenticate.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "knox.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_THROTTLE_CLASSES": ["config.throttling.TokenRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"token": env.str("API_RATE_LIMIT", default="600/min")},
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
+}
+# API tokens (django-rest-knox): stored as SHA-512 digests, the key shown once when created;
+# each expires API_TOKEN_TTL_DAYS after it was made (an expired one answers 401 and is deleted).
+# Clients keep sending "Authorization: Token <key>".
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=env.int("API_TOKEN_TTL_DAYS", default=90)),
+    "AUTH_HEADER_PREFIX": "Token",
+    "AUTO_REFRESH": False,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "AI compute TCO API",

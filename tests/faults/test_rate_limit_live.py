@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 
 from tests.faults.webserver import Gunicorn
 from tests.worker import REPO_ROOT
@@ -30,9 +30,9 @@ def statuses(url: str, headers: list[dict[str, str]]) -> list[int]:
 
 
 def test_20_concurrent_clients_on_one_token_get_exactly_the_limit(web):
-    token = Token.objects.create(user=get_user_model().objects.create_user("budget-tool"))
+    _, key = AuthToken.objects.create(user=get_user_model().objects.create_user("budget-tool"))
 
-    answers = statuses(web.url + URL_PATH, [{"Authorization": f"Token {token.key}"}] * (3 * LIMIT))
+    answers = statuses(web.url + URL_PATH, [{"Authorization": f"Token {key}"}] * (3 * LIMIT))
 
     assert answers.count(200) == LIMIT
     assert answers.count(429) == 2 * LIMIT

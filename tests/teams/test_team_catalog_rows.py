@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from catalog.models import CloudOffering, PricePoint, Source
 from catalog.services import quote_file_import
+from reports.services import citations
 from tests.teams.conftest import client_of, scenario_body
 from tests.teams.members import team
 
@@ -125,3 +126,14 @@ def test_a_scenario_of_another_team_cannot_keep_the_teams_offering(beta_quote, a
 
     assert refused.value.message_dict == {"offering": [f"no offering {beta_quote.offering_id} in the "
                                                        "scenario's team"]}
+
+
+def test_a_report_cites_only_its_own_teams_sources(beta_quote):
+    Source.objects.filter(pk=beta_quote.source_id).update(title="Beta's NDA with AWS, confidential")
+
+    def cited_by(slug: str) -> list[str]:
+        return [c.title for c in citations(["Beta NDA deal; seed-003"], team_id=team(slug).pk)]
+
+    assert "Beta's NDA with AWS, confidential" in cited_by("beta")
+    assert "Beta's NDA with AWS, confidential" not in cited_by("alpha")
+    assert len(cited_by("alpha")) == len(cited_by("beta")) - 1 == 1  # seed-003, public
