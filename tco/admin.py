@@ -15,6 +15,7 @@ from simple_history.admin import SimpleHistoryAdmin
 from reports.admin import ReportExportInline, export_excel, export_pdf
 from tco import admin_alerts, admin_plans, admin_runs  # noqa: F401  (register the alert, plan and run admins)
 from tco.admin_approval import what_is_signed
+from tco.admin_labels import RentOptionForm, VocabularyLabelsForm
 from tco.admin_result import scenario_result
 from tco.charts import render, side_by_side_figure
 from tco.engine import MAX_RENT_OPTIONS
@@ -39,6 +40,7 @@ from teams.selectors import for_teams, has_role, teams_of
 
 class RentOptionInline(TeamScopedInlineMixin, admin.StackedInline):
     model = RentOption
+    form = RentOptionForm
     extra = 0
     max_num = MAX_RENT_OPTIONS
     autocomplete_fields = ["offering"]
@@ -65,7 +67,7 @@ class ApiOptionInline(TeamScopedInlineMixin, admin.StackedInline):
         ("price_change_per_year", "minimum_usd_per_month", "rate_limit_tokens_per_month")]})]
 
 
-class ScenarioAdminForm(forms.ModelForm):
+class ScenarioAdminForm(VocabularyLabelsForm):
     """The scenario form; its sizing JSON is checked as the API checks it, and it carries the
     revision it was opened on, so saving over someone else's newer save is refused."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -31,6 +32,18 @@ def test_the_scenario_page_shows_key_figures_chart_and_cash_flows(admin_client, 
 def test_the_scenario_list_and_add_pages_render(admin_client, demo_scenarios):
     assert admin_client.get("/admin/tco/scenario/").status_code == 200
     assert admin_client.get("/admin/tco/scenario/add/").status_code == 200
+
+
+def test_input_labels_are_the_vocabularys_with_their_units(admin_client, demo_scenarios):
+    scenario = demo_scenarios["8x H100 training cluster"]
+    page = admin_client.get(f"/admin/tco/scenario/{scenario.pk}/change/").content.decode()
+    labels = re.findall(r"<label[^>]*>([^<]+)</label>", page)
+
+    for label in ("PUE:", "System price (USD per system):", "Utilisation (0-1):",
+                  "Electricity price (USD per kWh):", "Loan term (months):",
+                  "Instance price (USD per instance-hour):", "Up-front payment (USD per instance):"):
+        assert label in labels, label
+    assert not {"Pue:", "System price usd:", "Electricity usd per kwh:", "Upfront usd:"} & set(labels)
 
 
 def test_clone_copies_the_scenario_and_its_rent_options(admin_client, demo_scenarios):
