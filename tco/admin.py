@@ -13,6 +13,7 @@ from django.utils.safestring import mark_safe
 from simple_history.admin import SimpleHistoryAdmin
 
 from reports.admin import ReportExportInline, export_excel, export_pdf
+from reports.builders.pdf import PDF_CONTENT_TYPE, build_side_by_side_pdf
 from tco import admin_alerts, admin_plans, admin_runs  # noqa: F401  (register the alert, plan and run admins)
 from tco.admin_approval import what_is_signed
 from tco.admin_labels import RentOptionForm, VocabularyLabelsForm
@@ -124,7 +125,8 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
     readonly_fields = ["owner", "created_at", "updated_at", "status", "version",
                        "previous_version", "approved_by", "approved_at", "revision"]
     inlines = [RentOptionInline, ApiOptionInline, ReportExportInline]
-    actions = ["side_by_side_selected", "clone_selected", "approve_selected", export_excel, export_pdf]
+    actions = ["side_by_side_selected", "side_by_side_pdf_selected", "clone_selected", "approve_selected",
+               export_excel, export_pdf]
     fieldsets = [
         (None, {"fields": ["name", "description", ("prices_as_of", "price_range_point"), "team",
                            ("owner", "created_at", "updated_at"),
@@ -350,6 +352,18 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
                    "chart_svg": mark_safe(  # noqa: S308 (our own SVG)
                        render(side_by_side_figure(columns), "svg").decode())}
         return TemplateResponse(request, "admin/tco/scenario/side_by_side.html", context)
+
+    @admin.action(description="Side-by-side PDF of selected scenarios", permissions=["view"])
+    def side_by_side_pdf_selected(self, request, queryset):
+        try:
+            columns = side_by_side(list(queryset.order_by("name", "version")))
+        except SideBySideError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return None
+        response = HttpResponse(build_side_by_side_pdf(columns, author=str(request.user)),
+                                content_type=PDF_CONTENT_TYPE)
+        response["Content-Disposition"] = 'attachment; filename="scenarios-side-by-side.pdf"'
+        return response
 
     @admin.action(description="Clone selected scenarios", permissions=["change"])
     def clone_selected(self, request, queryset):

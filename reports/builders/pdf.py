@@ -9,8 +9,9 @@ from __future__ import annotations
 import base64
 import math
 import re
-from datetime import date
-from typing import Any
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.template.loader import render_to_string
@@ -37,15 +38,20 @@ from reports.formatting import (
     format_usd_cents,
     timestamp,
 )
-from tco.charts import cumulative_cost_figure, render
+from tco.charts import cumulative_cost_figure, render, side_by_side_figure
 from tco.engine import SensitivityRow
 from tco.engine.figures import item, scalar
 from tco.engine.timeline import MONTHS_PER_YEAR
+from tco.engine.version import ENGINE_VERSION
 from tco.engine.vocabulary import RESULTS, input_term, line_label
 from tco.plan_charts import capacity_figure, plan_tables
 from tco.useful_work import useful_work
 
+if TYPE_CHECKING:
+    from tco.side_by_side import Column
+
 TEMPLATE = "reports/report.html"
+SIDE_BY_SIDE_TEMPLATE = "reports/side_by_side.html"
 PDF_CONTENT_TYPE = "application/pdf"
 CSS_PAGE_SIZES = {"a4": "A4", "letter": "letter"}
 SENSITIVITY_ROWS = 10
@@ -57,6 +63,50 @@ def build_pdf(content: ReportContent) -> bytes:
     html = render_to_string(TEMPLATE, report_context(content))
     # The report embeds its images as data: URIs and never fetches anything else.
     return HTML(string=html, url_fetcher=URLFetcher(allowed_protocols={"data"})).write_pdf()
+
+
+def build_side_by_side_pdf(
+    columns: Sequence[Column], *, author: str, paper_size: str = "a4", generated_at: datetime | None = None
+) -> bytes:
+    """Several scenarios side by side: one table of their key figures, one chart of their
+    cumulative costs (each scenario's figures as its own evaluation gives them)."""
+    generated = timestamp(generated_at or datetime.now(UTC))
+    html = render_to_string(SIDE_BY_SIDE_TEMPLATE, {
+        "title": "Scenarios side by side",
+        "page_size": f"{CSS_PAGE_SIZES[paper_size]} landscape",  # a column per scenario
+        "generated": generated,
+        "meta": {"engine_version": ENGINE_VERSION},
+        "author": author,
+        "columns": [f"{c.name} (v{c.version}, {c.status})" for c in columns],
+        "rows": _side_by_side_rows(columns),
+        "chart": _png(side_by_side_figure(columns)),
+    })
+    return HTML(string=html, url_fetcher=URLFetcher(allowed_protocols={"data"})).write_pdf()
+
+
+def _side_by_side_rows(columns: Sequence[Column]) -> list[tuple[str, list[str], bool]]:
+    """(figure, one formatted value per scenario, whether it is a number) for the side-by-side table."""
+
+    def tokens(value: float | None) -> str:
+        return "none given" if value is None else format_usd_cents(value)
+
+    figures = [
+        ("Horizon", lambda c: f"{c.horizon_months} months"),
+        ("Buy: total cost", lambda c: format_usd_cents(c.buy_total_usd)),
+        ("Buy: NPV of costs", lambda c: format_usd_cents(c.buy_npv_usd)),
+        ("Cheapest rent option by NPV", lambda c: c.cheapest_rent),
+        ("Rent: NPV of costs", lambda c: format_usd_cents(c.rent_npv_usd)),
+        ("Saving by buying, NPV", lambda c: format_usd_cents(c.npv_saving_usd)),
+        ("Breakeven", lambda c: format_month(c.breakeven_month)),
+        ("Buy: cost per useful accelerator-hour",
+         lambda c: format_usd_cents(c.buy_cost_per_useful_accelerator_hour_usd)),
+        ("Buy: cost per million tokens", lambda c: tokens(c.buy_cost_per_million_tokens_usd)),
+        ("Buy: goodput", lambda c: format_share(c.buy_goodput_share)),
+        ("Buy: emissions (t CO2e a year)", lambda c: format_number(c.buy_tonnes_co2e_per_year, 1)),
+    ]
+    # Text (not a figure): left-aligned and free to wrap.
+    text_rows = {"Cheapest rent option by NPV"}
+    return [(label, [show(column) for column in columns], label not in text_rows) for label, show in figures]
 
 
 def report_context(content: ReportContent) -> dict[str, Any]:

@@ -3,16 +3,18 @@ for budgeting tools. Every scenario read goes through tco.selectors.scenarios_fo
 team's scenario is not found (404); writes need the analyst role, approval the approver role."""
 from __future__ import annotations
 
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from reports.builders.excel import XLSX_CONTENT_TYPE
+from reports.builders.pdf import PDF_CONTENT_TYPE, build_side_by_side_pdf
 from tco.api.concurrency import Frozen, RevisionConflict, sent_revision, with_etag
 from tco.api.evaluation import EvaluationSerializer
 from tco.api.serializers import (
@@ -54,13 +56,12 @@ SCENARIO_EXAMPLE = OpenApiExample(
 IF_MATCH = OpenApiParameter(
     "If-Match", location=OpenApiParameter.HEADER, required=False,
     description="The ETag (revision) the edit was made on; or send `revision` in the body.")
-CONFLICT = OpenApiResponse(description="Stale revision (the body names the current one), or an "
-                                       "approved scenario that does not allow this.")
-
-
 SIDE_BY_SIDE_IDS = OpenApiParameter(
     "ids", str, required=True,
     description="Comma-separated scenario ids, 2 to 12, in the order to show them (versions are scenarios).")
+CONFLICT = OpenApiResponse(description="Stale revision (the body names the current one), or an "
+                                       "approved scenario that does not allow this.")
+
 
 class ScenarioViewSet(viewsets.ModelViewSet):
     """Scenarios of the user's teams; `evaluate` runs the engine on one.
@@ -209,31 +210,37 @@ class ScenarioViewSet(viewsets.ModelViewSet):
                 created_at__gte=scenario.approved_at)
         return Response(EvaluationSerializer(body).data)
 
-    @extend_schema(request=None, responses={201: ScenarioSerializer})
-    def _side_by_side(self, request) -> list[Column] | Response:
-        """Columns of the scenarios ``?ids=`` names, or the 400 that says what is wrong."""
-        try:
-            ids = [int(part) for part in request.query_params.get("ids", "").split(",") if part]
-        except ValueError:
-            return Response({"ids": ["give comma-separated scenario ids"]}, status=400)
-        visible = {s.pk: s for s in self.get_queryset().filter(pk__in=ids)}
-        missing = [pk for pk in ids if pk not in visible]
-        if missing:
-            return Response({"ids": [f"no scenario {pk} among yours" for pk in missing]}, status=400)
-        try:
-            return side_by_side([visible[pk] for pk in ids])
-        except SideBySideError as exc:
-            return Response({exc.field: [exc.message]}, status=400)
-
     @extend_schema(parameters=[SIDE_BY_SIDE_IDS], responses={200: SideBySideSerializer(many=True)})
     @action(detail=False, methods=["get"], url_path="side-by-side")
     def side_by_side(self, request):
         """Several scenarios side by side: each one's key figures against its cheapest rent
         option, and the cumulative costs for one chart; the figures its own evaluation gives."""
-        columns = self._side_by_side(request)
-        if isinstance(columns, Response):
-            return columns
-        return Response(SideBySideSerializer(columns, many=True).data)
+        return Response(SideBySideSerializer(self._side_by_side_columns(request), many=True).data)
+
+    @extend_schema(parameters=[SIDE_BY_SIDE_IDS],
+                   responses={(200, PDF_CONTENT_TYPE): OpenApiTypes.BINARY})
+    @action(detail=False, methods=["get"], url_path="side-by-side/pdf")
+    def side_by_side_pdf(self, request):
+        """The side-by-side view as a PDF: the key-figures table and the cumulative-cost chart."""
+        pdf = build_side_by_side_pdf(self._side_by_side_columns(request), author=str(request.user))
+        response = HttpResponse(pdf, content_type=PDF_CONTENT_TYPE)
+        response["Content-Disposition"] = 'attachment; filename="scenarios-side-by-side.pdf"'
+        return response
+
+    def _side_by_side_columns(self, request) -> list[Column]:
+        """The columns of the scenarios ``?ids=`` names, among the user's; a 400 naming ``ids``."""
+        try:
+            ids = [int(part) for part in request.query_params.get("ids", "").split(",") if part]
+        except ValueError as exc:
+            raise ValidationError({"ids": ["give comma-separated scenario ids"]}) from exc
+        visible = {s.pk: s for s in self.get_queryset().filter(pk__in=ids)}
+        missing = [pk for pk in ids if pk not in visible]
+        if missing:
+            raise ValidationError({"ids": [f"no scenario {pk} among yours" for pk in missing]})
+        try:
+            return side_by_side([visible[pk] for pk in ids])
+        except SideBySideError as exc:
+            raise ValidationError({exc.field: [exc.message]}) from exc
 
     @extend_schema(parameters=[SIDE_BY_SIDE_IDS],
                    responses={(200, XLSX_CONTENT_TYPE): OpenApiTypes.BINARY})
@@ -241,10 +248,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def side_by_side_workbook(self, request):
         """The same comparison as one Excel sheet: key figures per scenario, cumulative costs
         by month and their chart."""
-        columns = self._side_by_side(request)
-        if isinstance(columns, Response):
-            return columns
-        return workbook_response(columns)
+        return workbook_response(self._side_by_side_columns(request))
 
     @extend_schema(request=None, responses={201: ScenarioSerializer})
     @action(detail=True, methods=["post"])

@@ -4,11 +4,13 @@ from __future__ import annotations
 import io
 import math
 import re
+import subprocess
 
 import pytest
 from openpyxl import load_workbook
 
 from reports.builders.excel import XLSX_CONTENT_TYPE
+from reports.formatting import format_usd_cents
 from tests.reports.recalc import recalculate
 from tests.teams.members import member
 
@@ -100,3 +102,43 @@ def test_the_admin_side_by_side_page_links_its_workbook(admin_client, demo_scena
     assert response.status_code == 200
     assert response["Content-Type"] == XLSX_CONTENT_TYPE
     assert load_workbook(io.BytesIO(response.content)).sheetnames == ["Side by side"]
+def _pdf_text(pdf: bytes, tmp_path) -> str:
+    path = tmp_path / "side-by-side.pdf"
+    path.write_bytes(pdf)
+    # Reading order, not layout: a wrapped cell stays whole beside its neighbours.
+    return subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True,
+                          check=True, timeout=60).stdout
+
+
+def test_the_api_pdf_shows_the_figures_of_the_json_view(client, demo_scenarios, tmp_path):
+    first = demo_scenarios["8x H100 training cluster"]
+    second = demo_scenarios["Inference fleet: 32x L40S vs cloud"]
+    client.force_login(member("viewer", of=first.team.slug))
+    ids = f"{first.pk},{second.pk}"
+
+    response = client.get(f"/api/v1/scenarios/side-by-side/pdf/?ids={ids}")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    text = re.sub(r"\s+", "", _pdf_text(response.content, tmp_path))
+    for column in client.get(f"/api/v1/scenarios/side-by-side/?ids={ids}").json():
+        for figure in ("buy_total_usd", "buy_npv_usd", "rent_npv_usd", "npv_saving_usd"):
+            assert format_usd_cents(column[figure]).replace(" ", "") in text, figure
+    assert "Cumulativecost" in text
+
+
+def test_the_pdf_refuses_one_scenario_naming_the_field(client, demo_scenarios):
+    first = demo_scenarios["8x H100 training cluster"]
+    client.force_login(member("viewer", of=first.team.slug))
+    response = client.get(f"/api/v1/scenarios/side-by-side/pdf/?ids={first.pk}")
+    assert response.status_code == 400
+    assert "ids" in response.json()
+
+
+def test_the_admin_pdf_action_downloads_the_side_by_side_report(admin_client, demo_scenarios, tmp_path):
+    ids = [s.pk for s in demo_scenarios.values()][:2]
+    response = admin_client.post("/admin/tco/scenario/", {
+        "action": "side_by_side_pdf_selected", "_selected_action": ids})
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert "Saving by buying, NPV" in _pdf_text(response.content, tmp_path)
