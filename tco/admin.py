@@ -338,12 +338,18 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
             self.message_user(request, exc.message, messages.ERROR)
             return HttpResponseRedirect(reverse("admin:tco_scenario_changelist"))
 
-    @admin.action(description="Show selected scenarios side by side", permissions=["view"])
-    def side_by_side_selected(self, request, queryset):
+    def _side_by_side_columns(self, request, queryset) -> list | None:
+        """The selected scenarios' columns, or None after telling the user why they cannot be."""
         try:
-            columns = side_by_side(list(queryset.order_by("name", "version")))
+            return side_by_side(list(queryset.order_by("name", "version")))
         except SideBySideError as exc:
             self.message_user(request, exc.message, messages.ERROR)
+            return None
+
+    @admin.action(description="Show selected scenarios side by side", permissions=["view"])
+    def side_by_side_selected(self, request, queryset):
+        columns = self._side_by_side_columns(request, queryset)
+        if columns is None:
             return None
         ids = ",".join(str(column.scenario_id) for column in columns)
         context = {**self.admin_site.each_context(request), "opts": self.model._meta,
@@ -355,10 +361,8 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
 
     @admin.action(description="Side-by-side PDF of selected scenarios", permissions=["view"])
     def side_by_side_pdf_selected(self, request, queryset):
-        try:
-            columns = side_by_side(list(queryset.order_by("name", "version")))
-        except SideBySideError as exc:
-            self.message_user(request, exc.message, messages.ERROR)
+        columns = self._side_by_side_columns(request, queryset)
+        if columns is None:
             return None
         response = HttpResponse(build_side_by_side_pdf(columns, author=str(request.user)),
                                 content_type=PDF_CONTENT_TYPE)

@@ -37,10 +37,11 @@ def test_the_api_shows_each_scenario_as_its_own_evaluation_does(client, demo_sce
         assert column["breakeven_month"] == cheapest["breakeven_month"]
 
 
-def test_one_scenario_is_refused_naming_the_field(client, demo_scenarios):
+@pytest.mark.parametrize("path", ["side-by-side/", "side-by-side/pdf/"], ids=["figures", "pdf"])
+def test_one_scenario_is_refused_naming_the_field(client, demo_scenarios, path):
     first = demo_scenarios["8x H100 training cluster"]
     client.force_login(member("viewer", of=first.team.slug))
-    response = client.get(f"/api/v1/scenarios/side-by-side/?ids={first.pk}")
+    response = client.get(f"/api/v1/scenarios/{path}?ids={first.pk}")
     assert response.status_code == 400
     assert "ids" in response.json()
 
@@ -125,14 +126,6 @@ def test_the_api_pdf_shows_the_figures_of_the_json_view(client, demo_scenarios, 
         for figure in ("buy_total_usd", "buy_npv_usd", "rent_npv_usd", "npv_saving_usd"):
             assert format_usd_cents(column[figure]).replace(" ", "") in text, figure
     assert "Cumulativecost" in text
-
-
-def test_the_pdf_refuses_one_scenario_naming_the_field(client, demo_scenarios):
-    first = demo_scenarios["8x H100 training cluster"]
-    client.force_login(member("viewer", of=first.team.slug))
-    response = client.get(f"/api/v1/scenarios/side-by-side/pdf/?ids={first.pk}")
-    assert response.status_code == 400
-    assert "ids" in response.json()
 
 
 def test_the_admin_pdf_action_downloads_the_side_by_side_report(admin_client, demo_scenarios, tmp_path):

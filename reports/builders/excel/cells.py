@@ -54,6 +54,8 @@ WRAP = {"text_wrap": True, "valign": "top"}
 RIGHT = {"align": "right"}
 # Headings that name rent options wrap onto up to three lines; spreadsheets do not grow the row.
 TALL_HEADER_HEIGHT = 45
+# Chart lines: buying first, then one colour per rent option or scenario, in turn.
+LINE_COLOURS = ("#1F4E79", "#C55A11", "#70AD47", "#7030A0", "#BF9000", "#2E75B6", "#A5A5A5")
 
 # A text starting with one of these is what spreadsheets read as a formula.
 FORMULA_TRIGGERS = ("=", "+", "-", "@")

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from reports.builders.excel.cells import (
     COUNT,
+    LINE_COLOURS,
     MONTH,
     PERCENT,
     RIGHT,
@@ -39,7 +40,6 @@ from tco.side_by_side import Column
 
 SHEET = "Side by side"
 FIRST_FIGURE_ROW = 5
-LINE_COLOURS = ("#1F4E79", "#C55A11", "#70AD47", "#7030A0", "#BF9000", "#2E75B6", "#A5A5A5")
 # (label, Column attribute, number format) of the recorded key figures, in the page's order.
 FIGURES = (
     ("Version", "version", COUNT),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from reports.builders.excel.cells import (
     COUNT,
+    LINE_COLOURS,
     RIGHT,
     USD,
     USD_PRICE,
@@ -25,8 +26,6 @@ from reports.formatting import format_usd_cents, timestamp
 
 SHEET = "Summary"
 CHART_ANCHOR_GAP = 2
-# Buy first, then one colour per rent option (its breakeven marker takes the same colour).
-LINE_COLOURS = ("#1F4E79", "#C55A11", "#70AD47", "#7030A0", "#BF9000", "#2E75B6", "#A5A5A5")
 BUY_LINE_WIDTH = 3  # pt
 RENT_LINE_WIDTH = 1.5
 
