@@ -46,7 +46,7 @@ class _AllowListSession(requests.Session):
     def get_redirect_target(self, resp: requests.Response) -> str | None:
         target = super().get_redirect_target(resp)
         if target is not None:
-            self._check_host(urljoin(resp.url, target), "redirect")
+            self._check_host(urljoin(resp.url, target), "")
         return target
 
 
@@ -123,6 +123,8 @@ class HttpClient:
                 with destination.open("wb") as out:
                     for chunk in response.iter_content(self.settings.download_chunk_bytes):
                         out.write(chunk)
+        except HostNotAllowed as exc:
+            raise _redirect_refused(exc, provider) from exc
         except requests.RequestException as exc:
             raise UpstreamHTTPError(provider, f"GET {url}", _describe(exc)) from exc
         return destination
@@ -131,6 +133,8 @@ class HttpClient:
         self._host_check(url, provider)
         try:
             response = self.session.request(method, url, timeout=self.timeout, **kwargs)
+        except HostNotAllowed as exc:
+            raise _redirect_refused(exc, provider) from exc
         except requests.RequestException as exc:
             raise UpstreamHTTPError(provider, f"{method} {url}", _describe(exc)) from exc
         self._raise_for_status(response, provider=provider)
@@ -145,6 +149,11 @@ class HttpClient:
                 f"{response.request.method} {response.url}",
                 f"HTTP {response.status_code}{after}",
             )
+
+
+def _redirect_refused(exc: HostNotAllowed, provider: str) -> HostNotAllowed:
+    """The session's refusal of a redirect (it knows no provider), said for ``provider``."""
+    return HostNotAllowed(provider, f"redirect to {exc.record}", exc.reason)
 
 
 def _describe(exc: requests.RequestException) -> str:

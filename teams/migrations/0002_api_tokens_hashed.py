@@ -17,9 +17,11 @@ def _hash_plain_keys(apps, schema_editor):
     expiry = timezone.now() + knox_settings.TOKEN_TTL
     with connection.cursor() as cursor:
         cursor.execute("SELECT key, user_id FROM authtoken_token")
-        for key, user_id in cursor.fetchall():
-            token_model.objects.create(digest=hash_token(key), token_key=key[:CONSTANTS.TOKEN_KEY_LENGTH],
-                                       user_id=user_id, expiry=expiry)
+        token_model.objects.bulk_create(
+            token_model(digest=hash_token(key), token_key=key[:CONSTANTS.TOKEN_KEY_LENGTH],
+                        user_id=user_id, expiry=expiry)
+            for key, user_id in cursor.fetchall()
+        )
         cursor.execute("DELETE FROM authtoken_token")
 
 

@@ -39,3 +39,17 @@ def test_every_providers_own_endpoint_is_listed_by_default(settings):
     hosts = {urlsplit(source.url).hostname for source in FEED_SOURCES.values()}
 
     assert hosts <= set(settings.PRICE_FEED_HOSTS)
+
+
+def test_a_redirect_to_an_unlisted_host_is_not_followed(catalog, settings, local_server):  # noqa: F811
+    settings.LAMBDA_API_KEY = "lambda-secret"
+    settings.PRICE_FEED_HOSTS = [*settings.PRICE_FEED_HOSTS, "127.0.0.1"]
+    elsewhere = local_server.url("/types").replace("127.0.0.1", "localhost")
+    local_server.routes["/moved"] = Reply(status=302, headers={"Location": elsewhere})
+    local_server.routes["/types"] = Reply(body=LAMBDA_SAMPLE.read_bytes())
+
+    job = price_refresh_run(provider="lambda", location=local_server.url("/moved"))
+
+    assert (job.status, job.error_code) == (RefreshStatus.FAILED, "host_not_allowed")
+    assert job.error == "lambda: redirect to localhost: not in PRICE_FEED_HOSTS; nothing was sent"
+    assert [path for path, _ in local_server.requests] == ["/moved"]

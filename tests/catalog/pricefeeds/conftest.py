@@ -29,6 +29,7 @@ class Reply:
     status: int = 200
     delay_seconds: float = 0.0
     content_length: int | None = None  # override, to send a body shorter than announced
+    headers: dict[str, str] = field(default_factory=dict)  # e.g. a redirect's Location
 
 
 Route = Reply | Callable[[dict[str, str]], Reply]
@@ -96,6 +97,8 @@ def local_server() -> Iterator[LocalServer]:
                 self.send_header("Content-Type", "application/json")
                 length = reply.content_length or len(reply.body)
                 self.send_header("Content-Length", str(length))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(reply.body)
             except (BrokenPipeError, ConnectionResetError):
