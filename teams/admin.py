@@ -28,6 +28,31 @@ def _approves(request: HttpRequest, team_id: int | None = None) -> bool:
     return has_role(request.user, team_id, Role.APPROVER)
 
 
+class ApproversManageMixin:
+    """Rows a team's approvers manage: ``_team_id`` says whose team a row belongs to."""
+
+    def _team_id(self, obj) -> int:
+        raise NotImplementedError
+
+    def _approves_row(self, request: HttpRequest, obj) -> bool:
+        return _approves(request, None if obj is None else self._team_id(obj))
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return _approves(request)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._approves_row(request, obj)
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._approves_row(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._approves_row(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._approves_row(request, obj)
+
+
 class MembersByUsernameMixin:
     """Who joins is named by username: the user picker searches every account, which only
     superusers may read."""
@@ -48,30 +73,18 @@ class MembersByUsernameMixin:
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
-class MembershipInline(MembersByUsernameMixin, admin.TabularInline):
-    """The team's members and their roles, changed by the team's approvers."""
+class MembershipInline(ApproversManageMixin, MembersByUsernameMixin, admin.TabularInline):
+    """The team's members and their roles, changed by the team's approvers (``obj`` is the team)."""
 
     model = Membership
     extra = 1
 
-    def _may(self, request: HttpRequest, team: Team | None) -> bool:
-        return _approves(request, None if team is None else team.pk)
-
-    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return self._may(request, obj)
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return self._may(request, obj)
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return self._may(request, obj)
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return self._may(request, obj)
+    def _team_id(self, obj: Team) -> int:
+        return obj.pk
 
 
 @admin.register(Team)
-class TeamAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
+class TeamAdmin(ApproversManageMixin, HiddenRowsNotFoundMixin, admin.ModelAdmin):
     """Teams with their members: superusers create and rename them; approvers manage members."""
 
     list_display = ["name", "slug"]
@@ -88,14 +101,8 @@ class TeamAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
     def get_prepopulated_fields(self, request: HttpRequest, obj=None):
         return self.prepopulated_fields if request.user.is_superuser else {}
 
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return _approves(request)
-
-    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _approves(request, None if obj is None else obj.pk)
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _approves(request, None if obj is None else obj.pk)
+    def _team_id(self, obj: Team) -> int:
+        return obj.pk
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return request.user.is_superuser
@@ -105,7 +112,9 @@ class TeamAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(MembersByUsernameMixin, HiddenRowsNotFoundMixin, admin.ModelAdmin):
+class MembershipAdmin(
+    ApproversManageMixin, MembersByUsernameMixin, HiddenRowsNotFoundMixin, admin.ModelAdmin
+):
     """Who is in which team with which role: every team for superusers, their teams for approvers."""
 
     list_display = ["user", "team", "role"]
@@ -117,20 +126,8 @@ class MembershipAdmin(MembersByUsernameMixin, HiddenRowsNotFoundMixin, admin.Mod
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).filter(team__in=teams_of(request.user, role=Role.APPROVER))
 
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return _approves(request)
-
-    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _approves(request, None if obj is None else obj.team_id)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return _approves(request)
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _approves(request, None if obj is None else obj.team_id)
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _approves(request, None if obj is None else obj.team_id)
+    def _team_id(self, obj: Membership) -> int:
+        return obj.team_id
 
 
 #: What staff may change of a scheduled task: when it runs. What it runs, with which arguments
