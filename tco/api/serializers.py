@@ -4,7 +4,6 @@ The evaluation's output is declared in tco/api/evaluation.py."""
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
@@ -33,16 +32,6 @@ class RentOptionSerializer(serializers.ModelSerializer):
                   "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month",
                   "price_change_per_year", "spot_interruptions_per_hour", "grid_kg_co2e_per_kwh"]
         read_only_fields = ["id"]
-        extra_kwargs = {
-            "price_usd_per_instance_hour": {"min_value": Decimal("0.0001")},
-            "equivalence_factor": {"min_value": Decimal("0.0001")},
-            "price_change_per_year": {"min_value": Decimal("-0.99")},
-            "grid_kg_co2e_per_kwh": {"min_value": 0, "max_value": 2},
-            **{f: {"min_value": 0} for f in ("upfront_usd", "spot_interruption_overhead",
-                                             "egress_tb_per_month", "egress_usd_per_gb",
-                                             "storage_tb", "storage_usd_per_gb_month",
-                                             "spot_interruptions_per_hour")},
-        }
 
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -61,28 +50,6 @@ class ApiOptionSerializer(serializers.ModelSerializer):
                   "usd_per_million_output", "price_change_per_year", "minimum_usd_per_month",
                   "rate_limit_tokens_per_month"]
         read_only_fields = ["id"]
-        extra_kwargs = {
-            "price_change_per_year": {"min_value": Decimal("-0.99")},
-            "rate_limit_tokens_per_month": {"min_value": 1},
-            **{f: {"min_value": 0} for f in ("usd_per_million_input", "usd_per_million_cached_input",
-                                             "usd_per_million_output", "minimum_usd_per_month")},
-        }
-
-
-SHARES = ("utilisation", "network_share_of_compute", "spares_share", "residual_value_share",
-          "financed_share", "power_cap_throughput_loss", "residual_decline_per_year",
-          "next_generation_value_drop", "token_input_share", "token_cached_input_share",
-          "token_output_share")
-NON_NEGATIVE = ("network_usd_per_system", "storage_usd", "racks_install_usd_per_rack",
-                "support_share_per_year", "staff_fte_per_system", "staff_usd_per_fte_year",
-                "licence_usd_per_accelerator_year", "colocation_usd_per_kw_month",
-                "buildout_capex_usd_per_kw", "buildout_opex_usd_per_kw_month",
-                "discount_rate_per_year", "loan_rate_per_year", "failures_per_accelerator_hour",
-                "checkpoint_cost_h", "restart_h", "embodied_kg_co2e_per_system",
-                "carbon_price_usd_per_tonne")
-POSITIVE = ("system_price_usd", "electricity_usd_per_kwh", "rack_power_limit_kw",
-            "tokens_per_s_per_accelerator", "hours_per_month", "checkpoint_interval_h")
-GRID_INTENSITIES = ("grid_kg_co2e_per_kwh", "cloud_grid_kg_co2e_per_kwh")
 
 
 class ScenarioSerializer(serializers.ModelSerializer):
@@ -150,19 +117,6 @@ class ScenarioSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["id", "owner", "status", "version", "previous_version", "approved_at",
                             "created_at", "updated_at"]
-        extra_kwargs = {
-            "horizon_months": {"min_value": 1, "max_value": engine.MAX_HORIZON_MONTHS},
-            "accelerators": {"min_value": 1},
-            "pue": {"min_value": 1},
-            "power_cap_share": {"min_value": Decimal("0.01"), "max_value": 1},
-            "electricity_escalation_per_year": {"min_value": Decimal("-0.99")},
-            "depreciation_months": {"min_value": 1},
-            "cloud_pue": {"min_value": 1},
-            **{f: {"min_value": 0, "max_value": 2} for f in GRID_INTENSITIES},
-            **{f: {"min_value": 0, "max_value": 1} for f in SHARES},
-            **{f: {"min_value": 0} for f in NON_NEGATIVE},
-            **{f: {"min_value": Decimal("0.0001")} for f in POSITIVE},
-        }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -38,12 +38,15 @@ def numeric(
     whole: bool = False,
     nan_allowed: bool = False,
     inf_allowed: bool = False,
+    rate: bool = False,
 ) -> Any:
     """Declare a numeric input field with its valid range [low, high].
 
     ``whole`` marks counts of months or units that the engine rounds to the
     nearest integer; ``nan_allowed`` marks optional figures where NaN means
-    "not given"; ``inf_allowed`` marks limits where +inf means "no limit".
+    "not given"; ``inf_allowed`` marks limits where +inf means "no limit"; ``rate`` marks
+    shares and yearly rates people type, where a value above 1 is most likely a percent (the
+    Django layer refuses it; the engine computes with any value in range).
     """
     metadata = {
         "numeric": True,
@@ -54,6 +57,7 @@ def numeric(
         "whole": whole,
         "nan_allowed": nan_allowed,
         "inf_allowed": inf_allowed,
+        "rate": rate,
     }
     return field(default=default, metadata=metadata)
 
@@ -120,11 +124,11 @@ class BuyOption:
     system_rack_units: Numeric = numeric(low_open=True)
     depreciation_months: Numeric = numeric(low=1.0, whole=True)
     network_usd_per_system: Numeric = numeric(0.0)
-    network_share_of_compute: Numeric = numeric(0.0)
+    network_share_of_compute: Numeric = numeric(0.0, rate=True)
     storage_usd: Numeric = numeric(0.0)
     racks_install_usd_per_rack: Numeric = numeric(0.0)
-    spares_share: Numeric = numeric(0.0)
-    support_share_per_year: Numeric = numeric(0.0)
+    spares_share: Numeric = numeric(0.0, rate=True)
+    support_share_per_year: Numeric = numeric(0.0, rate=True)
     staff_fte_per_system: Numeric = numeric(0.0)
     staff_usd_per_fte_year: Numeric = numeric(0.0)
     licence_usd_per_accelerator_year: Numeric = numeric(0.0)
@@ -137,7 +141,7 @@ class BuyOption:
     power_cap_share: Numeric = numeric(1.0, low_open=True, high=1.0)
     power_cap_throughput_loss: Numeric = share(0.0, high_open=True)
     financed_share: Numeric = share(0.0)
-    loan_rate_per_year: Numeric = numeric(0.0)
+    loan_rate_per_year: Numeric = numeric(0.0, rate=True)
     loan_term_months: Numeric = numeric(0.0, whole=True)
 
 
@@ -154,7 +158,7 @@ class Facility:
     rack_power_limit_kw: Numeric = numeric(low_open=True)
     rack_units_per_rack: Numeric = numeric(low_open=True)
     existing_cooling_max_kw_per_rack: Numeric = numeric(inf_allowed=True)
-    electricity_escalation_per_year: Numeric = numeric(0.0, low=-1.0, low_open=True)
+    electricity_escalation_per_year: Numeric = numeric(0.0, low=-1.0, low_open=True, rate=True)
     colocation_usd_per_kw_month: Numeric = numeric(0.0)
     owned_buildout_usd_per_kw: Numeric = numeric(0.0)
     owned_opex_usd_per_kw_month: Numeric = numeric(0.0)
@@ -194,12 +198,12 @@ class RentOption:
     equivalence_factor: Numeric = numeric(1.0, low=0.0, low_open=True)
     commitment_months: Numeric = numeric(0.0, whole=True)
     upfront_usd_per_instance: Numeric = numeric(0.0)
-    spot_interruption_overhead: Numeric = numeric(0.0)
+    spot_interruption_overhead: Numeric = numeric(0.0, rate=True)
     egress_tb_per_month: Numeric = numeric(0.0)
     egress_usd_per_gb: Numeric = numeric(0.0)
     storage_tb: Numeric = numeric(0.0)
     storage_usd_per_gb_month: Numeric = numeric(0.0)
-    price_change_per_year: Numeric = numeric(0.0, low=-1.0, low_open=True)
+    price_change_per_year: Numeric = numeric(0.0, low=-1.0, low_open=True, rate=True)
     spot_interruptions_per_hour: Numeric = numeric(0.0)
     grid_kg_co2e_per_kwh: Numeric = numeric(math.nan, high=MAX_GRID_KG_CO2E_PER_KWH, nan_allowed=True)
 
@@ -239,7 +243,7 @@ class ApiOption:
     usd_per_million_input: Numeric = numeric()
     usd_per_million_cached_input: Numeric = numeric()
     usd_per_million_output: Numeric = numeric()
-    price_change_per_year: Numeric = numeric(0.0, low=-1.0, low_open=True)
+    price_change_per_year: Numeric = numeric(0.0, low=-1.0, low_open=True, rate=True)
     minimum_usd_per_month: Numeric = numeric(0.0)
     rate_limit_tokens_per_month: Numeric = numeric(math.inf, low_open=True, inf_allowed=True)
 
@@ -249,7 +253,7 @@ class Finance:
     """Horizon and cost of capital used to total and discount both options."""
 
     horizon_months: Numeric = numeric(low=1.0, high=MAX_HORIZON_MONTHS, whole=True)
-    discount_rate_per_year: Numeric = numeric(low=-1.0, low_open=True)
+    discount_rate_per_year: Numeric = numeric(low=-1.0, low_open=True, rate=True)
 
 
 @dataclass(frozen=True)

@@ -133,6 +133,13 @@ INPUTS: dict[str, Term] = {
     "goodput.failures_per_accelerator_hour": _t("Failures per accelerator-hour", "", QTY, 6),
     "goodput.restart_h": _t("Restart time", "h", QTY, 2),
     "rent.*.grid_kg_co2e_per_kwh": _t("Cloud grid emissions", "kg CO2e per kWh", QTY, 3),
+    "api.*.usd_per_million_input": _t("API price, input tokens", "per million tokens", PRICE),
+    "api.*.usd_per_million_cached_input": _t("API price, cached input tokens", "per million tokens",
+                                             PRICE),
+    "api.*.usd_per_million_output": _t("API price, output tokens", "per million tokens", PRICE),
+    "api.*.price_change_per_year": _t("API price change", "a year", SHARE),
+    "api.*.minimum_usd_per_month": _t("API minimum spend", "a month", USD),
+    "api.*.rate_limit_tokens_per_month": _t("API rate limit", "tokens a month", COUNT),
     "rent.*.spot_interruptions_per_hour": _t("Spot interruptions per hour", "", QTY, 4),
     "tokens.cached_input_share": _t("Cached input tokens", "", SHARE),
     "tokens.input_share": _t("Input tokens", "", SHARE),
@@ -229,7 +236,7 @@ CASH_FLOW_LINES: dict[str, str] = {
     "cumulative": "Running total",
 }
 
-_INDEX = re.compile(r"^(rent|cooling)\.(\d+)\.")
+_INDEX = re.compile(r"^(rent|cooling|api)\.(\d+)\.")
 
 
 def generic_path(path: str) -> str:

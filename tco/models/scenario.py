@@ -20,19 +20,13 @@ from simple_history.models import HistoricalRecords
 from catalog.choices import Precision
 from tco.engine.inputs import InputError
 from tco.engine.validation import check_residual_curve
-
-
-def _share(field: str) -> Q:
-    return Q(**{f"{field}__gte": 0}) & Q(**{f"{field}__lte": 1})
-
-
-def _nonneg(field: str) -> Q:
-    return Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__gte": 0})
-
-
-def _positive(field: str) -> Q:
-    return Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__gt": 0})
-
+from tco.input_bounds import (
+    API_OPTION_INPUTS,
+    RENT_OPTION_INPUTS,
+    SCENARIO_INPUTS,
+    bound_fields,
+    bounds_constraints,
+)
 
 MONEY = {"max_digits": 16, "decimal_places": 4}
 RATE = {"max_digits": 9, "decimal_places": 6}
@@ -101,7 +95,8 @@ class Scenario(models.Model):
                                     related_name="+")
     accelerators = models.PositiveIntegerField(
         null=True, blank=True, help_text="Accelerators needed; empty when a sizing gives it.")
-    utilisation = models.DecimalField(max_digits=5, decimal_places=4,
+    # Wider than a share needs, so 70 (a percent) reaches the bounds check and its message.
+    utilisation = models.DecimalField(max_digits=8, decimal_places=4,
                                       help_text="Share of hours doing useful work, 0 to 1.")
     hours_per_month = models.DecimalField(max_digits=6, decimal_places=2, default=730)
     precision = models.CharField(
@@ -223,44 +218,7 @@ class Scenario(models.Model):
                                    name="scenario_approved_says_by_whom_and_when"),
             models.CheckConstraint(condition=Q(version__gte=1) & Q(revision__gte=1),
                                    name="scenario_version_and_revision_from_1"),
-            models.CheckConstraint(condition=_share("utilisation"),
-                                   name="scenario_utilisation_0_1"),
-            models.CheckConstraint(condition=Q(horizon_months__gte=1) & Q(horizon_months__lte=240),
-                                   name="scenario_horizon_1_240"),
-            models.CheckConstraint(condition=_positive("accelerators"),
-                                   name="scenario_accelerators_positive"),
-            models.CheckConstraint(condition=_positive("system_price_usd"),
-                                   name="scenario_system_price_positive"),
-            models.CheckConstraint(condition=_positive("electricity_usd_per_kwh"),
-                                   name="scenario_electricity_positive"),
-            models.CheckConstraint(condition=Q(pue__isnull=True) | Q(pue__gte=1),
-                                   name="scenario_pue_at_least_1"),
-            models.CheckConstraint(condition=_positive("rack_power_limit_kw"),
-                                   name="scenario_rack_power_positive"),
-            models.CheckConstraint(condition=_share("residual_value_share"),
-                                   name="scenario_residual_0_1"),
-            models.CheckConstraint(condition=Q(grid_kg_co2e_per_kwh__isnull=True)
-                                   | Q(grid_kg_co2e_per_kwh__gte=0, grid_kg_co2e_per_kwh__lte=2),
-                                   name="scenario_grid_intensity_0_2"),
-            models.CheckConstraint(condition=Q(cloud_pue__isnull=True) | Q(cloud_pue__gte=1),
-                                   name="scenario_cloud_pue_at_least_1"),
-            models.CheckConstraint(condition=_positive("checkpoint_interval_h"),
-                                   name="scenario_checkpoint_interval_positive"),
-            models.CheckConstraint(condition=_share("financed_share"),
-                                   name="scenario_financed_0_1"),
-            models.CheckConstraint(condition=Q(power_cap_share__gt=0) & Q(power_cap_share__lte=1),
-                                   name="scenario_power_cap_0_1"),
-            models.CheckConstraint(condition=_share("power_cap_throughput_loss"),
-                                   name="scenario_power_cap_loss_0_1"),
-            *[models.CheckConstraint(condition=_nonneg(f), name=f"scenario_{f}_nonnegative")
-              for f in ("network_usd_per_system", "storage_usd", "racks_install_usd_per_rack",
-                        "spares_share", "support_share_per_year", "staff_fte_per_system",
-                        "staff_usd_per_fte_year", "licence_usd_per_accelerator_year",
-                        "colocation_usd_per_kw_month", "buildout_capex_usd_per_kw",
-                        "buildout_opex_usd_per_kw_month", "discount_rate_per_year",
-                        "loan_rate_per_year", "failures_per_accelerator_hour",
-                        "checkpoint_cost_h", "restart_h", "embodied_kg_co2e_per_system",
-                        "carbon_price_usd_per_tonne", "residual_decline_per_year")],
+            *bounds_constraints("scenario", SCENARIO_INPUTS),
         ]
 
     def __str__(self) -> str:
@@ -353,22 +311,10 @@ class RentOption(models.Model):
     class Meta:
         ordering = ["scenario", "id"]
         constraints = [
-            models.CheckConstraint(condition=_positive("price_usd_per_instance_hour"),
-                                   name="rent_price_positive"),
-            models.CheckConstraint(condition=_positive("equivalence_factor"),
-                                   name="rent_equivalence_factor_positive"),
             models.CheckConstraint(condition=Q(cheapest_region=False)
                                    | Q(price_usd_per_instance_hour__isnull=True),
                                    name="rent_cheapest_region_catalog_priced"),
-            models.CheckConstraint(condition=Q(price_change_per_year__gt=-1),
-                                   name="rent_price_change_above_minus_1"),
-            *[models.CheckConstraint(condition=_nonneg(f), name=f"rent_{f}_nonnegative")
-              for f in ("upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
-                        "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month",
-                        "spot_interruptions_per_hour")],
-            models.CheckConstraint(condition=Q(grid_kg_co2e_per_kwh__isnull=True)
-                                   | Q(grid_kg_co2e_per_kwh__gte=0, grid_kg_co2e_per_kwh__lte=2),
-                                   name="rent_grid_intensity_0_2"),
+            *bounds_constraints("rent", RENT_OPTION_INPUTS),
         ]
 
     def __str__(self) -> str:
@@ -421,14 +367,14 @@ class ApiOption(models.Model):
     class Meta:
         ordering = ["scenario", "id"]
         constraints = [
-            models.CheckConstraint(condition=Q(price_change_per_year__gt=-1),
-                                   name="api_price_change_above_minus_1"),
-            *[models.CheckConstraint(condition=_nonneg(f), name=f"api_{f}_nonnegative")
-              for f in ("usd_per_million_input", "usd_per_million_cached_input",
-                        "usd_per_million_output", "minimum_usd_per_month")],
-            models.CheckConstraint(condition=_positive("rate_limit_tokens_per_month"),
-                                   name="api_rate_limit_positive"),
+            *bounds_constraints("api", API_OPTION_INPUTS),
         ]
 
     def __str__(self) -> str:
         return self.name or str(self.price or "API option")
+
+
+# Each bounded field checks its engine input's bounds (tco/input_bounds.py).
+bound_fields(Scenario, SCENARIO_INPUTS)
+bound_fields(RentOption, RENT_OPTION_INPUTS)
+bound_fields(ApiOption, API_OPTION_INPUTS)

@@ -148,7 +148,8 @@ def test_api_options_are_written_with_the_scenario_and_replaced_by_an_edit(api, 
 
 @pytest.mark.parametrize(("overrides", "error"), [
     ({"api_options": [{**QUOTED, "usd_per_million_input": "-1"}]},
-     {"api_options": {"0": {"usd_per_million_input": ["Ensure this value is greater than or equal to 0."]}}}),
+     {"api_options": {"0": {"usd_per_million_input": ["API price, input tokens must be at least 0, "
+                                                   "not -1"]}}}),
     ({"api_options": [{"name": "no prices"}]},
      {"api_options": {"0": {"usd_per_million_input": ["give a price or pick a catalog price row"]}}}),
     ({"token_input_share": "0.5", "api_options": [QUOTED]}, "token_output_share"),

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+from dataclasses import fields, replace
 
-from tco.engine import evaluate, numeric_input_paths
+from tco.engine import ApiOption, evaluate, numeric_input_paths
 from tco.engine.footprint import Footprint
 from tco.engine.result import BuyResult, RentResult
 from tco.engine.vocabulary import (
@@ -21,7 +21,8 @@ from tests.tco.engine.scenarios import rich_scenario
 
 
 def test_every_engine_input_path_has_a_term() -> None:
-    paths = {generic_path(path) for path in numeric_input_paths(rich_scenario())}
+    with_api = replace(rich_scenario(), api=(ApiOption("api", 3.0, 0.3, 15.0),))
+    paths = {generic_path(path) for path in numeric_input_paths(with_api)}
     assert paths - set(INPUTS) == set()
     assert set(INPUTS) - paths == set()  # nothing labelled that the engine no longer has
 
