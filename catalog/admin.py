@@ -55,7 +55,17 @@ class ProvenanceMixin:
         return format_html("<ul style='margin:0'>{}</ul>", lines)
 
 
-class ThroughputInline(StaffWritesAdminMixin, admin.TabularInline):
+class PublicSourcesMixin:
+    """Public catalog figures cite public sources: a staff member who is also in a team cannot
+    put the team's confidential source on a row everyone reads."""
+
+    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs):
+        if db_field.related_model is Source:
+            kwargs["queryset"] = Source.objects.filter(team__isnull=True)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class ThroughputInline(PublicSourcesMixin, StaffWritesAdminMixin, admin.TabularInline):
     """Every source's throughput figure for the accelerator."""
 
     model = AcceleratorThroughput
@@ -64,7 +74,7 @@ class ThroughputInline(StaffWritesAdminMixin, admin.TabularInline):
     autocomplete_fields = ("source",)
 
 
-class PowerCapInline(StaffWritesAdminMixin, admin.TabularInline):
+class PowerCapInline(PublicSourcesMixin, StaffWritesAdminMixin, admin.TabularInline):
     """Throughput lost at lower power limits."""
 
     model = AcceleratorPowerCap
@@ -114,7 +124,7 @@ class SourceAdmin(HiddenRowsNotFoundMixin, VisibleRowsAdminMixin, StaffWritesAdm
 
 
 @admin.register(TokenApiPrice)
-class TokenApiPriceAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
+class TokenApiPriceAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.ModelAdmin):
     list_display = ("provider", "model_name", "usd_per_million_input", "usd_per_million_cached_input",
                     "usd_per_million_output", "as_of", "is_example", "source")
     list_filter = ("provider", "is_example")
@@ -141,7 +151,7 @@ class AcceleratorAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin)
 
 
 @admin.register(AcceleratorThroughput)
-class AcceleratorThroughputAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
+class AcceleratorThroughputAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.ModelAdmin):
     list_display = ("accelerator", "precision", "tflops", "is_sparse", "is_preferred", "source")
     list_filter = (
         "precision", "is_sparse", "is_preferred", ("source", ListedRowsFilter), "accelerator__vendor"
@@ -152,7 +162,7 @@ class AcceleratorThroughputAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(AcceleratorPowerCap)
-class AcceleratorPowerCapAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
+class AcceleratorPowerCapAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.ModelAdmin):
     list_display = (
         "accelerator",
         "power_limit_w",
@@ -352,7 +362,7 @@ class FacilityProfileAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAd
 
 
 @admin.register(PowerDensityReference)
-class PowerDensityReferenceAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
+class PowerDensityReferenceAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.ModelAdmin):
     list_display = (
         "configuration",
         "power_kw",

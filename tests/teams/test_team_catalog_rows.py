@@ -11,11 +11,12 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from catalog.models import CloudOffering, PricePoint, Source
+from catalog.models import AcceleratorPowerCap, CloudOffering, PricePoint, Source
 from catalog.services import quote_file_import
 from reports.services import citations
+from teams.models import Role
 from tests.teams.conftest import client_of, scenario_body
-from tests.teams.members import team
+from tests.teams.members import member, team
 
 NDA_QUOTE = (b"kind,provider,instance_type,region,pricing_model,accelerator,accelerators_per_instance,"
              b"amount,currency,as_of,source\n"
@@ -137,3 +138,18 @@ def test_a_report_cites_only_its_own_teams_sources(beta_quote):
     assert "Beta's NDA with AWS, confidential" in cited_by("beta")
     assert "Beta's NDA with AWS, confidential" not in cited_by("alpha")
     assert len(cited_by("alpha")) == len(cited_by("beta")) - 1 == 1  # seed-003, public
+
+
+def test_staff_in_a_team_cannot_cite_its_source_on_a_public_figure(client, beta_quote):
+    client.force_login(member("stan", of="beta", role=Role.ANALYST, is_staff=True))
+    cap = AcceleratorPowerCap.objects.first()
+    url = reverse("admin:catalog_acceleratorpowercap_change", args=[cap.pk])
+    form = client.get(url).context["adminform"].form
+
+    response = client.post(url, {**{name: value for name, value in form.initial.items() if value is not None},
+                                 "accelerator": cap.accelerator_id, "source": beta_quote.source_id})
+
+    assert response.status_code == 200
+    assert "source" in response.context["adminform"].form.errors
+    cap.refresh_from_db()
+    assert cap.source.team is None
