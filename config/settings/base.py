@@ -115,6 +115,7 @@ TEMPLATES = [
         },
     },
 ]
+FORM_RENDERER = "config.form_renderer.FormRenderer"
 
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
