@@ -27,6 +27,7 @@ from tco.services.history import history_diff, scenario_records
 from tco.services.scenarios import (
     ApprovalRefused,
     ScenarioFrozen,
+    finance_defaults,
     revision_check,
     scenario_approve,
     scenario_clone,
@@ -206,6 +207,12 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
             if teams.count() == 1:
                 kwargs["initial"] = teams.get()
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        """A new scenario starts from the finance defaults of the user's team (their first one
+        where they are an analyst), so no cost line is zero unless someone types zero."""
+        team = teams_of(request.user, role=Role.ANALYST).first()
+        return {**finance_defaults(team), **super().get_changeform_initial_data(request)}
 
     def has_delete_permission(self, request: HttpRequest, obj: Scenario | None = None) -> bool:
         if obj is not None and obj.is_approved:

@@ -16,7 +16,7 @@ from django_celery_beat.models import (
 
 from teams import admin_tokens  # noqa: F401  (registers the API token admin)
 from teams.admin_mixins import HiddenRowsNotFoundMixin, ListedRowsFilter, StaffOnlyAdminMixin
-from teams.models import Membership, Role, Team
+from teams.models import FinanceDefault, Membership, Role, Team
 from teams.selectors import has_role, teams_of
 
 
@@ -73,24 +73,37 @@ class MembersByUsernameMixin:
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
-class MembershipInline(ApproversManageMixin, MembersByUsernameMixin, admin.TabularInline):
-    """The team's members and their roles, changed by the team's approvers (``obj`` is the team)."""
-
-    model = Membership
-    extra = 1
+class TeamRowsInline(ApproversManageMixin, admin.TabularInline):
+    """Rows of the team on its page, changed by the team's approvers (``obj`` is the team)."""
 
     def _team_id(self, obj: Team) -> int:
         return obj.pk
 
 
+class MembershipInline(MembersByUsernameMixin, TeamRowsInline):
+    """The team's members and their roles."""
+
+    model = Membership
+    extra = 1
+
+
+class FinanceDefaultInline(TeamRowsInline):
+    """The team's own finance defaults for new scenarios, each with its reason (the others come
+    from the table in teams/finance_defaults.py)."""
+
+    model = FinanceDefault
+    extra = 0
+
+
 @admin.register(Team)
 class TeamAdmin(ApproversManageMixin, HiddenRowsNotFoundMixin, admin.ModelAdmin):
-    """Teams with their members: superusers create and rename them; approvers manage members."""
+    """Teams with their members and finance defaults: superusers create and rename them;
+    approvers manage members and defaults."""
 
     list_display = ["name", "slug"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
-    inlines = [MembershipInline]
+    inlines = [MembershipInline, FinanceDefaultInline]
 
     def get_queryset(self, request: HttpRequest):
         return teams_of(request.user, role=Role.APPROVER)

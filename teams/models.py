@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from teams.finance_defaults import FINANCE_DEFAULTS, FinanceFigure
+
 
 class Role(models.TextChoices):
     """What a member may do in a team; each role may do everything the roles before it may."""
@@ -51,3 +53,33 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.team} ({self.role})"
+
+
+class FinanceDefault(models.Model):
+    """A team's own figure for one of the finance defaults new scenarios start from
+    (teams/finance_defaults.py lists them with the reason for each)."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="finance_defaults")
+    field = models.CharField(max_length=40, choices=[(name, name.replace("_", " ").capitalize())
+                                                     for name in FINANCE_DEFAULTS])
+    value = models.DecimalField(max_digits=16, decimal_places=6)
+    reason = models.CharField(max_length=300, help_text="Where the figure comes from, or why.")
+
+    class Meta:
+        ordering = ["team", "field"]
+        constraints = [
+            models.UniqueConstraint(fields=["team", "field"], name="finance_default_one_per_field"),
+            models.CheckConstraint(condition=Q(value__gte=0), name="finance_default_nonnegative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.team}: {self.field} = {self.value}"
+
+
+def team_finance_defaults(team: Team | None) -> dict[str, FinanceFigure]:
+    """The finance defaults of a team: the table's, with the team's own figures over them."""
+    figures = dict(FINANCE_DEFAULTS)
+    if team is not None:
+        figures.update({row.field: FinanceFigure(row.value, row.reason)
+                        for row in team.finance_defaults.all()})
+    return figures

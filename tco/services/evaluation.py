@@ -38,6 +38,7 @@ from tco.services.engine_inputs import (
 )
 from tco.services.pinning import approval_snapshot, pinned_case
 from tco.services.sizing import Sizing
+from tco.services.zero_costs import zero_cost_warnings
 
 # Units of engine inputs that no scenario or catalog record describes (cooling tiers and
 # the facility's existing cooling come straight from the catalog tables).
@@ -153,7 +154,8 @@ def evaluation_of(inputs: engine.Scenario, *, recorded: Sequence[Assumption] = (
     return Evaluation(inputs=inputs, result=result, assumptions=every_input(inputs, recorded),
                       prices=tuple(prices), sizing=sizing,
                       # A pinned case brings the footprint warnings it was approved with.
-                      warnings=tuple(dict.fromkeys((*warnings, *footprint_warnings(result)))))
+                      warnings=tuple(dict.fromkeys((*warnings, *footprint_warnings(result),
+                                                    *zero_cost_warnings(inputs)))))
 
 
 def scenario_evaluate(*, scenario: Scenario, rent_options: list[RentOption] | None = None,

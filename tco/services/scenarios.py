@@ -33,7 +33,7 @@ from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation, scenario_check, scenario_evaluate
 from tco.services.pinning import pin_of
 from tco.services.repricing import scenario_snapshot_save
-from teams.models import Role, Team
+from teams.models import Role, Team, team_finance_defaults
 from teams.selectors import TeamChoiceError, team_for_new_object
 
 SCENARIO_COPY_SUFFIX = " (copy)"
@@ -80,6 +80,12 @@ def scenario_team(user: AbstractBaseUser | None, *, named: Team | None, role: Ro
         raise ScenarioInputError("team", str(exc)) from exc
 
 
+def finance_defaults(team: Team | None) -> dict[str, Any]:
+    """The team's finance defaults as scenario field values (for what a new scenario leaves out)."""
+    return {name: Scenario._meta.get_field(name).to_python(figure.value)
+            for name, figure in team_finance_defaults(team).items()}
+
+
 def scenario_build(data: Mapping[str, Any], rent_options: Sequence[Mapping[str, Any]], *,
                    on: Scenario | None = None) -> tuple[Scenario, list[RentOption]]:
     """Unsaved model instances from plain data, on top of a copy of ``on`` when given (its rent
@@ -114,7 +120,8 @@ def scenario_create(*, data: Mapping[str, Any], rent_options: Sequence[Mapping[s
     Raises ScenarioInputError naming the field when it could not be evaluated.
     """
     team = scenario_team(user, named=data.get("team"), role=Role.ANALYST)
-    scenario, options = scenario_build({**data, "team": team, "owner": user}, rent_options)
+    scenario, options = scenario_build({**finance_defaults(team), **data, "team": team,
+                                        "owner": user}, rent_options)
     apis = api_options_build(api_options)
     scenario_check(scenario=scenario, rent_options=options, api_options=apis)
     return scenario_save(scenario=scenario, rent_options=options, api_options=apis)
