@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('teams', '0001_initial'),
+        ('teams', '0002_api_tokens_hashed'),
     ]
 
     operations = [
