@@ -833,6 +833,10 @@ class PriceRefreshJob(models.Model):
     )
     error_code = models.CharField(max_length=64, blank=True)
     error = models.TextField(blank=True)
+    # Recovery after a dead worker (catalog/refresh/recovery.py): each try has its own row.
+    attempt = models.PositiveSmallIntegerField(default=1, help_text="Which try of this refresh it is.")
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker running it.")
+    task_id = models.CharField(max_length=64, blank=True)
     written_prices = models.ManyToManyField(
         PricePoint, blank=True, related_name="refresh_jobs", help_text="Price points this run added."
     )

@@ -15,7 +15,9 @@ from celery import shared_task
 from catalog.models import RefreshStatus
 from catalog.pricefeeds import UpstreamHTTPError
 from catalog.refresh.limits import REFRESH_SOFT_TIME_LIMIT_S, REFRESH_TIME_LIMIT_S
+from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.refresh.services import price_refresh_run
+from config.jobs import REAP_DELIVERY
 from config.task_retries import transient_retries
 
 # An outage of a provider's price API usually lasts minutes to hours: try again 15 minutes and
@@ -31,10 +33,20 @@ UPSTREAM_RETRY_DELAYS_S = (900, 1800)
     time_limit=REFRESH_TIME_LIMIT_S,
     **transient_retries(max_retries=len(UPSTREAM_RETRY_DELAYS_S)),
 )
-def refresh_prices_task(self, provider: str, location: str | None = None) -> int:
-    """Refresh one provider's prices; returns the job id (send it with ``queue=Queue.REFRESH``)."""
-    job = price_refresh_run(provider=provider, location=location)
+def refresh_prices_task(self, provider: str, location: str | None = None, attempt: int = 1) -> int:
+    """Refresh one provider's prices; returns the job id (send it with ``queue=Queue.REFRESH``).
+
+    ``attempt`` counts the tries the reaper made after workers died (catalog/refresh/recovery.py).
+    """
+    job = price_refresh_run(provider=provider, location=location, attempt=attempt)
     upstream_failed = job.status == RefreshStatus.FAILED and job.error_code == UpstreamHTTPError.code
     if upstream_failed and self.request.retries < len(UPSTREAM_RETRY_DELAYS_S):
         raise self.retry(countdown=UPSTREAM_RETRY_DELAYS_S[self.request.retries])
     return job.pk
+
+
+# Beat sends it to the default queue every minute (catalog/migrations/0006_refresh_recovery.py).
+@shared_task(**REAP_DELIVERY)
+def refresh_jobs_reap_task() -> None:
+    """Fail, and try again, the price refreshes whose worker died (periodic)."""
+    refresh_jobs_reap()

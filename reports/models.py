@@ -47,6 +47,11 @@ class ReportExport(models.Model):
         help_text="Totals, NPVs and breakevens, to the cent, as the report shows them.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Recovery after a lost message or a dead worker (config/jobs.py).
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="Times it was sent to a worker.")
+    queued_at = models.DateTimeField(null=True, blank=True, help_text="When it was last sent to a worker.")
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker building it.")
+    task_id = models.CharField(max_length=64, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     build_seconds = models.FloatField(null=True, blank=True)

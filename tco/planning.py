@@ -6,6 +6,7 @@ tco/runs/services.py), so a redelivered task changes nothing twice.
 from __future__ import annotations
 
 import secrets
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -14,6 +15,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from config import jobs
 from config.queues import Queue
 from tco.engine.inputs import InputError
 from tco.engine.plan import PlanInputs, make_plan
@@ -90,7 +92,8 @@ def plan_create(*, scenario: Scenario, name: str, spec: Any, created_by: Any = N
     scenario_plan_inputs(scenario, spec)
     uncertainty_of(spec)
     with transaction.atomic():
-        plan = ProcurementPlan.objects.create(scenario=scenario, name=name, spec=spec, created_by=created_by)
+        plan = ProcurementPlan.objects.create(scenario=scenario, name=name, spec=spec, created_by=created_by,
+                                              attempts=1, queued_at=timezone.now())
         transaction.on_commit(partial(_send_solve, plan.pk))
     return plan
 
@@ -100,7 +103,8 @@ def plan_resolve(*, plan: ProcurementPlan) -> bool:
     with transaction.atomic():
         ended = ProcurementPlan.objects.filter(pk=plan.pk, status__in=(PlanStatus.DONE, PlanStatus.FAILED))
         won = ended.update(
-            status=PlanStatus.PENDING, result=None, uncertainty=None, error="", chunks_total=0, chunks_done=0)
+            status=PlanStatus.PENDING, result=None, uncertainty=None, error="", chunks_total=0, chunks_done=0,
+            attempts=1, queued_at=timezone.now(), worker="", task_id="", started_at=None, finished_at=None)
         if won:
             PlanDrawChunk.objects.filter(plan=plan).delete()
             transaction.on_commit(partial(_send_solve, plan.pk))
@@ -111,7 +115,7 @@ def plan_resolve(*, plan: ProcurementPlan) -> bool:
 def plan_solve(*, plan_id: int) -> None:
     """Solve a queued plan; then queue its draws, or finish it."""
     queued = ProcurementPlan.objects.filter(pk=plan_id, status=PlanStatus.PENDING)
-    if not queued.update(status=PlanStatus.SOLVING):
+    if not queued.update(status=PlanStatus.SOLVING, started_at=timezone.now(), **jobs.claim_fields()):
         return
     plan = ProcurementPlan.objects.select_related("scenario").get(pk=plan_id)
     try:
@@ -132,9 +136,10 @@ def plan_solve(*, plan_id: int) -> None:
         PlanDrawChunk.objects.bulk_create(
             PlanDrawChunk(plan_id=plan_id, index=index, start=start, stop=min(draws, start + DRAWS_PER_CHUNK))
             for index, start in enumerate(starts))
+        # Drawing is a new stage: its chunks get their own attempts.
         ProcurementPlan.objects.filter(pk=plan_id).update(
             status=PlanStatus.DRAWING, result=result, solved_at=now, draws_total=draws,
-            chunks_total=len(starts))
+            chunks_total=len(starts), attempts=1, queued_at=now)
         transaction.on_commit(partial(_send_draws, plan_id, list(range(len(starts)))))
 
 
@@ -153,7 +158,8 @@ def plan_draws_compute(*, plan_id: int, index: int) -> None:
         won = PlanDrawChunk.objects.filter(pk=chunk.pk, done=False).update(
             done=True, npv_usd={name: values.tolist() for name, values in zip(cases, npv, strict=True)})
         if won:
-            ProcurementPlan.objects.filter(pk=plan_id).update(chunks_done=F("chunks_done") + 1)
+            ProcurementPlan.objects.filter(pk=plan_id).update(chunks_done=F("chunks_done") + 1,
+                                                              queued_at=timezone.now())
     _finish_if_complete(plan_id)
 
 
@@ -195,14 +201,45 @@ def _finish_if_complete(plan_id: int) -> None:
         status=PlanStatus.DONE, uncertainty=summary, finished_at=timezone.now())
 
 
+def plans_reap(*, now: datetime | None = None) -> jobs.Reaped:
+    """Send again the plans whose worker died or whose messages were lost, or fail them.
+
+    A solving plan whose worker no longer holds its task is queued to solve again; a queued
+    plan, or a drawing one with no draw chunk finished, sent longer than
+    ``JOBS_RESEND_PENDING_AFTER_S`` ago is sent again (its unfinished draw chunks); after
+    ``JOBS_MAX_ATTEMPTS`` sends it is failed with the reason (config/jobs.py).
+    """
+    return jobs.reap(PLAN_JOBS, now=now)
+
+
 def _send_solve(plan_id: int) -> None:
     from tco.tasks import plan_solve_task  # the tasks module imports this one
 
-    plan_solve_task.apply_async((plan_id,), queue=Queue.DEFAULT)
+    jobs.send(plan_solve_task, (plan_id,), queue=Queue.DEFAULT)
 
 
 def _send_draws(plan_id: int, indexes: list[int]) -> None:
     from tco.tasks import plan_draws_task
 
     for index in indexes:
-        plan_draws_task.apply_async((plan_id, index), queue=Queue.SWEEPS)
+        jobs.send(plan_draws_task, (plan_id, index), queue=Queue.SWEEPS)
+
+
+def _send_again(plan_id: int) -> None:
+    """Queue what the plan waits for: its solve, or its unfinished draw chunks."""
+    status = ProcurementPlan.objects.values_list("status", flat=True).get(pk=plan_id)
+    if status == PlanStatus.PENDING:
+        _send_solve(plan_id)
+    elif status == PlanStatus.DRAWING:
+        _send_draws(plan_id, list(PlanDrawChunk.objects.filter(plan_id=plan_id, done=False)
+                                  .values_list("index", flat=True)))
+
+
+# A 60-month plan with its baselines and limit re-solves takes seconds; a chunk of draws, less.
+PLAN_SOFT_TIME_LIMIT_S = 600
+PLAN_TIME_LIMIT_S = 660
+PLAN_JOBS = jobs.JobKind(
+    model=ProcurementPlan, running=PlanStatus.SOLVING, hard_limit_s=PLAN_TIME_LIMIT_S, queue=Queue.DEFAULT,
+    requeue_as={PlanStatus.SOLVING: PlanStatus.PENDING, PlanStatus.PENDING: PlanStatus.PENDING,
+                PlanStatus.DRAWING: PlanStatus.DRAWING},
+    send=_send_again, failed={"status": PlanStatus.FAILED})

@@ -14,10 +14,17 @@ from django.db import reset_queries
 from django.dispatch import receiver
 
 from catalog.refresh.signals import prices_refreshed
-from config.queues import Queue
+from config.jobs import REAP_DELIVERY
 from config.shown_errors import without_paths
 from config.task_retries import RETRIES
-from tco.planning import plan_draws_compute, plan_fail, plan_solve
+from tco.planning import (
+    PLAN_SOFT_TIME_LIMIT_S,
+    PLAN_TIME_LIMIT_S,
+    plan_draws_compute,
+    plan_fail,
+    plan_solve,
+    plans_reap,
+)
 from tco.runs.limits import (
     CHUNK_SOFT_TIME_LIMIT_S,
     CHUNK_TIME_LIMIT_S,
@@ -31,10 +38,14 @@ from tco.runs.services import (
     sweep_run_finish,
     sweep_runs_reap,
 )
-from tco.services.repricing import scenarios_reprice
-
-REAP_SOFT_TIME_LIMIT_S = 60
-REAP_TIME_LIMIT_S = 90
+from tco.services.repricing import (
+    REPRICE_SOFT_TIME_LIMIT_S,
+    REPRICE_TIME_LIMIT_S,
+    reprice_job_fail,
+    reprice_job_request,
+    reprice_job_run,
+    reprice_jobs_reap,
+)
 
 
 class RunTask(Task):
@@ -68,30 +79,40 @@ def sweep_run_finish_task(run_id: int) -> None:
     sweep_run_finish(run_id=run_id)
 
 
-# Beat sends it to the default queue (tco/migrations/0003_schedule_run_reaper.py).
-@shared_task(acks_late=True, soft_time_limit=REAP_SOFT_TIME_LIMIT_S, time_limit=REAP_TIME_LIMIT_S, **RETRIES)
+# Beat sends it to the default queue every minute (tco/migrations/0016_job_recovery.py).
+@shared_task(**REAP_DELIVERY)
 def sweep_runs_reap_task() -> None:
     """Fail runs past their deadline and queue again the chunks of stalled runs (periodic)."""
     sweep_runs_reap()
 
 
-# Re-evaluating saved scenarios takes milliseconds each; minutes cover thousands.
-REPRICE_SOFT_TIME_LIMIT_S = 600
-REPRICE_TIME_LIMIT_S = 660
+@shared_task(**REAP_DELIVERY)
+def jobs_reap_task() -> None:
+    """Send again, or fail, the plans and re-pricings whose worker died or message was lost (periodic)."""
+    plans_reap()
+    reprice_jobs_reap()
+
+
+class RepriceTask(Task):
+    """When the task gives up (transient errors past their retries), its re-pricing is failed."""
+
+    def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
+        reprice_job_fail(reprice_id=kwargs.get("reprice_id", args[0] if args else None),
+                         error=without_paths(f"{type(exc).__name__}: {exc}"))
 
 
 # Idempotent: a second run finds the new snapshots and nothing more to alert on.
-@shared_task(acks_late=True, soft_time_limit=REPRICE_SOFT_TIME_LIMIT_S, time_limit=REPRICE_TIME_LIMIT_S,
-             **RETRIES)
-def scenarios_reprice_task(job_id: int) -> None:
+@shared_task(base=RepriceTask, acks_late=True, reject_on_worker_lost=True, **RETRIES,
+             soft_time_limit=REPRICE_SOFT_TIME_LIMIT_S, time_limit=REPRICE_TIME_LIMIT_S)
+def scenarios_reprice_task(reprice_id: int) -> None:
     """Re-evaluate the saved scenarios whose prices a refresh changed; alert on large moves."""
-    scenarios_reprice(job_id=job_id)
+    reprice_job_run(reprice_id=reprice_id)
 
 
 @receiver(prices_refreshed, dispatch_uid="tco.reprice_after_refresh")
 def reprice_after_refresh(sender: Any, job_id: int, **kwargs: Any) -> None:
     """Queue the re-pricing of a refresh that wrote prices (tco/apps.py connects it)."""
-    scenarios_reprice_task.apply_async(kwargs={"job_id": job_id}, queue=Queue.REFRESH)
+    reprice_job_request(refresh_job_id=job_id)
 
 
 class PlanTask(Task):
@@ -101,10 +122,6 @@ class PlanTask(Task):
         plan_id = kwargs.get("plan_id", args[0] if args else None)
         plan_fail(plan_id=plan_id, error=without_paths(f"{type(exc).__name__}: {exc}"))
 
-
-# A 60-month plan with its baselines and limit re-solves takes seconds; a chunk of draws, less.
-PLAN_SOFT_TIME_LIMIT_S = 600
-PLAN_TIME_LIMIT_S = 660
 
 
 @shared_task(base=PlanTask, acks_late=True, reject_on_worker_lost=True, **RETRIES,

@@ -45,6 +45,7 @@ from catalog.refresh.limits import (
 from catalog.refresh.signals import prices_refreshed
 from catalog.refresh.terms import TermPreference, preferred_prices
 from catalog.refresh.writer import prices_write, rejection_row, unchanged_regions_check
+from config import jobs
 from config.shown_errors import without_paths
 
 logger = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ def price_refresh_run(
     feed_settings: FeedSettings | None = None,
     preference: TermPreference | None = None,
     progress: Progress = no_progress,
+    attempt: int = 1,
 ) -> PriceRefreshJob:
     """Refresh the prices of one provider from its feed; the job row says what happened.
 
@@ -78,6 +80,8 @@ def price_refresh_run(
         Which reservation purchase option prices an offering (default: no upfront, standard).
     progress : Progress
         Wraps the long loops (tqdm in the command).
+    attempt : int
+        Which try this is (the reaper tries again a refresh whose worker died).
 
     Returns
     -------
@@ -91,7 +95,8 @@ def price_refresh_run(
     _abandoned_jobs_fail(provider)
     previous = last_succeeded_job(provider)
     job = PriceRefreshJob.objects.create(
-        provider=provider, location=location or FEED_SOURCES[provider].url, started_at=timezone.now()
+        provider=provider, location=location or FEED_SOURCES[provider].url, started_at=timezone.now(),
+        attempt=attempt, **jobs.claim_fields(),
     )
     try:
         run = feed_fetch(

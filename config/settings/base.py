@@ -252,6 +252,16 @@ CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=660)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # tasks are long; don't hoard them on one worker
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# A Redis restart or fail-over takes seconds: publishing retries for about 10 s (0, 1, 2, 3 and
+# 4 s apart) before a send gives up; the job then waits for the reaper (config/jobs.py).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 5, "interval_start": 0, "interval_step": 1,
+                                    "interval_max": 4}
+# Job recovery (config/jobs.py): a job is sent at most this many times, then failed with why;
+# one still waiting this long after it was sent is sent again; a worker asked whether it still
+# runs a job has this long to answer. The reapers run every minute (their beat schedules).
+JOBS_MAX_ATTEMPTS = env.int("JOBS_MAX_ATTEMPTS", default=3)
+JOBS_RESEND_PENDING_AFTER_S = env.int("JOBS_RESEND_PENDING_AFTER_S", default=300)
+JOBS_WORKER_REPLY_TIMEOUT_S = env.float("JOBS_WORKER_REPLY_TIMEOUT_S", default=2.0)
 
 # JSON lines with request and task ids (django-structlog); DJANGO_LOG_FORMAT=console for humans.
 LOGGING = logging_config(level=env.str("DJANGO_LOG_LEVEL", default="INFO"),

@@ -2,6 +2,8 @@
 from tco.models.alerts import (
     AlertKind,
     PriceAlert,
+    RepriceJob,
+    RepriceStatus,
     ScenarioSnapshot,
     SnapshotReason,
     Winner,
@@ -29,6 +31,8 @@ __all__ = [
     "PriceAlert",
     "ProcurementPlan",
     "RentOption",
+    "RepriceJob",
+    "RepriceStatus",
     "RunKind",
     "RunStatus",
     "Scenario",

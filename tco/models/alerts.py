@@ -112,3 +112,42 @@ class PriceAlert(models.Model):
 
     def __str__(self) -> str:
         return self.message
+
+
+class RepriceStatus(models.TextChoices):
+    """Where the re-pricing after a refresh is."""
+
+    PENDING = "pending", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class RepriceJob(models.Model):
+    """The re-pricing of saved scenarios after one price refresh that wrote prices.
+
+    Its row lets the reaper send it again when its worker dies or its message is lost
+    (config/jobs.py); before it existed a lost re-pricing left no trace.
+    """
+
+    refresh_job = models.OneToOneField("catalog.PriceRefreshJob", on_delete=models.CASCADE,
+                                       related_name="reprice_job")
+    status = models.CharField(max_length=8, choices=RepriceStatus.choices, default=RepriceStatus.PENDING)
+    alerts = models.PositiveIntegerField(default=0, help_text="Alerts written.")
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="Times it was sent to a worker.")
+    queued_at = models.DateTimeField(null=True, blank=True, help_text="When it was last sent to a worker.")
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker running it.")
+    task_id = models.CharField(max_length=64, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=RepriceStatus.values), name="reprice_status_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"re-pricing after refresh {self.refresh_job_id} ({self.get_status_display()})"

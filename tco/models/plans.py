@@ -39,6 +39,13 @@ class ProcurementPlan(models.Model):
     chunks_done = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Recovery after a lost message or a dead worker (config/jobs.py).
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="Times its solve or draws were sent.")
+    queued_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its solve or draws were last sent, or a draw chunk finished.")
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker solving it.")
+    task_id = models.CharField(max_length=64, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True, help_text="When its solve began.")
     solved_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -77,6 +77,11 @@ class SweepRun(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     progressed_at = models.DateTimeField(help_text="When the run started or a chunk last finished.")
     requeued_at = models.DateTimeField(null=True, blank=True)
+    # The finisher assembling the result (config/jobs.py): sent again when its worker died or
+    # its message was lost.
+    finish_attempts = models.PositiveSmallIntegerField(default=0, help_text="Times its finisher was sent.")
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker assembling its result.")
+    task_id = models.CharField(max_length=64, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     deadline_at = models.DateTimeField(help_text="Still unfinished by then: failed as timed out.")
     failure_type = models.CharField(max_length=8, choices=FailureType.choices, blank=True)
@@ -122,6 +127,8 @@ class SweepChunk(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0, help_text="Times a worker began it.")
     queued_at = models.DateTimeField(null=True, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker computing it.")
+    task_id = models.CharField(max_length=64, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     result = models.BinaryField(null=True, blank=True,
                                 help_text="Parquet table of the slice; cleared once assembled.")

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from config import jobs
 from config.queues import Queue
 from tco import engine
 from tco.models import (
@@ -38,8 +39,10 @@ from tco.models import (
 from tco.runs.compute import monte_carlo_chunk_frame, sensitivity_frame, sweep_chunk_frame
 from tco.runs.errors import RunSpecError, whole_number
 from tco.runs.limits import (
+    CHUNK_TIME_LIMIT_S,
     CHUNKS_IN_FLIGHT,
     FINISH_DEADLINE_S,
+    FINISH_TIME_LIMIT_S,
     MAX_CHUNK_POINTS,
     MAX_RUN_POINTS,
     REQUEUE_STALLED_AFTER_S,
@@ -147,7 +150,7 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
         SweepRun.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
             status=RunStatus.RUNNING, started_at=now)
         SweepChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
-            status=ChunkStatus.RUNNING, claimed_at=now, attempts=F("attempts") + 1)
+            status=ChunkStatus.RUNNING, claimed_at=now, attempts=F("attempts") + 1, **jobs.claim_fields())
         _store_chunk(run, chunk, frame_to_parquet_bytes(_chunk_frame(run, chunk)))
     _queue_chunks(run_id)
     _finish_if_complete(run_id)
@@ -159,9 +162,9 @@ def sweep_run_finish(*, run_id: int) -> None:
     Only a run in FINISHING is assembled; if two finishers race (a redelivery), the one whose
     FINISHING -> DONE update wins keeps its file and the other deletes its own.
     """
-    run = SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).first()
-    if run is None:
+    if not SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).update(**jobs.claim_fields()):
         return
+    run = SweepRun.objects.get(pk=run_id)
     storage = run.result_file.storage
     with TemporaryDirectory() as folder:
         path = Path(folder) / RESULT_FILENAME
@@ -204,21 +207,25 @@ def failure_type_of(exc: BaseException) -> str:
 
 @dataclass(frozen=True)
 class ReapReport:
-    """What one reaper pass did: runs failed as timed out, chunks queued again per run."""
+    """What one reaper pass did: runs failed, chunks queued again per run, finishers sent again."""
 
     failed: list[int] = field(default_factory=list)
     requeued: dict[int, list[int]] = field(default_factory=dict)
+    finishers: list[int] = field(default_factory=list)
 
 
 def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
-    """Fail runs past their deadline; queue again the chunks of runs that stopped progressing.
+    """Fail runs past their deadline; queue again the chunks and finishers that were lost.
 
-    A pending or running run with no chunk finished for ``REQUEUE_STALLED_AFTER_S`` lost its
-    chunks (a worker died holding them, and with Redis the broker would only hand them out
-    again after its one-hour visibility timeout; or a Redis restart emptied the queue): its
-    unfinished queued chunks are queued again, once per stall, and the queue is topped up (or
-    the complete run moved on to its finisher). A run with no progress until its deadline is
-    failed as timed out.
+    A chunk whose worker no longer holds its task (killed, restarted) is queued again at once
+    (config/jobs.py). A pending or running run with no chunk finished for
+    ``REQUEUE_STALLED_AFTER_S`` lost its queued chunks (a Redis restart emptied the queue, or
+    a send failed while the broker was down): its unfinished queued chunks are queued again,
+    once per stall, and the queue is topped up (or the complete run moved on to its finisher).
+    A finisher whose worker died, or whose message was not taken ``JOBS_RESEND_PENDING_AFTER_S``
+    after it was sent, is sent again. A chunk started, or a finisher sent, ``JOBS_MAX_ATTEMPTS``
+    times fails its run with why; a run with no progress until its deadline is failed as
+    timed out.
     """
     now = now or timezone.now()
     report = ReapReport()
@@ -229,6 +236,7 @@ def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
             finished_at=now,
         ):
             report.failed.append(run_id)
+    _requeue_lost_chunks(now, report)
     stalled_before = now - timedelta(seconds=REQUEUE_STALLED_AFTER_S)
     stalled = SweepRun.objects.filter(status__in=QUEUED_STATUSES, progressed_at__lt=stalled_before).filter(
         Q(requeued_at__isnull=True) | Q(requeued_at__lt=stalled_before))
@@ -240,7 +248,74 @@ def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
         # complete run on) left nothing in flight: do what it would have done.
         _queue_chunks(run_id)
         _finish_if_complete(run_id)
+    _resend_lost_finishers(now, report)
     return report
+
+
+def _requeue_lost_chunks(now: datetime, report: ReapReport) -> None:
+    """Queue again the running chunks that no live worker holds; fail a run whose chunk was
+    started ``JOBS_MAX_ATTEMPTS`` times."""
+    running = {pk: (run_id, index, jobs.Claim(worker, task_id), claimed_at, attempts)
+               for pk, run_id, index, worker, task_id, claimed_at, attempts in SweepChunk.objects.filter(
+                   status=ChunkStatus.RUNNING, run__status__in=QUEUED_STATUSES).values_list(
+                   "pk", "run_id", "index", "worker", "task_id", "claimed_at", "attempts")}
+    lost = jobs.lost_jobs({pk: row[2] for pk, row in running.items()},
+                          started={pk: row[3] for pk, row in running.items()},
+                          hard_limit_s=CHUNK_TIME_LIMIT_S, now=now)
+    by_run: dict[int, list[int]] = {}
+    for pk in sorted(lost):
+        by_run.setdefault(running[pk][0], []).append(pk)
+    for run_id, pks in by_run.items():
+        if _fail_if_retried_out(run_id, [running[pk][1:] for pk in pks], report):
+            continue
+        with transaction.atomic():
+            chunks = SweepChunk.objects.filter(pk__in=pks, status=ChunkStatus.RUNNING)
+            indexes = sorted(chunks.values_list("index", flat=True))
+            chunks.update(status=ChunkStatus.PENDING, queued_at=now, worker="", task_id="")
+            if indexes:
+                report.requeued[run_id] = indexes
+                transaction.on_commit(partial(_send_chunks, run_id, indexes))
+
+
+def _fail_if_retried_out(run_id: int, chunks: list[tuple[int, jobs.Claim, datetime, int]],
+                         report: ReapReport) -> bool:
+    """Fail the run when one of its lost ``chunks`` (index, claim, claimed_at, attempts) was
+    started ``JOBS_MAX_ATTEMPTS`` times already."""
+    worn = [(index, attempts) for index, _, _, attempts in chunks if attempts >= jobs.max_attempts()]
+    if not worn:
+        return False
+    index, attempts = worn[0]
+    if sweep_run_fail(run_id=run_id, failure_type=FailureType.SYSTEM, error=(
+            f"chunk {index} was started {attempts} times and its worker stopped each time "
+            "(restarted or out of memory)")):
+        report.failed.append(run_id)
+    return True
+
+
+def _resend_lost_finishers(now: datetime, report: ReapReport) -> None:
+    """Send again the finisher of a run whose finisher's worker died or whose message was lost."""
+    finishing = {pk: (jobs.Claim(worker, task_id), max(progressed_at, requeued_at or progressed_at), attempts)
+                 for pk, worker, task_id, progressed_at, requeued_at, attempts in SweepRun.objects.filter(
+                     status=RunStatus.FINISHING).values_list(
+                     "pk", "worker", "task_id", "progressed_at", "requeued_at", "finish_attempts")}
+    claimed = {pk: row[0] for pk, row in finishing.items() if row[0].task_id}
+    lost = jobs.lost_jobs(claimed, started={pk: finishing[pk][1] for pk in claimed},
+                          hard_limit_s=FINISH_TIME_LIMIT_S, now=now)
+    unsent = {pk for pk, (held, sent, _) in finishing.items()
+              if not held.task_id and sent < jobs.resend_before(now)}
+    for pk in sorted(lost | unsent):
+        held, _, attempts = finishing[pk]
+        rows = SweepRun.objects.filter(pk=pk, status=RunStatus.FINISHING, finish_attempts=attempts)
+        if attempts >= jobs.max_attempts():
+            if rows.update(status=RunStatus.FAILED, failure_type=FailureType.SYSTEM, finished_at=now, error=(
+                    f"assembling the result was sent to a worker {attempts} times and never finished")):
+                report.failed.append(pk)
+            continue
+        with transaction.atomic():
+            if rows.update(finish_attempts=F("finish_attempts") + 1, requeued_at=now, worker="", task_id="",
+                           deadline_at=now + timedelta(seconds=FINISH_DEADLINE_S)):
+                report.finishers.append(pk)
+                transaction.on_commit(partial(_send_finish, pk))
 
 
 _DEADLINE_REASONS = {
@@ -320,7 +395,11 @@ def _requeue_unfinished(run_id: int, now: datetime, stalled_before: datetime) ->
             return []
         unfinished = SweepChunk.objects.filter(run_id=run_id, index__lt=run.chunks_queued).exclude(
             status=ChunkStatus.DONE)
-        indexes = list(unfinished.values_list("index", flat=True))
+        seen = list(unfinished.values_list("index", "worker", "task_id", "claimed_at", "attempts"))
+        if _fail_if_retried_out(run_id, [(index, jobs.Claim(*held), claimed, attempts)
+                                         for index, *held, claimed, attempts in seen], ReapReport()):
+            return []
+        indexes = [index for index, *_ in seen]
         unfinished.update(status=ChunkStatus.PENDING, queued_at=now)
         SweepRun.objects.filter(pk=run_id).update(requeued_at=now)
         if indexes:
@@ -333,13 +412,14 @@ def _send_chunks(run_id: int, indexes: list[int]) -> None:
     from tco.tasks import sweep_chunk_task
 
     for index in indexes:
-        sweep_chunk_task.apply_async((run_id, index), queue=Queue.SWEEPS)
+        jobs.send(sweep_chunk_task, (run_id, index), queue=Queue.SWEEPS)
 
 
 def _finish_if_complete(run_id: int) -> None:
     """The one caller that moves a complete run RUNNING -> FINISHING queues its finisher."""
     won = SweepRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, chunks_done=F("chunks_total")).update(
-        status=RunStatus.FINISHING, deadline_at=timezone.now() + timedelta(seconds=FINISH_DEADLINE_S))
+        status=RunStatus.FINISHING, deadline_at=timezone.now() + timedelta(seconds=FINISH_DEADLINE_S),
+        finish_attempts=1)
     if won:
         transaction.on_commit(partial(_send_finish, run_id))
 
@@ -347,7 +427,7 @@ def _finish_if_complete(run_id: int) -> None:
 def _send_finish(run_id: int) -> None:
     from tco.tasks import sweep_run_finish_task
 
-    sweep_run_finish_task.apply_async((run_id,), queue=Queue.SWEEPS)
+    jobs.send(sweep_run_finish_task, (run_id,), queue=Queue.SWEEPS)
 
 
 def _chunk_tables(run: SweepRun) -> Iterator[pa.Table]:

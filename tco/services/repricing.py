@@ -22,16 +22,29 @@ after a refresh. Its frozen inputs cannot move it, so any move beyond the thresh
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.utils import timezone
 
 from catalog.models import CloudOffering, PricePoint, PriceRefreshJob
+from config import jobs
+from config.queues import Queue
 from tco.engine.version import ENGINE_VERSION
-from tco.models import AlertKind, PriceAlert, Scenario, ScenarioSnapshot, SnapshotReason
+from tco.models import (
+    AlertKind,
+    PriceAlert,
+    RepriceJob,
+    RepriceStatus,
+    Scenario,
+    ScenarioSnapshot,
+    SnapshotReason,
+)
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation, option_figures, scenario_evaluate
 
@@ -102,6 +115,44 @@ def _other_regions(job: PriceRefreshJob) -> QuerySet[CloudOffering]:
     return CloudOffering.objects.filter(Exists(written.filter(
         provider=OuterRef("provider"), instance_type=OuterRef("instance_type"),
         pricing_model=OuterRef("pricing_model"))))
+# A re-pricing evaluates each affected scenario once; minutes cover thousands.
+REPRICE_SOFT_TIME_LIMIT_S = 600
+REPRICE_TIME_LIMIT_S = 660
+
+
+def reprice_job_request(*, refresh_job_id: int) -> RepriceJob:
+    """Record the re-pricing a refresh calls for and queue it once the transaction commits."""
+    job = RepriceJob.objects.create(refresh_job_id=refresh_job_id, attempts=1, queued_at=timezone.now())
+    transaction.on_commit(partial(_send, job.pk))
+    return job
+
+
+def reprice_job_run(*, reprice_id: int) -> None:
+    """Re-price the scenarios of one refresh (again after a lost worker: nothing is alerted twice)."""
+    claimed = RepriceJob.objects.filter(pk=reprice_id,
+                                        status__in=(RepriceStatus.PENDING, RepriceStatus.RUNNING))
+    if not claimed.update(status=RepriceStatus.RUNNING, started_at=timezone.now(), **jobs.claim_fields()):
+        return
+    job = RepriceJob.objects.get(pk=reprice_id)
+    alerts = scenarios_reprice(job_id=job.refresh_job_id)
+    RepriceJob.objects.filter(pk=reprice_id, status=RepriceStatus.RUNNING).update(
+        status=RepriceStatus.DONE, alerts=F("alerts") + len(alerts), finished_at=timezone.now())
+
+
+def reprice_job_fail(*, reprice_id: int, error: str) -> None:
+    RepriceJob.objects.filter(pk=reprice_id).exclude(status=RepriceStatus.DONE).update(
+        status=RepriceStatus.FAILED, error=error[:10_000], finished_at=timezone.now())
+
+
+def reprice_jobs_reap(*, now: datetime | None = None) -> jobs.Reaped:
+    """Send again, or fail, the re-pricings whose worker died or whose message was lost."""
+    return jobs.reap(REPRICE_JOBS, now=now)
+
+
+def _send(reprice_id: int) -> None:
+    from tco.tasks import scenarios_reprice_task  # the tasks module imports this one
+
+    jobs.send(scenarios_reprice_task, kwargs={"reprice_id": reprice_id}, queue=Queue.REFRESH)
 
 
 @transaction.atomic
@@ -220,3 +271,9 @@ def _month(month: int | None) -> str:
 
 def _usd(value: float) -> Decimal:
     return Decimal(repr(value)).quantize(NPV_QUANTUM)
+
+
+REPRICE_JOBS = jobs.JobKind(
+    model=RepriceJob, running=RepriceStatus.RUNNING, hard_limit_s=REPRICE_TIME_LIMIT_S, queue=Queue.REFRESH,
+    requeue_as={RepriceStatus.RUNNING: RepriceStatus.PENDING, RepriceStatus.PENDING: RepriceStatus.PENDING},
+    send=_send, failed={"status": RepriceStatus.FAILED})

@@ -1,11 +1,12 @@
-"""Fault-test fixtures: a private Redis to stop and start, and, from other folders, the run
-scenario and the local HTTP server."""
+"""Fault-test fixtures: a private Redis to stop and start, and, from other folders, the
+scenarios and the local HTTP server."""
 from __future__ import annotations
 
 import pytest
 
 from tests.catalog.pricefeeds.conftest import local_server  # noqa: F401
 from tests.faults.outages import PrivateRedis
+from tests.reports.conftest import scenario  # noqa: F401
 from tests.tco.conftest import planner, run_scenario  # noqa: F401
 
 

@@ -295,10 +295,15 @@ def test_chunk_tasks_go_to_the_sweeps_queue_so_they_never_starve_other_jobs(run_
         broker.delete(Queue.SWEEPS)
 
 
-def test_the_reaper_is_scheduled_every_five_minutes():
+def test_the_reaper_of_every_job_kind_is_scheduled_every_minute():
     from django_celery_beat.models import PeriodicTask
 
-    task = PeriodicTask.objects.get(name="tco: reap stale runs")
+    reapers = PeriodicTask.objects.filter(name__contains="reap").order_by("name")
 
-    assert (task.task, task.interval.every, task.interval.period, task.enabled) == (
-        "tco.tasks.sweep_runs_reap_task", 300, "seconds", True)
+    assert [(task.name, task.task, task.interval.every, task.interval.period, task.queue, task.enabled)
+            for task in reapers] == [
+        (name, task, 60, "seconds", "default", True) for name, task in (
+            ("catalog: reap lost price refreshes", "catalog.tasks.refresh_jobs_reap_task"),
+            ("reports: reap lost exports", "reports.tasks.report_exports_reap_task"),
+            ("tco: reap lost plans and re-pricings", "tco.tasks.jobs_reap_task"),
+            ("tco: reap stale runs", "tco.tasks.sweep_runs_reap_task"))]

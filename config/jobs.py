@@ -1,0 +1,180 @@
+"""Background jobs that outlive a lost message or a dead worker: the reaper's side of every job kind.
+
+A job row records the worker that took it and the Celery task id it ran under (``claim()``,
+read from the running task). The reaper of each job kind (exports, plans, refreshes,
+re-prices, run chunks) then decides with these rules:
+
+- a job a worker has taken is lost when that worker no longer reports the task id as active
+  or reserved (the worker was killed, or restarted and forgot it) or does not answer at all;
+  Redis would only hand its unacknowledged message out again after the one-hour visibility
+  timeout. A job run outside a worker (inline) is lost once older than its hard time limit;
+- a job still waiting for a worker ``JOBS_RESEND_PENDING_AFTER_S`` after it was sent lost its
+  message (a Redis restart keeps no queue) or waits behind a long queue: it is sent again,
+  which is harmless because every job task is idempotent.
+
+Every send counts an attempt; a job sent ``JOBS_MAX_ATTEMPTS`` times is failed with a
+sentence saying so instead of being sent again. Sending never fails the caller: when the
+broker stays down past Celery's publish retries (``CELERY_TASK_PUBLISH_RETRY_POLICY``), the
+job stays waiting and the reaper sends it once the broker is back.
+"""
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any, TypeVar
+
+import kombu.exceptions
+from celery import Task, current_task
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Model
+from django.utils import timezone
+
+from config.celery_app import app as celery_app
+from config.task_retries import RETRIES
+
+logger = logging.getLogger(__name__)
+
+Key = TypeVar("Key")
+
+# A reaper pass reads a few rows and asks the workers holding them: a minute is plenty.
+REAP_DELIVERY = {"acks_late": True, "soft_time_limit": 60, "time_limit": 90, **RETRIES}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Who runs a job: the worker's name and the task id ("" for both when run inline)."""
+
+    worker: str = ""
+    task_id: str = ""
+
+
+def claim() -> Claim:
+    """The worker and task id of the task running now (an empty claim outside a worker)."""
+    request = getattr(current_task, "request", None)
+    if request is None or request.called_directly or request.is_eager:
+        return Claim()
+    return Claim(worker=request.hostname or "", task_id=request.id or "")
+
+
+def claim_fields(prefix: str = "") -> dict[str, str]:
+    """The claim of the task running now as model field values (``worker``, ``task_id``)."""
+    held = claim()
+    return {f"{prefix}worker": held.worker, f"{prefix}task_id": held.task_id}
+
+
+def max_attempts() -> int:
+    """How many times a job is sent before it is failed instead."""
+    return settings.JOBS_MAX_ATTEMPTS
+
+
+def resend_before(now: datetime) -> datetime:
+    """Jobs still waiting that were sent before this moment are sent again."""
+    return now - timedelta(seconds=settings.JOBS_RESEND_PENDING_AFTER_S)
+
+
+def lost_jobs(claims: Mapping[Key, Claim], *, started: Mapping[Key, datetime | None], hard_limit_s: float,
+              now: datetime) -> set[Key]:
+    """The jobs among ``claims`` that no live worker is running.
+
+    Each named worker is asked once which of its task ids it still holds; a worker that does
+    not answer within ``JOBS_WORKER_REPLY_TIMEOUT_S`` holds none. A job with an empty claim
+    (run inline) is lost once it started more than ``hard_limit_s`` ago (never, without a start).
+    """
+    by_worker: dict[str, list[Key]] = defaultdict(list)
+    lost: set[Key] = set()
+    for key, held in claims.items():
+        if held.worker and held.task_id:
+            by_worker[held.worker].append(key)
+        elif started[key] is not None and started[key] < now - timedelta(seconds=hard_limit_s):
+            lost.add(key)
+    for worker, keys in by_worker.items():
+        held_ids = _task_ids_held(worker, {claims[key].task_id for key in keys})
+        lost.update(key for key in keys if claims[key].task_id not in held_ids)
+    return lost
+
+
+def _task_ids_held(worker: str, task_ids: Iterable[str]) -> set[str]:
+    inspector = celery_app.control.inspect(destination=[worker], timeout=settings.JOBS_WORKER_REPLY_TIMEOUT_S)
+    replies = inspector.query_task(*task_ids) or {}
+    return set(replies.get(worker, {}))
+
+
+@dataclass
+class Reaped:
+    """What one reaper pass did: jobs sent again and jobs failed, by id."""
+
+    resent: list = field(default_factory=list)
+    failed: list = field(default_factory=list)
+
+
+LOST_WORKER = "the worker running it stopped {attempts} times (restarted or out of memory)"
+NO_WORKER = "no worker took it in {attempts} tries (is a worker consuming the {queue} queue?)"
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """How the reaper treats one kind of job row (its model has ``status``, ``error``,
+    ``finished_at``, ``started_at``, ``attempts``, ``queued_at``, ``worker`` and ``task_id``).
+
+    ``running`` is the status of a job a worker has taken; ``requeue_as`` maps each status the
+    reaper may send a job again from to the status it then gets; ``send(pk)`` queues the job as
+    its status says; ``failed`` holds the field values of a failed job besides its error.
+    """
+
+    model: type[Model]
+    running: str
+    requeue_as: Mapping[str, str]
+    hard_limit_s: float
+    queue: str
+    send: Callable[[int], Any]
+    failed: Mapping[str, Any]
+
+
+def reap(kind: JobKind, *, now: datetime | None = None) -> Reaped:
+    """Send again the jobs of ``kind`` whose worker died or whose message was lost, or fail them."""
+    now = now or timezone.now()
+    reaped = Reaped()
+    running = {pk: (Claim(worker, task_id), started, attempts) for pk, worker, task_id, started, attempts
+               in kind.model.objects.filter(status=kind.running).values_list(
+                   "pk", "worker", "task_id", "started_at", "attempts")}
+    lost = lost_jobs({pk: row[0] for pk, row in running.items()},
+                     started={pk: row[1] for pk, row in running.items()},
+                     hard_limit_s=kind.hard_limit_s, now=now)
+    waiting = kind.model.objects.filter(status__in=set(kind.requeue_as) - {kind.running},
+                                        queued_at__lt=resend_before(now))
+    stuck = [(pk, kind.running, running[pk][2], LOST_WORKER) for pk in sorted(lost)] + [
+        (pk, status, attempts, NO_WORKER)
+        for pk, status, attempts in waiting.values_list("pk", "status", "attempts")]
+    for pk, status, attempts, reason in stuck:
+        rows = kind.model.objects.filter(pk=pk, status=status, attempts=attempts)
+        if attempts >= max_attempts():
+            error = "Not finished: " + reason.format(attempts=attempts, queue=kind.queue) + "."
+            if rows.update(**kind.failed, error=error, finished_at=now):
+                reaped.failed.append(pk)
+            continue
+        with transaction.atomic():
+            if rows.update(status=kind.requeue_as[status], attempts=F("attempts") + 1, queued_at=now,
+                           worker="", task_id=""):
+                reaped.resent.append(pk)
+                transaction.on_commit(partial(kind.send, pk))
+    return reaped
+
+
+def send(task: Task, args: tuple = (), kwargs: dict[str, Any] | None = None, *, queue: str) -> bool:
+    """Queue ``task``; False (logged) when the broker stayed down through the publish retries.
+
+    The job row keeps saying it waits, so the reaper sends it again later: an outage of the
+    broker delays jobs but never fails the request or task that asked for them.
+    """
+    try:
+        task.apply_async(args, kwargs, queue=queue)
+    except kombu.exceptions.OperationalError as exc:
+        logger.warning("could not queue %s%s on %s (%s); the reaper sends it again later",
+                       task.name, args or kwargs, queue, exc)
+        return False
+    return True
