@@ -26,13 +26,14 @@ from catalog.models import (
     FacilityProfile,
     PowerDensityReference,
     PricePoint,
+    QuoteImport,
     Source,
     SystemSku,
     TokenApiPrice,
 )
+from catalog.quote_imports import quote_import_request
 from catalog.refresh.admin import PriceAgeMixin, PriceHistoryChartMixin
 from catalog.selectors import visible_rows
-from catalog.services import quote_file_import
 from teams.admin_mixins import HiddenRowsNotFoundMixin, ListedRowsFilter, StaffWritesAdminMixin
 from teams.selectors import team_ids_of
 
@@ -293,29 +294,22 @@ class PricePointAdmin(
         return [upload, *super().get_urls()]
 
     def import_quotes_view(self, request: HttpRequest) -> HttpResponse:
-        """Upload a vendor quote file; a file with any bad row is refused whole."""
+        """Upload a vendor quote file; a worker imports it (all or nothing) while its page shows progress."""
         if not may_import_quotes(request.user):
             return HttpResponseRedirect(reverse("admin:catalog_pricepoint_changelist"))
         form = QuoteImportForm(request.POST or None, request.FILES or None, user=request.user)
         if request.method == "POST" and form.is_valid():
             upload = form.cleaned_data["file"]
             try:
-                result = quote_file_import(
-                    file_name=upload.name, content=upload.read(), team=form.cleaned_data["team"]
-                )
+                job = quote_import_request(file_name=upload.name, content=upload.read(),
+                                           team=form.cleaned_data["team"], uploaded_by=request.user)
             except QuoteFileRejected as exc:
                 for error in exc.errors:
                     form.add_error("file", str(error))
             else:
-                owner = form.cleaned_data["team"]
-                self.message_user(
-                    request,
-                    f"{upload.name}: {result.prices_created} price(s) added "
-                    f"({f'quotes of {owner}' if owner else 'public'}), "
-                    f"{result.prices_unchanged} already known, {result.offerings_created} new offering(s).",
-                    messages.SUCCESS,
-                )
-                return HttpResponseRedirect(reverse("admin:catalog_pricepoint_changelist"))
+                self.message_user(request, f"{upload.name} is being imported; this page shows its progress.",
+                                  messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:catalog_quoteimport_change", args=[job.pk]))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
@@ -323,6 +317,45 @@ class PricePointAdmin(
             "form": form,
         }
         return TemplateResponse(request, "admin/catalog/pricepoint/import_quotes.html", context)
+
+
+@admin.register(QuoteImport)
+class QuoteImportAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
+    """Quote files being imported or imported: progress, counts, and each bad row of a refused one."""
+
+    list_display = ("file_name", "team", "status", "progress", "prices_created", "prices_unchanged",
+                    "offerings_created", "uploaded_by", "created_at", "finished_at")
+    list_filter = ("status",)
+    list_select_related = ("team", "uploaded_by")
+    fields = ("file_name", "team", "uploaded_by", "status", "progress", "error", "bad_rows",
+              "prices_created", "prices_unchanged", "offerings_created", "attempts", "created_at",
+              "started_at", "finished_at")
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest):
+        # Public imports and the user's teams' quotes; another team's import does not exist here.
+        return super().get_queryset(request).filter(visible_rows(team_ids_of(request.user))).defer("content")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # through "Import a quote file" on price points
+
+    def has_change_permission(self, request: HttpRequest, obj: QuoteImport | None = None) -> bool:
+        return False
+
+    @admin.display(description="Progress")
+    def progress(self, job: QuoteImport) -> str:
+        if job.rows_total is None:
+            return f"{job.progress_percent} %"
+        return f"{job.progress_percent} % ({job.rows_checked:,} of {job.rows_total:,} rows checked)"
+
+    @admin.display(description="Bad rows")
+    def bad_rows(self, job: QuoteImport) -> str:
+        if not job.errors:
+            return "—"
+        return format_html(
+            "<table><tr><th>Row</th><th>Column</th><th>Reason</th></tr>{}</table>",
+            format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                             ((e["row"] or "file", e["field"], e["reason"]) for e in job.errors)))
 
 
 @admin.register(CoolingTechnology)

@@ -156,11 +156,28 @@ def quote_file_check(*, file_name: str, size_bytes: int) -> None:
         _refuse(f"is {size_bytes:,} bytes; a quote file may have at most {limit:,}")
 
 
+def quote_file_screen(*, file_name: str, content: bytes) -> None:
+    """Refuse at once, before any row is read, a file whose name, size or container is wrong:
+    not text (CSV), not a zip archive, a zip bomb or macros (XLSX). Reading the rows, which
+    for a large workbook takes seconds, is left to the import job.
+
+    Raises
+    ------
+    QuoteFileRejected
+        With the reason, as ``parse_quote_file`` would give it.
+    """
+    quote_file_check(file_name=file_name, size_bytes=len(content))
+    if PurePath(file_name).suffix.lower() == ".csv":
+        _csv_text(content)
+    else:
+        _xlsx_check(content)
+
+
 def _refuse(reason: str) -> NoReturn:
     raise QuoteFileRejected([RowError(None, "file", reason)])
 
 
-def _read_csv(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+def _csv_text(content: bytes) -> str:
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -169,6 +186,11 @@ def _read_csv(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any]
     if binary:
         _refuse(f"not a CSV text file: it holds binary data ({binary.group()!r} at character "
                 f"{binary.start()})")
+    return text
+
+
+def _read_csv(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    text = _csv_text(content)
     try:
         # Strings only and blank lines kept, so row numbers match what a spreadsheet shows.
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skip_blank_lines=False)

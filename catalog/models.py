@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
@@ -875,3 +876,65 @@ class PriceCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.price_point} checked {self.checked_at:%Y-%m-%d}"
+
+
+class QuoteImportStatus(models.TextChoices):
+    """Where a quote import is."""
+
+    PENDING = "pending", "Queued"
+    RUNNING = "running", "Checking and writing"
+    DONE = "done", "Imported"
+    FAILED = "failed", "Refused"
+
+
+class QuoteImport(models.Model):
+    """A vendor quote file imported on a worker: its progress, and what it wrote or why not.
+
+    All or nothing: a file with any bad row writes nothing, and ``errors`` names each row,
+    column and reason. The file stays on the row, so a worker that dies mid-import leaves
+    something to import again (catalog/quote_imports.py).
+    """
+
+    team = models.ForeignKey("teams.Team", on_delete=models.CASCADE, null=True, blank=True,
+                             related_name="quote_imports",
+                             help_text="Whose confidential prices these are; empty for public prices.")
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                                    blank=True, related_name="+")
+    file_name = models.CharField(max_length=255)
+    content = models.BinaryField(help_text="The uploaded file, as received.")
+    status = models.CharField(max_length=8, choices=QuoteImportStatus.choices,
+                              default=QuoteImportStatus.PENDING)
+    rows_total = models.PositiveIntegerField(null=True, blank=True, help_text="Price rows in the file.")
+    rows_checked = models.PositiveIntegerField(default=0, help_text="Rows checked so far.")
+    prices_created = models.PositiveIntegerField(default=0)
+    prices_unchanged = models.PositiveIntegerField(default=0,
+                                                   help_text="Already recorded: not written again.")
+    offerings_created = models.PositiveIntegerField(default=0)
+    errors = models.JSONField(default=list, blank=True, help_text="Each bad row: row, field and reason.")
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="Times it was sent to a worker.")
+    queued_at = models.DateTimeField(null=True, blank=True, help_text="When it was last sent to a worker.")
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker importing it.")
+    task_id = models.CharField(max_length=64, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=QuoteImportStatus.values),
+                                   name="catalog_quote_import_status_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.file_name} ({self.get_status_display()})"
+
+    @property
+    def progress_percent(self) -> int:
+        """Rows checked out of the file's rows, 0-100 (100 only once imported)."""
+        if self.status == QuoteImportStatus.DONE:
+            return 100
+        if not self.rows_total:
+            return 0
+        return min(99, 100 * self.rows_checked // self.rows_total)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -389,58 +389,115 @@ def quote_file_import(*, file_name: str, content: bytes, team: Team | None) -> Q
     return quote_rows_import(rows=rows, errors=errors, team=team)
 
 
-@transaction.atomic
+# Rows checked between two progress reports of a quote import.
+QUOTE_PROGRESS_EVERY = 250
+Progress = Callable[[int], None]
+
+
 def quote_rows_import(
-    *, rows: list[QuoteRow], errors: Sequence[RowError] = (), team: Team | None = None
+    *,
+    rows: list[QuoteRow],
+    errors: Sequence[RowError] = (),
+    team: Team | None = None,
+    progress: Progress = lambda rows_checked: None,
 ) -> QuoteImportResult:
     """Write parsed quote rows after checking every reference they make; see quote_file_import.
 
     ``errors`` are the parser's, so one refusal lists value and reference errors together.
+    The references are read in a few queries and checked outside any transaction, reporting
+    ``progress(rows checked)`` as they go; the writes then go in bulk in one transaction.
     """
     errors = list(errors)
-    new_offerings: dict[tuple[str, ...], CloudOffering] = {}
-    targets = [_quote_target(row, errors, new_offerings, team) for row in rows]
+    lookup = _QuoteLookup(team, rows)
+    targets = []
+    for checked, row in enumerate(rows, start=1):
+        targets.append(_quote_target(row, errors, lookup))
+        if checked % QUOTE_PROGRESS_EVERY == 0:
+            progress(checked)
     if errors:
         raise QuoteFileRejected(errors)
-    counts = Counter()
+    with transaction.atomic():
+        result = _quote_prices_write(rows, targets, team)
+    progress(len(rows))
+    return result
+
+
+class _QuoteLookup:
+    """The catalog rows a quote file refers to, each read once: systems, accelerators and the
+    offerings the team may quote against (public ones and its own, its own first)."""
+
+    def __init__(self, team: Team | None, rows: list[QuoteRow]):
+        self.team = team
+        self.systems = SystemSku.objects.in_bulk({row.slug for row in rows if row.kind == "system"},
+                                                 field_name="slug")
+        self.accelerators = Accelerator.objects.in_bulk({row.accelerator for row in rows if row.accelerator},
+                                                        field_name="slug")
+        self.offerings: dict[tuple[str, ...], CloudOffering] = {}
+        offerings = _owned_first(CloudOffering.objects.filter(
+            instance_type__in={row.instance_type for row in rows if row.kind == "offering"}), team)
+        for offering in offerings.select_related("accelerator").reverse():  # the team's own win
+            self.offerings[tuple(getattr(offering, name) for name in OFFERING_KEY)] = offering
+
+
+def _quote_prices_write(rows: list[QuoteRow], targets: list[CloudOffering | SystemSku],
+                        team: Team | None) -> QuoteImportResult:
+    """Create the new sources, offerings and prices of checked rows in bulk; inside a transaction.
+
+    A price already recorded (same team, target, date, source and amount), in the catalog or
+    earlier in the file, is counted unchanged and not written again.
+    """
+    errors: list[RowError] = []
     retrieved_at = timezone.now()
+    sources: dict[str, Source] = {}
+    new_offerings: dict[int, CloudOffering] = {}
     for row, target in zip(rows, targets, strict=True):
         try:
-            if isinstance(target, CloudOffering) and target.pk is None:
-                target.full_clean()
-                target.save()
-                counts["offerings"] += 1
-            _, created = price_point_record(
-                **{"offering" if isinstance(target, CloudOffering) else "system": target},
-                amount=row.amount,
-                amount_high=row.amount_high,
-                currency=row.currency,
-                as_of=row.as_of,
-                source=_quote_source(row, retrieved_at.date(), team),
-                source_url=row.source if row.source_is_url else "",
-                retrieved_at=retrieved_at,
-                note=row.note,
-                team=team,
-            )
+            if row.source not in sources:
+                sources[row.source] = _quote_source(row, retrieved_at.date(), team)
+            if isinstance(target, CloudOffering) and target.pk is None and id(target) not in new_offerings:
+                target.full_clean(validate_constraints=False)
+                new_offerings[id(target)] = target
         except ValidationError as exc:
-            errors += [RowError(row.row, field or "row", message) for field, message in _field_errors(exc)]
+            errors += _row_errors(row, exc)
+    CloudOffering.objects.bulk_create(new_offerings.values())
+    known = set(PricePoint.objects.filter(
+        team=team, source__in=list(sources.values()), as_of__in={row.as_of for row in rows},
+    ).values_list("offering_id", "system_id", "as_of", "source_id", "amount"))
+    prices = []
+    for row, target in zip(rows, targets, strict=True):
+        if row.source not in sources:
             continue
-        counts["created" if created else "unchanged"] += 1
+        price = PricePoint(
+            **{"offering" if isinstance(target, CloudOffering) else "system": target},
+            amount=row.amount, amount_high=row.amount_high, currency=row.currency, as_of=row.as_of,
+            source=sources[row.source], source_url=row.source if row.source_is_url else "",
+            retrieved_at=retrieved_at, note=row.note, team=team,
+        )
+        key = (price.offering_id, price.system_id, price.as_of, price.source_id, price.amount)
+        if key in known:
+            continue
+        known.add(key)
+        try:
+            # The references were checked above and the database holds the constraints: no query per row.
+            price.full_clean(exclude=["offering", "system", "source", "team"], validate_unique=False,
+                             validate_constraints=False)
+        except ValidationError as exc:
+            errors += _row_errors(row, exc)
+        prices.append(price)
     if errors:
         # Raising inside the atomic block rolls back every row already written.
         raise QuoteFileRejected(errors)
-    return QuoteImportResult(
-        prices_created=counts["created"],
-        prices_unchanged=counts["unchanged"],
-        offerings_created=counts["offerings"],
-    )
+    PricePoint.objects.bulk_create(prices, batch_size=500)
+    return QuoteImportResult(prices_created=len(prices), prices_unchanged=len(rows) - len(prices),
+                             offerings_created=len(new_offerings))
+
+
+def _row_errors(row: QuoteRow, exc: ValidationError) -> list[RowError]:
+    return [RowError(row.row, field or "row", message) for field, message in _field_errors(exc)]
 
 
 def _quote_target(
-    row: QuoteRow,
-    errors: list[RowError],
-    new_offerings: dict[tuple[str, ...], CloudOffering],
-    team: Team | None,
+    row: QuoteRow, errors: list[RowError], lookup: _QuoteLookup
 ) -> CloudOffering | SystemSku | None:
     """The system or offering a row prices; an unsaved offering when the row introduces one.
 
@@ -448,7 +505,7 @@ def _quote_target(
     the team's: its instance name and region are as confidential as its price.
     """
     if row.kind == "system":
-        system = SystemSku.objects.filter(slug=row.slug).first()
+        system = lookup.systems.get(row.slug)
         if system is None:
             errors.append(RowError(row.row, "slug", f"unknown system '{row.slug}'"))
         return system
@@ -458,12 +515,10 @@ def _quote_target(
         "region": row.region,
         "pricing_model": row.pricing_model,
     }
-    offering = new_offerings.get(tuple(key.values())) or (
-        _owned_first(CloudOffering.objects.filter(**key), team).select_related("accelerator").first()
-    )
+    offering = lookup.offerings.get(tuple(key.values()))
     accelerator = None
     if row.accelerator:
-        accelerator = Accelerator.objects.filter(slug=row.accelerator).first()
+        accelerator = lookup.accelerators.get(row.accelerator)
         if accelerator is None:
             errors.append(RowError(row.row, "accelerator", f"unknown accelerator '{row.accelerator}'"))
             return None
@@ -493,10 +548,9 @@ def _quote_target(
         )
     if accelerator is None or row.accelerators_per_instance is None:
         return None
-    offering = CloudOffering(
-        **key, accelerator=accelerator, accelerators_per_instance=row.accelerators_per_instance, team=team
-    )
-    new_offerings[tuple(key.values())] = offering
+    offering = CloudOffering(**key, accelerator=accelerator,
+                             accelerators_per_instance=row.accelerators_per_instance, team=lookup.team)
+    lookup.offerings[tuple(key.values())] = offering
     return offering
 
 

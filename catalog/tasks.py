@@ -10,10 +10,19 @@ every attempt leaves its own job row.
 
 from __future__ import annotations
 
-from celery import shared_task
+from typing import Any
+
+from celery import Task, shared_task
 
 from catalog.models import RefreshStatus
 from catalog.pricefeeds import UpstreamHTTPError
+from catalog.quote_imports import (
+    QUOTE_IMPORT_SOFT_TIME_LIMIT_S,
+    QUOTE_IMPORT_TIME_LIMIT_S,
+    quote_import_fail,
+    quote_import_run,
+    quote_imports_reap,
+)
 from catalog.refresh.limits import REFRESH_SOFT_TIME_LIMIT_S, REFRESH_TIME_LIMIT_S
 from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.refresh.services import price_refresh_run
@@ -45,8 +54,25 @@ def refresh_prices_task(self, provider: str, location: str | None = None, attemp
     return job.pk
 
 
-# Beat sends it to the default queue every minute (catalog/migrations/0006_refresh_recovery.py).
+class QuoteImportTask(Task):
+    """When the task gives up (transient errors past their retries), its import is failed."""
+
+    def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
+        quote_import_fail(import_id=kwargs.get("import_id", args[0] if args else None),
+                          error=f"Nothing was imported: the import stopped ({type(exc).__name__}).")
+
+
+# Idempotent: a price already recorded is counted unchanged, never written twice.
+@shared_task(base=QuoteImportTask, acks_late=True, reject_on_worker_lost=True, **transient_retries(),
+             soft_time_limit=QUOTE_IMPORT_SOFT_TIME_LIMIT_S, time_limit=QUOTE_IMPORT_TIME_LIMIT_S)
+def quote_import_task(import_id: int) -> None:
+    """Check and write one uploaded quote file, all or nothing (send it to the default queue)."""
+    quote_import_run(import_id=import_id)
+
+
+# Beat sends it to the default queue every minute (catalog/migrations/0007_job_recovery.py).
 @shared_task(**REAP_DELIVERY)
-def refresh_jobs_reap_task() -> None:
-    """Fail, and try again, the price refreshes whose worker died (periodic)."""
+def jobs_reap_task() -> None:
+    """Try again, or fail, the price refreshes and quote imports whose worker died (periodic)."""
     refresh_jobs_reap()
+    quote_imports_reap()

@@ -22,6 +22,7 @@ from catalog.models import (
     PowerDensityReference,
     PricePoint,
     PriceRefreshJob,
+    QuoteImport,
     Source,
     SystemSku,
 )
@@ -337,6 +338,19 @@ class PriceRefreshJobSerializer(serializers.ModelSerializer):
             "error_code",
             "error",
         ]
+
+
+class QuoteImportSerializer(serializers.ModelSerializer):
+    """A quote file imported on a worker: progress, what it wrote, or each bad row of a refused one."""
+
+    progress_percent = serializers.IntegerField(read_only=True, help_text="Rows checked, 0-100.")
+
+    class Meta:
+        model = QuoteImport
+        fields = ["id", "file_name", "team", "status", "progress_percent", "rows_total", "rows_checked",
+                  "prices_created", "prices_unchanged", "offerings_created", "errors", "error", "attempts",
+                  "created_at", "started_at", "finished_at"]
+        read_only_fields = fields
 
 
 class HistoryQuerySerializer(serializers.Serializer):

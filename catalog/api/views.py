@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -23,6 +24,7 @@ from catalog.api.serializers import (
     PriceAtQuerySerializer,
     PricePointSerializer,
     PriceRefreshJobSerializer,
+    QuoteImportSerializer,
     SourceSerializer,
     SystemSkuSerializer,
 )
@@ -44,6 +46,7 @@ from catalog.models import (
     PowerDensityReference,
     PricePoint,
     PriceRefreshJob,
+    QuoteImport,
     Source,
 )
 from catalog.selectors import price_at, price_history, visible_rows
@@ -140,6 +143,17 @@ class PricePointViewSet(TeamOwnedRowsMixin, CatalogViewSet):
             serializer.instance, _ = price_point_record(**serializer.validated_data)
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from exc
+
+
+class QuoteImportViewSet(TeamOwnedRowsMixin, viewsets.ReadOnlyModelViewSet):
+    """Quote files imported on a worker (uploaded in the admin), newest first: progress while
+    running, then what was written, or each bad row of a refused file; the user's teams' and
+    public imports only."""
+
+    queryset = QuoteImport.objects.defer("content")
+    serializer_class = QuoteImportSerializer
+    permission_classes = [IsAuthenticated]
+    filterset_fields = ["status"]
 
 
 class CoolingTechnologyViewSet(CatalogViewSet):

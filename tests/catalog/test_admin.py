@@ -15,6 +15,7 @@ from catalog.models import (
     FacilityProfile,
     PowerDensityReference,
     PricePoint,
+    QuoteImport,
     Source,
     SystemSku,
 )
@@ -70,19 +71,28 @@ def test_the_accelerator_page_shows_where_each_figure_comes_from(admin_client, c
     assert "1979.00" in page  # the with-sparsity rows are listed with the dense ones
 
 
-def test_the_quote_upload_adds_prices(admin_client, catalog):
+def test_the_quote_upload_adds_prices_on_a_worker_and_shows_the_import(
+    admin_client, catalog, django_capture_on_commit_callbacks
+):
     count = PricePoint.objects.count()
     upload = SimpleUploadedFile(
         "quote.csv", b"kind,slug,amount,currency,as_of,source\nsystem,dgx-h100,420000,USD,2026-10-01,ACME\n"
     )
 
-    response = admin_client.post(reverse("admin:catalog_pricepoint_import"), {"file": upload})
+    with django_capture_on_commit_callbacks(execute=True):  # the import task runs inline here
+        response = admin_client.post(reverse("admin:catalog_pricepoint_import"), {"file": upload})
 
-    assert response.status_code == 302
+    job = QuoteImport.objects.get()
+    assert response["Location"] == reverse("admin:catalog_quoteimport_change", args=[job.pk])
+    assert (job.status, job.rows_total, job.prices_created, job.progress_percent) == ("done", 1, 1, 100)
     assert PricePoint.objects.count() == count + 1
+    page = admin_client.get(response["Location"]).content.decode()
+    assert "100 % (1 of 1 rows checked)" in page
 
 
-def test_the_quote_upload_shows_every_error_as_a_form_error_and_writes_nothing(admin_client, catalog):
+def test_a_refused_quote_file_names_every_bad_row_on_its_import_page_and_writes_nothing(
+    admin_client, catalog, django_capture_on_commit_callbacks
+):
     count = PricePoint.objects.count()
     upload = SimpleUploadedFile(
         "quote.csv",
@@ -91,11 +101,27 @@ def test_the_quote_upload_shows_every_error_as_a_form_error_and_writes_nothing(a
         b"system,dgx-h100,-3,USD,2026-10-01,ACME\n",
     )
 
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(reverse("admin:catalog_pricepoint_import"), {"file": upload})
+
+    job = QuoteImport.objects.get()
+    assert (job.status, job.prices_created) == ("failed", 0)
+    assert job.errors == [{"row": 3, "field": "amount", "reason": "must be greater than zero"}]
+    assert job.error == "Nothing was imported: 1 bad row (first: row 3, amount: must be greater than zero)."
+    assert PricePoint.objects.count() == count
+    page = admin_client.get(response["Location"]).content.decode()
+    assert "<tr><td>3</td><td>amount</td><td>must be greater than zero</td></tr>" in page
+
+
+def test_a_file_that_is_not_text_is_refused_at_once_as_a_form_error(admin_client, catalog):
+    upload = SimpleUploadedFile("quote.csv", b"kind,slug\n\x00\x01")
+
     response = admin_client.post(reverse("admin:catalog_pricepoint_import"), {"file": upload})
 
     assert response.status_code == 200
-    assert response.context["form"].errors["file"] == ["row 3, amount: must be greater than zero"]
-    assert PricePoint.objects.count() == count
+    assert response.context["form"].errors["file"] == [
+        r"file: not a CSV text file: it holds binary data ('\x00' at character 10)"]
+    assert not QuoteImport.objects.exists()
 
 
 def test_the_upload_page_renders_and_is_linked_from_the_price_list(admin_client, catalog):

@@ -103,24 +103,30 @@ def test_offering_prices_show_the_users_teams_quote(alpha_quote, analyst, outsid
     assert price_seen_by(outsider) == ("55.0400", "55.0400", 0)
 
 
-def test_an_analyst_imports_a_quote_for_their_team_in_the_admin(client, analyst, catalog):
+def test_an_analyst_imports_a_quote_for_their_team_in_the_admin(
+    client, analyst, catalog, django_capture_on_commit_callbacks
+):
     client.force_login(analyst)
     page = client.get(reverse("admin:catalog_pricepoint_import"))
 
-    response = client.post(reverse("admin:catalog_pricepoint_import"), {
-        "team": team("alpha").pk, "file": SimpleUploadedFile("q.csv", quote_csv())})
+    with django_capture_on_commit_callbacks(execute=True):  # the import task runs inline here
+        response = client.post(reverse("admin:catalog_pricepoint_import"), {
+            "team": team("alpha").pk, "file": SimpleUploadedFile("q.csv", quote_csv())})
 
     assert list(page.context["form"].fields["team"].queryset) == [team("alpha")]
     assert response.status_code == 302
     assert PricePoint.objects.get(source__key="Reseller quote Q-17").team == team("alpha")
 
 
-def test_a_team_must_be_chosen_unless_staff_import_public_prices(client, analyst, admin_client, catalog):
+def test_a_team_must_be_chosen_unless_staff_import_public_prices(
+    client, analyst, admin_client, catalog, django_capture_on_commit_callbacks
+):
     client.force_login(analyst)
     refused = client.post(reverse("admin:catalog_pricepoint_import"), {
         "file": SimpleUploadedFile("q.csv", quote_csv())})
-    public = admin_client.post(reverse("admin:catalog_pricepoint_import"), {
-        "file": SimpleUploadedFile("q.csv", quote_csv("41"))})
+    with django_capture_on_commit_callbacks(execute=True):
+        public = admin_client.post(reverse("admin:catalog_pricepoint_import"), {
+            "file": SimpleUploadedFile("q.csv", quote_csv("41"))})
 
     assert refused.status_code == 200
     assert refused.context["form"].errors["team"]
