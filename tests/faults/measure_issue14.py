@@ -23,7 +23,7 @@ import redis
 import requests
 from django.contrib.auth import get_user_model
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 
 from catalog.models import PriceRefreshJob, QuoteImport, RefreshStatus
 from catalog.quote_imports import quote_import_request, quote_imports_reap
@@ -166,8 +166,8 @@ def admin_session(web: Gunicorn) -> dict[str, str]:
 
 def test_the_issues_probes_against_gunicorn(web, start_worker, run_scenario, planner):
     start_worker()
-    token = Token.objects.create(user=planner)
-    api = {"Authorization": f"Token {token.key}", "Content-Type": "application/json"}
+    _, key = AuthToken.objects.create(user=planner)
+    api = {"Authorization": f"Token {key}", "Content-Type": "application/json"}
     options = [{"name": f"option {i}", "offering": p5().pk, "price_usd_per_instance_hour": "50"}
                for i in range(3_000)]
     probes = {
@@ -203,8 +203,8 @@ def test_the_issues_probes_against_gunicorn(web, start_worker, run_scenario, pla
 
 
 def test_rate_limit_overshoot_under_20_concurrent_clients(web, planner):
-    token = Token.objects.create(user=planner)
-    headers = {"Authorization": f"Token {token.key}"}
+    _, key = AuthToken.objects.create(user=planner)
+    headers = {"Authorization": f"Token {key}"}
     lock = threading.Lock()
     counts = {200: 0, 429: 0}
 
