@@ -22,6 +22,7 @@ import pytest
 import redis
 import requests
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.utils import timezone
 from knox.models import AuthToken
 
@@ -154,7 +155,10 @@ def web(transactional_db, catalog, private_redis, request):
 
 def admin_session(web: Gunicorn) -> dict[str, str]:
     """Cookie and CSRF headers of a superuser signed in to the admin (secure cookies sent over http)."""
-    get_user_model().objects.create_superuser("probe-admin", password="probe-password-1")
+    # Hashed as production checks it (the test settings hash with MD5, which production refuses).
+    admin = get_user_model().objects.create_superuser("probe-admin", password=None)
+    admin.password = PBKDF2PasswordHasher().encode("probe-password-1", "probesalt123")
+    admin.save(update_fields=["password"])
     login = requests.get(f"{web.url}/admin/login/", timeout=60)
     csrf = login.cookies["csrftoken"]
     signed_in = requests.post(f"{web.url}/admin/login/?next=/admin/", timeout=60, allow_redirects=False,
