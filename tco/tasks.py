@@ -79,7 +79,7 @@ def sweep_run_finish_task(run_id: int) -> None:
     sweep_run_finish(run_id=run_id)
 
 
-# Beat sends it to the default queue every minute (tco/migrations/0016_job_recovery.py).
+# Beat sends it to the default queue every minute (tco/migrations/0017_job_recovery.py).
 @shared_task(**REAP_DELIVERY)
 def sweep_runs_reap_task() -> None:
     """Fail runs past their deadline and queue again the chunks of stalled runs (periodic)."""

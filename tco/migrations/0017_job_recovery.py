@@ -29,7 +29,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("django_celery_beat", "0019_alter_periodictasks_options"),
         ('catalog', '0007_job_recovery'),
-        ('tco', '0015_approval_pins_inputs'),
+        ('tco', '0016_bounds_from_the_engine'),
     ]
 
     operations = [
