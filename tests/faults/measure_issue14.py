@@ -67,7 +67,8 @@ def start_worker(transactional_db, live_celery, settings, tmp_path, private_redi
     def start() -> WorkerProcess:
         worker = WorkerProcess(broker_env={"DJANGO_SETTINGS_MODULE": "config.settings.base",
                                            "REDIS_URL": private_redis.url,
-                                           "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT)}).start()
+                                           "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
+                                           "PRICE_FEED_HOSTS": "127.0.0.1"}).start()  # the local feed
         workers.append(worker)
         return worker
 

@@ -65,6 +65,7 @@ def start_worker(transactional_db, live_celery, settings, tmp_path, private_redi
             "DJANGO_SETTINGS_MODULE": "config.settings.base",
             "REDIS_URL": private_redis.url,
             "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
+            "PRICE_FEED_HOSTS": "127.0.0.1",  # the local feed server of the refresh test
         }).start()
         workers.append(worker)
         return worker
