@@ -139,9 +139,11 @@ def test_recovery_after_a_killed_worker(start_worker, private_redis, run_scenari
             lambda: not fresh(run).is_active)
 
     worker = start_worker()
-    job = quote_import_request(file_name="q.csv", content=offering_rows(2_000), team=None)
-    wait_for(lambda: fresh(job).status == "running", "import running")
-    recover("quote import (2,000 rows)", worker, private_redis, start_worker, quote_imports_reap,
+    # 20,000 rows (2 MB): 2,000 are imported too fast for the kill to land before the import ends.
+    job = quote_import_request(file_name="q.csv", content=offering_rows(20_000), team=None)
+    wait_for(lambda: fresh(job).status == "running" and job.rows_checked > 0, "import checking rows")
+    print(f"killed at {job.rows_checked:,} of {job.rows_total:,} rows checked")
+    recover("quote import (20,000 rows)", worker, private_redis, start_worker, quote_imports_reap,
             lambda: fresh(job).status in ("done", "failed"))
     print(f"quote import: {job.status}, {job.prices_created:,} prices, attempts {job.attempts}")
 
