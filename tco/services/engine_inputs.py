@@ -602,6 +602,8 @@ def _equivalence(prefix: str, field: str, option: RentOption, scenario: Scenario
                                f"{field}.equivalence_factor")
     ours, theirs = scenario.accelerator, option.offering.accelerator
     if ours.pk == theirs.pk:
+        record.assumptions.append(Assumption(path, 1.0, "accelerators/accelerator", "catalog",
+                                             f"the same accelerator as the system ({ours.name})"))
         return 1.0
     try:
         ratio = throughput_ratio(ours, theirs, scenario.precision)

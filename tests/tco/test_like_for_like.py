@@ -74,6 +74,16 @@ def test_the_same_accelerator_needs_no_factor(demo_scenarios):
     evaluation = scenario_evaluate(scenario=_h100(demo_scenarios))
     assert [float(r.equivalence_factor) for r in evaluation.result.rent] == [1, 1, 1]
     assert [float(r.instances) for r in evaluation.result.rent] == [1, 1, 1]
+    factors = [a for a in evaluation.assumptions if a.path.endswith(".equivalence_factor")]
+    assert [(a.value, a.origin) for a in factors] == [(1.0, "catalog")] * 3
+    assert "same accelerator" in factors[0].source
+
+
+def test_every_input_of_the_demos_says_where_it_came_from(demo_scenarios):
+    for scenario in demo_scenarios.values():
+        evaluation = scenario_evaluate(scenario=scenario)
+        unsourced = [a.path for a in evaluation.assumptions if not a.origin]
+        assert unsourced == [], scenario.name
 
 
 def _like_for_like(system: SystemSku) -> RentOption:
