@@ -37,7 +37,7 @@ from tco.models import PlanStatus, RunKind, SweepChunk
 from tco.planning import plan_create, plans_reap
 from tco.runs.services import sweep_run_start, sweep_runs_reap
 from tests.catalog.quote_files import offering_rows
-from tests.faults.outages import PrivateRedis, broker
+from tests.faults.outages import broker
 from tests.faults.test_database_outage import FEED_PATH, gated_feed  # noqa: F401
 from tests.faults.webserver import Gunicorn
 from tests.tco.scenario_body import p5, scenario_body
@@ -50,13 +50,6 @@ pytestmark = pytest.mark.worker
 WAIT_S = 300
 RATE_LIMIT = 60
 CLIENTS = 20
-
-
-@pytest.fixture
-def private_redis(tmp_path):
-    server = PrivateRedis(tmp_path / "redis").start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

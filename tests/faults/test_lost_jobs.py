@@ -33,19 +33,12 @@ from tests.faults.outages import PrivateRedis, broker
 from tests.faults.test_database_outage import FEED_PATH, SAMPLE_PRICES, gated_feed  # noqa: F401
 from tests.tco.test_plans_worker import SPEC as PLAN_SPEC
 from tests.tco.test_runs_worker import PRICE
-from tests.worker import WorkerProcess
+from tests.worker import WorkerProcess, poll_until
 
 pytestmark = pytest.mark.worker
 
 WAIT_S = 60
 POLL_S = 0.01
-
-
-@pytest.fixture
-def private_redis(tmp_path):
-    server = PrivateRedis(tmp_path / "redis").start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -77,13 +70,7 @@ def start_worker(transactional_db, live_celery, settings, tmp_path, private_redi
 
 
 def wait_for(condition, what: str):
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(POLL_S)
-    raise AssertionError(f"not {what} within {WAIT_S}s")
+    return poll_until(condition, what, timeout_s=WAIT_S, poll_s=POLL_S)
 
 
 def fresh(row):
