@@ -83,6 +83,9 @@ DEMOS = [
 ]
 
 
+# The API examples name scenario 1: on a fresh `make run` it is the first demo.
+EXAMPLE_SCENARIO_DESCRIPTION = f'Scenario 1 is the demo "{DEMOS[0]["name"]}" a fresh `make run` loads.'
+
 # A team whose demand grows 5 % a month from one DGX H100's worth, with a 4-month lead time on
 # hardware; its policy rents from AWS only (p5 on demand or 1-year reserved). With the
 # scenario's cheaper GPU cloud allowed too, renting all of it there is the cheapest plan.

@@ -13,6 +13,7 @@ from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from tco.demo import EXAMPLE_SCENARIO_DESCRIPTION
 from tco.engine.plan.inputs import PlanInputError
 from tco.engine.plan.spec import demand_from_csv
 from tco.models import PlanStatus, ProcurementPlan, Scenario
@@ -24,7 +25,8 @@ from teams.permissions import TeamRolePermission, require_role
 MAX_CSV_BYTES = 1_000_000
 
 CREATE_EXAMPLES = [
-    OpenApiExample("8x H100 growing 5 % a month, 4-month lead time", request_only=True, value={
+    OpenApiExample("8x H100 growing 5 % a month, 4-month lead time", request_only=True,
+                   description=EXAMPLE_SCENARIO_DESCRIPTION, value={
         "scenario": 1, "name": "H100 growth plan", "spec": {
             "demand": {"start": 8, "growth_per_month": 0.05, "months": 36},
             "owned": [{"name": "DGX H100", "lead_time_months": 4}],

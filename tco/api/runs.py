@@ -13,6 +13,7 @@ from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from tco.demo import EXAMPLE_SCENARIO_DESCRIPTION
 from tco.models import FailureType, RunKind, RunStatus, Scenario, SweepRun
 from tco.runs.errors import RunSpecError
 from tco.runs.limits import MAX_CHUNK_POINTS
@@ -27,16 +28,19 @@ PARQUET_MEDIA_TYPE = "application/vnd.apache.parquet"
 START_FIELDS = ("scenario", "kind", "seed", "chunk_size")
 
 START_EXAMPLES = [
-    OpenApiExample("Sweep: utilisation x electricity price", request_only=True, value={
+    OpenApiExample("Sweep: utilisation x electricity price", request_only=True,
+                   description=EXAMPLE_SCENARIO_DESCRIPTION, value={
         "scenario": 1, "kind": "sweep", "spec": {"axes": [
             {"path": "workload.utilisation", "start": 0.3, "stop": 1.0, "step": 0.05},
             {"path": "facility.electricity_usd_per_kwh", "low": 0.05, "high": 0.30, "count": 26}]}}),
-    OpenApiExample("Monte Carlo on utilisation and the cloud price", request_only=True, value={
+    OpenApiExample("Monte Carlo on utilisation and the cloud price", request_only=True,
+                   description=EXAMPLE_SCENARIO_DESCRIPTION, value={
         "scenario": 1, "kind": "monte_carlo", "seed": 42, "spec": {"samples": 100_000, "distributions": [
             {"path": "workload.utilisation", "kind": "triangular", "low": 0.4, "mode": 0.65, "high": 0.9},
             {"path": "rent.0.price_usd_per_instance_hour", "kind": "normal", "mean": 55, "sd": 8,
              "low": 30, "high": 80}]}}),
     OpenApiExample("Sensitivity, +/-10 %", request_only=True,
+                   description=EXAMPLE_SCENARIO_DESCRIPTION,
                    value={"scenario": 1, "kind": "sensitivity", "spec": {"step_share": 0.1}}),
 ]
 
