@@ -54,12 +54,13 @@ def quote_import_run(*, import_id: int) -> None:
     if not waiting.update(status=QuoteImportStatus.RUNNING, started_at=timezone.now(), rows_checked=0,
                           **jobs.claim_fields()):
         return
-    job = QuoteImport.objects.select_related("team").get(pk=import_id)
+    job = QuoteImport.objects.select_related("team", "uploaded_by").get(pk=import_id)
     rows = QuoteImport.objects.filter(pk=import_id, status=QuoteImportStatus.RUNNING)
     try:
         parsed, errors = parse_quote_file(file_name=job.file_name, content=bytes(job.content))
         rows.update(rows_total=len(parsed) + len({error.row for error in errors if error.row}))
         result = quote_rows_import(rows=parsed, errors=errors, team=job.team,
+                                   imported_by=job.uploaded_by,
                                    progress=lambda checked: rows.update(rows_checked=checked))
     except QuoteFileRejected as exc:
         rows.update(status=QuoteImportStatus.FAILED, finished_at=timezone.now(),

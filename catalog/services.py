@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.db.models import F
 from django.utils import timezone
+from simple_history.utils import bulk_create_with_history
 
 from catalog import token_api_examples
 from catalog.choices import SourceKind
@@ -399,6 +401,7 @@ def quote_rows_import(
     rows: list[QuoteRow],
     errors: Sequence[RowError] = (),
     team: Team | None = None,
+    imported_by: User | None = None,
     progress: Progress = lambda rows_checked: None,
 ) -> QuoteImportResult:
     """Write parsed quote rows after checking every reference they make; see quote_file_import.
@@ -417,7 +420,7 @@ def quote_rows_import(
     if errors:
         raise QuoteFileRejected(errors)
     with transaction.atomic():
-        result = _quote_prices_write(rows, targets, team)
+        result = _quote_prices_write(rows, targets, team, imported_by)
     progress(len(rows))
     return result
 
@@ -440,7 +443,7 @@ class _QuoteLookup:
 
 
 def _quote_prices_write(rows: list[QuoteRow], targets: list[CloudOffering | SystemSku],
-                        team: Team | None) -> QuoteImportResult:
+                        team: Team | None, imported_by: User | None) -> QuoteImportResult:
     """Create the new sources, offerings and prices of checked rows in bulk; inside a transaction.
 
     A price already recorded (same team, target, date, source and amount), in the catalog or
@@ -487,7 +490,9 @@ def _quote_prices_write(rows: list[QuoteRow], targets: list[CloudOffering | Syst
     if errors:
         # Raising inside the atomic block rolls back every row already written.
         raise QuoteFileRejected(errors)
-    PricePoint.objects.bulk_create(prices, batch_size=500)
+    # The price history records who imported each price, as it does for one added by hand.
+    bulk_create_with_history(prices, PricePoint, batch_size=500, default_user=imported_by,
+                             default_change_reason="quote import")
     return QuoteImportResult(prices_created=len(prices), prices_unchanged=len(rows) - len(prices),
                              offerings_created=len(new_offerings))
 

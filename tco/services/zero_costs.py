@@ -15,6 +15,8 @@ def zero_cost_warnings(inputs: engine.Scenario) -> tuple[EvaluationWarning, ...]
     """One ``zero_cost`` warning per cost line left at zero that owning usually has."""
     buy, finance, facility = inputs.buy, inputs.finance, inputs.facility
     checks = (
+        (buy.system_price_usd, "The system price is 0: the systems themselves are not costed."),
+        (facility.electricity_usd_per_kwh, "The electricity price is 0: power is not costed."),
         (finance.discount_rate_per_year, "The discount rate is 0: the NPV equals the undiscounted "
                                          "total, as if money had no cost of capital."),
         (buy.support_share_per_year, "Support is 0: no vendor support contract is costed."),

@@ -53,6 +53,7 @@ def worker(transactional_db, live_celery, db_proxy):
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
         "REDIS_URL": settings.REDIS_URL,
         "DATABASE_URL": f"postgres://{user}@127.0.0.1:{db_proxy.port}/{database['NAME']}",
+        "PRICE_FEED_HOSTS": "127.0.0.1",  # the gated feed below is a local server
     }).start()
     yield process
     process.stop()

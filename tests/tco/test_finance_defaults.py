@@ -93,3 +93,14 @@ def test_the_admin_page_shows_the_zero_cost_warnings(analyst, client):
     page = client.get(reverse("admin:tco_scenario_change", args=[created["id"]])).content.decode()
 
     assert "Storage is 0: no storage is bought with the systems." in page
+
+
+@pytest.mark.parametrize(("field", "line"), [
+    ("system_price_usd", "The system price is 0: the systems themselves are not costed."),
+    ("electricity_usd_per_kwh", "The electricity price is 0: power is not costed."),
+])
+def test_a_free_system_or_free_power_is_accepted_and_warned_about(analyst, field, line):
+    body = client_of(analyst).post("/api/v1/evaluate/", {**minimal(), field: "0"}, format="json")
+
+    assert body.status_code == 200, body.json()
+    assert line in {w["message"].split(" Usually")[0] for w in body.json()["warnings"]}

@@ -80,7 +80,7 @@ def test_crud_creates_updates_and_evaluates_a_stored_scenario(api, user, catalog
 
 @pytest.mark.parametrize(("field", "value"), [
     ("utilisation", "1.5"), ("utilisation", "-0.1"), ("horizon_months", 0),
-    ("horizon_months", 241), ("system_price_usd", "-5"), ("electricity_usd_per_kwh", "0"),
+    ("horizon_months", 241), ("system_price_usd", "-5"), ("electricity_usd_per_kwh", "-0.01"),
 ])
 def test_it_refuses_out_of_range_inputs_naming_the_field(api, catalog, field, value):
     response = api.post("/api/v1/scenarios/", scenario_body(**{field: value}),

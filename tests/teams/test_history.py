@@ -82,15 +82,17 @@ def test_the_comparison_spans_the_versions_of_an_approved_scenario(analyst, appr
     assert fields["version"] == ("1", "2")
 
 
-def test_an_imported_quote_records_who_imported_it(analyst, client, catalog):
+def test_an_imported_quote_records_who_imported_it(analyst, client, catalog,
+                                                   django_capture_on_commit_callbacks):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from catalog.models import PricePoint
 
     client.force_login(analyst)
-    client.post("/admin/catalog/pricepoint/import/", {"team": analyst.memberships.get().team_id, "file":
-                SimpleUploadedFile("q.csv", b"kind,slug,amount,currency,as_of,source\n"
-                                            b"system,dgx-h100,420000,USD,2026-10-01,ACME\n")})
+    with django_capture_on_commit_callbacks(execute=True):  # the import runs as a job
+        client.post("/admin/catalog/pricepoint/import/", {"team": analyst.memberships.get().team_id, "file":
+                    SimpleUploadedFile("q.csv", b"kind,slug,amount,currency,as_of,source\n"
+                                                b"system,dgx-h100,420000,USD,2026-10-01,ACME\n")})
 
     price = PricePoint.objects.get(source__key="ACME")
     (record,) = price.history.all()
