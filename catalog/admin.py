@@ -2,39 +2,44 @@
 
 from __future__ import annotations
 
-from django.contrib import admin, messages
+from django.contrib import admin
+from django.contrib import messages
 from django.db import models
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest
+from django.http import HttpResponse
+from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
-from django.utils.html import format_html, format_html_join
+from django.urls import path
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.html import format_html_join
 
-from catalog.completeness import (
-    offering_missing,
-    offerings_with_completeness,
-    system_missing,
-    systems_with_completeness,
-)
-from catalog.forms import QuoteImportForm, may_import_quotes
+from catalog.completeness import offering_missing
+from catalog.completeness import offerings_with_completeness
+from catalog.completeness import system_missing
+from catalog.completeness import systems_with_completeness
+from catalog.forms import QuoteImportForm
+from catalog.forms import may_import_quotes
 from catalog.importers import QuoteFileRejected
-from catalog.models import (
-    Accelerator,
-    AcceleratorPowerCap,
-    AcceleratorThroughput,
-    CloudOffering,
-    CoolingTechnology,
-    FacilityProfile,
-    PowerDensityReference,
-    PricePoint,
-    QuoteImport,
-    Source,
-    SystemSku,
-    TokenApiPrice,
-)
+from catalog.models import Accelerator
+from catalog.models import AcceleratorPowerCap
+from catalog.models import AcceleratorThroughput
+from catalog.models import CloudOffering
+from catalog.models import CoolingTechnology
+from catalog.models import FacilityProfile
+from catalog.models import PowerDensityReference
+from catalog.models import PricePoint
+from catalog.models import QuoteImport
+from catalog.models import Source
+from catalog.models import SystemSku
+from catalog.models import TokenApiPrice
 from catalog.quote_imports import quote_import_request
-from catalog.refresh.admin import PriceAgeMixin, PriceHistoryChartMixin
+from catalog.refresh.admin import PriceAgeMixin
+from catalog.refresh.admin import PriceHistoryChartMixin
 from catalog.selectors import visible_rows
-from teams.admin_mixins import HiddenRowsNotFoundMixin, ListedRowsFilter, StaffWritesAdminMixin
+from teams.admin_mixins import HiddenRowsNotFoundMixin
+from teams.admin_mixins import ListedRowsFilter
+from teams.admin_mixins import StaffWritesAdminMixin
 from teams.selectors import team_ids_of
 
 # Source URLs typed without a scheme are https (Django 6's default; silences its deprecation).

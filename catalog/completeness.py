@@ -7,19 +7,20 @@ models name them (``SystemSku.label``, ``str(CloudOffering)``).
 
 from __future__ import annotations
 
-from django.db.models import (
-    BooleanField,
-    Case,
-    Exists,
-    ExpressionWrapper,
-    OuterRef,
-    Q,
-    QuerySet,
-    Value,
-    When,
-)
+from django.db.models import BooleanField
+from django.db.models import Case
+from django.db.models import Exists
+from django.db.models import ExpressionWrapper
+from django.db.models import OuterRef
+from django.db.models import Q
+from django.db.models import QuerySet
+from django.db.models import Value
+from django.db.models import When
 
-from catalog.models import AcceleratorThroughput, CloudOffering, PricePoint, SystemSku
+from catalog.models import AcceleratorThroughput
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.models import SystemSku
 
 
 def _public_price(target_field: str) -> Exists:

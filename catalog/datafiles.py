@@ -20,7 +20,8 @@ format and the rules applied here:
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -28,13 +29,11 @@ from typing import Any
 import yaml
 from django.db import models
 
-from catalog.models import (
-    Accelerator,
-    CoolingTechnology,
-    FacilityProfile,
-    PowerDensityReference,
-    SystemSku,
-)
+from catalog.models import Accelerator
+from catalog.models import CoolingTechnology
+from catalog.models import FacilityProfile
+from catalog.models import PowerDensityReference
+from catalog.models import SystemSku
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

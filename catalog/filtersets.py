@@ -2,31 +2,31 @@
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists
+from django.db.models import OuterRef
+from django.db.models import Q
+from django.db.models import QuerySet
 from django.utils import timezone
 from django_filters import rest_framework as filters
 
-from catalog.choices import (
-    AcceleratorKind,
-    FacilityKind,
-    FormFactor,
-    PricingModel,
-    Provider,
-    SourceKind,
-    SystemKind,
-    Vendor,
-)
-from catalog.models import (
-    Accelerator,
-    CloudOffering,
-    CoolingTechnology,
-    FacilityProfile,
-    PowerDensityReference,
-    PricePoint,
-    Source,
-    SystemSku,
-)
-from catalog.selectors import offerings_with_price_at, visible_rows
+from catalog.choices import AcceleratorKind
+from catalog.choices import FacilityKind
+from catalog.choices import FormFactor
+from catalog.choices import PricingModel
+from catalog.choices import Provider
+from catalog.choices import SourceKind
+from catalog.choices import SystemKind
+from catalog.choices import Vendor
+from catalog.models import Accelerator
+from catalog.models import CloudOffering
+from catalog.models import CoolingTechnology
+from catalog.models import FacilityProfile
+from catalog.models import PowerDensityReference
+from catalog.models import PricePoint
+from catalog.models import Source
+from catalog.models import SystemSku
+from catalog.selectors import offerings_with_price_at
+from catalog.selectors import visible_rows
 from teams.selectors import team_ids_of
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from django import forms
 
-from catalog.importers import QuoteFileRejected, quote_file_check
+from catalog.importers import QuoteFileRejected
+from catalog.importers import quote_file_check
 from teams.models import Role
-from teams.selectors import User, teams_of
+from teams.selectors import User
+from teams.selectors import teams_of
 
 
 def may_import_quotes(user: User) -> bool:

@@ -37,16 +37,20 @@ import io
 import re
 import zipfile
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
+from decimal import InvalidOperation
 from pathlib import PurePath
-from typing import Any, NoReturn
+from typing import Any
+from typing import NoReturn
 
 import openpyxl
 import pandas as pd
 from defusedxml import DefusedXmlException
 from django.conf import settings
 
-from catalog.choices import Currency, PricingModel, Provider
+from catalog.choices import Currency
+from catalog.choices import PricingModel
+from catalog.choices import Provider
 
 ALWAYS_REQUIRED = ("kind", "amount", "currency", "as_of", "source")
 REQUIRED_BY_KIND = {

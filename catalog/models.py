@@ -15,21 +15,20 @@ from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
-from catalog.choices import (
-    PRICING_WORDS,
-    AcceleratorKind,
-    Currency,
-    FacilityKind,
-    FormFactor,
-    Precision,
-    PricingModel,
-    Provider,
-    Rating,
-    SourceKind,
-    SystemKind,
-    Vendor,
-)
-from catalog.validators import validate_not_negative, validate_positive
+from catalog.choices import PRICING_WORDS
+from catalog.choices import AcceleratorKind
+from catalog.choices import Currency
+from catalog.choices import FacilityKind
+from catalog.choices import FormFactor
+from catalog.choices import Precision
+from catalog.choices import PricingModel
+from catalog.choices import Provider
+from catalog.choices import Rating
+from catalog.choices import SourceKind
+from catalog.choices import SystemKind
+from catalog.choices import Vendor
+from catalog.validators import validate_not_negative
+from catalog.validators import validate_positive
 
 
 def _figure(max_digits: int = 10, decimal_places: int = 2, **kwargs) -> models.DecimalField:

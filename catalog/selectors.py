@@ -7,21 +7,24 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import (
-    BooleanField,
-    CharField,
-    DateField,
-    ExpressionWrapper,
-    F,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-)
-from django.db.models.functions import Cast, JSONObject
+from django.db.models import BooleanField
+from django.db.models import CharField
+from django.db.models import DateField
+from django.db.models import ExpressionWrapper
+from django.db.models import F
+from django.db.models import OuterRef
+from django.db.models import Q
+from django.db.models import QuerySet
+from django.db.models import Subquery
+from django.db.models.functions import Cast
+from django.db.models.functions import JSONObject
 
 from catalog.choices import Currency
-from catalog.models import Accelerator, AcceleratorThroughput, CloudOffering, PricePoint, SystemSku
+from catalog.models import Accelerator
+from catalog.models import AcceleratorThroughput
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.models import SystemSku
 
 #: Newest first; among prices of the same as-of date the last retrieved is the one in force.
 PRICE_RECENCY = tuple(PricePoint._meta.ordering)

@@ -9,35 +9,42 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError
+from django.db import models
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from simple_history.utils import bulk_create_with_history
 
 from catalog import token_api_examples
 from catalog.choices import SourceKind
-from catalog.datafiles import DATA_DIR, CatalogData, CatalogDataError, read_catalog_data
-from catalog.importers import QuoteFileRejected, QuoteRow, RowError, parse_quote_file
-from catalog.models import (
-    Accelerator,
-    AcceleratorPowerCap,
-    AcceleratorThroughput,
-    CloudOffering,
-    CoolingTechnology,
-    FacilityProfile,
-    PowerDensityReference,
-    PricePoint,
-    Source,
-    SystemSku,
-    TokenApiPrice,
-)
+from catalog.datafiles import DATA_DIR
+from catalog.datafiles import CatalogData
+from catalog.datafiles import CatalogDataError
+from catalog.datafiles import read_catalog_data
+from catalog.importers import QuoteFileRejected
+from catalog.importers import QuoteRow
+from catalog.importers import RowError
+from catalog.importers import parse_quote_file
+from catalog.models import Accelerator
+from catalog.models import AcceleratorPowerCap
+from catalog.models import AcceleratorThroughput
+from catalog.models import CloudOffering
+from catalog.models import CoolingTechnology
+from catalog.models import FacilityProfile
+from catalog.models import PowerDensityReference
+from catalog.models import PricePoint
+from catalog.models import Source
+from catalog.models import SystemSku
+from catalog.models import TokenApiPrice
 from catalog.selectors import visible_rows
 from teams.models import Team
 

@@ -12,18 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery import Task, shared_task
+from celery import Task
+from celery import shared_task
 
 from catalog.models import RefreshStatus
 from catalog.pricefeeds import UpstreamHTTPError
-from catalog.quote_imports import (
-    QUOTE_IMPORT_SOFT_TIME_LIMIT_S,
-    QUOTE_IMPORT_TIME_LIMIT_S,
-    quote_import_fail,
-    quote_import_run,
-    quote_imports_reap,
-)
-from catalog.refresh.limits import REFRESH_SOFT_TIME_LIMIT_S, REFRESH_TIME_LIMIT_S
+from catalog.quote_imports import QUOTE_IMPORT_SOFT_TIME_LIMIT_S
+from catalog.quote_imports import QUOTE_IMPORT_TIME_LIMIT_S
+from catalog.quote_imports import quote_import_fail
+from catalog.quote_imports import quote_import_run
+from catalog.quote_imports import quote_imports_reap
+from catalog.refresh.limits import REFRESH_SOFT_TIME_LIMIT_S
+from catalog.refresh.limits import REFRESH_TIME_LIMIT_S
 from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.refresh.services import price_refresh_run
 from config.jobs import REAP_DELIVERY

@@ -3,7 +3,9 @@ import logging.config
 import os
 
 from celery import Celery
-from celery.signals import setup_logging, worker_ready, worker_shutdown
+from celery.signals import setup_logging
+from celery.signals import worker_ready
+from celery.signals import worker_shutdown
 from django_structlog.celery.steps import DjangoStructLogInitStep
 
 # Production unless told otherwise, like config/wsgi.py: `make run` sets the local settings.

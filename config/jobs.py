@@ -21,17 +21,24 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import datetime
+from datetime import timedelta
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 import kombu.exceptions
-from celery import Task, current_task
+from celery import Task
+from celery import current_task
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Model
+from django.db.models import F
+from django.db.models import Model
 from django.utils import timezone
 
 from config.celery_app import app as celery_app

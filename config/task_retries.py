@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import redis.exceptions
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError
+from django.db import OperationalError
 
 TRANSIENT_ERRORS = (OperationalError, InterfaceError, redis.exceptions.ConnectionError)
 

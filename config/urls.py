@@ -1,9 +1,11 @@
 """URL configuration: admin (also at /), the versioned REST API, its schema and docs, the health
 check and the favicon."""
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include
+from django.urls import path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from catalog.api.urls import router as catalog_router

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
-from django.contrib import admin, messages
+from django.contrib import admin
+from django.contrib import messages
 from django.db.models import QuerySet
-from django.http import FileResponse, Http404, HttpRequest
-from django.urls import path, reverse
+from django.http import FileResponse
+from django.http import Http404
+from django.http import HttpRequest
+from django.urls import path
+from django.urls import reverse
 from django.utils.html import format_html
 
-from reports.choices import ExportStatus, PaperSize, ReportFormat
+from reports.choices import ExportStatus
+from reports.choices import PaperSize
+from reports.choices import ReportFormat
 from reports.models import ReportExport
-from reports.services import report_export_regenerate, report_export_request, report_file_name
-from teams.admin_mixins import TeamScopedAdminMixin, TeamScopedInlineMixin
+from reports.services import report_export_regenerate
+from reports.services import report_export_request
+from reports.services import report_file_name
+from teams.admin_mixins import TeamScopedAdminMixin
+from teams.admin_mixins import TeamScopedInlineMixin
 from teams.models import Role
-from teams.selectors import for_teams, teams_of
+from teams.selectors import for_teams
+from teams.selectors import teams_of
 
 
 def _download_link(export: ReportExport) -> str:

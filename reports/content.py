@@ -6,18 +6,25 @@ Nothing here touches the database; ``reports.services`` fills these from a store
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import date
+from datetime import datetime
 from typing import Any
 
 import pandas as pd
 
 from tco import engine
-from tco.engine.figures import finite_or_none, scalar
+from tco.engine.figures import finite_or_none
+from tco.engine.figures import scalar
 from tco.engine.vocabulary import input_label
-from tco.services.engine_inputs import Assumption, PriceUsed
-from tco.services.evaluation import Evaluation, option_figures, option_phrase
+from tco.services.engine_inputs import Assumption
+from tco.services.engine_inputs import PriceUsed
+from tco.services.evaluation import Evaluation
+from tco.services.evaluation import option_figures
+from tco.services.evaluation import option_phrase
 
 MONTE_CARLO = "monte_carlo"
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
-from datetime import UTC, date, datetime
+from datetime import UTC
+from datetime import date
+from datetime import datetime
 
 NO_ANSWER = "never"
 

@@ -6,7 +6,10 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from reports.choices import ExportStatus, FailureType, PaperSize, ReportFormat
+from reports.choices import ExportStatus
+from reports.choices import FailureType
+from reports.choices import PaperSize
+from reports.choices import ReportFormat
 
 
 def export_upload_to(export: ReportExport, filename: str) -> str:

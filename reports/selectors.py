@@ -6,7 +6,8 @@ from django.db.models import QuerySet
 
 from reports.models import ReportExport
 from teams.models import Role
-from teams.selectors import User, for_teams
+from teams.selectors import User
+from teams.selectors import for_teams
 
 
 def report_exports_for(user: User, *, role: Role = Role.VIEWER) -> QuerySet[ReportExport]:

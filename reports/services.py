@@ -17,7 +17,8 @@ import copy
 import logging
 import re
 import time
-from datetime import date, datetime
+from datetime import date
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -27,7 +28,8 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -37,22 +39,29 @@ from config import jobs
 from config.queues import Queue
 from reports.builders.excel import build_workbook
 from reports.builders.pdf import build_pdf
-from reports.choices import ExportStatus, FailureType, PaperSize, ReportFormat
-from reports.content import (
-    Citation,
-    RecordedPlan,
-    RecordedRun,
-    ReportContent,
-    ReportMeta,
-    SizingSummary,
-    key_figures,
-)
+from reports.choices import ExportStatus
+from reports.choices import FailureType
+from reports.choices import PaperSize
+from reports.choices import ReportFormat
+from reports.content import Citation
+from reports.content import RecordedPlan
+from reports.content import RecordedRun
+from reports.content import ReportContent
+from reports.content import ReportMeta
+from reports.content import SizingSummary
+from reports.content import key_figures
 from reports.formatting import timestamp
 from reports.models import ReportExport
 from tco import engine
-from tco.models import PlanStatus, RunKind, RunStatus, Scenario, SweepRun
-from tco.services.engine_inputs import PriceUsed, ScenarioInputError
-from tco.services.evaluation import Evaluation, scenario_evaluate
+from tco.models import PlanStatus
+from tco.models import RunKind
+from tco.models import RunStatus
+from tco.models import Scenario
+from tco.models import SweepRun
+from tco.services.engine_inputs import PriceUsed
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import Evaluation
+from tco.services.evaluation import scenario_evaluate
 
 logger = logging.getLogger(__name__)
 

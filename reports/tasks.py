@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery import Task, shared_task
+from celery import Task
+from celery import shared_task
 
 from config.jobs import REAP_DELIVERY
 from config.task_retries import RETRIES
 from reports.choices import FailureType
-from reports.services import (
-    REPORT_SOFT_TIME_LIMIT_S,
-    REPORT_TIME_LIMIT_S,
-    report_export_fail,
-    report_export_run,
-    report_exports_reap,
-)
+from reports.services import REPORT_SOFT_TIME_LIMIT_S
+from reports.services import REPORT_TIME_LIMIT_S
+from reports.services import report_export_fail
+from reports.services import report_export_run
+from reports.services import report_exports_reap
 
 
 class ReportExportTask(Task):

@@ -4,40 +4,61 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.contrib import admin
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.http import HttpRequest
+from django.http import HttpResponse
+from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import path
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from simple_history.admin import SimpleHistoryAdmin
 
-from reports.admin import ReportExportInline, export_excel, export_pdf
-from reports.builders.pdf import PDF_CONTENT_TYPE, build_side_by_side_pdf
-from tco import admin_alerts, admin_plans, admin_runs  # noqa: F401  (register the alert, plan and run admins)
+from reports.admin import ReportExportInline
+from reports.admin import export_excel
+from reports.admin import export_pdf
+from reports.builders.pdf import PDF_CONTENT_TYPE
+from reports.builders.pdf import build_side_by_side_pdf
+from tco import admin_alerts  # noqa: F401  (register the alert, plan and run admins)
+from tco import admin_plans  # noqa: F401  (register the alert, plan and run admins)
+from tco import admin_runs  # noqa: F401  (register the alert, plan and run admins)
 from tco.admin_approval import what_is_signed
-from tco.admin_labels import RentOptionForm, VocabularyLabelsForm
+from tco.admin_labels import RentOptionForm
+from tco.admin_labels import VocabularyLabelsForm
 from tco.admin_result import scenario_result
-from tco.charts import render, side_by_side_figure
+from tco.charts import render
+from tco.charts import side_by_side_figure
 from tco.engine import MAX_RENT_OPTIONS
-from tco.models import ApiOption, RentOption, Scenario, StaleRevision
+from tco.models import ApiOption
+from tco.models import RentOption
+from tco.models import Scenario
+from tco.models import StaleRevision
 from tco.selectors import scenarios_for
 from tco.services.engine_inputs import ScenarioInputError
-from tco.services.history import history_diff, scenario_records
-from tco.services.scenarios import (
-    ApprovalRefused,
-    ScenarioFrozen,
-    finance_defaults,
-    revision_check,
-    scenario_approve,
-    scenario_clone,
-    scenario_next_version,
-)
+from tco.services.history import history_diff
+from tco.services.history import scenario_records
+from tco.services.scenarios import ApprovalRefused
+from tco.services.scenarios import ScenarioFrozen
+from tco.services.scenarios import finance_defaults
+from tco.services.scenarios import revision_check
+from tco.services.scenarios import scenario_approve
+from tco.services.scenarios import scenario_clone
+from tco.services.scenarios import scenario_next_version
 from tco.services.sizing_spec import validated_sizing_spec
-from tco.side_by_side import SideBySideError, side_by_side, workbook_response
-from teams.admin_mixins import ListedRowsFilter, TeamScopedAdminMixin, TeamScopedInlineMixin
+from tco.side_by_side import SideBySideError
+from tco.side_by_side import side_by_side
+from tco.side_by_side import workbook_response
+from teams.admin_mixins import ListedRowsFilter
+from teams.admin_mixins import TeamScopedAdminMixin
+from teams.admin_mixins import TeamScopedInlineMixin
 from teams.models import Role
-from teams.selectors import for_teams, has_role, teams_of
+from teams.selectors import for_teams
+from teams.selectors import has_role
+from teams.selectors import teams_of
 
 
 class RentOptionInline(TeamScopedInlineMixin, admin.StackedInline):

@@ -4,7 +4,8 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
-from tco.models import PriceAlert, ScenarioSnapshot
+from tco.models import PriceAlert
+from tco.models import ScenarioSnapshot
 from teams.admin_mixins import TeamScopedAdminMixin
 
 

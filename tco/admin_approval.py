@@ -9,7 +9,9 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from tco.engine.vocabulary import RESULTS
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
-from tco.services.evaluation import Evaluation, option_figures, scenario_evaluate
+from tco.services.evaluation import Evaluation
+from tco.services.evaluation import option_figures
+from tco.services.evaluation import scenario_evaluate
 from tco.services.scenarios import four_eyes_refusal
 from teams.models import Role
 from teams.selectors import has_role

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from django import forms
 
-from tco.engine.vocabulary import INPUTS, Kind, Term, generic_path
+from tco.engine.vocabulary import INPUTS
+from tco.engine.vocabulary import Kind
+from tco.engine.vocabulary import Term
+from tco.engine.vocabulary import generic_path
 from tco.services.engine_inputs import ENGINE_PATH_TO_FIELD
 
 # A scenario field is named as its input's last part (``facility.pue`` -> ``pue``) unless the

@@ -8,8 +8,10 @@ from django.http import HttpRequest
 from django.utils.safestring import mark_safe
 
 from tco.charts import render
-from tco.models import PlanStatus, ProcurementPlan
-from tco.plan_charts import capacity_figure, plan_tables
+from tco.models import PlanStatus
+from tco.models import ProcurementPlan
+from tco.plan_charts import capacity_figure
+from tco.plan_charts import plan_tables
 from teams.admin_mixins import TeamScopedAdminMixin
 
 

@@ -14,25 +14,29 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Max, Q
+from django.db.models import Count
+from django.db.models import Max
+from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
 from catalog.models import PricePoint
-from tco.charts import cumulative_cost_figure, render
+from tco.charts import cumulative_cost_figure
+from tco.charts import render
 from tco.engine.figures import item
 from tco.engine.version import ENGINE_VERSION
-from tco.engine.vocabulary import INPUTS, RESULTS, line_label, usd_short
+from tco.engine.vocabulary import INPUTS
+from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import line_label
+from tco.engine.vocabulary import usd_short
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
-from tco.services.evaluation import (
-    Evaluation,
-    monthly_frame,
-    option_figures,
-    option_phrase,
-    scenario_evaluate,
-)
+from tco.services.evaluation import Evaluation
+from tco.services.evaluation import monthly_frame
+from tco.services.evaluation import option_figures
+from tco.services.evaluation import option_phrase
+from tco.services.evaluation import scenario_evaluate
 from tco.services.repricing import scenario_alert_today
 from tco.services.sizing import Sizing
 from tco.useful_work import useful_work

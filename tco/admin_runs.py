@@ -5,29 +5,52 @@ import math
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import Http404
+from django.http import HttpRequest
+from django.http import HttpResponse
+from django.http import HttpResponseRedirect
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import path
+from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from tco import engine
 from tco.charts import render
-from tco.engine.vocabulary import RESULTS, Kind, Term, input_label, usd_short
-from tco.models import RunKind, RunStatus, Scenario, SweepRun
-from tco.run_charts import breakeven_heatmap_figure, saving_histogram_figure, tornado_figure
+from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import Kind
+from tco.engine.vocabulary import Term
+from tco.engine.vocabulary import input_label
+from tco.engine.vocabulary import usd_short
+from tco.models import RunKind
+from tco.models import RunStatus
+from tco.models import Scenario
+from tco.models import SweepRun
+from tco.run_charts import breakeven_heatmap_figure
+from tco.run_charts import saving_histogram_figure
+from tco.run_charts import tornado_figure
 from tco.runs.errors import RunSpecError
-from tco.runs.limits import MAX_CHUNK_POINTS, MAX_RUN_POINTS
-from tco.runs.services import MAX_SEED, sweep_run_cancel, sweep_run_start
-from tco.runs.specs import DEFAULT_HISTOGRAM_BINS, DEFAULT_STEP_SHARE, axis_from_text, distribution_from_text
-from tco.selectors import scenarios_for, sweep_runs_for
+from tco.runs.limits import MAX_CHUNK_POINTS
+from tco.runs.limits import MAX_RUN_POINTS
+from tco.runs.services import MAX_SEED
+from tco.runs.services import sweep_run_cancel
+from tco.runs.services import sweep_run_start
+from tco.runs.specs import DEFAULT_HISTOGRAM_BINS
+from tco.runs.specs import DEFAULT_STEP_SHARE
+from tco.runs.specs import axis_from_text
+from tco.runs.specs import distribution_from_text
+from tco.selectors import scenarios_for
+from tco.selectors import sweep_runs_for
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
-from teams.admin_mixins import ListedRowsFilter, TeamScopedAdminMixin
+from teams.admin_mixins import ListedRowsFilter
+from teams.admin_mixins import TeamScopedAdminMixin
 from teams.models import Role
 from teams.selectors import has_role
 

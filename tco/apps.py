@@ -8,4 +8,5 @@ class TcoConfig(AppConfig):
 
     def ready(self) -> None:
         # Connects the receiver that re-prices saved scenarios after a price refresh.
-        from tco import signals, tasks  # noqa: F401  (the run file receiver too)
+        from tco import signals  # noqa: F401  (the run file receiver too)
+        from tco import tasks  # noqa: F401  (the run file receiver too)

@@ -58,7 +58,8 @@ def print_page_latencies() -> None:
 
 def print_celery_sweeps() -> None:
     """Sweeps end to end through Celery with 1 and 2 worker processes (needs Redis, PostgreSQL)."""
-    from tco.bench_celery import celery_unavailable_reason, measure_celery_sweeps
+    from tco.bench_celery import celery_unavailable_reason
+    from tco.bench_celery import measure_celery_sweeps
 
     reason = celery_unavailable_reason()
     if reason:

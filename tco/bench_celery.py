@@ -118,7 +118,8 @@ def _engine_seconds(scenario, points: int) -> float:
 def _celery_measurement(scenario, points: int, processes: int, engine_seconds: float) -> CeleryMeasurement:
     from config.celery_app import app
     from config.worker_process import WorkerProcess
-    from tco.models import RunKind, RunStatus
+    from tco.models import RunKind
+    from tco.models import RunStatus
     from tco.runs.services import sweep_run_start
 
     app.control.purge()

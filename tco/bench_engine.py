@@ -14,11 +14,17 @@ import statistics
 import time
 import tracemalloc
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
-from tco.engine import Scenario, batch_slice, evaluate, get_input, input_metadata, with_overrides
+from tco.engine import Scenario
+from tco.engine import batch_slice
+from tco.engine import evaluate
+from tco.engine import get_input
+from tco.engine import input_metadata
+from tco.engine import with_overrides
 from tco.engine.compose import compute_result
 from tco.engine.examples import rich_scenario
 from tco.engine.reference import reference_evaluate

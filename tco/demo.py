@@ -9,10 +9,17 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from catalog.choices import PricingModel, Provider
-from catalog.models import Accelerator, CloudOffering, FacilityProfile, SystemSku
-from tco.models import ProcurementPlan, RentOption, Scenario
-from tco.planning import plan_create, plan_resolve
+from catalog.choices import PricingModel
+from catalog.choices import Provider
+from catalog.models import Accelerator
+from catalog.models import CloudOffering
+from catalog.models import FacilityProfile
+from catalog.models import SystemSku
+from tco.models import ProcurementPlan
+from tco.models import RentOption
+from tco.models import Scenario
+from tco.planning import plan_create
+from tco.planning import plan_resolve
 from tco.services.scenarios import scenario_save
 from teams.models import Team
 

@@ -22,18 +22,16 @@ from django.db import models
 from django.db.models import Q
 from django.utils.deconstruct import deconstructible
 
-from tco.engine.inputs import (
-    ApiOption,
-    BuyOption,
-    Carbon,
-    Facility,
-    Finance,
-    Goodput,
-    RentOption,
-    TokenMix,
-    Workload,
-    numeric_field_metadata,
-)
+from tco.engine.inputs import ApiOption
+from tco.engine.inputs import BuyOption
+from tco.engine.inputs import Carbon
+from tco.engine.inputs import Facility
+from tco.engine.inputs import Finance
+from tco.engine.inputs import Goodput
+from tco.engine.inputs import RentOption
+from tco.engine.inputs import TokenMix
+from tco.engine.inputs import Workload
+from tco.engine.inputs import numeric_field_metadata
 from tco.engine.vocabulary import input_term
 
 SECTIONS: Mapping[str, type] = {

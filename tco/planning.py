@@ -18,13 +18,20 @@ from django.utils import timezone
 from config import jobs
 from config.queues import Queue
 from tco.engine.inputs import InputError
-from tco.engine.plan import PlanInputs, make_plan
+from tco.engine.plan import PlanInputs
+from tco.engine.plan import make_plan
 from tco.engine.plan.spec import plan_inputs
-from tco.engine.plan.uncertainty import cases_of, reevaluate, summarise
+from tco.engine.plan.uncertainty import cases_of
+from tco.engine.plan.uncertainty import reevaluate
+from tco.engine.plan.uncertainty import summarise
 from tco.engine.plan.validation import validate_plan
 from tco.errors import FieldError
-from tco.models import PlanDrawChunk, PlanStatus, ProcurementPlan, Scenario
-from tco.runs.distributions import Distribution, distribution_from_json
+from tco.models import PlanDrawChunk
+from tco.models import PlanStatus
+from tco.models import ProcurementPlan
+from tco.models import Scenario
+from tco.runs.distributions import Distribution
+from tco.runs.distributions import distribution_from_json
 from tco.runs.errors import RunSpecError
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check

@@ -13,7 +13,9 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 import config.plotting  # noqa: F401  (Agg, no math parsing of user text)
-from tco.engine.vocabulary import input_label, input_term, usd_short  # noqa: E402
+from tco.engine.vocabulary import input_label  # noqa: E402
+from tco.engine.vocabulary import input_term  # noqa: E402
+from tco.engine.vocabulary import usd_short  # noqa: E402
 
 USD_AXIS = FuncFormatter(lambda value, _pos: usd_short(value))
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from tco.models import PriceAlert, ProcurementPlan, Scenario, ScenarioSnapshot, SweepRun
+from tco.models import PriceAlert
+from tco.models import ProcurementPlan
+from tco.models import Scenario
+from tco.models import ScenarioSnapshot
+from tco.models import SweepRun
 from teams.models import Role
-from teams.selectors import User, for_teams
+from teams.selectors import User
+from teams.selectors import for_teams
 
 
 def scenarios_for(user: User, *, role: Role = Role.VIEWER) -> QuerySet[Scenario]:

@@ -13,11 +13,13 @@ import numpy as np
 from django.http import HttpResponse
 from django.utils import timezone
 
-from tco.engine.figures import finite_or_none, scalar
+from tco.engine.figures import finite_or_none
+from tco.engine.figures import scalar
 from tco.errors import FieldError
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
-from tco.services.evaluation import Evaluation, scenario_evaluate
+from tco.services.evaluation import Evaluation
+from tco.services.evaluation import scenario_evaluate
 
 MAX_SCENARIOS = 12
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery import Task, shared_task
+from celery import Task
+from celery import shared_task
 from django.db import reset_queries
 from django.dispatch import receiver
 
@@ -17,35 +18,27 @@ from catalog.refresh.signals import prices_refreshed
 from config.jobs import REAP_DELIVERY
 from config.shown_errors import without_paths
 from config.task_retries import RETRIES
-from tco.planning import (
-    PLAN_SOFT_TIME_LIMIT_S,
-    PLAN_TIME_LIMIT_S,
-    plan_draws_compute,
-    plan_fail,
-    plan_solve,
-    plans_reap,
-)
-from tco.runs.limits import (
-    CHUNK_SOFT_TIME_LIMIT_S,
-    CHUNK_TIME_LIMIT_S,
-    FINISH_SOFT_TIME_LIMIT_S,
-    FINISH_TIME_LIMIT_S,
-)
-from tco.runs.services import (
-    failure_type_of,
-    sweep_chunk_compute,
-    sweep_run_fail,
-    sweep_run_finish,
-    sweep_runs_reap,
-)
-from tco.services.repricing import (
-    REPRICE_SOFT_TIME_LIMIT_S,
-    REPRICE_TIME_LIMIT_S,
-    reprice_job_fail,
-    reprice_job_request,
-    reprice_job_run,
-    reprice_jobs_reap,
-)
+from tco.planning import PLAN_SOFT_TIME_LIMIT_S
+from tco.planning import PLAN_TIME_LIMIT_S
+from tco.planning import plan_draws_compute
+from tco.planning import plan_fail
+from tco.planning import plan_solve
+from tco.planning import plans_reap
+from tco.runs.limits import CHUNK_SOFT_TIME_LIMIT_S
+from tco.runs.limits import CHUNK_TIME_LIMIT_S
+from tco.runs.limits import FINISH_SOFT_TIME_LIMIT_S
+from tco.runs.limits import FINISH_TIME_LIMIT_S
+from tco.runs.services import failure_type_of
+from tco.runs.services import sweep_chunk_compute
+from tco.runs.services import sweep_run_fail
+from tco.runs.services import sweep_run_finish
+from tco.runs.services import sweep_runs_reap
+from tco.services.repricing import REPRICE_SOFT_TIME_LIMIT_S
+from tco.services.repricing import REPRICE_TIME_LIMIT_S
+from tco.services.repricing import reprice_job_fail
+from tco.services.repricing import reprice_job_request
+from tco.services.repricing import reprice_job_run
+from tco.services.repricing import reprice_jobs_reap
 
 
 class RunTask(Task):

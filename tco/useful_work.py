@@ -9,7 +9,9 @@ from dataclasses import dataclass
 
 from tco import engine
 from tco.engine.carbon import KG_PER_TONNE
-from tco.engine.figures import finite_or_none, item, scalar
+from tco.engine.figures import finite_or_none
+from tco.engine.figures import item
+from tco.engine.figures import scalar
 
 
 @dataclass(frozen=True)

@@ -6,18 +6,22 @@ from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.http import HttpRequest
-from django_celery_beat.models import (
-    ClockedSchedule,
-    CrontabSchedule,
-    IntervalSchedule,
-    PeriodicTask,
-    SolarSchedule,
-)
+from django_celery_beat.models import ClockedSchedule
+from django_celery_beat.models import CrontabSchedule
+from django_celery_beat.models import IntervalSchedule
+from django_celery_beat.models import PeriodicTask
+from django_celery_beat.models import SolarSchedule
 
 from teams import admin_tokens  # noqa: F401  (registers the API token admin)
-from teams.admin_mixins import HiddenRowsNotFoundMixin, ListedRowsFilter, StaffOnlyAdminMixin
-from teams.models import FinanceDefault, Membership, Role, Team
-from teams.selectors import has_role, teams_of
+from teams.admin_mixins import HiddenRowsNotFoundMixin
+from teams.admin_mixins import ListedRowsFilter
+from teams.admin_mixins import StaffOnlyAdminMixin
+from teams.models import FinanceDefault
+from teams.models import Membership
+from teams.models import Role
+from teams.models import Team
+from teams.selectors import has_role
+from teams.selectors import teams_of
 
 
 def _approves(request: HttpRequest, team_id: int | None = None) -> bool:

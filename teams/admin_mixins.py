@@ -3,10 +3,15 @@ from __future__ import annotations
 
 from django.contrib.admin import RelatedOnlyFieldListFilter
 from django.contrib.admin.utils import unquote
-from django.http import Http404, HttpRequest
+from django.http import Http404
+from django.http import HttpRequest
 
 from teams.models import Role
-from teams.selectors import for_teams, has_role, is_team_member, team_id_of, teams_of
+from teams.selectors import for_teams
+from teams.selectors import has_role
+from teams.selectors import is_team_member
+from teams.selectors import team_id_of
+from teams.selectors import teams_of
 
 
 class ListedRowsFilter(RelatedOnlyFieldListFilter):

@@ -4,11 +4,13 @@ at most API_TOKEN_TTL_DAYS after it was made."""
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
+from django.contrib import messages
 from django.contrib.admin import widgets
 from django.http import HttpRequest
 from django.utils import timezone
-from knox.admin import AuthTokenAdmin, AuthTokenCreateForm
+from knox.admin import AuthTokenAdmin
+from knox.admin import AuthTokenCreateForm
 from knox.models import AuthToken
 from knox.settings import knox_settings
 

@@ -6,7 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from teams.finance_defaults import FINANCE_DEFAULTS, FinanceFigure
+from teams.finance_defaults import FINANCE_DEFAULTS
+from teams.finance_defaults import FinanceFigure
 
 
 class Role(models.TextChoices):

@@ -3,10 +3,15 @@ by role in the row's team."""
 from __future__ import annotations
 
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.permissions import SAFE_METHODS
+from rest_framework.permissions import BasePermission
 
 from teams.models import Role
-from teams.selectors import User, has_role, is_team_member, team_id_of, teams_of
+from teams.selectors import User
+from teams.selectors import has_role
+from teams.selectors import is_team_member
+from teams.selectors import team_id_of
+from teams.selectors import teams_of
 
 
 def required_role(view) -> Role:

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Model, QuerySet
+from django.db.models import Model
+from django.db.models import QuerySet
 
-from teams.models import Membership, Role, Team
+from teams.models import Membership
+from teams.models import Role
+from teams.models import Team
 
 User = AbstractBaseUser | AnonymousUser
 

@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from tests.worker import REPO_ROOT, WorkerProcess
+from tests.worker import REPO_ROOT
+from tests.worker import WorkerProcess
 
 
 @pytest.fixture(autouse=True)

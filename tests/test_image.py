@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.worker import REPO_ROOT, database_url
+from tests.worker import REPO_ROOT
+from tests.worker import database_url
 
 DOCKERFILE = REPO_ROOT / "docker" / "Dockerfile"
 

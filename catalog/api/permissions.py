@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.permissions import SAFE_METHODS
+from rest_framework.permissions import BasePermission
 
 
 class IsStaffOrReadOnly(BasePermission):

@@ -11,23 +11,25 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.choices import Rating
-from catalog.completeness import offering_missing, system_missing
-from catalog.models import (
-    Accelerator,
-    AcceleratorPowerCap,
-    AcceleratorThroughput,
-    CloudOffering,
-    CoolingTechnology,
-    FacilityProfile,
-    PowerDensityReference,
-    PricePoint,
-    PriceRefreshJob,
-    QuoteImport,
-    Source,
-    SystemSku,
-)
-from catalog.refresh.freshness import PriceAge, price_age, price_point_age
-from catalog.selectors import dense_tflops, visible_rows
+from catalog.completeness import offering_missing
+from catalog.completeness import system_missing
+from catalog.models import Accelerator
+from catalog.models import AcceleratorPowerCap
+from catalog.models import AcceleratorThroughput
+from catalog.models import CloudOffering
+from catalog.models import CoolingTechnology
+from catalog.models import FacilityProfile
+from catalog.models import PowerDensityReference
+from catalog.models import PricePoint
+from catalog.models import PriceRefreshJob
+from catalog.models import QuoteImport
+from catalog.models import Source
+from catalog.models import SystemSku
+from catalog.refresh.freshness import PriceAge
+from catalog.refresh.freshness import price_age
+from catalog.refresh.freshness import price_point_age
+from catalog.selectors import dense_tflops
+from catalog.selectors import visible_rows
 from config.shown_errors import without_paths
 from teams.selectors import team_ids_of
 

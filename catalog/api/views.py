@@ -6,50 +6,50 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import ProtectedError
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status, viewsets
+from rest_framework import serializers
+from rest_framework import status
+from rest_framework import viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, NotFound
+from rest_framework.exceptions import APIException
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from catalog.api.permissions import IsStaffOrReadOnly
-from catalog.api.serializers import (
-    AcceleratorSerializer,
-    CloudOfferingSerializer,
-    CoolingTechnologySerializer,
-    FacilityProfileSerializer,
-    HistoryQuerySerializer,
-    PowerDensityReferenceSerializer,
-    PriceAtQuerySerializer,
-    PricePointSerializer,
-    PriceRefreshJobSerializer,
-    QuoteImportSerializer,
-    SourceSerializer,
-    SystemSkuSerializer,
-)
-from catalog.completeness import offerings_with_completeness, systems_with_completeness
-from catalog.filtersets import (
-    AcceleratorFilterSet,
-    CloudOfferingFilterSet,
-    CoolingTechnologyFilterSet,
-    FacilityProfileFilterSet,
-    PowerDensityReferenceFilterSet,
-    PricePointFilterSet,
-    SourceFilterSet,
-    SystemSkuFilterSet,
-)
-from catalog.models import (
-    Accelerator,
-    CoolingTechnology,
-    FacilityProfile,
-    PowerDensityReference,
-    PricePoint,
-    PriceRefreshJob,
-    QuoteImport,
-    Source,
-)
-from catalog.selectors import price_at, price_history, visible_rows
+from catalog.api.serializers import AcceleratorSerializer
+from catalog.api.serializers import CloudOfferingSerializer
+from catalog.api.serializers import CoolingTechnologySerializer
+from catalog.api.serializers import FacilityProfileSerializer
+from catalog.api.serializers import HistoryQuerySerializer
+from catalog.api.serializers import PowerDensityReferenceSerializer
+from catalog.api.serializers import PriceAtQuerySerializer
+from catalog.api.serializers import PricePointSerializer
+from catalog.api.serializers import PriceRefreshJobSerializer
+from catalog.api.serializers import QuoteImportSerializer
+from catalog.api.serializers import SourceSerializer
+from catalog.api.serializers import SystemSkuSerializer
+from catalog.completeness import offerings_with_completeness
+from catalog.completeness import systems_with_completeness
+from catalog.filtersets import AcceleratorFilterSet
+from catalog.filtersets import CloudOfferingFilterSet
+from catalog.filtersets import CoolingTechnologyFilterSet
+from catalog.filtersets import FacilityProfileFilterSet
+from catalog.filtersets import PowerDensityReferenceFilterSet
+from catalog.filtersets import PricePointFilterSet
+from catalog.filtersets import SourceFilterSet
+from catalog.filtersets import SystemSkuFilterSet
+from catalog.models import Accelerator
+from catalog.models import CoolingTechnology
+from catalog.models import FacilityProfile
+from catalog.models import PowerDensityReference
+from catalog.models import PricePoint
+from catalog.models import PriceRefreshJob
+from catalog.models import QuoteImport
+from catalog.models import Source
+from catalog.selectors import price_at
+from catalog.selectors import price_history
+from catalog.selectors import visible_rows
 from catalog.services import price_point_record
 from teams.selectors import team_ids_of
 

@@ -12,35 +12,40 @@ same code and returns a ``FeedResult``, or raises a ``FeedError`` and returns no
 
 from __future__ import annotations
 
-from catalog.pricefeeds.aws import AWS_PRICING_ROOT, AwsPriceListFeed
+from catalog.pricefeeds.aws import AWS_PRICING_ROOT
+from catalog.pricefeeds.aws import AwsPriceListFeed
 from catalog.pricefeeds.aws_offer_csv import parse_offer_csv
 from catalog.pricefeeds.aws_offer_json import parse_offer_json
-from catalog.pricefeeds.azure import AZURE_PRICES_URL, AzureRetailPricesFeed, azure_query_url
-from catalog.pricefeeds.client import HttpClient, HttpSettings
-from catalog.pricefeeds.errors import (
-    AbsurdPrice,
-    FeedError,
-    HostNotAllowed,
-    MalformedPayload,
-    MissingSource,
-    TooManyPages,
-    TruncatedPayload,
-    UnknownCurrency,
-    UpstreamHTTPError,
-)
-from catalog.pricefeeds.gcp import COMPUTE_ENGINE_SKUS_URL, GcpBillingCatalogFeed
-from catalog.pricefeeds.lambdalabs import LAMBDA_INSTANCE_TYPES_URL, LambdaCloudFeed
-from catalog.pricefeeds.mapping import InstanceMap, InstanceMapError, default_instance_map
-from catalog.pricefeeds.records import (
-    GLOBAL_REGION,
-    ComponentPrice,
-    FeedResult,
-    ParsedPrice,
-    PricingModel,
-    Rejection,
-    RejectionReason,
-)
-from catalog.pricefeeds.runpod import RUNPOD_GRAPHQL_URL, RunPodFeed
+from catalog.pricefeeds.azure import AZURE_PRICES_URL
+from catalog.pricefeeds.azure import AzureRetailPricesFeed
+from catalog.pricefeeds.azure import azure_query_url
+from catalog.pricefeeds.client import HttpClient
+from catalog.pricefeeds.client import HttpSettings
+from catalog.pricefeeds.errors import AbsurdPrice
+from catalog.pricefeeds.errors import FeedError
+from catalog.pricefeeds.errors import HostNotAllowed
+from catalog.pricefeeds.errors import MalformedPayload
+from catalog.pricefeeds.errors import MissingSource
+from catalog.pricefeeds.errors import TooManyPages
+from catalog.pricefeeds.errors import TruncatedPayload
+from catalog.pricefeeds.errors import UnknownCurrency
+from catalog.pricefeeds.errors import UpstreamHTTPError
+from catalog.pricefeeds.gcp import COMPUTE_ENGINE_SKUS_URL
+from catalog.pricefeeds.gcp import GcpBillingCatalogFeed
+from catalog.pricefeeds.lambdalabs import LAMBDA_INSTANCE_TYPES_URL
+from catalog.pricefeeds.lambdalabs import LambdaCloudFeed
+from catalog.pricefeeds.mapping import InstanceMap
+from catalog.pricefeeds.mapping import InstanceMapError
+from catalog.pricefeeds.mapping import default_instance_map
+from catalog.pricefeeds.records import GLOBAL_REGION
+from catalog.pricefeeds.records import ComponentPrice
+from catalog.pricefeeds.records import FeedResult
+from catalog.pricefeeds.records import ParsedPrice
+from catalog.pricefeeds.records import PricingModel
+from catalog.pricefeeds.records import Rejection
+from catalog.pricefeeds.records import RejectionReason
+from catalog.pricefeeds.runpod import RUNPOD_GRAPHQL_URL
+from catalog.pricefeeds.runpod import RunPodFeed
 from catalog.pricefeeds.sanity import PriceLimits
 
 __all__ = [

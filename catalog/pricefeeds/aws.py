@@ -10,17 +10,21 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
 from catalog.pricefeeds.aws_offer_csv import parse_offer_csv
 from catalog.pricefeeds.aws_offer_json import parse_offer_json
 from catalog.pricefeeds.aws_products import PROVIDER
 from catalog.pricefeeds.client import HttpClient
-from catalog.pricefeeds.errors import MalformedPayload, MissingSource
-from catalog.pricefeeds.mapping import InstanceMap, default_instance_map
+from catalog.pricefeeds.errors import MalformedPayload
+from catalog.pricefeeds.errors import MissingSource
+from catalog.pricefeeds.mapping import InstanceMap
+from catalog.pricefeeds.mapping import default_instance_map
 from catalog.pricefeeds.records import FeedResult
 from catalog.pricefeeds.sanity import PriceLimits
-from catalog.pricefeeds.sources import is_url, read_json_file
+from catalog.pricefeeds.sources import is_url
+from catalog.pricefeeds.sources import read_json_file
 
 AWS_PRICING_ROOT = "https://pricing.us-east-1.amazonaws.com"
 OFFER_INDEX_PATH = "/offers/v1.0/aws/index.json"

@@ -17,17 +17,17 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from catalog.pricefeeds.aws_products import (
-    PROVIDER,
-    AwsProduct,
-    AwsTerm,
-    add_term_price,
-    classify_product,
-)
+from catalog.pricefeeds.aws_products import PROVIDER
+from catalog.pricefeeds.aws_products import AwsProduct
+from catalog.pricefeeds.aws_products import AwsTerm
+from catalog.pricefeeds.aws_products import add_term_price
+from catalog.pricefeeds.aws_products import classify_product
 from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.dates import iso_date
-from catalog.pricefeeds.errors import MalformedPayload, TruncatedPayload
-from catalog.pricefeeds.mapping import InstanceMap, default_instance_map
+from catalog.pricefeeds.errors import MalformedPayload
+from catalog.pricefeeds.errors import TruncatedPayload
+from catalog.pricefeeds.mapping import InstanceMap
+from catalog.pricefeeds.mapping import default_instance_map
 from catalog.pricefeeds.money import decimal_amount
 from catalog.pricefeeds.records import FeedResult
 from catalog.pricefeeds.sanity import PriceLimits

@@ -10,24 +10,25 @@ per byte), and they do not depend on the order of the sections in the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import ijson
 
-from catalog.pricefeeds.aws_products import (
-    PROVIDER,
-    AwsProduct,
-    AwsTerm,
-    ProductDecision,
-    add_term_price,
-    classify_product,
-)
+from catalog.pricefeeds.aws_products import PROVIDER
+from catalog.pricefeeds.aws_products import AwsProduct
+from catalog.pricefeeds.aws_products import AwsTerm
+from catalog.pricefeeds.aws_products import ProductDecision
+from catalog.pricefeeds.aws_products import add_term_price
+from catalog.pricefeeds.aws_products import classify_product
 from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.dates import iso_date
-from catalog.pricefeeds.errors import MalformedPayload, TruncatedPayload
-from catalog.pricefeeds.mapping import InstanceMap, default_instance_map
+from catalog.pricefeeds.errors import MalformedPayload
+from catalog.pricefeeds.errors import TruncatedPayload
+from catalog.pricefeeds.mapping import InstanceMap
+from catalog.pricefeeds.mapping import default_instance_map
 from catalog.pricefeeds.money import decimal_amount
 from catalog.pricefeeds.records import FeedResult
 from catalog.pricefeeds.sanity import PriceLimits

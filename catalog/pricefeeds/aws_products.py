@@ -14,9 +14,13 @@ from decimal import Decimal
 
 from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.errors import MalformedPayload
-from catalog.pricefeeds.mapping import AcceleratorMatch, InstanceMap
+from catalog.pricefeeds.mapping import AcceleratorMatch
+from catalog.pricefeeds.mapping import InstanceMap
 from catalog.pricefeeds.money import spread_over_term
-from catalog.pricefeeds.records import TERM_YEARS, ParsedPrice, PricingModel, RejectionReason
+from catalog.pricefeeds.records import TERM_YEARS
+from catalog.pricefeeds.records import ParsedPrice
+from catalog.pricefeeds.records import PricingModel
+from catalog.pricefeeds.records import RejectionReason
 
 PROVIDER = "aws"
 COMPUTE_FAMILIES = frozenset({"Compute Instance", "Compute Instance (bare metal)"})

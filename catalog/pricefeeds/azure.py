@@ -16,17 +16,19 @@ from catalog.pricefeeds.client import HttpClient
 from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.dates import iso_date
 from catalog.pricefeeds.errors import MalformedPayload
-from catalog.pricefeeds.mapping import InstanceMap, default_instance_map
-from catalog.pricefeeds.money import decimal_amount, spread_over_term
-from catalog.pricefeeds.records import (
-    TERM_YEARS,
-    FeedResult,
-    ParsedPrice,
-    PricingModel,
-    RejectionReason,
-)
-from catalog.pricefeeds.sanity import PriceLimits, check_currency
-from catalog.pricefeeds.sources import Location, iter_json_pages
+from catalog.pricefeeds.mapping import InstanceMap
+from catalog.pricefeeds.mapping import default_instance_map
+from catalog.pricefeeds.money import decimal_amount
+from catalog.pricefeeds.money import spread_over_term
+from catalog.pricefeeds.records import TERM_YEARS
+from catalog.pricefeeds.records import FeedResult
+from catalog.pricefeeds.records import ParsedPrice
+from catalog.pricefeeds.records import PricingModel
+from catalog.pricefeeds.records import RejectionReason
+from catalog.pricefeeds.sanity import PriceLimits
+from catalog.pricefeeds.sanity import check_currency
+from catalog.pricefeeds.sources import Location
+from catalog.pricefeeds.sources import iter_json_pages
 
 PROVIDER = "azure"
 AZURE_PRICES_URL = "https://prices.azure.com/api/retail/prices"

@@ -6,13 +6,15 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
+from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from catalog.pricefeeds.errors import HostNotAllowed, UpstreamHTTPError
+from catalog.pricefeeds.errors import HostNotAllowed
+from catalog.pricefeeds.errors import UpstreamHTTPError
 from catalog.pricefeeds.sources import decode_json
 
 # Statuses worth another try: rate limiting (Azure and GCP answer 429) and server errors.

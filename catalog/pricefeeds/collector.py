@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from catalog.pricefeeds.records import (
-    ComponentPrice,
-    FeedResult,
-    ParsedPrice,
-    Rejection,
-    RejectionReason,
-)
-from catalog.pricefeeds.sanity import PriceLimits, check_price
+from catalog.pricefeeds.records import ComponentPrice
+from catalog.pricefeeds.records import FeedResult
+from catalog.pricefeeds.records import ParsedPrice
+from catalog.pricefeeds.records import Rejection
+from catalog.pricefeeds.records import RejectionReason
+from catalog.pricefeeds.sanity import PriceLimits
+from catalog.pricefeeds.sanity import check_price
 
 
 class ResultCollector:

@@ -21,22 +21,26 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl
+from urllib.parse import urlencode
+from urllib.parse import urlsplit
+from urllib.parse import urlunsplit
 
 from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.dates import iso_date
-from catalog.pricefeeds.errors import AbsurdPrice, MalformedPayload
+from catalog.pricefeeds.errors import AbsurdPrice
+from catalog.pricefeeds.errors import MalformedPayload
 from catalog.pricefeeds.keyed import KeyedFeed
 from catalog.pricefeeds.mapping import GcpMachineType
-from catalog.pricefeeds.money import HOURLY_QUANTUM, units_nanos_amount
-from catalog.pricefeeds.records import (
-    ComponentPrice,
-    FeedResult,
-    ParsedPrice,
-    PricingModel,
-    RejectionReason,
-)
-from catalog.pricefeeds.sanity import check_accelerator_hour_rate, check_currency
+from catalog.pricefeeds.money import HOURLY_QUANTUM
+from catalog.pricefeeds.money import units_nanos_amount
+from catalog.pricefeeds.records import ComponentPrice
+from catalog.pricefeeds.records import FeedResult
+from catalog.pricefeeds.records import ParsedPrice
+from catalog.pricefeeds.records import PricingModel
+from catalog.pricefeeds.records import RejectionReason
+from catalog.pricefeeds.sanity import check_accelerator_hour_rate
+from catalog.pricefeeds.sanity import check_currency
 from catalog.pricefeeds.sources import iter_json_pages
 
 PROVIDER = "gcp"

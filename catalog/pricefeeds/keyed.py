@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from catalog.pricefeeds.client import HttpClient
-from catalog.pricefeeds.mapping import InstanceMap, default_instance_map
+from catalog.pricefeeds.mapping import InstanceMap
+from catalog.pricefeeds.mapping import default_instance_map
 from catalog.pricefeeds.sanity import PriceLimits
 from catalog.pricefeeds.sources import Location
 

@@ -9,13 +9,11 @@ from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.errors import MalformedPayload
 from catalog.pricefeeds.keyed import KeyedFeed
 from catalog.pricefeeds.money import decimal_amount
-from catalog.pricefeeds.records import (
-    GLOBAL_REGION,
-    FeedResult,
-    ParsedPrice,
-    PricingModel,
-    RejectionReason,
-)
+from catalog.pricefeeds.records import GLOBAL_REGION
+from catalog.pricefeeds.records import FeedResult
+from catalog.pricefeeds.records import ParsedPrice
+from catalog.pricefeeds.records import PricingModel
+from catalog.pricefeeds.records import RejectionReason
 from catalog.pricefeeds.sources import load_json_document
 
 PROVIDER = "lambda"

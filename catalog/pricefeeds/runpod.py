@@ -10,14 +10,13 @@ from catalog.pricefeeds.errors import MalformedPayload
 from catalog.pricefeeds.keyed import KeyedFeed
 from catalog.pricefeeds.mapping import AcceleratorMatch
 from catalog.pricefeeds.money import decimal_amount
-from catalog.pricefeeds.records import (
-    GLOBAL_REGION,
-    FeedResult,
-    ParsedPrice,
-    PricingModel,
-    RejectionReason,
-)
-from catalog.pricefeeds.sources import is_url, read_json_file
+from catalog.pricefeeds.records import GLOBAL_REGION
+from catalog.pricefeeds.records import FeedResult
+from catalog.pricefeeds.records import ParsedPrice
+from catalog.pricefeeds.records import PricingModel
+from catalog.pricefeeds.records import RejectionReason
+from catalog.pricefeeds.sources import is_url
+from catalog.pricefeeds.sources import read_json_file
 
 PROVIDER = "runpod"
 RUNPOD_GRAPHQL_URL = "https://api.runpod.io/graphql"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from decimal import Decimal
 
-from catalog.pricefeeds.errors import AbsurdPrice, UnknownCurrency
+from catalog.pricefeeds.errors import AbsurdPrice
+from catalog.pricefeeds.errors import UnknownCurrency
 from catalog.pricefeeds.records import ParsedPrice
 
 

@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
-from catalog.pricefeeds.errors import MalformedPayload, TooManyPages, TruncatedPayload
+from catalog.pricefeeds.errors import MalformedPayload
+from catalog.pricefeeds.errors import TooManyPages
+from catalog.pricefeeds.errors import TruncatedPayload
 
 if TYPE_CHECKING:
     from catalog.pricefeeds.client import HttpClient

@@ -5,10 +5,13 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
+from django.utils.html import format_html_join
 from django.utils.safestring import mark_safe
 
-from catalog.models import CloudOffering, PricePoint, PriceRefreshJob
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.models import PriceRefreshJob
 from catalog.refresh.freshness import price_point_age
 from catalog.refresh.history_chart import price_history_svg
 from catalog.selectors import price_history

@@ -7,29 +7,30 @@ Lambda or RunPod answer), so an air-gapped refresh runs the same code on copied 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 from django.conf import settings
 
-from catalog.pricefeeds import (
-    AWS_PRICING_ROOT,
-    AZURE_PRICES_URL,
-    COMPUTE_ENGINE_SKUS_URL,
-    LAMBDA_INSTANCE_TYPES_URL,
-    RUNPOD_GRAPHQL_URL,
-    AwsPriceListFeed,
-    AzureRetailPricesFeed,
-    GcpBillingCatalogFeed,
-    HttpClient,
-    HttpSettings,
-    LambdaCloudFeed,
-    ParsedPrice,
-    Rejection,
-    RunPodFeed,
-)
+from catalog.pricefeeds import AWS_PRICING_ROOT
+from catalog.pricefeeds import AZURE_PRICES_URL
+from catalog.pricefeeds import COMPUTE_ENGINE_SKUS_URL
+from catalog.pricefeeds import LAMBDA_INSTANCE_TYPES_URL
+from catalog.pricefeeds import RUNPOD_GRAPHQL_URL
+from catalog.pricefeeds import AwsPriceListFeed
+from catalog.pricefeeds import AzureRetailPricesFeed
+from catalog.pricefeeds import GcpBillingCatalogFeed
+from catalog.pricefeeds import HttpClient
+from catalog.pricefeeds import HttpSettings
+from catalog.pricefeeds import LambdaCloudFeed
+from catalog.pricefeeds import ParsedPrice
+from catalog.pricefeeds import Rejection
+from catalog.pricefeeds import RunPodFeed
 from catalog.pricefeeds.sources import is_url
 
 T = TypeVar("T")

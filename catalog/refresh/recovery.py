@@ -14,7 +14,8 @@ from functools import partial
 from django.db import transaction
 from django.utils import timezone
 
-from catalog.models import PriceRefreshJob, RefreshStatus
+from catalog.models import PriceRefreshJob
+from catalog.models import RefreshStatus
 from catalog.refresh.feeds import FEED_SOURCES
 from catalog.refresh.limits import REFRESH_TIME_LIMIT_S
 from config import jobs

@@ -22,29 +22,33 @@ import datetime as dt
 import logging
 import time
 
-from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db import InterfaceError
+from django.db import OperationalError
+from django.db import connection
+from django.db import transaction
 from django.utils import timezone
 
 from catalog.choices import SourceKind
-from catalog.models import PriceRefreshJob, RefreshStatus, Source
+from catalog.models import PriceRefreshJob
+from catalog.models import RefreshStatus
+from catalog.models import Source
 from catalog.pricefeeds import FeedError
-from catalog.refresh.feeds import (
-    FEED_PROVIDERS,
-    FEED_SOURCES,
-    FeedRun,
-    FeedSettings,
-    Progress,
-    feed_fetch,
-    no_progress,
-)
-from catalog.refresh.limits import (
-    ABANDONED_AFTER_S,
-    FAILURE_RECORD_PATIENCE_S,
-    FAILURE_RECORD_RETRY_INTERVAL_S,
-)
+from catalog.refresh.feeds import FEED_PROVIDERS
+from catalog.refresh.feeds import FEED_SOURCES
+from catalog.refresh.feeds import FeedRun
+from catalog.refresh.feeds import FeedSettings
+from catalog.refresh.feeds import Progress
+from catalog.refresh.feeds import feed_fetch
+from catalog.refresh.feeds import no_progress
+from catalog.refresh.limits import ABANDONED_AFTER_S
+from catalog.refresh.limits import FAILURE_RECORD_PATIENCE_S
+from catalog.refresh.limits import FAILURE_RECORD_RETRY_INTERVAL_S
 from catalog.refresh.signals import prices_refreshed
-from catalog.refresh.terms import TermPreference, preferred_prices
-from catalog.refresh.writer import prices_write, rejection_row, unchanged_regions_check
+from catalog.refresh.terms import TermPreference
+from catalog.refresh.terms import preferred_prices
+from catalog.refresh.writer import prices_write
+from catalog.refresh.writer import rejection_row
+from catalog.refresh.writer import unchanged_regions_check
 from config import jobs
 from config.shown_errors import without_paths
 

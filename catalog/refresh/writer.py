@@ -10,24 +10,26 @@ point's PriceCheck moves to now, so its age restarts.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from decimal import ROUND_HALF_EVEN, Decimal
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from decimal import ROUND_HALF_EVEN
+from decimal import Decimal
 from typing import Any
 
 from simple_history.utils import bulk_create_with_history
 
-from catalog.models import (
-    Accelerator,
-    CloudOffering,
-    PriceCheck,
-    PricePoint,
-    PriceRefreshJob,
-    Source,
-)
+from catalog.models import Accelerator
+from catalog.models import CloudOffering
+from catalog.models import PriceCheck
+from catalog.models import PricePoint
+from catalog.models import PriceRefreshJob
+from catalog.models import Source
 from catalog.pricefeeds import ParsedPrice
 from catalog.pricefeeds.sources import is_url
-from catalog.refresh.feeds import Progress, no_progress
+from catalog.refresh.feeds import Progress
+from catalog.refresh.feeds import no_progress
 from catalog.refresh.terms import OfferingKey
 from catalog.selectors import PRICE_RECENCY
 

@@ -9,9 +9,12 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
-from csp.constants import NONCE, NONE, SELF
+from csp.constants import NONCE
+from csp.constants import NONE
+from csp.constants import SELF
 
-from config.logging import configure_structlog, logging_config
+from config.logging import configure_structlog
+from config.logging import logging_config
 from config.queues import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent

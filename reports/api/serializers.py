@@ -5,7 +5,9 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
-from reports.choices import ExportStatus, PaperSize, ReportFormat
+from reports.choices import ExportStatus
+from reports.choices import PaperSize
+from reports.choices import ReportFormat
 from reports.models import ReportExport
 from tco.models import Scenario
 from tco.selectors import scenarios_for

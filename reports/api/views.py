@@ -4,20 +4,28 @@ from __future__ import annotations
 
 import django_filters
 from django.http import FileResponse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import mixins, status, viewsets
+from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins
+from rest_framework import status
+from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from reports.api.serializers import ReportExportRequestSerializer, ReportExportSerializer
+from reports.api.serializers import ReportExportRequestSerializer
+from reports.api.serializers import ReportExportSerializer
 from reports.builders.excel import XLSX_CONTENT_TYPE
 from reports.builders.pdf import PDF_CONTENT_TYPE
-from reports.choices import ExportStatus, ReportFormat
+from reports.choices import ExportStatus
+from reports.choices import ReportFormat
 from reports.models import ReportExport
 from reports.selectors import report_exports_for
-from reports.services import report_export_regenerate, report_export_request, report_file_name
+from reports.services import report_export_regenerate
+from reports.services import report_export_request
+from reports.services import report_file_name
 from teams.models import Role
-from teams.permissions import TeamRolePermission, require_role
+from teams.permissions import TeamRolePermission
+from teams.permissions import require_role
 
 CONTENT_TYPES = {ReportFormat.XLSX: XLSX_CONTENT_TYPE, ReportFormat.PDF: PDF_CONTENT_TYPE}
 

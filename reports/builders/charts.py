@@ -10,11 +10,14 @@ import textwrap
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import MaxNLocator
 
 from reports.content import RecordedRun
 from tco import engine
-from tco.engine.vocabulary import input_label, line_label, usd_short
+from tco.engine.vocabulary import input_label
+from tco.engine.vocabulary import line_label
+from tco.engine.vocabulary import usd_short
 
 TORNADO_ROWS = 10
 USD_AXIS = FuncFormatter(lambda value, _position: usd_short(value))

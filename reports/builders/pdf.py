@@ -10,8 +10,11 @@ import base64
 import math
 import re
 from collections.abc import Sequence
-from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Any
+from datetime import UTC
+from datetime import date
+from datetime import datetime
+from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 from django.template.loader import render_to_string
@@ -19,32 +22,37 @@ from matplotlib.figure import Figure
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher
 
-from reports.builders.charts import cost_breakdown_figure, monte_carlo_figure, sweep_figure, tornado_figure
+from reports.builders.charts import cost_breakdown_figure
+from reports.builders.charts import monte_carlo_figure
+from reports.builders.charts import sweep_figure
+from reports.builders.charts import tornado_figure
 from reports.builders.residual_chart import residual_figure
-from reports.content import (
-    Citation,
-    RecordedPlan,
-    RecordedRun,
-    ReportContent,
-    SizingSummary,
-    bill_of_materials,
-    describe_path,
-    top_movers,
-)
-from reports.formatting import (
-    format_month,
-    format_number,
-    format_share,
-    format_usd_cents,
-    timestamp,
-)
-from tco.charts import cumulative_cost_figure, render, side_by_side_figure
+from reports.content import Citation
+from reports.content import RecordedPlan
+from reports.content import RecordedRun
+from reports.content import ReportContent
+from reports.content import SizingSummary
+from reports.content import bill_of_materials
+from reports.content import describe_path
+from reports.content import top_movers
+from reports.formatting import format_month
+from reports.formatting import format_number
+from reports.formatting import format_share
+from reports.formatting import format_usd_cents
+from reports.formatting import timestamp
+from tco.charts import cumulative_cost_figure
+from tco.charts import render
+from tco.charts import side_by_side_figure
 from tco.engine import SensitivityRow
-from tco.engine.figures import item, scalar
+from tco.engine.figures import item
+from tco.engine.figures import scalar
 from tco.engine.timeline import MONTHS_PER_YEAR
 from tco.engine.version import ENGINE_VERSION
-from tco.engine.vocabulary import RESULTS, input_term, line_label
-from tco.plan_charts import capacity_figure, plan_tables
+from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import input_term
+from tco.engine.vocabulary import line_label
+from tco.plan_charts import capacity_figure
+from tco.plan_charts import plan_tables
 from tco.useful_work import useful_work
 
 if TYPE_CHECKING:

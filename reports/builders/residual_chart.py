@@ -9,7 +9,8 @@ from matplotlib.ticker import MaxNLocator
 from reports.builders.charts import USD_AXIS
 from reports.content import scalar
 from tco import engine
-from tco.engine.residual import book_value_usd, resale_share
+from tco.engine.residual import book_value_usd
+from tco.engine.residual import resale_share
 
 
 def residual_value_curves(inputs: engine.Scenario, result: engine.Result) -> dict[str, np.ndarray]:

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import django_filters
 from drf_spectacular.utils import extend_schema_field
-from rest_framework import serializers, viewsets
+from rest_framework import serializers
+from rest_framework import viewsets
 from rest_framework.permissions import IsAuthenticated
 
-from tco.models import AlertKind, PriceAlert, Winner
+from tco.models import AlertKind
+from tco.models import PriceAlert
+from tco.models import Winner
 from tco.selectors import price_alerts_for
 
 

@@ -15,7 +15,9 @@ from rest_framework import serializers
 
 from tco.api.alerts import PriceAlertSerializer
 from tco.api.sizing import SizingResultSerializer
-from tco.engine.vocabulary import RESULTS, WHOLE_KINDS, Kind
+from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import WHOLE_KINDS
+from tco.engine.vocabulary import Kind
 
 
 class FigureField(serializers.FloatField):

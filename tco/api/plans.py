@@ -6,21 +6,33 @@ from typing import Any
 
 import django_filters
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from drf_spectacular.utils import OpenApiExample
+from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins
+from rest_framework import serializers
+from rest_framework import status
+from rest_framework import viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import APIException
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from tco.demo import EXAMPLE_SCENARIO_DESCRIPTION
 from tco.engine.plan.inputs import PlanInputError
 from tco.engine.plan.spec import demand_from_csv
-from tco.models import PlanStatus, ProcurementPlan, Scenario
-from tco.planning import PlanSpecError, plan_create, plan_resolve
-from tco.selectors import plans_for, scenarios_for
+from tco.models import PlanStatus
+from tco.models import ProcurementPlan
+from tco.models import Scenario
+from tco.planning import PlanSpecError
+from tco.planning import plan_create
+from tco.planning import plan_resolve
+from tco.selectors import plans_for
+from tco.selectors import scenarios_for
 from teams.models import Role
-from teams.permissions import TeamRolePermission, require_role
+from teams.permissions import TeamRolePermission
+from teams.permissions import require_role
 
 MAX_CSV_BYTES = 1_000_000
 

@@ -4,24 +4,40 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
-from django.http import FileResponse, StreamingHttpResponse
+from django.http import FileResponse
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
-from rest_framework import mixins, renderers, serializers, status, viewsets
+from drf_spectacular.utils import OpenApiExample
+from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins
+from rest_framework import renderers
+from rest_framework import serializers
+from rest_framework import status
+from rest_framework import viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import APIException
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from tco.demo import EXAMPLE_SCENARIO_DESCRIPTION
-from tco.models import FailureType, RunKind, RunStatus, Scenario, SweepRun
+from tco.models import FailureType
+from tco.models import RunKind
+from tco.models import RunStatus
+from tco.models import Scenario
+from tco.models import SweepRun
 from tco.runs.errors import RunSpecError
 from tco.runs.limits import MAX_CHUNK_POINTS
-from tco.runs.services import MAX_SEED, sweep_run_cancel, sweep_run_start
+from tco.runs.services import MAX_SEED
+from tco.runs.services import sweep_run_cancel
+from tco.runs.services import sweep_run_start
 from tco.runs.tables import parquet_to_csv
-from tco.selectors import scenarios_for, sweep_runs_for
+from tco.selectors import scenarios_for
+from tco.selectors import sweep_runs_for
 from teams.models import Role
-from teams.permissions import TeamRolePermission, require_role
+from teams.permissions import TeamRolePermission
+from teams.permissions import require_role
 
 PARQUET_MEDIA_TYPE = "application/vnd.apache.parquet"
 # Refusals about these go under their own key; every other one is about the spec.

@@ -9,12 +9,17 @@ from typing import Any
 from rest_framework import serializers
 
 from catalog.api.serializers import VisibleOfferingField
-from catalog.models import Accelerator, FacilityProfile, SystemSku
+from catalog.models import Accelerator
+from catalog.models import FacilityProfile
+from catalog.models import SystemSku
 from tco import engine
-from tco.models import ApiOption, RentOption, Scenario
+from tco.models import ApiOption
+from tco.models import RentOption
+from tco.models import Scenario
 from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE
 from tco.services.engine_inputs import ScenarioInputError
-from tco.services.sizing_spec import SizingSpecSerializer, nested_error
+from tco.services.sizing_spec import SizingSpecSerializer
+from tco.services.sizing_spec import nested_error
 from teams.models import Team
 from teams.selectors import teams_of
 

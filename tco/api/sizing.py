@@ -7,7 +7,8 @@ from typing import Any
 
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -19,14 +20,14 @@ from config.parsers import BoundedJSONParser
 from tco.engine.model_presets import MODEL_PRESETS
 from tco.engine.sizing import SizingInputError
 from tco.engine.sizing.results import jsonable
-from tco.services.sizing import SizingMode, offering_price, size_spec
-from tco.services.sizing_spec import (
-    CustomModelSerializer,
-    EngineEnumField,
-    ModelSpecField,
-    SizingSpecSerializer,
-    nested_error,
-)
+from tco.services.sizing import SizingMode
+from tco.services.sizing import offering_price
+from tco.services.sizing import size_spec
+from tco.services.sizing_spec import CustomModelSerializer
+from tco.services.sizing_spec import EngineEnumField
+from tco.services.sizing_spec import ModelSpecField
+from tco.services.sizing_spec import SizingSpecSerializer
+from tco.services.sizing_spec import nested_error
 from teams.selectors import team_ids_of
 
 

@@ -4,8 +4,10 @@ from rest_framework.routers import SimpleRouter
 from tco.api.alerts import PriceAlertViewSet
 from tco.api.plans import PlanViewSet
 from tco.api.runs import SweepRunViewSet
-from tco.api.sizing import ModelPresetListView, SizingView
-from tco.api.views import EvaluateView, ScenarioViewSet
+from tco.api.sizing import ModelPresetListView
+from tco.api.sizing import SizingView
+from tco.api.views import EvaluateView
+from tco.api.views import ScenarioViewSet
 from tco.api.vocabulary import VocabularyView
 
 router = SimpleRouter()

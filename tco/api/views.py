@@ -5,41 +5,53 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import status, viewsets
+from drf_spectacular.utils import OpenApiExample
+from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework import viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from reports.builders.excel import XLSX_CONTENT_TYPE
-from reports.builders.pdf import PDF_CONTENT_TYPE, build_side_by_side_pdf
-from tco.api.concurrency import Frozen, RevisionConflict, sent_revision, with_etag
+from reports.builders.pdf import PDF_CONTENT_TYPE
+from reports.builders.pdf import build_side_by_side_pdf
+from tco.api.concurrency import Frozen
+from tco.api.concurrency import RevisionConflict
+from tco.api.concurrency import sent_revision
+from tco.api.concurrency import with_etag
 from tco.api.evaluation import EvaluationSerializer
-from tco.api.serializers import (
-    HistoryRecordSerializer,
-    ScenarioSerializer,
-    SideBySideSerializer,
-    input_error,
-)
-from tco.models import Scenario, StaleRevision
+from tco.api.serializers import HistoryRecordSerializer
+from tco.api.serializers import ScenarioSerializer
+from tco.api.serializers import SideBySideSerializer
+from tco.api.serializers import input_error
+from tco.models import Scenario
+from tco.models import StaleRevision
 from tco.selectors import scenarios_for
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_evaluate
-from tco.services.history import field_changes, scenario_records, state_at
-from tco.services.repricing import scenario_alert_today, scenario_snapshot_save
-from tco.services.scenarios import (
-    ApprovalRefused,
-    ScenarioFrozen,
-    scenario_approve,
-    scenario_clone,
-    scenario_create,
-    scenario_delete,
-    scenario_update,
-    unsaved_evaluate,
-)
-from tco.side_by_side import Column, SideBySideError, side_by_side, workbook_response
+from tco.services.history import field_changes
+from tco.services.history import scenario_records
+from tco.services.history import state_at
+from tco.services.repricing import scenario_alert_today
+from tco.services.repricing import scenario_snapshot_save
+from tco.services.scenarios import ApprovalRefused
+from tco.services.scenarios import ScenarioFrozen
+from tco.services.scenarios import scenario_approve
+from tco.services.scenarios import scenario_clone
+from tco.services.scenarios import scenario_create
+from tco.services.scenarios import scenario_delete
+from tco.services.scenarios import scenario_update
+from tco.services.scenarios import unsaved_evaluate
+from tco.side_by_side import Column
+from tco.side_by_side import SideBySideError
+from tco.side_by_side import side_by_side
+from tco.side_by_side import workbook_response
 from teams.models import Role
 from teams.permissions import TeamRolePermission
 

@@ -11,7 +11,11 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tco.engine.vocabulary import CASH_FLOW_LINES, INPUTS, RESULTS, Kind, Term
+from tco.engine.vocabulary import CASH_FLOW_LINES
+from tco.engine.vocabulary import INPUTS
+from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import Kind
+from tco.engine.vocabulary import Term
 
 
 class TermSerializer(serializers.Serializer):

@@ -10,19 +10,19 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from tco.engine.finance import loan_balance_usd, loan_payment_usd_per_month
+from tco.engine.finance import loan_balance_usd
+from tco.engine.finance import loan_payment_usd_per_month
 from tco.engine.footprint import Footprint
 from tco.engine.inputs import Scenario
-from tco.engine.power import energy_cost_usd, facility_power_kw
+from tco.engine.power import energy_cost_usd
+from tco.engine.power import facility_power_kw
 from tco.engine.residual import resale_share
-from tco.engine.timeline import (
-    MONTHS_PER_YEAR,
-    Line,
-    flat_line,
-    once,
-    price_factor_sum,
-    recurring,
-)
+from tco.engine.timeline import MONTHS_PER_YEAR
+from tco.engine.timeline import Line
+from tco.engine.timeline import flat_line
+from tco.engine.timeline import once
+from tco.engine.timeline import price_factor_sum
+from tco.engine.timeline import recurring
 
 
 def capex_usd(inputs: Scenario, footprint: Footprint) -> dict[str, NDArray[np.float64]]:

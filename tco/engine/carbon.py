@@ -9,18 +9,27 @@ term, its full draw over the hours billed on demand or spot. 1 t = 1,000 kg.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from numpy.typing import NDArray
 
 from tco.engine.footprint import Footprint
-from tco.engine.inputs import PricingModel, RentOption, Scenario
+from tco.engine.inputs import PricingModel
+from tco.engine.inputs import RentOption
+from tco.engine.inputs import Scenario
 from tco.engine.metrics import per_million_tokens
 from tco.engine.power import average_power_kw
-from tco.engine.rent import accelerators_rented, billed_hours_per_month, instances_needed
+from tco.engine.rent import accelerators_rented
+from tco.engine.rent import billed_hours_per_month
+from tco.engine.rent import instances_needed
 from tco.engine.result import Emissions
-from tco.engine.timeline import MONTHS_PER_YEAR, Line, once, recurring
+from tco.engine.timeline import MONTHS_PER_YEAR
+from tco.engine.timeline import Line
+from tco.engine.timeline import once
+from tco.engine.timeline import recurring
 
 KG_PER_TONNE = 1000.0
 

@@ -19,44 +19,58 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from numpy.typing import NDArray
 
-from tco.engine.buy import (
-    buy_lines,
-    capex_usd,
-    depreciation_line,
-    depreciation_usd_per_month,
-    energy_utilisation_slope_usd,
-)
-from tco.engine.carbon import BuyEmissions, RentEmissions
+from tco.engine.buy import buy_lines
+from tco.engine.buy import capex_usd
+from tco.engine.buy import depreciation_line
+from tco.engine.buy import depreciation_usd_per_month
+from tco.engine.buy import energy_utilisation_slope_usd
+from tco.engine.carbon import BuyEmissions
+from tco.engine.carbon import RentEmissions
 from tco.engine.counting import whole
-from tco.engine.finance import (
-    breakeven_month,
-    breakeven_utilisation,
-    discount_factors,
-    irr_per_year,
-    present_value_usd,
-)
-from tco.engine.footprint import Footprint, fleet_footprint
+from tco.engine.finance import breakeven_month
+from tco.engine.finance import breakeven_utilisation
+from tco.engine.finance import discount_factors
+from tco.engine.finance import irr_per_year
+from tco.engine.finance import present_value_usd
+from tco.engine.footprint import Footprint
+from tco.engine.footprint import fleet_footprint
 from tco.engine.goodput import fleet_efficiency
-from tco.engine.inputs import ApiOption, PricingModel, RentOption, Scenario, Workload, batch_shape
-from tco.engine.metrics import (
-    TOKENS_PER_MILLION,
-    cost_per_million_tokens_usd,
-    cost_per_useful_accelerator_hour_usd,
-    per_million_tokens,
-    useful_accelerator_hours,
-)
-from tco.engine.rent import accelerators_rented, instances_needed, rent_lines, rent_utilisation_slope_usd
-from tco.engine.residual import book_value_usd, resale_share
-from tco.engine.result import ApiResult, BuyResult, CashFlows, GoodputResult, RentResult, Residual, Result
-from tco.engine.timeline import Line, add_lines, clear_after, price_factor_sum, running_total_months_first
-from tco.engine.token_api import (
-    api_usd_by_month,
-    blended_usd_per_million_tokens,
-    breakeven_million_tokens_per_month,
-    million_tokens_per_month,
-)
+from tco.engine.inputs import ApiOption
+from tco.engine.inputs import PricingModel
+from tco.engine.inputs import RentOption
+from tco.engine.inputs import Scenario
+from tco.engine.inputs import Workload
+from tco.engine.inputs import batch_shape
+from tco.engine.metrics import TOKENS_PER_MILLION
+from tco.engine.metrics import cost_per_million_tokens_usd
+from tco.engine.metrics import cost_per_useful_accelerator_hour_usd
+from tco.engine.metrics import per_million_tokens
+from tco.engine.metrics import useful_accelerator_hours
+from tco.engine.rent import accelerators_rented
+from tco.engine.rent import instances_needed
+from tco.engine.rent import rent_lines
+from tco.engine.rent import rent_utilisation_slope_usd
+from tco.engine.residual import book_value_usd
+from tco.engine.residual import resale_share
+from tco.engine.result import ApiResult
+from tco.engine.result import BuyResult
+from tco.engine.result import CashFlows
+from tco.engine.result import GoodputResult
+from tco.engine.result import RentResult
+from tco.engine.result import Residual
+from tco.engine.result import Result
+from tco.engine.timeline import Line
+from tco.engine.timeline import add_lines
+from tco.engine.timeline import clear_after
+from tco.engine.timeline import price_factor_sum
+from tco.engine.timeline import running_total_months_first
+from tco.engine.token_api import api_usd_by_month
+from tco.engine.token_api import blended_usd_per_million_tokens
+from tco.engine.token_api import breakeven_million_tokens_per_month
+from tco.engine.token_api import million_tokens_per_month
 from tco.engine.validation import validate
 
 # A running saving this close to zero, relative to the money that flowed, counts

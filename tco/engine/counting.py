@@ -9,7 +9,8 @@ than that share of it to exceed it.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from numpy.typing import NDArray
 
 WHOLE_COUNT_TOLERANCE = 1e-9
 

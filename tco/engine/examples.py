@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import math
 
-from tco.engine.inputs import BuyOption, CoolingTier, Facility, Finance, RentOption, Scenario, Workload
+from tco.engine.inputs import BuyOption
+from tco.engine.inputs import CoolingTier
+from tco.engine.inputs import Facility
+from tco.engine.inputs import Finance
+from tco.engine.inputs import RentOption
+from tco.engine.inputs import Scenario
+from tco.engine.inputs import Workload
 
 SEED_003_TIERS = (
     ("air CRAC/CRAH", 15.0),

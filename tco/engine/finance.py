@@ -12,7 +12,8 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from numpy.typing import NDArray
 
 from tco.engine.timeline import MONTHS_PER_YEAR
 

@@ -7,19 +7,22 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from tco.engine.counting import ceil_count, exceeds, whole
-from tco.engine.inputs import BuyOption, CoolingTier, Facility, Workload
-from tco.engine.power import (
-    average_power_kw,
-    capped_power_kw,
-    cooling_tier_index,
-    densest_rack_kw,
-    energy_mwh,
-    facility_power_kw,
-    racks_needed,
-    systems_per_rack,
-    tier_value,
-)
+from tco.engine.counting import ceil_count
+from tco.engine.counting import exceeds
+from tco.engine.counting import whole
+from tco.engine.inputs import BuyOption
+from tco.engine.inputs import CoolingTier
+from tco.engine.inputs import Facility
+from tco.engine.inputs import Workload
+from tco.engine.power import average_power_kw
+from tco.engine.power import capped_power_kw
+from tco.engine.power import cooling_tier_index
+from tco.engine.power import densest_rack_kw
+from tco.engine.power import energy_mwh
+from tco.engine.power import facility_power_kw
+from tco.engine.power import racks_needed
+from tco.engine.power import systems_per_rack
+from tco.engine.power import tier_value
 from tco.engine.timeline import MONTHS_PER_YEAR
 
 

@@ -16,7 +16,8 @@ the utilisation.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from numpy.typing import NDArray
 
 from tco.engine.inputs import Goodput
 

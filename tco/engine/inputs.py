@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator, Mapping
-from dataclasses import MISSING, dataclass, field, fields
+from collections.abc import Iterator
+from collections.abc import Mapping
+from dataclasses import MISSING
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import fields
 from enum import StrEnum
 from typing import Any
 

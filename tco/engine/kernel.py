@@ -26,7 +26,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from tco.engine.timeline import MONTHS_PER_YEAR, Line
+from tco.engine.timeline import MONTHS_PER_YEAR
+from tco.engine.timeline import Line
 
 # Rows of the packed calendar array, in this order.
 _CALENDAR_FIELDS = (

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from numpy.typing import NDArray
 
 SECONDS_PER_HOUR = 3600.0
 TOKENS_PER_MILLION = 1e6

@@ -15,15 +15,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tco.engine.inputs import (
-    InputError,
-    Numeric,
-    Scenario,
-    batch_shape,
-    input_sections,
-    numeric_field_metadata,
-    numeric_fields,
-)
+from tco.engine.inputs import InputError
+from tco.engine.inputs import Numeric
+from tco.engine.inputs import Scenario
+from tco.engine.inputs import batch_shape
+from tco.engine.inputs import input_sections
+from tco.engine.inputs import numeric_field_metadata
+from tco.engine.inputs import numeric_fields
 
 _SINGLE_SECTIONS = ("workload", "buy", "facility", "finance", "goodput", "carbon", "tokens")
 _LIST_SECTIONS = ("rent", "cooling", "api")

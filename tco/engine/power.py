@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from numpy.typing import NDArray
 
-from tco.engine.counting import ceil_count, exceeds, floor_count
+from tco.engine.counting import ceil_count
+from tco.engine.counting import exceeds
+from tco.engine.counting import floor_count
 
 KWH_PER_MWH = 1000.0
 

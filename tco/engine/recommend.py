@@ -7,7 +7,8 @@ from collections.abc import Mapping
 
 from tco.engine.result import Result
 from tco.engine.sensitivity import Tornado
-from tco.engine.vocabulary import sentence_labels, usd_short
+from tco.engine.vocabulary import sentence_labels
+from tco.engine.vocabulary import usd_short
 
 
 def recommendation(

@@ -14,11 +14,19 @@ Instance prices move by ``price_change_per_year``; egress and storage do not.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from numpy.typing import NDArray
 
-from tco.engine.counting import ceil_count, whole
-from tco.engine.inputs import PricingModel, RentOption, Workload
-from tco.engine.timeline import Line, each_term, flat_line, price_factor_sum, recurring
+from tco.engine.counting import ceil_count
+from tco.engine.counting import whole
+from tco.engine.inputs import PricingModel
+from tco.engine.inputs import RentOption
+from tco.engine.inputs import Workload
+from tco.engine.timeline import Line
+from tco.engine.timeline import each_term
+from tco.engine.timeline import flat_line
+from tco.engine.timeline import price_factor_sum
+from tco.engine.timeline import recurring
 
 GB_PER_TB = 1000.0
 

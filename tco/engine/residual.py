@@ -10,7 +10,8 @@ by ``next_generation_value_drop``.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from numpy.typing import NDArray
 
 from tco.engine.inputs import BuyOption
 from tco.engine.timeline import MONTHS_PER_YEAR

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, is_dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from dataclasses import fields
+from dataclasses import is_dataclass
+from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from tco.engine.figures import finite_or_none
 from tco.engine.footprint import Footprint
-from tco.engine.vocabulary import RESULTS, json_value
+from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import json_value
 
 if TYPE_CHECKING:  # sensitivity builds on results
     from tco.engine.sensitivity import Tornado

@@ -7,15 +7,22 @@ own row of ONE batch, so P inputs cost one evaluation of 2P scenarios.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from tco.engine.compose import compute_result, npv_saving_usd
-from tco.engine.inputs import Scenario, batch_shape, input_sections, numeric_fields
-from tco.engine.overrides import get_input, input_metadata, with_overrides
+from tco.engine.compose import compute_result
+from tco.engine.compose import npv_saving_usd
+from tco.engine.inputs import Scenario
+from tco.engine.inputs import batch_shape
+from tco.engine.inputs import input_sections
+from tco.engine.inputs import numeric_fields
+from tco.engine.overrides import get_input
+from tco.engine.overrides import input_metadata
+from tco.engine.overrides import with_overrides
 from tco.engine.result import Result
 
 # Limits, definitions and figures that cannot move the saving are left out by default.

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from numpy.typing import NDArray
 
 MONTHS_PER_YEAR = 12
 # Up to this many scenarios a running total over months is one np.cumsum, not a loop over months.

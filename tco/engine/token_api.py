@@ -22,11 +22,15 @@ commitment is left out of V* (it only raises the API's cost below it).
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from numpy.typing import NDArray
 
-from tco.engine.inputs import ApiOption, TokenMix
-from tco.engine.metrics import SECONDS_PER_HOUR, TOKENS_PER_MILLION
-from tco.engine.timeline import add_recurring, clear_after
+from tco.engine.inputs import ApiOption
+from tco.engine.inputs import TokenMix
+from tco.engine.metrics import SECONDS_PER_HOUR
+from tco.engine.metrics import TOKENS_PER_MILLION
+from tco.engine.timeline import add_recurring
+from tco.engine.timeline import clear_after
 
 
 def blended_usd_per_million_tokens(option: ApiOption, mix: TokenMix) -> NDArray[np.float64]:

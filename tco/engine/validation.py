@@ -11,15 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from tco.engine.inputs import (
-    MAX_RENT_OPTIONS,
-    InputError,
-    PricingModel,
-    RentOption,
-    Scenario,
-    input_sections,
-    numeric_fields,
-)
+from tco.engine.inputs import MAX_RENT_OPTIONS
+from tco.engine.inputs import InputError
+from tco.engine.inputs import PricingModel
+from tco.engine.inputs import RentOption
+from tco.engine.inputs import Scenario
+from tco.engine.inputs import input_sections
+from tco.engine.inputs import numeric_fields
 
 
 def validate(inputs: Scenario, *, ranges: bool = True) -> None:

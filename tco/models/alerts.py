@@ -10,7 +10,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from tco.models.scenario import MONEY, Scenario
+from tco.models.scenario import MONEY
+from tco.models.scenario import Scenario
 
 USD = {"max_digits": 18, "decimal_places": 2}
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F
+from django.db.models import Q
 
 from tco.models.scenario import Scenario
 

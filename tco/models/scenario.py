@@ -14,19 +14,18 @@ from decimal import Decimal
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F
+from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
 from catalog.choices import Precision
 from tco.engine.inputs import InputError
 from tco.engine.validation import check_residual_curve
-from tco.input_bounds import (
-    API_OPTION_INPUTS,
-    RENT_OPTION_INPUTS,
-    SCENARIO_INPUTS,
-    bound_fields,
-    bounds_constraints,
-)
+from tco.input_bounds import API_OPTION_INPUTS
+from tco.input_bounds import RENT_OPTION_INPUTS
+from tco.input_bounds import SCENARIO_INPUTS
+from tco.input_bounds import bound_fields
+from tco.input_bounds import bounds_constraints
 
 MONEY = {"max_digits": 16, "decimal_places": 4}
 RATE = {"max_digits": 9, "decimal_places": 6}

@@ -14,7 +14,9 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from tco import engine
-from tco.runs.specs import MonteCarloSpec, SensitivitySpec, SweepSpec
+from tco.runs.specs import MonteCarloSpec
+from tco.runs.specs import SensitivitySpec
+from tco.runs.specs import SweepSpec
 
 POINT_COLUMN = "point"
 WINNER_COLUMN = "winner"

@@ -11,15 +11,20 @@ that fall outside the bounds, so every draw lies in [low, high].
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import MISSING, dataclass, fields
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import MISSING
+from dataclasses import dataclass
+from dataclasses import fields
 from statistics import NormalDist
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from tco.runs.errors import RunSpecError, number
+from tco.runs.errors import RunSpecError
+from tco.runs.errors import number
 from tco.runs.limits import RNG_BLOCK_POINTS
 
 # Truncation redraws until every value is inside the bounds; bounds that keep less than this

@@ -8,8 +8,10 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import datetime
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -17,50 +19,54 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import TimeLimitExceeded
 from django.core.files import File
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
+from django.db.models import Q
 from django.utils import timezone
 
 from config import jobs
 from config.queues import Queue
 from tco import engine
-from tco.models import (
-    ACTIVE_STATUSES,
-    ChunkStatus,
-    FailureType,
-    RunKind,
-    RunStatus,
-    Scenario,
-    SweepChunk,
-    SweepRun,
-)
-from tco.runs.compute import monte_carlo_chunk_frame, sensitivity_frame, sweep_chunk_frame
-from tco.runs.errors import RunSpecError, whole_number
-from tco.runs.limits import (
-    CHUNK_TIME_LIMIT_S,
-    CHUNKS_IN_FLIGHT,
-    FINISH_DEADLINE_S,
-    FINISH_TIME_LIMIT_S,
-    MAX_CHUNK_POINTS,
-    MAX_RUN_POINTS,
-    REQUEUE_STALLED_AFTER_S,
-    RNG_BLOCK_POINTS,
-    RUN_STALL_DEADLINE_S,
-    chunk_points_for,
-)
-from tco.runs.snapshot import scenario_from_json, scenario_to_json
-from tco.runs.specs import (
-    MonteCarloSpec,
-    SensitivitySpec,
-    SweepSpec,
-    parse_monte_carlo_spec,
-    parse_sensitivity_spec,
-    parse_sweep_spec,
-)
-from tco.runs.summaries import monte_carlo_summary, sensitivity_summary, sweep_summary
-from tco.runs.tables import frame_to_parquet_bytes, parquet_bytes_to_table, write_parquet
+from tco.models import ACTIVE_STATUSES
+from tco.models import ChunkStatus
+from tco.models import FailureType
+from tco.models import RunKind
+from tco.models import RunStatus
+from tco.models import Scenario
+from tco.models import SweepChunk
+from tco.models import SweepRun
+from tco.runs.compute import monte_carlo_chunk_frame
+from tco.runs.compute import sensitivity_frame
+from tco.runs.compute import sweep_chunk_frame
+from tco.runs.errors import RunSpecError
+from tco.runs.errors import whole_number
+from tco.runs.limits import CHUNK_TIME_LIMIT_S
+from tco.runs.limits import CHUNKS_IN_FLIGHT
+from tco.runs.limits import FINISH_DEADLINE_S
+from tco.runs.limits import FINISH_TIME_LIMIT_S
+from tco.runs.limits import MAX_CHUNK_POINTS
+from tco.runs.limits import MAX_RUN_POINTS
+from tco.runs.limits import REQUEUE_STALLED_AFTER_S
+from tco.runs.limits import RNG_BLOCK_POINTS
+from tco.runs.limits import RUN_STALL_DEADLINE_S
+from tco.runs.limits import chunk_points_for
+from tco.runs.snapshot import scenario_from_json
+from tco.runs.snapshot import scenario_to_json
+from tco.runs.specs import MonteCarloSpec
+from tco.runs.specs import SensitivitySpec
+from tco.runs.specs import SweepSpec
+from tco.runs.specs import parse_monte_carlo_spec
+from tco.runs.specs import parse_sensitivity_spec
+from tco.runs.specs import parse_sweep_spec
+from tco.runs.summaries import monte_carlo_summary
+from tco.runs.summaries import sensitivity_summary
+from tco.runs.summaries import sweep_summary
+from tco.runs.tables import frame_to_parquet_bytes
+from tco.runs.tables import parquet_bytes_to_table
+from tco.runs.tables import write_parquet
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
 

@@ -7,7 +7,8 @@ no NaN or infinity, so those floats are stored as the strings "nan", "inf" and "
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, fields
+from dataclasses import asdict
+from dataclasses import fields
 from typing import Any
 
 from tco import engine

@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,15 +34,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tco import engine
-from tco.runs.distributions import (
-    KINDS,
-    Distribution,
-    distribution_from_json,
-    distribution_to_json,
-    monte_carlo_draws,
-)
-from tco.runs.errors import RunSpecError, number, whole_number
-from tco.runs.limits import MAX_DISTRIBUTIONS, MAX_RUN_POINTS, MAX_SWEEP_AXES
+from tco.runs.distributions import KINDS
+from tco.runs.distributions import Distribution
+from tco.runs.distributions import distribution_from_json
+from tco.runs.distributions import distribution_to_json
+from tco.runs.distributions import monte_carlo_draws
+from tco.runs.errors import RunSpecError
+from tco.runs.errors import number
+from tco.runs.errors import whole_number
+from tco.runs.limits import MAX_DISTRIBUTIONS
+from tco.runs.limits import MAX_RUN_POINTS
+from tco.runs.limits import MAX_SWEEP_AXES
 
 HEATMAP_AXES = 2
 DEFAULT_HISTOGRAM_BINS = 40

@@ -16,8 +16,12 @@ import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
 from tco.engine.figures import finite_or_none
-from tco.runs.compute import BUY_WINS, POINT_COLUMN, WINNER_COLUMN, option_column
-from tco.runs.specs import MonteCarloSpec, SweepSpec
+from tco.runs.compute import BUY_WINS
+from tco.runs.compute import POINT_COLUMN
+from tco.runs.compute import WINNER_COLUMN
+from tco.runs.compute import option_column
+from tco.runs.specs import MonteCarloSpec
+from tco.runs.specs import SweepSpec
 
 PERCENTILES = (10, 50, 90)
 SPREAD = ("p10", "p50", "p90", "mean")

@@ -5,7 +5,8 @@ shared disk; the finisher streams them, one chunk at a time, into a single Parqu
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 

@@ -16,22 +16,28 @@ from typing import Any
 
 from django.utils import timezone
 
-from catalog.choices import Currency, FacilityKind, PricingModel
-from catalog.models import CloudOffering, CoolingTechnology, PricePoint
-from catalog.selectors import (
-    other_sources_prices,
-    price_at,
-    range_point,
-    regional_prices,
-    throughput_ratio,
-)
+from catalog.choices import Currency
+from catalog.choices import FacilityKind
+from catalog.choices import PricingModel
+from catalog.models import CloudOffering
+from catalog.models import CoolingTechnology
+from catalog.models import PricePoint
+from catalog.selectors import other_sources_prices
+from catalog.selectors import price_at
+from catalog.selectors import range_point
+from catalog.selectors import regional_prices
+from catalog.selectors import throughput_ratio
 from tco import engine
 from tco.engine.sizing import SizingInputError
 from tco.engine.vocabulary import sentence_labels
 from tco.errors import FieldError
-from tco.models import ApiOption, RentOption, Scenario
-from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE, PriceRangePoint
-from tco.services.sizing import Sizing, size_spec
+from tco.models import ApiOption
+from tco.models import RentOption
+from tco.models import Scenario
+from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE
+from tco.models.scenario import PriceRangePoint
+from tco.services.sizing import Sizing
+from tco.services.sizing import size_spec
 from tco.stated_defaults import DEFAULTS
 
 # Catalog pricing models -> the engine's billing rule and the committed term it implies.

@@ -15,7 +15,9 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
+from dataclasses import dataclass
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -24,19 +26,21 @@ import pandas as pd
 from django.utils import timezone
 
 from tco import engine
-from tco.engine.figures import finite_or_none, item
+from tco.engine.figures import finite_or_none
+from tco.engine.figures import item
 from tco.engine.version import ENGINE_VERSION
 from tco.engine.vocabulary import usd_short
-from tco.models import ApiOption, RentOption, Scenario
-from tco.services.engine_inputs import (
-    Assumption,
-    EngineCase,
-    EvaluationWarning,
-    PriceUsed,
-    ScenarioInputError,
-    engine_case,
-)
-from tco.services.pinning import approval_snapshot, pinned_case
+from tco.models import ApiOption
+from tco.models import RentOption
+from tco.models import Scenario
+from tco.services.engine_inputs import Assumption
+from tco.services.engine_inputs import EngineCase
+from tco.services.engine_inputs import EvaluationWarning
+from tco.services.engine_inputs import PriceUsed
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.engine_inputs import engine_case
+from tco.services.pinning import approval_snapshot
+from tco.services.pinning import pinned_case
 from tco.services.sizing import Sizing
 from tco.services.zero_costs import zero_cost_warnings
 

@@ -17,9 +17,11 @@ from django.db import models
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from tco.models import RentOption, Scenario
+from tco.models import RentOption
+from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
-from tco.services.evaluation import option_figures, scenario_evaluate
+from tco.services.evaluation import option_figures
+from tco.services.evaluation import scenario_evaluate
 
 #: Fields every save changes; they say when and which revision, not what the case is.
 BOOKKEEPING = {"id", "created_at", "updated_at", "revision"}

@@ -10,14 +10,20 @@ evaluated beside it (tco/services/evaluation.py) for the reader to compare.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, replace
+from dataclasses import asdict
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 from typing import Any
 
 from tco import engine
-from tco.models import Scenario, ScenarioSnapshot, SnapshotReason
-from tco.services.engine_inputs import Assumption, EngineCase, EvaluationWarning, PriceUsed
+from tco.models import Scenario
+from tco.models import ScenarioSnapshot
+from tco.models import SnapshotReason
+from tco.services.engine_inputs import Assumption
+from tco.services.engine_inputs import EngineCase
+from tco.services.engine_inputs import EvaluationWarning
+from tco.services.engine_inputs import PriceUsed
 
 
 def approval_snapshot(scenario: Scenario) -> ScenarioSnapshot | None:

@@ -29,24 +29,30 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models import Exists
+from django.db.models import F
+from django.db.models import OuterRef
+from django.db.models import Q
+from django.db.models import QuerySet
 from django.utils import timezone
 
-from catalog.models import CloudOffering, PricePoint, PriceRefreshJob
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.models import PriceRefreshJob
 from config import jobs
 from config.queues import Queue
 from tco.engine.version import ENGINE_VERSION
-from tco.models import (
-    AlertKind,
-    PriceAlert,
-    RepriceJob,
-    RepriceStatus,
-    Scenario,
-    ScenarioSnapshot,
-    SnapshotReason,
-)
+from tco.models import AlertKind
+from tco.models import PriceAlert
+from tco.models import RepriceJob
+from tco.models import RepriceStatus
+from tco.models import Scenario
+from tco.models import ScenarioSnapshot
+from tco.models import SnapshotReason
 from tco.services.engine_inputs import ScenarioInputError
-from tco.services.evaluation import Evaluation, option_figures, scenario_evaluate
+from tco.services.evaluation import Evaluation
+from tco.services.evaluation import option_figures
+from tco.services.evaluation import scenario_evaluate
 
 logger = logging.getLogger(__name__)
 NPV_QUANTUM = Decimal("0.01")

@@ -14,10 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.core.exceptions import FieldDoesNotExist, ValidationError
+from django.core.exceptions import FieldDoesNotExist
+from django.core.exceptions import ValidationError
 from django.db import models
 
-from tco.models import RentOption, Scenario
+from tco.models import RentOption
+from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.sizing_spec import validated_sizing_spec
 

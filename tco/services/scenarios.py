@@ -20,7 +20,8 @@ created or edited the version may not approve it, unless ``settings.SCENARIO_SEL
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -28,13 +29,23 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from tco.models import ApiOption, RentOption, Scenario, ScenarioStatus, SnapshotReason, StaleRevision
+from tco.models import ApiOption
+from tco.models import RentOption
+from tco.models import Scenario
+from tco.models import ScenarioStatus
+from tco.models import SnapshotReason
+from tco.models import StaleRevision
 from tco.services.engine_inputs import ScenarioInputError
-from tco.services.evaluation import Evaluation, scenario_check, scenario_evaluate
+from tco.services.evaluation import Evaluation
+from tco.services.evaluation import scenario_check
+from tco.services.evaluation import scenario_evaluate
 from tco.services.pinning import pin_of
 from tco.services.repricing import scenario_snapshot_save
-from teams.models import Role, Team, team_finance_defaults
-from teams.selectors import TeamChoiceError, team_for_new_object
+from teams.models import Role
+from teams.models import Team
+from teams.models import team_finance_defaults
+from teams.selectors import TeamChoiceError
+from teams.selectors import team_for_new_object
 
 SCENARIO_COPY_SUFFIX = " (copy)"
 # What a copy starts afresh: identity, timestamps, approval, version chain and revision.

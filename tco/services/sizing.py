@@ -9,7 +9,9 @@ field: ``TrainingJob.mfu`` becomes ``mfu`` and ``ModelShape.parameters`` ``model
 """
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection
+from collections.abc import Iterator
+from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
@@ -19,22 +21,23 @@ from typing import Any
 import numpy as np
 
 from catalog.choices import Currency
-from catalog.models import Accelerator, CloudOffering
-from catalog.selectors import dense_tflops, price_at
-from tco.engine.model_presets import custom_model, model_preset
-from tco.engine.sizing import (
-    AcceleratorSpec,
-    FitPolicy,
-    InferenceSizing,
-    InferenceTarget,
-    ModelShape,
-    Precision,
-    SizingInputError,
-    TrainingJob,
-    TrainingSizing,
-    size_inference,
-    size_training,
-)
+from catalog.models import Accelerator
+from catalog.models import CloudOffering
+from catalog.selectors import dense_tflops
+from catalog.selectors import price_at
+from tco.engine.model_presets import custom_model
+from tco.engine.model_presets import model_preset
+from tco.engine.sizing import AcceleratorSpec
+from tco.engine.sizing import FitPolicy
+from tco.engine.sizing import InferenceSizing
+from tco.engine.sizing import InferenceTarget
+from tco.engine.sizing import ModelShape
+from tco.engine.sizing import Precision
+from tco.engine.sizing import SizingInputError
+from tco.engine.sizing import TrainingJob
+from tco.engine.sizing import TrainingSizing
+from tco.engine.sizing import size_inference
+from tco.engine.sizing import size_training
 
 
 class SizingMode(StrEnum):

@@ -9,25 +9,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import MISSING, fields
-from enum import Enum, StrEnum
+from dataclasses import MISSING
+from dataclasses import fields
+from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
 from catalog.models import Accelerator
-from tco.engine.sizing import (
-    ActivationRecomputation,
-    FitPolicy,
-    InferenceTarget,
-    ModelShape,
-    Precision,
-    ShardingStrategy,
-    SizingInputError,
-    TrainingJob,
-)
-from tco.services.sizing import SPEC_KEYS, SizingMode, size_spec, sizing_inputs
+from tco.engine.sizing import ActivationRecomputation
+from tco.engine.sizing import FitPolicy
+from tco.engine.sizing import InferenceTarget
+from tco.engine.sizing import ModelShape
+from tco.engine.sizing import Precision
+from tco.engine.sizing import ShardingStrategy
+from tco.engine.sizing import SizingInputError
+from tco.engine.sizing import TrainingJob
+from tco.services.sizing import SPEC_KEYS
+from tco.services.sizing import SizingMode
+from tco.services.sizing import size_spec
+from tco.services.sizing import sizing_inputs
 
 
 def nested_error(path: str, message: str) -> dict[str, Any]:

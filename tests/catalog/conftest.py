@@ -12,19 +12,17 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from catalog.models import (
-    Accelerator,
-    AcceleratorPowerCap,
-    AcceleratorThroughput,
-    CloudOffering,
-    CoolingTechnology,
-    FacilityProfile,
-    PowerDensityReference,
-    PricePoint,
-    Source,
-    SystemSku,
-    TokenApiPrice,
-)
+from catalog.models import Accelerator
+from catalog.models import AcceleratorPowerCap
+from catalog.models import AcceleratorThroughput
+from catalog.models import CloudOffering
+from catalog.models import CoolingTechnology
+from catalog.models import FacilityProfile
+from catalog.models import PowerDensityReference
+from catalog.models import PricePoint
+from catalog.models import Source
+from catalog.models import SystemSku
+from catalog.models import TokenApiPrice
 
 RETRIEVED = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 # Referencing rows first, so PROTECT foreign keys never block a delete.

@@ -6,19 +6,17 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from catalog.models import (
-    Accelerator,
-    AcceleratorPowerCap,
-    AcceleratorThroughput,
-    CloudOffering,
-    CoolingTechnology,
-    FacilityProfile,
-    PowerDensityReference,
-    PricePoint,
-    QuoteImport,
-    Source,
-    SystemSku,
-)
+from catalog.models import Accelerator
+from catalog.models import AcceleratorPowerCap
+from catalog.models import AcceleratorThroughput
+from catalog.models import CloudOffering
+from catalog.models import CoolingTechnology
+from catalog.models import FacilityProfile
+from catalog.models import PowerDensityReference
+from catalog.models import PricePoint
+from catalog.models import QuoteImport
+from catalog.models import Source
+from catalog.models import SystemSku
 
 MODELS = (
     Source,

@@ -6,13 +6,16 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from django.urls import include, path
+from django.urls import include
+from django.urls import path
 from django.utils import timezone
 from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.validation import validate_schema
 
-from catalog.models import Accelerator, PricePoint, SystemSku
+from catalog.models import Accelerator
+from catalog.models import PricePoint
+from catalog.models import SystemSku
 
 API = "/api/v1"
 

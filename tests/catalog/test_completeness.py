@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.completeness import system_missing, systems_with_completeness
+from catalog.completeness import system_missing
+from catalog.completeness import systems_with_completeness
 from catalog.models import SystemSku
 
 # The seeds' systems the catalog must cost: DGX/HGX H100, H200, B200, GB200 NVL72, MI300X

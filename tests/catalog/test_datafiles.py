@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from catalog.datafiles import DATA_DIR, CatalogDataError, read_catalog_data
+from catalog.datafiles import DATA_DIR
+from catalog.datafiles import CatalogDataError
+from catalog.datafiles import read_catalog_data
 
 
 @pytest.fixture

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from catalog.models import RefreshStatus
 from config.shown_errors import without_paths
-from tests.catalog.test_refresh import aws_mirror, refresh
+from tests.catalog.test_refresh import aws_mirror
+from tests.catalog.test_refresh import refresh
 
 OFFER = "offers/v1.0/aws/AmazonEC2/20260910195514/us-east-1/index.json"
 

@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 from catalog.models import RefreshStatus
 from catalog.refresh.feeds import FEED_SOURCES
 from catalog.refresh.services import price_refresh_run
-from tests.catalog.pricefeeds.conftest import Reply, local_server  # noqa: F401  (the fixture)
+from tests.catalog.pricefeeds.conftest import Reply  # noqa: F401  (the fixture)
+from tests.catalog.pricefeeds.conftest import local_server  # noqa: F401  (the fixture)
 from tests.catalog.test_refresh_interfaces import LAMBDA_SAMPLE
 
 

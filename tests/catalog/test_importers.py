@@ -8,10 +8,15 @@ from decimal import Decimal
 
 import openpyxl
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
+from django.core.management import call_command
 
-from catalog.importers import QuoteFileRejected, parse_quote_file
-from catalog.models import CloudOffering, PricePoint, Source, SystemSku
+from catalog.importers import QuoteFileRejected
+from catalog.importers import parse_quote_file
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.models import Source
+from catalog.models import SystemSku
 from catalog.selectors import price_at
 from catalog.services import quote_file_import
 

@@ -8,22 +8,22 @@ from decimal import Decimal
 from io import StringIO
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
+from django.core.management import call_command
 from numpy.testing import assert_allclose
 
 from catalog.datafiles import DATA_DIR
-from catalog.models import (
-    Accelerator,
-    AcceleratorThroughput,
-    CloudOffering,
-    CoolingTechnology,
-    FacilityProfile,
-    PowerDensityReference,
-    PricePoint,
-    Source,
-    SystemSku,
-)
-from catalog.selectors import dense_tflops, price_at
+from catalog.models import Accelerator
+from catalog.models import AcceleratorThroughput
+from catalog.models import CloudOffering
+from catalog.models import CoolingTechnology
+from catalog.models import FacilityProfile
+from catalog.models import PowerDensityReference
+from catalog.models import PricePoint
+from catalog.models import Source
+from catalog.models import SystemSku
+from catalog.selectors import dense_tflops
+from catalog.selectors import price_at
 from catalog.services import catalog_load
 
 EXPECTED_COUNTS = {

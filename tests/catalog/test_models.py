@@ -9,7 +9,11 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError
 
-from catalog.models import AcceleratorThroughput, CloudOffering, PricePoint, Source, SystemSku
+from catalog.models import AcceleratorThroughput
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.models import Source
+from catalog.models import SystemSku
 from tests.catalog.conftest import RETRIEVED
 
 

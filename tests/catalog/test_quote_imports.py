@@ -6,10 +6,13 @@ import pytest
 from django.urls import reverse
 
 from catalog.importers import QuoteFileRejected
-from catalog.models import PricePoint, QuoteImport
-from catalog.quote_imports import quote_import_request, quote_import_run
+from catalog.models import PricePoint
+from catalog.models import QuoteImport
+from catalog.quote_imports import quote_import_request
+from catalog.quote_imports import quote_import_run
 from tests.catalog.quote_files import offering_rows
-from tests.teams.members import member, team
+from tests.teams.members import member
+from tests.teams.members import team
 
 
 def test_a_2000_row_file_is_imported_whole_in_bulk_with_progress(catalog, django_assert_max_num_queries):

@@ -14,14 +14,12 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from catalog.models import (
-    Accelerator,
-    CloudOffering,
-    PriceCheck,
-    PricePoint,
-    PriceRefreshJob,
-    RefreshStatus,
-)
+from catalog.models import Accelerator
+from catalog.models import CloudOffering
+from catalog.models import PriceCheck
+from catalog.models import PricePoint
+from catalog.models import PriceRefreshJob
+from catalog.models import RefreshStatus
 from catalog.pricefeeds import HttpSettings
 from catalog.refresh.feeds import FeedSettings
 from catalog.refresh.limits import ABANDONED_AFTER_S
@@ -29,7 +27,8 @@ from catalog.refresh.services import price_refresh_run
 from catalog.refresh.signals import prices_refreshed
 from catalog.refresh.terms import TermPreference
 from catalog.selectors import price_at
-from tests.catalog.pricefeeds.conftest import Reply, local_server  # noqa: F401  (the local_server fixture)
+from tests.catalog.pricefeeds.conftest import Reply  # noqa: F401  (the local_server fixture)
+from tests.catalog.pricefeeds.conftest import local_server  # noqa: F401  (the local_server fixture)
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "price-feeds"
 VERSION = "/offers/v1.0/aws/AmazonEC2/20260910195514/{region}/index.json"

@@ -9,15 +9,26 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
+from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from catalog.models import CloudOffering, PriceCheck, PricePoint, PriceRefreshJob, RefreshStatus, Source
+from catalog.models import CloudOffering
+from catalog.models import PriceCheck
+from catalog.models import PricePoint
+from catalog.models import PriceRefreshJob
+from catalog.models import RefreshStatus
+from catalog.models import Source
 from catalog.refresh.feeds import FeedSettings
-from catalog.tasks import UPSTREAM_RETRY_DELAYS_S, refresh_prices_task
-from tests.catalog.pricefeeds.conftest import Reply, local_server  # noqa: F401  (the local_server fixture)
-from tests.catalog.test_refresh import FEED_SETTINGS, SAMPLES, cut_in_half, refresh
+from catalog.tasks import UPSTREAM_RETRY_DELAYS_S
+from catalog.tasks import refresh_prices_task
+from tests.catalog.pricefeeds.conftest import Reply  # noqa: F401  (the local_server fixture)
+from tests.catalog.pricefeeds.conftest import local_server  # noqa: F401  (the local_server fixture)
+from tests.catalog.test_refresh import FEED_SETTINGS
+from tests.catalog.test_refresh import SAMPLES
+from tests.catalog.test_refresh import cut_in_half
+from tests.catalog.test_refresh import refresh
 
 API = "/api/v1"
 LAMBDA_SAMPLE = SAMPLES / "lambda-instance-types-sample.json"

@@ -10,16 +10,20 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 
-from catalog.models import PriceRefreshJob, RefreshStatus
+from catalog.models import PriceRefreshJob
+from catalog.models import RefreshStatus
 from catalog.refresh.services import price_refresh_run
 from catalog.tasks import refresh_prices_task
 from config.queues import Queue
-from tco.models import AlertKind, PriceAlert
+from tco.models import AlertKind
+from tco.models import PriceAlert
 from tco.services.evaluation import scenario_evaluate
 from tco.services.repricing import scenario_snapshot_save
-from tests.catalog.test_refresh import FEED_SETTINGS, lambda_payload
+from tests.catalog.test_refresh import FEED_SETTINGS
+from tests.catalog.test_refresh import lambda_payload
 from tests.tco.test_repricing import make_scenario
-from tests.worker import WorkerProcess, poll_until
+from tests.worker import WorkerProcess
+from tests.worker import poll_until
 
 pytestmark = pytest.mark.worker
 WAIT_S = 60

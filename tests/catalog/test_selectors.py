@@ -5,8 +5,13 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from catalog.models import AcceleratorThroughput, CloudOffering, PricePoint
-from catalog.selectors import dense_tflops, offerings_with_price_at, price_at, price_history
+from catalog.models import AcceleratorThroughput
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.selectors import dense_tflops
+from catalog.selectors import offerings_with_price_at
+from catalog.selectors import price_at
+from catalog.selectors import price_history
 from tests.catalog.conftest import RETRIEVED
 
 

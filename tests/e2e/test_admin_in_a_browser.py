@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
+from playwright.sync_api import sync_playwright
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "e2e"
 CHROMIUM = "/usr/bin/chromium"

@@ -7,7 +7,8 @@ import pytest
 from tests.catalog.pricefeeds.conftest import local_server  # noqa: F401
 from tests.faults.outages import PrivateRedis
 from tests.reports.conftest import scenario  # noqa: F401
-from tests.tco.conftest import planner, run_scenario  # noqa: F401
+from tests.tco.conftest import planner  # noqa: F401
+from tests.tco.conftest import run_scenario  # noqa: F401
 
 
 @pytest.fixture

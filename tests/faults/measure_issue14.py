@@ -26,24 +26,35 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.utils import timezone
 from knox.models import AuthToken
 
-from catalog.models import PriceRefreshJob, QuoteImport, RefreshStatus
-from catalog.quote_imports import quote_import_request, quote_imports_reap
+from catalog.models import PriceRefreshJob
+from catalog.models import QuoteImport
+from catalog.models import RefreshStatus
+from catalog.quote_imports import quote_import_request
+from catalog.quote_imports import quote_imports_reap
 from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.tasks import refresh_prices_task
 from config.queues import Queue
 from reports.choices import ExportStatus
-from reports.services import report_export_request, report_exports_reap
-from tco.models import PlanStatus, RunKind, SweepChunk
-from tco.planning import plan_create, plans_reap
-from tco.runs.services import sweep_run_start, sweep_runs_reap
+from reports.services import report_export_request
+from reports.services import report_exports_reap
+from tco.models import PlanStatus
+from tco.models import RunKind
+from tco.models import SweepChunk
+from tco.planning import plan_create
+from tco.planning import plans_reap
+from tco.runs.services import sweep_run_start
+from tco.runs.services import sweep_runs_reap
 from tests.catalog.quote_files import offering_rows
 from tests.faults.outages import broker
-from tests.faults.test_database_outage import FEED_PATH, gated_feed  # noqa: F401
+from tests.faults.test_database_outage import FEED_PATH  # noqa: F401
+from tests.faults.test_database_outage import gated_feed  # noqa: F401
 from tests.faults.webserver import Gunicorn
-from tests.tco.scenario_body import p5, scenario_body
+from tests.tco.scenario_body import p5
+from tests.tco.scenario_body import scenario_body
 from tests.tco.test_plans_worker import SPEC as PLAN_SPEC
 from tests.tco.test_runs_worker import PRICE
-from tests.worker import REPO_ROOT, WorkerProcess
+from tests.worker import REPO_ROOT
+from tests.worker import WorkerProcess
 
 pytestmark = pytest.mark.worker
 

@@ -19,13 +19,16 @@ from collections.abc import Callable
 import pytest
 from django.conf import settings
 
-from catalog.models import PricePoint, PriceRefreshJob, RefreshStatus
+from catalog.models import PricePoint
+from catalog.models import PriceRefreshJob
+from catalog.models import RefreshStatus
 from catalog.tasks import refresh_prices_task
 from config.queues import Queue
 from tests.catalog.pricefeeds.conftest import Reply
 from tests.catalog.test_refresh import SAMPLES
 from tests.faults.outages import TcpProxy
-from tests.worker import WorkerProcess, poll_until
+from tests.worker import WorkerProcess
+from tests.worker import poll_until
 
 pytestmark = pytest.mark.worker
 

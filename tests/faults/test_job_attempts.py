@@ -10,14 +10,22 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from catalog.models import PriceRefreshJob, RefreshStatus
+from catalog.models import PriceRefreshJob
+from catalog.models import RefreshStatus
 from catalog.refresh.recovery import refresh_jobs_reap
-from reports.choices import ExportStatus, FailureType
+from reports.choices import ExportStatus
+from reports.choices import FailureType
 from reports.models import ReportExport
-from reports.services import report_export_request, report_exports_reap
-from tco.models import ChunkStatus, RunKind, RunStatus, SweepChunk
-from tco.runs.services import sweep_run_start, sweep_runs_reap
-from tests.faults.outages import broker, free_port
+from reports.services import report_export_request
+from reports.services import report_exports_reap
+from tco.models import ChunkStatus
+from tco.models import RunKind
+from tco.models import RunStatus
+from tco.models import SweepChunk
+from tco.runs.services import sweep_run_start
+from tco.runs.services import sweep_runs_reap
+from tests.faults.outages import broker
+from tests.faults.outages import free_port
 from tests.tco.test_runs_worker import PRICE
 
 GONE = {"worker": "killed@nowhere", "task_id": "0f0e0d0c-lost"}

@@ -17,23 +17,38 @@ import time
 import pytest
 import redis
 
-from catalog.models import PriceRefreshJob, RefreshStatus
+from catalog.models import PriceRefreshJob
+from catalog.models import RefreshStatus
 from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.refresh.services import price_refresh_run
 from catalog.tasks import refresh_prices_task
 from config.queues import Queue
 from reports.choices import ExportStatus
-from reports.services import report_export_request, report_exports_reap
-from tco.models import PlanStatus, RepriceJob, RepriceStatus, RunKind, RunStatus, SweepChunk
-from tco.planning import plan_create, plans_reap
-from tco.runs.services import sweep_chunk_compute, sweep_run_start, sweep_runs_reap
+from reports.services import report_export_request
+from reports.services import report_exports_reap
+from tco.models import PlanStatus
+from tco.models import RepriceJob
+from tco.models import RepriceStatus
+from tco.models import RunKind
+from tco.models import RunStatus
+from tco.models import SweepChunk
+from tco.planning import plan_create
+from tco.planning import plans_reap
+from tco.runs.services import sweep_chunk_compute
+from tco.runs.services import sweep_run_start
+from tco.runs.services import sweep_runs_reap
 from tco.services.repricing import reprice_jobs_reap
-from tests.catalog.test_refresh import FEED_SETTINGS, lambda_payload
-from tests.faults.outages import PrivateRedis, broker
-from tests.faults.test_database_outage import FEED_PATH, SAMPLE_PRICES, gated_feed  # noqa: F401
+from tests.catalog.test_refresh import FEED_SETTINGS
+from tests.catalog.test_refresh import lambda_payload
+from tests.faults.outages import PrivateRedis
+from tests.faults.outages import broker
+from tests.faults.test_database_outage import FEED_PATH  # noqa: F401
+from tests.faults.test_database_outage import SAMPLE_PRICES  # noqa: F401
+from tests.faults.test_database_outage import gated_feed  # noqa: F401
 from tests.tco.test_plans_worker import SPEC as PLAN_SPEC
 from tests.tco.test_runs_worker import PRICE
-from tests.worker import WorkerProcess, poll_until
+from tests.worker import WorkerProcess
+from tests.worker import poll_until
 
 pytestmark = pytest.mark.worker
 

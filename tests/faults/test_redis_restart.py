@@ -21,15 +21,26 @@ from datetime import timedelta
 import numpy as np
 import pytest
 from django.utils import timezone
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
 from tco import engine
-from tco.models import ChunkStatus, RunKind, RunStatus, SweepChunk, SweepRun
+from tco.models import ChunkStatus
+from tco.models import RunKind
+from tco.models import RunStatus
+from tco.models import SweepChunk
+from tco.models import SweepRun
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
-from tco.runs.services import run_inputs, sweep_run_start, sweep_runs_reap
+from tco.runs.services import run_inputs
+from tco.runs.services import sweep_run_start
+from tco.runs.services import sweep_runs_reap
 from tests.faults.outages import broker
-from tests.tco.test_runs_worker import PRICE, SAVING, result_frame, sweep_grid
-from tests.worker import WorkerProcess, poll_until
+from tests.tco.test_runs_worker import PRICE
+from tests.tco.test_runs_worker import SAVING
+from tests.tco.test_runs_worker import result_frame
+from tests.tco.test_runs_worker import sweep_grid
+from tests.worker import WorkerProcess
+from tests.worker import poll_until
 
 pytestmark = pytest.mark.worker
 

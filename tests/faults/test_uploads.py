@@ -14,12 +14,18 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile, TemporaryUploadedFile
-from django.core.management import CommandError, call_command
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.files.uploadedfile import TemporaryUploadedFile
+from django.core.management import CommandError
+from django.core.management import call_command
 from django.urls import reverse
 
-from catalog.importers import QuoteFileRejected, parse_quote_file
-from catalog.models import CloudOffering, PricePoint, QuoteImport, Source
+from catalog.importers import QuoteFileRejected
+from catalog.importers import parse_quote_file
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.models import QuoteImport
+from catalog.models import Source
 
 IMPORT_URL = "admin:catalog_pricepoint_import"
 HEADER = ["kind", "slug", "amount", "currency", "as_of", "source"]

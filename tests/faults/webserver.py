@@ -10,7 +10,8 @@ from pathlib import Path
 import requests
 
 from tests.faults.outages import free_port
-from tests.worker import REPO_ROOT, database_url
+from tests.worker import REPO_ROOT
+from tests.worker import database_url
 
 START_TIMEOUT_S = 60
 

@@ -9,7 +9,8 @@ import datetime as dt
 import pytest
 from rest_framework.test import APIClient
 
-from reports.content import ReportContent, ReportMeta
+from reports.content import ReportContent
+from reports.content import ReportMeta
 from tco import engine
 from tco.services.evaluation import evaluation_of
 from tests.tco.engine.scenarios import rich_scenario

@@ -6,7 +6,8 @@ import datetime as dt
 import io
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
+from django.core.management import call_command
 from openpyxl import load_workbook
 
 from reports.choices import ExportStatus

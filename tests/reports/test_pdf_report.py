@@ -15,9 +15,11 @@ import pytest
 from reports.builders.pdf import build_pdf
 from reports.content import Citation
 from reports.formatting import format_usd_cents
-from tco.engine import ApiOption, TokenMix
+from tco.engine import ApiOption
+from tco.engine import TokenMix
 from tco.services.engine_inputs import PriceUsed
-from tests.reports.conftest import FORMULA_LIKE_NAME, content_for
+from tests.reports.conftest import FORMULA_LIKE_NAME
+from tests.reports.conftest import content_for
 from tests.tco.engine.scenarios import rich_scenario
 
 POINTS_PER_PAGE = {"a4": (595, 842), "letter": (612, 792)}

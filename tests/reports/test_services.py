@@ -9,10 +9,15 @@ import pytest
 from django.test import TestCase
 from openpyxl import load_workbook
 
-from reports.choices import ExportStatus, FailureType, ReportFormat
+from reports.choices import ExportStatus
+from reports.choices import FailureType
+from reports.choices import ReportFormat
 from reports.models import ReportExport
-from reports.services import report_export_regenerate, report_export_request, report_export_run
-from tco.models import RunKind, RunStatus
+from reports.services import report_export_regenerate
+from reports.services import report_export_request
+from reports.services import report_export_run
+from tco.models import RunKind
+from tco.models import RunStatus
 from tco.runs.services import sweep_run_start
 from tco.services.evaluation import scenario_evaluate
 

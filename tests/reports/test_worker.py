@@ -14,7 +14,8 @@ from django.conf import settings
 from openpyxl import load_workbook
 
 from config.queues import Queue
-from reports.choices import ExportStatus, FailureType
+from reports.choices import ExportStatus
+from reports.choices import FailureType
 from reports.models import ReportExport
 from reports.services import report_export_request
 from tests.worker import WorkerProcess

@@ -40,8 +40,12 @@ def run_scenario(catalog, planner):
     30 % of the 10.2 kW maximum), $744.60 at u = 1 (PUE 1, no colocation fee, no discounting);
     renting costs 730 h x u x $50 a month.
     """
-    from catalog.models import Accelerator, CloudOffering, FacilityProfile, SystemSku
-    from tco.models import RentOption, Scenario
+    from catalog.models import Accelerator
+    from catalog.models import CloudOffering
+    from catalog.models import FacilityProfile
+    from catalog.models import SystemSku
+    from tco.models import RentOption
+    from tco.models import Scenario
     from tco.services.scenarios import scenario_save
 
     scenario = Scenario(

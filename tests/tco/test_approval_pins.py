@@ -17,11 +17,19 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from catalog.models import CloudOffering, PricePoint, Source
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.models import Source
 from reports.services import report_content_for
-from tco.models import AlertKind, PriceAlert, ScenarioSnapshot, SnapshotReason
-from tco.services.evaluation import option_figures, scenario_evaluate
-from tco.services.scenarios import ApprovalRefused, scenario_approve, scenario_clone
+from tco.models import AlertKind
+from tco.models import PriceAlert
+from tco.models import ScenarioSnapshot
+from tco.models import SnapshotReason
+from tco.services.evaluation import option_figures
+from tco.services.evaluation import scenario_evaluate
+from tco.services.scenarios import ApprovalRefused
+from tco.services.scenarios import scenario_approve
+from tco.services.scenarios import scenario_clone
 from teams.models import Role
 from tests.teams.conftest import client_of
 from tests.teams.members import member

@@ -15,9 +15,14 @@ from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from catalog.models import CloudOffering, PricePoint, Source
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.models import Source
 from tco.admin_result import cache_key
-from tco.models import RentOption, Scenario, ScenarioSnapshot, SnapshotReason
+from tco.models import RentOption
+from tco.models import Scenario
+from tco.models import ScenarioSnapshot
+from tco.models import SnapshotReason
 from tco.services.evaluation import scenario_evaluate
 from tco.services.repricing import scenario_snapshot_save
 from teams.models import Team

@@ -12,36 +12,35 @@ import yaml
 from django.core.management import call_command
 
 from catalog.models import TokenApiPrice
-from tco.api.evaluation import (
-    ApiResultSerializer,
-    BuyResultSerializer,
-    CashFlowsSerializer,
-    EmissionsSerializer,
-    EvaluationResultSerializer,
-    EvaluationSerializer,
-    EvaluationWarningSerializer,
-    FootprintSerializer,
-    GoodputSerializer,
-    InputAssumptionSerializer,
-    PriceUsedSerializer,
-    RentResultSerializer,
-    RentSummarySerializer,
-    ResidualSerializer,
-)
+from tco.api.evaluation import ApiResultSerializer
+from tco.api.evaluation import BuyResultSerializer
+from tco.api.evaluation import CashFlowsSerializer
+from tco.api.evaluation import EmissionsSerializer
+from tco.api.evaluation import EvaluationResultSerializer
+from tco.api.evaluation import EvaluationSerializer
+from tco.api.evaluation import EvaluationWarningSerializer
+from tco.api.evaluation import FootprintSerializer
+from tco.api.evaluation import GoodputSerializer
+from tco.api.evaluation import InputAssumptionSerializer
+from tco.api.evaluation import PriceUsedSerializer
+from tco.api.evaluation import RentResultSerializer
+from tco.api.evaluation import RentSummarySerializer
+from tco.api.evaluation import ResidualSerializer
 from tco.engine.footprint import Footprint
-from tco.engine.result import (
-    ApiResult,
-    BuyResult,
-    CashFlows,
-    Emissions,
-    GoodputResult,
-    RentResult,
-    Residual,
-    Result,
-)
+from tco.engine.result import ApiResult
+from tco.engine.result import BuyResult
+from tco.engine.result import CashFlows
+from tco.engine.result import Emissions
+from tco.engine.result import GoodputResult
+from tco.engine.result import RentResult
+from tco.engine.result import Residual
+from tco.engine.result import Result
 from tco.models import ApiOption
-from tco.services.engine_inputs import Assumption, EvaluationWarning, PriceUsed
-from tco.services.evaluation import Evaluation, scenario_evaluate
+from tco.services.engine_inputs import Assumption
+from tco.services.engine_inputs import EvaluationWarning
+from tco.services.engine_inputs import PriceUsed
+from tco.services.evaluation import Evaluation
+from tco.services.evaluation import scenario_evaluate
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,11 @@ from django.urls import reverse
 
 from catalog.models import CloudOffering
 from teams.finance_defaults import FINANCE_DEFAULTS
-from teams.models import FinanceDefault, Role
+from teams.models import FinanceDefault
+from teams.models import Role
 from tests.teams.conftest import client_of
-from tests.teams.members import member, team
+from tests.teams.members import member
+from tests.teams.members import team
 
 ZERO_LINES = {"discount rate", "Support", "Staff", "Spares", "Network", "Storage", "Racks",
               "Residual value", "Electricity escalation"}

@@ -6,7 +6,8 @@ import math
 import pytest
 
 from catalog.models import TokenApiPrice
-from tco.models import ApiOption, Scenario
+from tco.models import ApiOption
+from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_evaluate
 from tests.tco.scenario_body import scenario_body

@@ -12,17 +12,19 @@ from django.contrib.admin import site
 from django.db.models import CheckConstraint
 from django.test import RequestFactory
 
-from tco.api.serializers import ApiOptionSerializer, RentOptionSerializer, ScenarioSerializer
+from tco.api.serializers import ApiOptionSerializer
+from tco.api.serializers import RentOptionSerializer
+from tco.api.serializers import ScenarioSerializer
 from tco.engine.inputs import numeric_field_metadata
-from tco.input_bounds import (
-    API_OPTION_INPUTS,
-    RENT_OPTION_INPUTS,
-    SCENARIO_INPUTS,
-    SECTIONS,
-    Bounds,
-    WithinBounds,
-)
-from tco.models import ApiOption, RentOption, Scenario
+from tco.input_bounds import API_OPTION_INPUTS
+from tco.input_bounds import RENT_OPTION_INPUTS
+from tco.input_bounds import SCENARIO_INPUTS
+from tco.input_bounds import SECTIONS
+from tco.input_bounds import Bounds
+from tco.input_bounds import WithinBounds
+from tco.models import ApiOption
+from tco.models import RentOption
+from tco.models import Scenario
 from tests.tco.scenario_body import scenario_body
 from tests.teams.members import member
 

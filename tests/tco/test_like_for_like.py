@@ -8,9 +8,14 @@ from decimal import Decimal
 
 import pytest
 
-from catalog.completeness import offering_missing, offerings_with_completeness, systems_with_completeness
-from catalog.models import CloudOffering, FacilityProfile, SystemSku
-from tco.models import RentOption, Scenario
+from catalog.completeness import offering_missing
+from catalog.completeness import offerings_with_completeness
+from catalog.completeness import systems_with_completeness
+from catalog.models import CloudOffering
+from catalog.models import FacilityProfile
+from catalog.models import SystemSku
+from tco.models import RentOption
+from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_evaluate
 

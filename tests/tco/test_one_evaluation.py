@@ -8,8 +8,10 @@ from collections import Counter
 import pytest
 
 from reports.choices import ReportFormat
-from reports.services import report_build, report_content_for
-from tco.engine import compose, sensitivity
+from reports.services import report_build
+from reports.services import report_content_for
+from tco.engine import compose
+from tco.engine import sensitivity
 from tests.teams.members import member
 
 pytestmark = pytest.mark.django_db

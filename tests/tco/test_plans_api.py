@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from tco.engine.plan import make_plan
-from tco.models import PlanStatus, ProcurementPlan
+from tco.models import PlanStatus
+from tco.models import ProcurementPlan
 from tco.planning import scenario_plan_inputs
 
 pytestmark = pytest.mark.django_db

@@ -14,9 +14,14 @@ from django.conf import settings
 
 from config.queues import Queue
 from tco.engine.plan import make_plan
-from tco.engine.plan.uncertainty import cases_of, reevaluate, summarise
+from tco.engine.plan.uncertainty import cases_of
+from tco.engine.plan.uncertainty import reevaluate
+from tco.engine.plan.uncertainty import summarise
 from tco.models import PlanStatus
-from tco.planning import draw_chunk, plan_create, scenario_plan_inputs, uncertainty_of
+from tco.planning import draw_chunk
+from tco.planning import plan_create
+from tco.planning import scenario_plan_inputs
+from tco.planning import uncertainty_of
 from tests.worker import WorkerProcess
 
 pytestmark = pytest.mark.worker

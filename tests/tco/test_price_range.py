@@ -7,7 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from catalog.models import CloudOffering, SystemSku
+from catalog.models import CloudOffering
+from catalog.models import SystemSku
 from tco.services.evaluation import scenario_evaluate
 
 

@@ -17,14 +17,22 @@ from decimal import Decimal
 import pytest
 from django.conf import settings
 
-from catalog.models import CloudOffering, PricePoint, PriceRefreshJob, RefreshStatus
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.models import PriceRefreshJob
+from catalog.models import RefreshStatus
 from catalog.tasks import refresh_prices_task
 from config.queues import Queue
 from tco.demo import load_demo
-from tco.models import AlertKind, PriceAlert, ScenarioSnapshot, SnapshotReason
+from tco.models import AlertKind
+from tco.models import PriceAlert
+from tco.models import ScenarioSnapshot
+from tco.models import SnapshotReason
 from tco.services.evaluation import scenario_evaluate
 from tco.services.repricing import scenario_snapshot_save
-from tests.catalog.test_refresh import aws_mirror, lambda_payload, sample
+from tests.catalog.test_refresh import aws_mirror
+from tests.catalog.test_refresh import lambda_payload
+from tests.catalog.test_refresh import sample
 from tests.conftest import _load_catalog_once
 from tests.worker import WorkerProcess
 

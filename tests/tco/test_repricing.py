@@ -15,13 +15,25 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from numpy.testing import assert_allclose
 
-from catalog.models import Accelerator, CloudOffering, FacilityProfile, PricePoint, SystemSku
+from catalog.models import Accelerator
+from catalog.models import CloudOffering
+from catalog.models import FacilityProfile
+from catalog.models import PricePoint
+from catalog.models import SystemSku
 from catalog.refresh.services import price_refresh_run
-from tco.models import AlertKind, PriceAlert, RentOption, Scenario, ScenarioSnapshot, SnapshotReason
-from tco.services.repricing import moved, scenarios_reprice
+from tco.models import AlertKind
+from tco.models import PriceAlert
+from tco.models import RentOption
+from tco.models import Scenario
+from tco.models import ScenarioSnapshot
+from tco.models import SnapshotReason
+from tco.services.repricing import moved
+from tco.services.repricing import scenarios_reprice
 from tco.services.scenarios import scenario_save
-from tests.catalog.test_refresh import FEED_SETTINGS, lambda_payload
-from tests.teams.members import member, team
+from tests.catalog.test_refresh import FEED_SETTINGS
+from tests.catalog.test_refresh import lambda_payload
+from tests.teams.members import member
+from tests.teams.members import team
 
 # Buy total over 36 months: 400,000 + 36 x 744.60 = 426,805.60.
 BUY_TOTAL_USD = 400_000 + 36 * 744.60

@@ -5,10 +5,13 @@ import json
 
 import pytest
 
-from tco.engine import MAX_HORIZON_MONTHS, MAX_RENT_OPTIONS
+from tco.engine import MAX_HORIZON_MONTHS
+from tco.engine import MAX_RENT_OPTIONS
 from tco.models import SweepRun
-from tco.runs.limits import MAX_DISTRIBUTIONS, MAX_SWEEP_AXES
-from tests.tco.scenario_body import p5, scenario_body
+from tco.runs.limits import MAX_DISTRIBUTIONS
+from tco.runs.limits import MAX_SWEEP_AXES
+from tests.tco.scenario_body import p5
+from tests.tco.scenario_body import scenario_body
 
 pytestmark = pytest.mark.django_db
 

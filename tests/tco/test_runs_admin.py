@@ -5,9 +5,12 @@ import io
 import json
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
+from django.core.management import call_command
 
-from tco.models import RunKind, RunStatus, SweepRun
+from tco.models import RunKind
+from tco.models import RunStatus
+from tco.models import SweepRun
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from django.contrib.auth import get_user_model
 
-from tco.models import RunStatus, SweepRun
+from tco.models import RunStatus
+from tco.models import SweepRun
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 

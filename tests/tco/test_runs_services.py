@@ -9,20 +9,26 @@ import pytest
 import redis
 from django.conf import settings
 from django.utils import timezone
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
 from config.queues import Queue
 from tco import engine
-from tco.models import ChunkStatus, FailureType, RunKind, RunStatus, SweepChunk, SweepRun
+from tco.models import ChunkStatus
+from tco.models import FailureType
+from tco.models import RunKind
+from tco.models import RunStatus
+from tco.models import SweepChunk
+from tco.models import SweepRun
 from tco.runs.errors import RunSpecError
-from tco.runs.limits import CHUNKS_IN_FLIGHT, REQUEUE_STALLED_AFTER_S, RUN_STALL_DEADLINE_S
-from tco.runs.services import (
-    _store_chunk,
-    sweep_chunk_compute,
-    sweep_run_cancel,
-    sweep_run_start,
-    sweep_runs_reap,
-)
+from tco.runs.limits import CHUNKS_IN_FLIGHT
+from tco.runs.limits import REQUEUE_STALLED_AFTER_S
+from tco.runs.limits import RUN_STALL_DEADLINE_S
+from tco.runs.services import _store_chunk
+from tco.runs.services import sweep_chunk_compute
+from tco.runs.services import sweep_run_cancel
+from tco.runs.services import sweep_run_start
+from tco.runs.services import sweep_runs_reap
 from tco.services.engine_inputs import engine_case
 from tco.tasks import sweep_chunk_task
 

@@ -4,21 +4,28 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
-from tco.runs.compute import BUY_COST_COLUMN, WINNER_COLUMN, monte_carlo_chunk_frame, option_column
-from tco.runs.distributions import LogNormal, Normal, monte_carlo_draws
+from tco.runs.compute import BUY_COST_COLUMN
+from tco.runs.compute import WINNER_COLUMN
+from tco.runs.compute import monte_carlo_chunk_frame
+from tco.runs.compute import option_column
+from tco.runs.distributions import LogNormal
+from tco.runs.distributions import Normal
+from tco.runs.distributions import monte_carlo_draws
 from tco.runs.errors import RunSpecError
-from tco.runs.limits import RNG_BLOCK_POINTS, chunk_points_for
-from tco.runs.snapshot import scenario_from_json, scenario_to_json
-from tco.runs.specs import (
-    axis_from_text,
-    distribution_from_text,
-    parse_monte_carlo_spec,
-    parse_sensitivity_spec,
-    parse_sweep_spec,
-)
-from tests.tco.engine.scenarios import flat_scenario, rich_scenario
+from tco.runs.limits import RNG_BLOCK_POINTS
+from tco.runs.limits import chunk_points_for
+from tco.runs.snapshot import scenario_from_json
+from tco.runs.snapshot import scenario_to_json
+from tco.runs.specs import axis_from_text
+from tco.runs.specs import distribution_from_text
+from tco.runs.specs import parse_monte_carlo_spec
+from tco.runs.specs import parse_sensitivity_spec
+from tco.runs.specs import parse_sweep_spec
+from tests.tco.engine.scenarios import flat_scenario
+from tests.tco.engine.scenarios import rich_scenario
 
 
 @pytest.fixture

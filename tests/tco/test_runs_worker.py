@@ -15,14 +15,24 @@ import pytest
 import redis
 from django.conf import settings
 from django.utils import timezone
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
 from config.queues import Queue
 from tco import engine
-from tco.models import ChunkStatus, RunKind, RunStatus, SweepChunk, SweepRun
+from tco.models import ChunkStatus
+from tco.models import RunKind
+from tco.models import RunStatus
+from tco.models import SweepChunk
+from tco.models import SweepRun
 from tco.runs.compute import monte_carlo_chunk_frame
-from tco.runs.limits import CHUNKS_IN_FLIGHT, REQUEUE_STALLED_AFTER_S
-from tco.runs.services import run_inputs, run_spec, sweep_run_cancel, sweep_run_start, sweep_runs_reap
+from tco.runs.limits import CHUNKS_IN_FLIGHT
+from tco.runs.limits import REQUEUE_STALLED_AFTER_S
+from tco.runs.services import run_inputs
+from tco.runs.services import run_spec
+from tco.runs.services import sweep_run_cancel
+from tco.runs.services import sweep_run_start
+from tco.runs.services import sweep_runs_reap
 from tests.worker import WorkerProcess
 
 pytestmark = pytest.mark.worker

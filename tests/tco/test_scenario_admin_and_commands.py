@@ -7,10 +7,12 @@ import json
 import re
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
+from django.core.management import call_command
 
 from catalog.models import CloudOffering
-from tco.models import RentOption, Scenario
+from tco.models import RentOption
+from tco.models import Scenario
 
 pytestmark = pytest.mark.django_db
 

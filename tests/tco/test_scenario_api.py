@@ -5,8 +5,10 @@ import math
 
 import pytest
 
-from tco.models import RentOption, Scenario
-from tests.tco.scenario_body import p5, scenario_body
+from tco.models import RentOption
+from tco.models import Scenario
+from tests.tco.scenario_body import p5
+from tests.tco.scenario_body import scenario_body
 from tests.teams.members import member
 
 pytestmark = pytest.mark.django_db

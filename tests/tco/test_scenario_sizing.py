@@ -9,7 +9,8 @@ from numpy.testing import assert_allclose
 from tco.models import Scenario
 from tco.services.evaluation import scenario_evaluate
 from tests.tco.scenario_body import scenario_body
-from tests.teams.members import member, team
+from tests.teams.members import member
+from tests.teams.members import team
 
 pytestmark = pytest.mark.django_db
 

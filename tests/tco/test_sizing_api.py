@@ -7,7 +7,9 @@ from drf_spectacular.generators import SchemaGenerator
 from numpy.testing import assert_allclose
 
 from catalog.models import CloudOffering
-from tco.api.sizing import INFERENCE_EXAMPLE, INFERENCE_RESPONSE_EXAMPLE, SizingView
+from tco.api.sizing import INFERENCE_EXAMPLE
+from tco.api.sizing import INFERENCE_RESPONSE_EXAMPLE
+from tco.api.sizing import SizingView
 from tests.teams.members import member
 
 pytestmark = pytest.mark.django_db

@@ -15,13 +15,22 @@ from decimal import Decimal
 import pytest
 from rest_framework.test import APIClient
 
-from catalog.models import Accelerator, CloudOffering, FacilityProfile, SystemSku
+from catalog.models import Accelerator
+from catalog.models import CloudOffering
+from catalog.models import FacilityProfile
+from catalog.models import SystemSku
 from reports.models import ReportExport
-from tco.models import AlertKind, PriceAlert, RentOption, Scenario, SweepRun, Winner
+from tco.models import AlertKind
+from tco.models import PriceAlert
+from tco.models import RentOption
+from tco.models import Scenario
+from tco.models import SweepRun
+from tco.models import Winner
 from tco.runs.services import sweep_run_start
 from tco.services.scenarios import scenario_save
 from teams.models import Role
-from tests.teams.members import member, team
+from tests.teams.members import member
+from tests.teams.members import team
 
 
 def p5_on_demand() -> CloudOffering:

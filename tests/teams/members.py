@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
-from teams.models import Membership, Role, Team
+from teams.models import Membership
+from teams.models import Role
+from teams.models import Team
 
 DEMO = "demo"
 

@@ -8,7 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from tco.models import Scenario, ScenarioStatus
+from tco.models import Scenario
+from tco.models import ScenarioStatus
 from tco.services.scenarios import scenario_approve
 from teams.models import Role
 from tests.teams.members import member

@@ -10,10 +10,15 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from reports.models import ReportExport
-from tco.models import Scenario, ScenarioStatus, SweepRun
-from teams.models import Membership, Role
-from tests.teams.conftest import client_of, scenario_body
-from tests.teams.members import member, team
+from tco.models import Scenario
+from tco.models import ScenarioStatus
+from tco.models import SweepRun
+from teams.models import Membership
+from teams.models import Role
+from tests.teams.conftest import client_of
+from tests.teams.conftest import scenario_body
+from tests.teams.members import member
+from tests.teams.members import team
 
 S = "/api/v1/scenarios/{pk}/"
 

@@ -6,7 +6,8 @@ import io
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from teams.models import Membership, Role
+from teams.models import Membership
+from teams.models import Role
 
 
 def test_the_demo_scenarios_belong_to_the_demo_team(demo_scenarios):

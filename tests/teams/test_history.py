@@ -101,7 +101,8 @@ def test_an_imported_quote_records_who_imported_it(analyst, client, catalog,
 
 def test_a_price_refresh_records_the_prices_it_wrote_in_the_history(catalog, tmp_path):
     from catalog.models import PricePoint
-    from tests.catalog.test_refresh import lambda_payload, refresh
+    from tests.catalog.test_refresh import lambda_payload
+    from tests.catalog.test_refresh import refresh
 
     job = refresh("lambda", lambda_payload(tmp_path / "lambda.json", h100_cents=2752))
 

@@ -11,10 +11,13 @@ import json
 
 import pytest
 from django.urls import reverse
-from django_celery_beat.models import IntervalSchedule, PeriodicTask
+from django_celery_beat.models import IntervalSchedule
+from django_celery_beat.models import PeriodicTask
 
-from teams.models import Membership, Role
-from tests.teams.members import member, team
+from teams.models import Membership
+from teams.models import Role
+from tests.teams.members import member
+from tests.teams.members import team
 
 
 @pytest.fixture

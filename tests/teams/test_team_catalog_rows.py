@@ -11,12 +11,17 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from catalog.models import AcceleratorPowerCap, CloudOffering, PricePoint, Source
+from catalog.models import AcceleratorPowerCap
+from catalog.models import CloudOffering
+from catalog.models import PricePoint
+from catalog.models import Source
 from catalog.services import quote_file_import
 from reports.services import citations
 from teams.models import Role
-from tests.teams.conftest import client_of, scenario_body
-from tests.teams.members import member, team
+from tests.teams.conftest import client_of
+from tests.teams.conftest import scenario_body
+from tests.teams.members import member
+from tests.teams.members import team
 
 NDA_QUOTE = (b"kind,provider,instance_type,region,pricing_model,accelerator,accelerators_per_instance,"
              b"amount,currency,as_of,source\n"

@@ -17,7 +17,9 @@ from django.urls import reverse
 from catalog.models import PricePoint
 from catalog.selectors import price_at
 from catalog.services import quote_file_import
-from tests.teams.conftest import client_of, p5_on_demand, scenario_body
+from tests.teams.conftest import client_of
+from tests.teams.conftest import p5_on_demand
+from tests.teams.conftest import scenario_body
 from tests.teams.members import team
 
 ON = "2026-07-01"

@@ -7,11 +7,17 @@ import time
 from decimal import Decimal
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
+from django.db import transaction
 
-from tco.models import RentOption, Scenario, ScenarioStatus, StaleRevision
-from tco.services.scenarios import scenario_approve, scenario_save
-from tests.teams.conftest import client_of, hand_scenario
+from tco.models import RentOption
+from tco.models import Scenario
+from tco.models import ScenarioStatus
+from tco.models import StaleRevision
+from tco.services.scenarios import scenario_approve
+from tco.services.scenarios import scenario_save
+from tests.teams.conftest import client_of
+from tests.teams.conftest import hand_scenario
 
 S = "/api/v1/scenarios/{pk}/"
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NoReturn
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
+from django.core.management.base import CommandParser
 
-from catalog.datafiles import DATA_DIR, CatalogDataError
-from catalog.importers import QuoteFileRejected, quote_file_check
-from catalog.services import catalog_load, quote_file_import
+from catalog.datafiles import DATA_DIR
+from catalog.datafiles import CatalogDataError
+from catalog.importers import QuoteFileRejected
+from catalog.importers import quote_file_check
+from catalog.services import catalog_load
+from catalog.services import quote_file_import
 from teams.models import Team
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
+from django.core.management.base import CommandParser
 from tqdm import tqdm
 
-from catalog.models import PriceRefreshJob, RefreshStatus
+from catalog.models import PriceRefreshJob
+from catalog.models import RefreshStatus
 from catalog.refresh.feeds import FEED_PROVIDERS
 from catalog.refresh.services import price_refresh_run
 

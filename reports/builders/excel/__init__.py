@@ -11,15 +11,18 @@ from __future__ import annotations
 
 from reports.builders.excel.assumptions import write_assumptions
 from reports.builders.excel.bill_of_materials import write_bill_of_materials
-from reports.builders.excel.buy_sheet import write_buy_amounts, write_buy_sheet
+from reports.builders.excel.buy_sheet import write_buy_amounts
+from reports.builders.excel.buy_sheet import write_buy_sheet
 from reports.builders.excel.comparison import write_comparison
 from reports.builders.excel.footprint import write_footprint
 from reports.builders.excel.grid import Book
 from reports.builders.excel.plan_sheet import write_plan_sheet
 from reports.builders.excel.rent_sheet import write_rent_sheet
 from reports.builders.excel.summary import write_summary
-from reports.builders.excel.tables import add_recorded_sheets, write_prices
-from reports.builders.excel.writer import PrintSetup, save
+from reports.builders.excel.tables import add_recorded_sheets
+from reports.builders.excel.tables import write_prices
+from reports.builders.excel.writer import PrintSetup
+from reports.builders.excel.writer import save
 from reports.content import ReportContent
 from reports.formatting import timestamp
 

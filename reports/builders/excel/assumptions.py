@@ -9,32 +9,32 @@ from __future__ import annotations
 
 import math
 
-from reports.builders.excel.cells import (
-    COUNT,
-    NUMBER,
-    PERCENT,
-    SCIENTIFIC,
-    USD_PRICE,
-    absolute,
-    absolute_range,
-    comment,
-    define_name,
-    header_row,
-    put_number,
-    put_text,
-    section,
-    set_widths,
-    style_input,
-    title,
-)
+from reports.builders.excel.cells import COUNT
+from reports.builders.excel.cells import NUMBER
+from reports.builders.excel.cells import PERCENT
+from reports.builders.excel.cells import SCIENTIFIC
+from reports.builders.excel.cells import USD_PRICE
+from reports.builders.excel.cells import absolute
+from reports.builders.excel.cells import absolute_range
+from reports.builders.excel.cells import comment
+from reports.builders.excel.cells import define_name
+from reports.builders.excel.cells import header_row
+from reports.builders.excel.cells import put_number
+from reports.builders.excel.cells import put_text
+from reports.builders.excel.cells import section
+from reports.builders.excel.cells import set_widths
+from reports.builders.excel.cells import style_input
+from reports.builders.excel.cells import title
 from reports.builders.excel.grid import Sheet
-from reports.builders.excel.names import input_name, rent_name
+from reports.builders.excel.names import input_name
+from reports.builders.excel.names import rent_name
 from reports.content import ReportContent
 from tco import engine
 from tco.engine.carbon import KG_PER_TONNE
 from tco.engine.compose import BREAKEVEN_RELATIVE_TOLERANCE
 from tco.engine.counting import WHOLE_COUNT_TOLERANCE
-from tco.engine.metrics import SECONDS_PER_HOUR, TOKENS_PER_MILLION
+from tco.engine.metrics import SECONDS_PER_HOUR
+from tco.engine.metrics import TOKENS_PER_MILLION
 from tco.engine.power import KWH_PER_MWH
 from tco.engine.rent import GB_PER_TB
 from tco.engine.timeline import MONTHS_PER_YEAR

@@ -8,23 +8,22 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from reports.builders.excel.cells import (
-    COUNT,
-    NUMBER,
-    PERCENT,
-    TOTAL_FONT,
-    USD,
-    USD_PRICE,
-    absolute,
-    define_name,
-    header_row,
-    put_formula,
-    put_text,
-    set_widths,
-    title,
-)
+from reports.builders.excel.cells import COUNT
+from reports.builders.excel.cells import NUMBER
+from reports.builders.excel.cells import PERCENT
+from reports.builders.excel.cells import TOTAL_FONT
+from reports.builders.excel.cells import USD
+from reports.builders.excel.cells import USD_PRICE
+from reports.builders.excel.cells import absolute
+from reports.builders.excel.cells import define_name
+from reports.builders.excel.cells import header_row
+from reports.builders.excel.cells import put_formula
+from reports.builders.excel.cells import put_text
+from reports.builders.excel.cells import set_widths
+from reports.builders.excel.cells import title
 from reports.builders.excel.grid import Sheet
-from reports.content import CAPEX_LABELS, ReportContent
+from reports.content import CAPEX_LABELS
+from reports.content import ReportContent
 
 
 class CapexLine(NamedTuple):

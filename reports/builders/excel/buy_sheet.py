@@ -9,19 +9,20 @@ flows but is not in them (accounting, not cash).
 
 from __future__ import annotations
 
-from reports.builders.excel.cells import (
-    COUNT,
-    NUMBER,
-    PERCENT,
-    USD,
-    comment,
-    define_name,
-    section,
-    set_widths,
-    title,
-)
-from reports.builders.excel.grid import Sheet, get_column_letter
-from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
+from reports.builders.excel.cells import COUNT
+from reports.builders.excel.cells import NUMBER
+from reports.builders.excel.cells import PERCENT
+from reports.builders.excel.cells import USD
+from reports.builders.excel.cells import comment
+from reports.builders.excel.cells import define_name
+from reports.builders.excel.cells import section
+from reports.builders.excel.cells import set_widths
+from reports.builders.excel.cells import title
+from reports.builders.excel.grid import Sheet
+from reports.builders.excel.grid import get_column_letter
+from reports.builders.excel.monthly import MonthlyTable
+from reports.builders.excel.monthly import fill_column
+from reports.builders.excel.monthly import start_table
 from reports.builders.excel.names import Block
 from reports.content import ReportContent
 from tco.engine.vocabulary import line_label

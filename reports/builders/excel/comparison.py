@@ -11,26 +11,28 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from reports.builders.excel.cells import (
-    COUNT,
-    NUMBER,
-    PERCENT,
-    RIGHT,
-    USD,
-    USD_PRICE,
-    absolute,
-    comment,
-    define_name,
-    header_row,
-    put_formula,
-    put_text,
-    section,
-    set_widths,
-    title,
-)
-from reports.builders.excel.grid import Sheet, get_column_letter
-from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
-from reports.builders.excel.names import Block, rent_name
+from reports.builders.excel.cells import COUNT
+from reports.builders.excel.cells import NUMBER
+from reports.builders.excel.cells import PERCENT
+from reports.builders.excel.cells import RIGHT
+from reports.builders.excel.cells import USD
+from reports.builders.excel.cells import USD_PRICE
+from reports.builders.excel.cells import absolute
+from reports.builders.excel.cells import comment
+from reports.builders.excel.cells import define_name
+from reports.builders.excel.cells import header_row
+from reports.builders.excel.cells import put_formula
+from reports.builders.excel.cells import put_text
+from reports.builders.excel.cells import section
+from reports.builders.excel.cells import set_widths
+from reports.builders.excel.cells import title
+from reports.builders.excel.grid import Sheet
+from reports.builders.excel.grid import get_column_letter
+from reports.builders.excel.monthly import MonthlyTable
+from reports.builders.excel.monthly import fill_column
+from reports.builders.excel.monthly import start_table
+from reports.builders.excel.names import Block
+from reports.builders.excel.names import rent_name
 from reports.content import ReportContent
 from tco import engine
 from tco.engine.figures import scalar

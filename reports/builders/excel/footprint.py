@@ -5,16 +5,14 @@ Each formula is the engine's (tco/engine/footprint.py and power.py) over the nam
 
 from __future__ import annotations
 
-from reports.builders.excel.cells import (
-    COUNT,
-    NUMBER,
-    USD_PRICE,
-    header_row,
-    put_text,
-    section,
-    set_widths,
-    title,
-)
+from reports.builders.excel.cells import COUNT
+from reports.builders.excel.cells import NUMBER
+from reports.builders.excel.cells import USD_PRICE
+from reports.builders.excel.cells import header_row
+from reports.builders.excel.cells import put_text
+from reports.builders.excel.cells import section
+from reports.builders.excel.cells import set_widths
+from reports.builders.excel.cells import title
 from reports.builders.excel.grid import Sheet
 from reports.builders.excel.names import Block
 from reports.content import ReportContent

@@ -18,7 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from reports.builders.excel.grid import Book, Cell, Sheet, column_index, coordinate
+from reports.builders.excel.grid import Book
+from reports.builders.excel.grid import Cell
+from reports.builders.excel.grid import Sheet
+from reports.builders.excel.grid import column_index
+from reports.builders.excel.grid import coordinate
 
 IRR_STEPS = 20
 IRR_EPSILON = 1e-7

@@ -8,7 +8,8 @@ it with XlsxWriter, each formula with its value, so the file shows its figures i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 _COORDINATE = re.compile(r"^\$?([A-Z]{1,3})\$?(\d+)$")

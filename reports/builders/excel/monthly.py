@@ -9,8 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reports.builders.excel.cells import MONTH, USD, absolute_range, define_name, header_row, put_formula
-from reports.builders.excel.grid import Sheet, get_column_letter
+from reports.builders.excel.cells import MONTH
+from reports.builders.excel.cells import USD
+from reports.builders.excel.cells import absolute_range
+from reports.builders.excel.cells import define_name
+from reports.builders.excel.cells import header_row
+from reports.builders.excel.cells import put_formula
+from reports.builders.excel.grid import Sheet
+from reports.builders.excel.grid import get_column_letter
 
 MONTH_COLUMN = 1
 

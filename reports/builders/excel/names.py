@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reports.builders.excel.cells import NUMBER, absolute, define_name, put_formula, put_text
+from reports.builders.excel.cells import NUMBER
+from reports.builders.excel.cells import absolute
+from reports.builders.excel.cells import define_name
+from reports.builders.excel.cells import put_formula
+from reports.builders.excel.cells import put_text
 from reports.builders.excel.grid import Sheet
 
 RENT_SECTION = "rent"

@@ -7,22 +7,21 @@ discounts its first argument, so the sheet writes first flow + NPV(monthly rate,
 
 from __future__ import annotations
 
-from reports.builders.excel.cells import (
-    COUNT,
-    MONTH,
-    NUMBER,
-    PERCENT,
-    TOTAL_FONT,
-    USD,
-    header_row,
-    put_formula,
-    put_number,
-    put_text,
-    section,
-    set_widths,
-    title,
-)
-from reports.builders.excel.grid import Sheet, get_column_letter
+from reports.builders.excel.cells import COUNT
+from reports.builders.excel.cells import MONTH
+from reports.builders.excel.cells import NUMBER
+from reports.builders.excel.cells import PERCENT
+from reports.builders.excel.cells import TOTAL_FONT
+from reports.builders.excel.cells import USD
+from reports.builders.excel.cells import header_row
+from reports.builders.excel.cells import put_formula
+from reports.builders.excel.cells import put_number
+from reports.builders.excel.cells import put_text
+from reports.builders.excel.cells import section
+from reports.builders.excel.cells import set_widths
+from reports.builders.excel.cells import title
+from reports.builders.excel.grid import Sheet
+from reports.builders.excel.grid import get_column_letter
 from reports.content import RecordedPlan
 
 BASELINE_HEADINGS = {"all_rent": "All rent: cash (USD)", "all_buy": "All buy: cash (USD)"}

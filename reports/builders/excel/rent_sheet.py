@@ -8,20 +8,21 @@ prices move once a year by the option's price change; egress and storage do not.
 
 from __future__ import annotations
 
-from reports.builders.excel.cells import (
-    COUNT,
-    NUMBER,
-    USD,
-    absolute,
-    define_name,
-    put_formula,
-    put_text,
-    section,
-    set_widths,
-    title,
-)
-from reports.builders.excel.grid import Sheet, get_column_letter
-from reports.builders.excel.monthly import MonthlyTable, fill_column, start_table
+from reports.builders.excel.cells import COUNT
+from reports.builders.excel.cells import NUMBER
+from reports.builders.excel.cells import USD
+from reports.builders.excel.cells import absolute
+from reports.builders.excel.cells import define_name
+from reports.builders.excel.cells import put_formula
+from reports.builders.excel.cells import put_text
+from reports.builders.excel.cells import section
+from reports.builders.excel.cells import set_widths
+from reports.builders.excel.cells import title
+from reports.builders.excel.grid import Sheet
+from reports.builders.excel.grid import get_column_letter
+from reports.builders.excel.monthly import MonthlyTable
+from reports.builders.excel.monthly import fill_column
+from reports.builders.excel.monthly import start_table
 from reports.builders.excel.names import rent_name
 from reports.content import ReportContent
 from tco.engine.vocabulary import line_label

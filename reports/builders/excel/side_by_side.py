@@ -10,31 +10,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from reports.builders.excel.cells import (
-    COUNT,
-    LINE_COLOURS,
-    MONTH,
-    PERCENT,
-    RIGHT,
-    TALL_HEADER_HEIGHT,
-    TEXT,
-    TOTAL_FONT,
-    USD,
-    USD_PRICE,
-    WRAP,
-    absolute,
-    define_name,
-    header_row,
-    put_formula,
-    put_number,
-    put_text,
-    section,
-    set_widths,
-    title,
-)
-from reports.builders.excel.grid import Book, Chart, Sheet, get_column_letter
+from reports.builders.excel.cells import COUNT
+from reports.builders.excel.cells import LINE_COLOURS
+from reports.builders.excel.cells import MONTH
+from reports.builders.excel.cells import PERCENT
+from reports.builders.excel.cells import RIGHT
+from reports.builders.excel.cells import TALL_HEADER_HEIGHT
+from reports.builders.excel.cells import TEXT
+from reports.builders.excel.cells import TOTAL_FONT
+from reports.builders.excel.cells import USD
+from reports.builders.excel.cells import USD_PRICE
+from reports.builders.excel.cells import WRAP
+from reports.builders.excel.cells import absolute
+from reports.builders.excel.cells import define_name
+from reports.builders.excel.cells import header_row
+from reports.builders.excel.cells import put_formula
+from reports.builders.excel.cells import put_number
+from reports.builders.excel.cells import put_text
+from reports.builders.excel.cells import section
+from reports.builders.excel.cells import set_widths
+from reports.builders.excel.cells import title
+from reports.builders.excel.grid import Book
+from reports.builders.excel.grid import Chart
+from reports.builders.excel.grid import Sheet
+from reports.builders.excel.grid import get_column_letter
 from reports.builders.excel.monthly import start_table
-from reports.builders.excel.writer import PrintSetup, save
+from reports.builders.excel.writer import PrintSetup
+from reports.builders.excel.writer import save
 from reports.formatting import timestamp
 from tco.side_by_side import Column
 

@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
-from reports.builders.excel.cells import (
-    COUNT,
-    LINE_COLOURS,
-    RIGHT,
-    USD,
-    USD_PRICE,
-    WRAP,
-    absolute,
-    absolute_range,
-    header_row,
-    put_formula,
-    put_text,
-    section,
-    set_widths,
-    title,
-)
+from reports.builders.excel.cells import COUNT
+from reports.builders.excel.cells import LINE_COLOURS
+from reports.builders.excel.cells import RIGHT
+from reports.builders.excel.cells import USD
+from reports.builders.excel.cells import USD_PRICE
+from reports.builders.excel.cells import WRAP
+from reports.builders.excel.cells import absolute
+from reports.builders.excel.cells import absolute_range
+from reports.builders.excel.cells import header_row
+from reports.builders.excel.cells import put_formula
+from reports.builders.excel.cells import put_text
+from reports.builders.excel.cells import section
+from reports.builders.excel.cells import set_widths
+from reports.builders.excel.cells import title
 from reports.builders.excel.comparison import ComparisonLayout
-from reports.builders.excel.grid import Chart, Sheet, get_column_letter
+from reports.builders.excel.grid import Chart
+from reports.builders.excel.grid import Sheet
+from reports.builders.excel.grid import get_column_letter
 from reports.builders.excel.names import rent_name
-from reports.content import ReportContent, describe_path, top_movers
-from reports.formatting import format_usd_cents, timestamp
+from reports.content import ReportContent
+from reports.content import describe_path
+from reports.content import top_movers
+from reports.formatting import format_usd_cents
+from reports.formatting import timestamp
 
 SHEET = "Summary"
 CHART_ANCHOR_GAP = 2

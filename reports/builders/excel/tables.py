@@ -7,30 +7,37 @@ import math
 import numpy as np
 import pandas as pd
 
-from reports.builders.excel.cells import (
-    COUNT,
-    NOTE_FONT,
-    NUMBER,
-    PERCENT,
-    TEXT,
-    TOTAL_FONT,
-    USD,
-    USD_PRICE,
-    absolute_range,
-    format_for,
-    header_row,
-    put_number,
-    put_text,
-    section,
-    set_widths,
-    title,
-)
-from reports.builders.excel.grid import Book, Chart, Sheet, get_column_letter
-from reports.content import RecordedRun, ReportContent, SizingSummary, describe_path
+from reports.builders.excel.cells import COUNT
+from reports.builders.excel.cells import NOTE_FONT
+from reports.builders.excel.cells import NUMBER
+from reports.builders.excel.cells import PERCENT
+from reports.builders.excel.cells import TEXT
+from reports.builders.excel.cells import TOTAL_FONT
+from reports.builders.excel.cells import USD
+from reports.builders.excel.cells import USD_PRICE
+from reports.builders.excel.cells import absolute_range
+from reports.builders.excel.cells import format_for
+from reports.builders.excel.cells import header_row
+from reports.builders.excel.cells import put_number
+from reports.builders.excel.cells import put_text
+from reports.builders.excel.cells import section
+from reports.builders.excel.cells import set_widths
+from reports.builders.excel.cells import title
+from reports.builders.excel.grid import Book
+from reports.builders.excel.grid import Chart
+from reports.builders.excel.grid import Sheet
+from reports.builders.excel.grid import get_column_letter
+from reports.content import RecordedRun
+from reports.content import ReportContent
+from reports.content import SizingSummary
+from reports.content import describe_path
 from reports.formatting import timestamp
 from tco import engine
-from tco.engine.vocabulary import input_term, result_term
-from tco.runs.compute import BUY_COST_COLUMN, OPTION_METRICS, WINNER_COLUMN
+from tco.engine.vocabulary import input_term
+from tco.engine.vocabulary import result_term
+from tco.runs.compute import BUY_COST_COLUMN
+from tco.runs.compute import OPTION_METRICS
+from tco.runs.compute import WINNER_COLUMN
 from tco.services.engine_inputs import PriceUsed
 
 PRICES_SHEET = "Prices"

@@ -15,7 +15,10 @@ import xlsxwriter
 from xlsxwriter.format import Format
 
 from reports.builders.excel.formulas import compute
-from reports.builders.excel.grid import Book, Cell, Chart, Sheet
+from reports.builders.excel.grid import Book
+from reports.builders.excel.grid import Cell
+from reports.builders.excel.grid import Chart
+from reports.builders.excel.grid import Sheet
 
 # XlsxWriter reads a series name like "x!A0" as a reference to a cell; names are text.
 _LOOKS_LIKE_REFERENCE = re.compile(r"^=?[^!]+!\$?[A-Z]+\$?\d+")

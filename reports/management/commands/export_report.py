@@ -7,10 +7,14 @@ import os
 import tempfile
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
+from django.core.management.base import CommandParser
 
-from reports.choices import PaperSize, ReportFormat
-from reports.services import report_build, report_content_for
+from reports.choices import PaperSize
+from reports.choices import ReportFormat
+from reports.services import report_build
+from reports.services import report_content_for
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
 

@@ -13,11 +13,20 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from tco.engine.inputs import BuyOption, CoolingTier, Facility, RentOption
-from tco.engine.plan import Demand, Limits, OwnedChoice, PlanInputs, RentChoice, make_plan
+from tco.engine.inputs import BuyOption
+from tco.engine.inputs import CoolingTier
+from tco.engine.inputs import Facility
+from tco.engine.inputs import RentOption
+from tco.engine.plan import Demand
+from tco.engine.plan import Limits
+from tco.engine.plan import OwnedChoice
+from tco.engine.plan import PlanInputs
+from tco.engine.plan import RentChoice
+from tco.engine.plan import make_plan
 from tco.engine.plan.program import build_program
 from tco.engine.plan.solve import solve_program
-from tco.engine.plan.uncertainty import cases_of, reevaluate
+from tco.engine.plan.uncertainty import cases_of
+from tco.engine.plan.uncertainty import reevaluate
 
 DRAWS = 1_000
 PROCESSES = 2

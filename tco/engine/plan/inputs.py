@@ -9,10 +9,15 @@ reference accelerators per accelerator, as in like-for-like comparisons).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from enum import StrEnum
 
-from tco.engine.inputs import BuyOption, CoolingTier, Facility, InputError, RentOption
+from tco.engine.inputs import BuyOption
+from tco.engine.inputs import CoolingTier
+from tco.engine.inputs import Facility
+from tco.engine.inputs import InputError
+from tco.engine.inputs import RentOption
 
 
 class CapexTiming(StrEnum):

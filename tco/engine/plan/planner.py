@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from tco.engine.inputs import PricingModel
-from tco.engine.plan.inputs import Limits, PlanInputs
-from tco.engine.plan.program import LIMIT_FAMILIES, Program, build_program
-from tco.engine.plan.solve import Infeasible, Solution, relief_values, solve_program
+from tco.engine.plan.inputs import Limits
+from tco.engine.plan.inputs import PlanInputs
+from tco.engine.plan.program import LIMIT_FAMILIES
+from tco.engine.plan.program import Program
+from tco.engine.plan.program import build_program
+from tco.engine.plan.solve import Infeasible
+from tco.engine.plan.solve import Solution
+from tco.engine.plan.solve import relief_values
+from tco.engine.plan.solve import solve_program
 from tco.engine.plan.validation import validate_plan
 
 LIMIT_LABELS = {

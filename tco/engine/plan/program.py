@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,8 +29,11 @@ from scipy import sparse
 
 from tco.engine.finance import discount_factors
 from tco.engine.inputs import PricingModel
-from tco.engine.plan.inputs import CapexTiming, PlanInputs, RentChoice
-from tco.engine.plan.unit_costs import SystemUnitCosts, system_unit_costs
+from tco.engine.plan.inputs import CapexTiming
+from tco.engine.plan.inputs import PlanInputs
+from tco.engine.plan.inputs import RentChoice
+from tco.engine.plan.unit_costs import SystemUnitCosts
+from tco.engine.plan.unit_costs import system_unit_costs
 from tco.engine.rent import data_usd_per_month
 from tco.engine.timeline import price_year
 

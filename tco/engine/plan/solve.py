@@ -7,9 +7,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+from scipy.optimize import Bounds
+from scipy.optimize import LinearConstraint
+from scipy.optimize import linprog
+from scipy.optimize import milp
 
-from tco.engine.plan.program import CATEGORIES, Program
+from tco.engine.plan.program import CATEGORIES
+from tco.engine.plan.program import Program
 
 # HiGHS proves optimality within this relative gap; small enough for cent-level figures.
 MIP_RELATIVE_GAP = 1e-6

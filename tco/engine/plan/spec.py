@@ -24,11 +24,18 @@ from __future__ import annotations
 import csv
 import io
 import math
-from dataclasses import fields, replace
+from dataclasses import fields
+from dataclasses import replace
 from typing import Any
 
-from tco.engine.inputs import BuyOption, Scenario
-from tco.engine.plan.inputs import Demand, Limits, OwnedChoice, PlanInputError, PlanInputs, RentChoice
+from tco.engine.inputs import BuyOption
+from tco.engine.inputs import Scenario
+from tco.engine.plan.inputs import Demand
+from tco.engine.plan.inputs import Limits
+from tco.engine.plan.inputs import OwnedChoice
+from tco.engine.plan.inputs import PlanInputError
+from tco.engine.plan.inputs import PlanInputs
+from tco.engine.plan.inputs import RentChoice
 
 MAX_MONTHS = 240
 OWNED_KEYS = {

@@ -14,7 +14,8 @@ rent_price_factor[i]. A draw with delta 0 and factor 1 gives the plan's NPV.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,9 @@ from numpy.typing import NDArray
 from tco.engine.inputs import PricingModel
 from tco.engine.plan.inputs import PlanInputs
 from tco.engine.plan.planner import baselines
-from tco.engine.plan.program import CATEGORIES, Program, build_program
+from tco.engine.plan.program import CATEGORIES
+from tco.engine.plan.program import Program
+from tco.engine.plan.program import build_program
 
 RENT_PRICE_CATEGORIES = ("reserved", "on_demand", "spot")
 

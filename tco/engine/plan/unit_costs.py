@@ -14,11 +14,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.engine.buy import capex_usd, hardware_capex_usd, opex_usd_per_month
+from tco.engine.buy import capex_usd
+from tco.engine.buy import hardware_capex_usd
+from tco.engine.buy import opex_usd_per_month
 from tco.engine.footprint import fleet_footprint
-from tco.engine.inputs import Finance, Scenario, Workload
-from tco.engine.plan.inputs import OwnedChoice, PlanInputs
-from tco.engine.power import capped_power_kw, energy_cost_usd, facility_power_kw, systems_per_rack
+from tco.engine.inputs import Finance
+from tco.engine.inputs import Scenario
+from tco.engine.inputs import Workload
+from tco.engine.plan.inputs import OwnedChoice
+from tco.engine.plan.inputs import PlanInputs
+from tco.engine.power import capped_power_kw
+from tco.engine.power import energy_cost_usd
+from tco.engine.power import facility_power_kw
+from tco.engine.power import systems_per_rack
 from tco.engine.timeline import MONTHS_PER_YEAR
 
 PER_SYSTEM_CAPEX = ("systems", "network", "spares", "cooling_plant", "facility_buildout")

@@ -6,9 +6,13 @@ import math
 
 import numpy as np
 
-from tco.engine.inputs import InputError, numeric_fields
-from tco.engine.plan.inputs import CapexTiming, PlanInputError, PlanInputs
-from tco.engine.validation import _check_pricing_terms, _check_range
+from tco.engine.inputs import InputError
+from tco.engine.inputs import numeric_fields
+from tco.engine.plan.inputs import CapexTiming
+from tco.engine.plan.inputs import PlanInputError
+from tco.engine.plan.inputs import PlanInputs
+from tco.engine.validation import _check_pricing_terms
+from tco.engine.validation import _check_range
 
 
 def validate_plan(inputs: PlanInputs) -> None:

@@ -8,46 +8,38 @@ Print the summary table with ``python -m tco.engine.sizing.table``.
 from __future__ import annotations
 
 from tco.engine.sizing.errors import SizingInputError
-from tco.engine.sizing.fit import fit_inference, fit_training
-from tco.engine.sizing.inference import decode_roofline, size_inference
-from tco.engine.sizing.inputs import (
-    AcceleratorSpec,
-    ActivationRecomputation,
-    FitPolicy,
-    ModelShape,
-    Precision,
-    ShardingStrategy,
-)
-from tco.engine.sizing.memory import (
-    accelerators_to_hold,
-    bytes_per_value,
-    inference_memory,
-    kv_cache_memory_gb,
-    training_memory,
-    training_memory_per_device_gb,
-    weights_memory_gb,
-)
-from tco.engine.sizing.results import (
-    Assumption,
-    DecodeRoofline,
-    FitResult,
-    InferenceSizing,
-    MemoryBreakdown,
-    TrainingSizing,
-)
-from tco.engine.sizing.training import (
-    accelerators_for_deadline,
-    scaling_efficiency,
-    size_training,
-    training_flops,
-    training_time_s,
-)
-from tco.engine.sizing.workloads import (
-    InferenceTarget,
-    ScalingEfficiencyTable,
-    TrainingJob,
-    TrainingStateBytesPerParameter,
-)
+from tco.engine.sizing.fit import fit_inference
+from tco.engine.sizing.fit import fit_training
+from tco.engine.sizing.inference import decode_roofline
+from tco.engine.sizing.inference import size_inference
+from tco.engine.sizing.inputs import AcceleratorSpec
+from tco.engine.sizing.inputs import ActivationRecomputation
+from tco.engine.sizing.inputs import FitPolicy
+from tco.engine.sizing.inputs import ModelShape
+from tco.engine.sizing.inputs import Precision
+from tco.engine.sizing.inputs import ShardingStrategy
+from tco.engine.sizing.memory import accelerators_to_hold
+from tco.engine.sizing.memory import bytes_per_value
+from tco.engine.sizing.memory import inference_memory
+from tco.engine.sizing.memory import kv_cache_memory_gb
+from tco.engine.sizing.memory import training_memory
+from tco.engine.sizing.memory import training_memory_per_device_gb
+from tco.engine.sizing.memory import weights_memory_gb
+from tco.engine.sizing.results import Assumption
+from tco.engine.sizing.results import DecodeRoofline
+from tco.engine.sizing.results import FitResult
+from tco.engine.sizing.results import InferenceSizing
+from tco.engine.sizing.results import MemoryBreakdown
+from tco.engine.sizing.results import TrainingSizing
+from tco.engine.sizing.training import accelerators_for_deadline
+from tco.engine.sizing.training import scaling_efficiency
+from tco.engine.sizing.training import size_training
+from tco.engine.sizing.training import training_flops
+from tco.engine.sizing.training import training_time_s
+from tco.engine.sizing.workloads import InferenceTarget
+from tco.engine.sizing.workloads import ScalingEfficiencyTable
+from tco.engine.sizing.workloads import TrainingJob
+from tco.engine.sizing.workloads import TrainingStateBytesPerParameter
 
 __all__ = [
     "AcceleratorSpec",

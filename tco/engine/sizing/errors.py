@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from tco.engine.inputs import InputError, numeric_fields
+from tco.engine.inputs import InputError
+from tco.engine.inputs import numeric_fields
 
 
 class SizingInputError(InputError):

@@ -17,16 +17,19 @@ import numpy as np
 from tco.engine.counting import ceil_count
 from tco.engine.inputs import Numeric
 from tco.engine.sizing.errors import SizingInputError
-from tco.engine.sizing.inputs import AcceleratorSpec, FitPolicy, ModelShape, ShardingStrategy
-from tco.engine.sizing.memory import (
-    inference_memory,
-    split_training_state_gb,
-    training_memory,
-    training_memory_per_device_gb,
-    usable_memory_gb,
-)
-from tco.engine.sizing.results import FitResult, as_output
-from tco.engine.sizing.workloads import InferenceTarget, TrainingJob
+from tco.engine.sizing.inputs import AcceleratorSpec
+from tco.engine.sizing.inputs import FitPolicy
+from tco.engine.sizing.inputs import ModelShape
+from tco.engine.sizing.inputs import ShardingStrategy
+from tco.engine.sizing.memory import inference_memory
+from tco.engine.sizing.memory import split_training_state_gb
+from tco.engine.sizing.memory import training_memory
+from tco.engine.sizing.memory import training_memory_per_device_gb
+from tco.engine.sizing.memory import usable_memory_gb
+from tco.engine.sizing.results import FitResult
+from tco.engine.sizing.results import as_output
+from tco.engine.sizing.workloads import InferenceTarget
+from tco.engine.sizing.workloads import TrainingJob
 
 WORKING_SET_TOO_LARGE = (
     "what every device must hold whole (activations, unsharded state) exceeds its usable memory"

@@ -25,14 +25,15 @@ from tco.engine.inputs import Numeric
 from tco.engine.metrics import cost_per_million_tokens_usd
 from tco.engine.sizing.errors import check_range
 from tco.engine.sizing.fit import fit_inference
-from tco.engine.sizing.inputs import AcceleratorSpec, FitPolicy, ModelShape
-from tco.engine.sizing.memory import kv_cache_memory_gb, weights_memory_gb
-from tco.engine.sizing.results import (
-    Assumption,
-    DecodeRoofline,
-    InferenceSizing,
-    as_output,
-)
+from tco.engine.sizing.inputs import AcceleratorSpec
+from tco.engine.sizing.inputs import FitPolicy
+from tco.engine.sizing.inputs import ModelShape
+from tco.engine.sizing.memory import kv_cache_memory_gb
+from tco.engine.sizing.memory import weights_memory_gb
+from tco.engine.sizing.results import Assumption
+from tco.engine.sizing.results import DecodeRoofline
+from tco.engine.sizing.results import InferenceSizing
+from tco.engine.sizing.results import as_output
 from tco.engine.sizing.units import FLOPS_PER_TFLOPS
 from tco.engine.sizing.workloads import InferenceTarget
 

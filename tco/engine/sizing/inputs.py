@@ -13,20 +13,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from tco.engine.inputs import Numeric, numeric, share
-from tco.engine.sizing.errors import (
-    SizingInputError,
-    check_range,
-    check_whole,
-    validate_numeric_fields,
-)
+from tco.engine.inputs import Numeric
+from tco.engine.inputs import numeric
+from tco.engine.inputs import share
+from tco.engine.sizing.errors import SizingInputError
+from tco.engine.sizing.errors import check_range
+from tco.engine.sizing.errors import check_whole
+from tco.engine.sizing.errors import validate_numeric_fields
 from tco.engine.sizing.results import Assumption
 
 

@@ -10,17 +10,16 @@ import numpy as np
 
 from tco.engine.counting import ceil_count
 from tco.engine.inputs import Numeric
-from tco.engine.sizing.inputs import (
-    BYTES_PER_VALUE,
-    SHARDED_COMPONENTS,
-    ActivationRecomputation,
-    ModelShape,
-    Precision,
-    ShardingStrategy,
-)
+from tco.engine.sizing.inputs import BYTES_PER_VALUE
+from tco.engine.sizing.inputs import SHARDED_COMPONENTS
+from tco.engine.sizing.inputs import ActivationRecomputation
+from tco.engine.sizing.inputs import ModelShape
+from tco.engine.sizing.inputs import Precision
+from tco.engine.sizing.inputs import ShardingStrategy
 from tco.engine.sizing.results import MemoryBreakdown
 from tco.engine.sizing.units import BYTES_PER_GB
-from tco.engine.sizing.workloads import InferenceTarget, TrainingJob
+from tco.engine.sizing.workloads import InferenceTarget
+from tco.engine.sizing.workloads import TrainingJob
 
 # Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
 # Transformer Models", eq. 1-2 and section 5: bytes of 16-bit activations a

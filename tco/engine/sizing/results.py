@@ -8,7 +8,9 @@ rests on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass
+from dataclasses import fields
+from dataclasses import is_dataclass
 from enum import Enum
 from typing import Any
 

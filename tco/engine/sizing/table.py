@@ -12,12 +12,16 @@ from typing import Any
 import numpy as np
 
 from tco.engine.model_presets import MODEL_PRESETS
-from tco.engine.sizing.fit import fit_inference, fit_training
-from tco.engine.sizing.inputs import AcceleratorSpec, ModelShape, Precision
+from tco.engine.sizing.fit import fit_inference
+from tco.engine.sizing.fit import fit_training
+from tco.engine.sizing.inputs import AcceleratorSpec
+from tco.engine.sizing.inputs import ModelShape
+from tco.engine.sizing.inputs import Precision
 from tco.engine.sizing.memory import weights_memory_gb
 from tco.engine.sizing.training import training_time_s
 from tco.engine.sizing.units import SECONDS_PER_DAY
-from tco.engine.sizing.workloads import InferenceTarget, TrainingJob
+from tco.engine.sizing.workloads import InferenceTarget
+from tco.engine.sizing.workloads import TrainingJob
 
 H100_SXM_80GB = AcceleratorSpec(
     name="NVIDIA H100 SXM 80GB",

@@ -11,13 +11,21 @@ import numpy as np
 from tco.engine.counting import ceil_count
 from tco.engine.inputs import Numeric
 from tco.engine.metrics import SECONDS_PER_HOUR
-from tco.engine.sizing.errors import SizingInputError, check_range
-from tco.engine.sizing.fit import TOO_MANY_ACCELERATORS, fit_training
-from tco.engine.sizing.inputs import AcceleratorSpec, FitPolicy, ModelShape
+from tco.engine.sizing.errors import SizingInputError
+from tco.engine.sizing.errors import check_range
+from tco.engine.sizing.fit import TOO_MANY_ACCELERATORS
+from tco.engine.sizing.fit import fit_training
+from tco.engine.sizing.inputs import AcceleratorSpec
+from tco.engine.sizing.inputs import FitPolicy
+from tco.engine.sizing.inputs import ModelShape
 from tco.engine.sizing.memory import training_memory_per_device_gb
-from tco.engine.sizing.results import Assumption, TrainingSizing, as_output
-from tco.engine.sizing.units import FLOPS_PER_TFLOPS, SECONDS_PER_DAY
-from tco.engine.sizing.workloads import ScalingEfficiencyTable, TrainingJob
+from tco.engine.sizing.results import Assumption
+from tco.engine.sizing.results import TrainingSizing
+from tco.engine.sizing.results import as_output
+from tco.engine.sizing.units import FLOPS_PER_TFLOPS
+from tco.engine.sizing.units import SECONDS_PER_DAY
+from tco.engine.sizing.workloads import ScalingEfficiencyTable
+from tco.engine.sizing.workloads import TrainingJob
 
 # Forward (2) plus backward (4) FLOPs per parameter per token (Kaplan et al. 2020).
 TRAINING_FLOPS_PER_PARAMETER_PER_TOKEN = 6.0

@@ -8,23 +8,22 @@ and raises `SizingInputError` naming the field.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 import numpy as np
 
-from tco.engine.inputs import Numeric, numeric, share
-from tco.engine.sizing.errors import (
-    SizingInputError,
-    check_range,
-    check_whole,
-    validate_numeric_fields,
-)
-from tco.engine.sizing.inputs import (
-    ActivationRecomputation,
-    Precision,
-    ShardingStrategy,
-    coerce_enum,
-)
+from tco.engine.inputs import Numeric
+from tco.engine.inputs import numeric
+from tco.engine.inputs import share
+from tco.engine.sizing.errors import SizingInputError
+from tco.engine.sizing.errors import check_range
+from tco.engine.sizing.errors import check_whole
+from tco.engine.sizing.errors import validate_numeric_fields
+from tco.engine.sizing.inputs import ActivationRecomputation
+from tco.engine.sizing.inputs import Precision
+from tco.engine.sizing.inputs import ShardingStrategy
+from tco.engine.sizing.inputs import coerce_enum
 from tco.engine.sizing.results import Assumption
 
 

@@ -2,10 +2,12 @@
 login; refused outside DEBUG."""
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
 
 from tco.demo import demo_team
-from teams.models import Membership, Role
+from teams.models import Membership
+from teams.models import Role
 
 DEMO_USERNAME = "admin"
 DEMO_PASSWORD = "demo-admin-password"

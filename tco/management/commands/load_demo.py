@@ -1,6 +1,7 @@
 """Load the demo scenarios (idempotent); `make run` calls it after load_catalog."""
 from django.core.exceptions import ObjectDoesNotExist
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
 
 from tco.demo import load_demo
 

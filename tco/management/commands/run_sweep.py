@@ -4,13 +4,18 @@ from __future__ import annotations
 import json
 import time
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
 from tqdm import tqdm
 
-from tco.models import RunKind, RunStatus, Scenario, SweepRun
+from tco.models import RunKind
+from tco.models import RunStatus
+from tco.models import Scenario
+from tco.models import SweepRun
 from tco.runs.errors import RunSpecError
 from tco.runs.services import sweep_run_start
-from tco.runs.specs import axis_from_text, distribution_from_text
+from tco.runs.specs import axis_from_text
+from tco.runs.specs import distribution_from_text
 
 POLL_EVERY_S = 0.5
 

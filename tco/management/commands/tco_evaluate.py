@@ -2,7 +2,8 @@
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
 
 from config.csv_cells import inert_frame
 from tco.services.engine_inputs import ScenarioInputError

@@ -6,16 +6,21 @@ import copy
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
+from http.server import BaseHTTPRequestHandler
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
+from urllib.parse import urlsplit
 
 import pytest
 
-from catalog.pricefeeds import HttpClient, HttpSettings
+from catalog.pricefeeds import HttpClient
+from catalog.pricefeeds import HttpSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = REPO_ROOT.parent / "shared" / "reference" / "price-feeds"

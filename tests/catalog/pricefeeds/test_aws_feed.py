@@ -8,16 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from catalog.pricefeeds import (
-    AwsPriceListFeed,
-    HttpClient,
-    MalformedPayload,
-    MissingSource,
-    PricingModel,
-    UpstreamHTTPError,
-)
+from catalog.pricefeeds import AwsPriceListFeed
+from catalog.pricefeeds import HttpClient
+from catalog.pricefeeds import MalformedPayload
+from catalog.pricefeeds import MissingSource
+from catalog.pricefeeds import PricingModel
+from catalog.pricefeeds import UpstreamHTTPError
 
-from .conftest import LocalServer, Reply
+from .conftest import LocalServer
+from .conftest import Reply
 
 VERSION_URL = "/offers/v1.0/aws/AmazonEC2/20260910195514/us-east-1/index.json"
 

@@ -9,17 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from catalog.pricefeeds import (
-    AbsurdPrice,
-    MalformedPayload,
-    PricingModel,
-    RejectionReason,
-    TruncatedPayload,
-    UnknownCurrency,
-    parse_offer_csv,
-    parse_offer_json,
-)
-from catalog.pricefeeds.records import FeedResult, ParsedPrice
+from catalog.pricefeeds import AbsurdPrice
+from catalog.pricefeeds import MalformedPayload
+from catalog.pricefeeds import PricingModel
+from catalog.pricefeeds import RejectionReason
+from catalog.pricefeeds import TruncatedPayload
+from catalog.pricefeeds import UnknownCurrency
+from catalog.pricefeeds import parse_offer_csv
+from catalog.pricefeeds import parse_offer_json
+from catalog.pricefeeds.records import FeedResult
+from catalog.pricefeeds.records import ParsedPrice
 
 PARSERS = {"json": parse_offer_json, "csv": parse_offer_csv}
 

@@ -10,21 +10,20 @@ from urllib.parse import unquote
 
 import pytest
 
-from catalog.pricefeeds import (
-    AbsurdPrice,
-    AzureRetailPricesFeed,
-    HttpClient,
-    MalformedPayload,
-    PricingModel,
-    RejectionReason,
-    TruncatedPayload,
-    UnknownCurrency,
-    UpstreamHTTPError,
-    azure_query_url,
-)
+from catalog.pricefeeds import AbsurdPrice
+from catalog.pricefeeds import AzureRetailPricesFeed
+from catalog.pricefeeds import HttpClient
+from catalog.pricefeeds import MalformedPayload
+from catalog.pricefeeds import PricingModel
+from catalog.pricefeeds import RejectionReason
+from catalog.pricefeeds import TruncatedPayload
+from catalog.pricefeeds import UnknownCurrency
+from catalog.pricefeeds import UpstreamHTTPError
+from catalog.pricefeeds import azure_query_url
 from catalog.pricefeeds.records import FeedResult
 
-from .conftest import LocalServer, Reply
+from .conftest import LocalServer
+from .conftest import Reply
 
 PAGE_1 = "azure-retail-prices-sample.json"
 PAGE_2 = "azure-retail-prices-sample-page2.json"

@@ -9,18 +9,18 @@ from typing import Any
 
 import pytest
 
-from catalog.pricefeeds import (
-    AbsurdPrice,
-    GcpBillingCatalogFeed,
-    HttpClient,
-    MalformedPayload,
-    PricingModel,
-    RejectionReason,
-    UnknownCurrency,
-)
-from catalog.pricefeeds.records import FeedResult, ParsedPrice
+from catalog.pricefeeds import AbsurdPrice
+from catalog.pricefeeds import GcpBillingCatalogFeed
+from catalog.pricefeeds import HttpClient
+from catalog.pricefeeds import MalformedPayload
+from catalog.pricefeeds import PricingModel
+from catalog.pricefeeds import RejectionReason
+from catalog.pricefeeds import UnknownCurrency
+from catalog.pricefeeds.records import FeedResult
+from catalog.pricefeeds.records import ParsedPrice
 
-from .conftest import LocalServer, Reply
+from .conftest import LocalServer
+from .conftest import Reply
 
 PAGE_1 = "gcp-billing-skus-sample.json"
 PAGE_2 = "gcp-billing-skus-sample-page2.json"

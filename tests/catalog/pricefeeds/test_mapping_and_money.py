@@ -9,9 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from catalog.pricefeeds import InstanceMap, InstanceMapError, MalformedPayload
+from catalog.pricefeeds import InstanceMap
+from catalog.pricefeeds import InstanceMapError
+from catalog.pricefeeds import MalformedPayload
 from catalog.pricefeeds.mapping import DEFAULT_INSTANCE_MAP_PATH
-from catalog.pricefeeds.money import decimal_amount, spread_over_term, units_nanos_amount
+from catalog.pricefeeds.money import decimal_amount
+from catalog.pricefeeds.money import spread_over_term
+from catalog.pricefeeds.money import units_nanos_amount
 
 # The accelerator slugs the catalog uses (catalog convention <model>-<form factor>-<memory>gb).
 CATALOG_SLUGS = {

@@ -8,17 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from catalog.pricefeeds import (
-    AbsurdPrice,
-    HttpClient,
-    LambdaCloudFeed,
-    MalformedPayload,
-    PricingModel,
-    RejectionReason,
-    RunPodFeed,
-)
+from catalog.pricefeeds import AbsurdPrice
+from catalog.pricefeeds import HttpClient
+from catalog.pricefeeds import LambdaCloudFeed
+from catalog.pricefeeds import MalformedPayload
+from catalog.pricefeeds import PricingModel
+from catalog.pricefeeds import RejectionReason
+from catalog.pricefeeds import RunPodFeed
 
-from .conftest import LocalServer, Reply
+from .conftest import LocalServer
+from .conftest import Reply
 
 LAMBDA = "lambda-instance-types-sample.json"
 RUNPOD = "runpod-gpu-types-sample.json"

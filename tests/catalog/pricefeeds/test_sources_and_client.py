@@ -7,16 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from catalog.pricefeeds import (
-    HttpClient,
-    MalformedPayload,
-    TooManyPages,
-    TruncatedPayload,
-    UpstreamHTTPError,
-)
-from catalog.pricefeeds.sources import decode_json, iter_json_pages, page_files
+from catalog.pricefeeds import HttpClient
+from catalog.pricefeeds import MalformedPayload
+from catalog.pricefeeds import TooManyPages
+from catalog.pricefeeds import TruncatedPayload
+from catalog.pricefeeds import UpstreamHTTPError
+from catalog.pricefeeds.sources import decode_json
+from catalog.pricefeeds.sources import iter_json_pages
+from catalog.pricefeeds.sources import page_files
 
-from .conftest import LocalServer, Reply
+from .conftest import LocalServer
+from .conftest import Reply
 
 
 def next_link(page: dict, _address: str) -> str | None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tco.engine.sizing import AcceleratorSpec, Precision
+from tco.engine.sizing import AcceleratorSpec
+from tco.engine.sizing import Precision
 
 A100_80GB = AcceleratorSpec(
     name="A100 SXM 80GB", memory_gb=80.0, memory_bandwidth_gb_per_s=2_000.0,

@@ -12,8 +12,14 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tco.engine import BuyOption, Facility, Finance, RentOption, Scenario, Workload
-from tco.engine.examples import COOLING, rich_scenario
+from tco.engine import BuyOption
+from tco.engine import Facility
+from tco.engine import Finance
+from tco.engine import RentOption
+from tco.engine import Scenario
+from tco.engine import Workload
+from tco.engine.examples import COOLING
+from tco.engine.examples import rich_scenario
 
 __all__ = ["COOLING", "flat_scenario", "rich_scenario", "rent_options", "scalar_scenarios"]
 

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from tco.engine import Carbon, InputError, Workload, evaluate
+from tco.engine import Carbon
+from tco.engine import InputError
+from tco.engine import Workload
+from tco.engine import evaluate
 from tests.tco.engine.scenarios import flat_scenario
 
 # flat_scenario: 32 systems of 10.2 kW (idle = max), PUE 1, 730 h a month.

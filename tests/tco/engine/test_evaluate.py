@@ -9,10 +9,16 @@ from dataclasses import replace
 import numpy as np
 import numpy_financial as npf
 import pytest
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
-from tco.engine import Finance, RentOption, Workload, evaluate, with_overrides
-from tests.tco.engine.scenarios import flat_scenario, rich_scenario
+from tco.engine import Finance
+from tco.engine import RentOption
+from tco.engine import Workload
+from tco.engine import evaluate
+from tco.engine import with_overrides
+from tests.tco.engine.scenarios import flat_scenario
+from tests.tco.engine.scenarios import rich_scenario
 
 # flat_scenario: capex 32 x $300,000; buy runs at $23,827.20 a month, rent at $2,296,755.20.
 CAPEX_USD = 9_600_000.0

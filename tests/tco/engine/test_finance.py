@@ -6,19 +6,18 @@ import math
 
 import numpy as np
 import numpy_financial as npf
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
-from tco.engine.finance import (
-    breakeven_month,
-    breakeven_utilisation,
-    discount_factors,
-    irr_per_month,
-    irr_per_year,
-    loan_balance_usd,
-    loan_payment_usd_per_month,
-    monthly_rate,
-    npv_usd,
-)
+from tco.engine.finance import breakeven_month
+from tco.engine.finance import breakeven_utilisation
+from tco.engine.finance import discount_factors
+from tco.engine.finance import irr_per_month
+from tco.engine.finance import irr_per_year
+from tco.engine.finance import loan_balance_usd
+from tco.engine.finance import loan_payment_usd_per_month
+from tco.engine.finance import monthly_rate
+from tco.engine.finance import npv_usd
 from tco.engine.timeline import price_factor_sum
 
 

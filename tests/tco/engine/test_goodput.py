@@ -9,8 +9,15 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from tco.engine import Goodput, InputError, RentOption, Workload, evaluate, with_overrides
-from tco.engine.goodput import efficiency, job_mtbf_h, young_daly_interval_h
+from tco.engine import Goodput
+from tco.engine import InputError
+from tco.engine import RentOption
+from tco.engine import Workload
+from tco.engine import evaluate
+from tco.engine import with_overrides
+from tco.engine.goodput import efficiency
+from tco.engine.goodput import job_mtbf_h
+from tco.engine.goodput import young_daly_interval_h
 from tests.tco.engine.scenarios import flat_scenario
 
 # Llama 3 (Meta, 2024, section 3.3.4): 419 unexpected interruptions in 54 days on 16,384 GPUs.

@@ -13,14 +13,23 @@ import zlib
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from numpy.testing import assert_allclose, assert_array_equal
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
-from tco.engine import InputError, Scenario, get_input, input_metadata, numeric_input_paths, validate
+from tco.engine import InputError
+from tco.engine import Scenario
+from tco.engine import get_input
+from tco.engine import input_metadata
+from tco.engine import numeric_input_paths
+from tco.engine import validate
 from tco.engine.compose import compute_result
 from tco.engine.overrides import with_overrides
 from tco.engine.reference import reference_evaluate
-from tests.tco.engine.scenarios import rich_scenario, scalar_scenarios
+from tests.tco.engine.scenarios import rich_scenario
+from tests.tco.engine.scenarios import scalar_scenarios
 
 RTOL = 1e-9
 POINTS_PER_INPUT = 64

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from tco.engine import InputError, batch_shape, batch_slice, get_input, numeric_input_paths, with_overrides
+from tco.engine import InputError
+from tco.engine import batch_shape
+from tco.engine import batch_slice
+from tco.engine import get_input
+from tco.engine import numeric_input_paths
+from tco.engine import with_overrides
 from tests.tco.engine.scenarios import rich_scenario
 
 

@@ -19,12 +19,23 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tco.engine import BuyOption, RentOption, evaluate
+from tco.engine import BuyOption
+from tco.engine import RentOption
+from tco.engine import evaluate
 from tco.engine.inputs import InputError
-from tco.engine.plan import Demand, Limits, OwnedChoice, PlanInputs, RentChoice, make_plan
-from tco.engine.plan.uncertainty import cases_of, decisions_of, reevaluate, summarise
+from tco.engine.plan import Demand
+from tco.engine.plan import Limits
+from tco.engine.plan import OwnedChoice
+from tco.engine.plan import PlanInputs
+from tco.engine.plan import RentChoice
+from tco.engine.plan import make_plan
+from tco.engine.plan.uncertainty import cases_of
+from tco.engine.plan.uncertainty import decisions_of
+from tco.engine.plan.uncertainty import reevaluate
+from tco.engine.plan.uncertainty import summarise
 
-from .scenarios import COOLING, flat_scenario
+from .scenarios import COOLING
+from .scenarios import flat_scenario
 
 SYSTEM = BuyOption(
     accelerators_per_system=8.0,

@@ -6,20 +6,23 @@ import math
 from dataclasses import replace
 
 import numpy as np
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
-from tco.engine import CoolingTier, evaluate
-from tco.engine.footprint import accelerators_to_buy, fleet_footprint, systems_needed
-from tco.engine.power import (
-    average_power_kw,
-    cooling_tier_index,
-    densest_rack_kw,
-    energy_cost_usd,
-    facility_power_kw,
-    racks_needed,
-    systems_per_rack,
-)
-from tests.tco.engine.scenarios import COOLING, flat_scenario
+from tco.engine import CoolingTier
+from tco.engine import evaluate
+from tco.engine.footprint import accelerators_to_buy
+from tco.engine.footprint import fleet_footprint
+from tco.engine.footprint import systems_needed
+from tco.engine.power import average_power_kw
+from tco.engine.power import cooling_tier_index
+from tco.engine.power import densest_rack_kw
+from tco.engine.power import energy_cost_usd
+from tco.engine.power import facility_power_kw
+from tco.engine.power import racks_needed
+from tco.engine.power import systems_per_rack
+from tests.tco.engine.scenarios import COOLING
+from tests.tco.engine.scenarios import flat_scenario
 
 SEED_003_LIMITS = [tier.max_kw_per_rack for tier in COOLING]
 

@@ -6,14 +6,22 @@ import math
 
 import numpy as np
 import numpy_financial as npf
-from hypothesis import HealthCheck, given, settings
-from numpy.testing import assert_allclose, assert_array_equal
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
-from tco.engine import Scenario, evaluate, with_overrides
+from tco.engine import Scenario
+from tco.engine import evaluate
+from tco.engine import with_overrides
 from tco.engine.compose import compute_result
-from tco.engine.overrides import get_input, input_metadata, numeric_input_paths
+from tco.engine.overrides import get_input
+from tco.engine.overrides import input_metadata
+from tco.engine.overrides import numeric_input_paths
 from tco.engine.reference import reference_evaluate
-from tests.tco.engine.scenarios import rich_scenario, scalar_scenarios
+from tests.tco.engine.scenarios import rich_scenario
+from tests.tco.engine.scenarios import scalar_scenarios
 
 RTOL = 1e-6
 

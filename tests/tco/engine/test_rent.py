@@ -7,8 +7,13 @@ from dataclasses import replace
 import numpy as np
 from numpy.testing import assert_allclose
 
-from tco.engine import Finance, RentOption, Workload, evaluate
-from tco.engine.rent import data_usd_per_month, instances_needed, usage_cost_usd
+from tco.engine import Finance
+from tco.engine import RentOption
+from tco.engine import Workload
+from tco.engine import evaluate
+from tco.engine.rent import data_usd_per_month
+from tco.engine.rent import instances_needed
+from tco.engine.rent import usage_cost_usd
 from tests.tco.engine.scenarios import flat_scenario
 
 

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from tco.engine import InputError, evaluate, with_overrides
+from tco.engine import InputError
+from tco.engine import evaluate
+from tco.engine import with_overrides
 from tests.tco.engine.scenarios import flat_scenario
 
 SYSTEMS_USD = 9_600_000.0  # 32 x $300,000

@@ -6,14 +6,24 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from numpy.testing import assert_allclose, assert_array_equal
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
-from tco.engine import evaluate, one_at_a_time, sensitivity_paths, validate, with_overrides
-from tco.engine.compose import compute_result, npv_saving_usd
+from tco.engine import evaluate
+from tco.engine import one_at_a_time
+from tco.engine import sensitivity_paths
+from tco.engine import validate
+from tco.engine import with_overrides
+from tco.engine.compose import compute_result
+from tco.engine.compose import npv_saving_usd
 from tco.engine.recommend import recommendation
 from tco.engine.vocabulary import sentence_labels
-from tests.tco.engine.scenarios import flat_scenario, rich_scenario, scalar_scenarios
+from tests.tco.engine.scenarios import flat_scenario
+from tests.tco.engine.scenarios import rich_scenario
+from tests.tco.engine.scenarios import scalar_scenarios
 
 RENT_USD_PER_MONTH = 2_296_755.20  # flat_scenario at utilisation 1
 

@@ -6,26 +6,24 @@ import json
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
-from tco.engine.model_presets import custom_model, model_preset
-from tco.engine.sizing import (
-    AcceleratorSpec,
-    FitPolicy,
-    InferenceTarget,
-    Precision,
-    ShardingStrategy,
-    SizingInputError,
-    TrainingJob,
-    accelerators_to_hold,
-    fit_inference,
-    fit_training,
-)
-from tco.engine.sizing.fit import (
-    LAYOUT_BEYOND_LIMITS,
-    TOO_MANY_ACCELERATORS,
-    WORKING_SET_TOO_LARGE,
-)
+from tco.engine.model_presets import custom_model
+from tco.engine.model_presets import model_preset
+from tco.engine.sizing import AcceleratorSpec
+from tco.engine.sizing import FitPolicy
+from tco.engine.sizing import InferenceTarget
+from tco.engine.sizing import Precision
+from tco.engine.sizing import ShardingStrategy
+from tco.engine.sizing import SizingInputError
+from tco.engine.sizing import TrainingJob
+from tco.engine.sizing import accelerators_to_hold
+from tco.engine.sizing import fit_inference
+from tco.engine.sizing import fit_training
+from tco.engine.sizing.fit import LAYOUT_BEYOND_LIMITS
+from tco.engine.sizing.fit import TOO_MANY_ACCELERATORS
+from tco.engine.sizing.fit import WORKING_SET_TOO_LARGE
 from tests.tco.engine.devices import A100_80GB
 
 LLAMA_70B = model_preset("llama-3.1-70b")

@@ -6,18 +6,18 @@ import json
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_allclose
+from numpy.testing import assert_array_equal
 
 from tco.engine.metrics import cost_per_million_tokens_usd
-from tco.engine.model_presets import custom_model, model_preset
-from tco.engine.sizing import (
-    AcceleratorSpec,
-    InferenceTarget,
-    Precision,
-    SizingInputError,
-    decode_roofline,
-    size_inference,
-)
+from tco.engine.model_presets import custom_model
+from tco.engine.model_presets import model_preset
+from tco.engine.sizing import AcceleratorSpec
+from tco.engine.sizing import InferenceTarget
+from tco.engine.sizing import Precision
+from tco.engine.sizing import SizingInputError
+from tco.engine.sizing import decode_roofline
+from tco.engine.sizing import size_inference
 from tco.engine.sizing.table import H100_SXM_80GB
 from tests.tco.engine.devices import A100_80GB
 

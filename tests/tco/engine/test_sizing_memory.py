@@ -6,21 +6,20 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from tco.engine.model_presets import custom_model, model_preset
-from tco.engine.sizing import (
-    ActivationRecomputation,
-    InferenceTarget,
-    Precision,
-    ShardingStrategy,
-    TrainingJob,
-    TrainingStateBytesPerParameter,
-    bytes_per_value,
-    inference_memory,
-    kv_cache_memory_gb,
-    training_memory,
-    training_memory_per_device_gb,
-    weights_memory_gb,
-)
+from tco.engine.model_presets import custom_model
+from tco.engine.model_presets import model_preset
+from tco.engine.sizing import ActivationRecomputation
+from tco.engine.sizing import InferenceTarget
+from tco.engine.sizing import Precision
+from tco.engine.sizing import ShardingStrategy
+from tco.engine.sizing import TrainingJob
+from tco.engine.sizing import TrainingStateBytesPerParameter
+from tco.engine.sizing import bytes_per_value
+from tco.engine.sizing import inference_memory
+from tco.engine.sizing import kv_cache_memory_gb
+from tco.engine.sizing import training_memory
+from tco.engine.sizing import training_memory_per_device_gb
+from tco.engine.sizing import weights_memory_gb
 
 # A small model whose figures are easy to check by hand.
 TOY = custom_model(

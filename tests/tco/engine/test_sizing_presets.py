@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from numpy.testing import assert_allclose
 
-from tco.engine.model_presets import MODEL_PRESETS, custom_model, model_preset
+from tco.engine.model_presets import MODEL_PRESETS
+from tco.engine.model_presets import custom_model
+from tco.engine.model_presets import model_preset
 from tco.engine.sizing import SizingInputError
 
 # Llama 3.1 (hidden, layers, query heads, FFN size) from the Llama 3 paper, Table 3; vocabulary

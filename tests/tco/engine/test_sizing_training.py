@@ -8,22 +8,24 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from tco.engine.model_presets import MODEL_PRESETS, custom_model, model_preset
-from tco.engine.sizing import (
-    AcceleratorSpec,
-    FitPolicy,
-    Precision,
-    ScalingEfficiencyTable,
-    SizingInputError,
-    TrainingJob,
-    accelerators_for_deadline,
-    scaling_efficiency,
-    size_training,
-    training_flops,
-    training_time_s,
-)
+from tco.engine.model_presets import MODEL_PRESETS
+from tco.engine.model_presets import custom_model
+from tco.engine.model_presets import model_preset
+from tco.engine.sizing import AcceleratorSpec
+from tco.engine.sizing import FitPolicy
+from tco.engine.sizing import Precision
+from tco.engine.sizing import ScalingEfficiencyTable
+from tco.engine.sizing import SizingInputError
+from tco.engine.sizing import TrainingJob
+from tco.engine.sizing import accelerators_for_deadline
+from tco.engine.sizing import scaling_efficiency
+from tco.engine.sizing import size_training
+from tco.engine.sizing import training_flops
+from tco.engine.sizing import training_time_s
 from tco.engine.sizing.fit import TOO_MANY_ACCELERATORS
-from tco.engine.sizing.table import H100_SXM_80GB, sizing_table, sizing_table_rows
+from tco.engine.sizing.table import H100_SXM_80GB
+from tco.engine.sizing.table import sizing_table
+from tco.engine.sizing.table import sizing_table_rows
 from tco.engine.sizing.training import BELOW_MEMORY_MINIMUM
 from tests.tco.engine.devices import A100_80GB
 

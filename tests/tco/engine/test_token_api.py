@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from tco.engine import ApiOption, InputError, RentOption, TokenMix, Workload, evaluate, with_overrides
+from tco.engine import ApiOption
+from tco.engine import InputError
+from tco.engine import RentOption
+from tco.engine import TokenMix
+from tco.engine import Workload
+from tco.engine import evaluate
+from tco.engine import with_overrides
 from tests.tco.engine.scenarios import flat_scenario
 
 MIX = TokenMix(input_share=0.6, cached_input_share=0.2, output_share=0.2)

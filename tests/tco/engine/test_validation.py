@@ -7,7 +7,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tco.engine import CoolingTier, InputError, RentOption, evaluate, validate, with_overrides
+from tco.engine import CoolingTier
+from tco.engine import InputError
+from tco.engine import RentOption
+from tco.engine import evaluate
+from tco.engine import validate
+from tco.engine import with_overrides
 from tests.tco.engine.scenarios import rich_scenario
 
 

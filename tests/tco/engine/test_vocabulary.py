@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import json
-from dataclasses import fields, replace
+from dataclasses import fields
+from dataclasses import replace
 
-from tco.engine import ApiOption, evaluate, numeric_input_paths
+from tco.engine import ApiOption
+from tco.engine import evaluate
+from tco.engine import numeric_input_paths
 from tco.engine.footprint import Footprint
-from tco.engine.result import BuyResult, RentResult
-from tco.engine.vocabulary import (
-    CASH_FLOW_LINES,
-    INPUTS,
-    RESULTS,
-    generic_path,
-    input_label,
-    input_term,
-    sentence_labels,
-)
+from tco.engine.result import BuyResult
+from tco.engine.result import RentResult
+from tco.engine.vocabulary import CASH_FLOW_LINES
+from tco.engine.vocabulary import INPUTS
+from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import generic_path
+from tco.engine.vocabulary import input_label
+from tco.engine.vocabulary import input_term
+from tco.engine.vocabulary import sentence_labels
 from tests.tco.engine.scenarios import rich_scenario
 
 
