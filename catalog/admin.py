@@ -71,6 +71,16 @@ class PublicSourcesMixin:
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
+class SourcedRowAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.ModelAdmin):
+    """Rows each citing one public source, written by staff."""
+
+
+class ProvenancedAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
+    """Catalog entries whose figures each name their sources, written by staff."""
+
+    readonly_fields = ("provenance",)
+
+
 class ThroughputInline(PublicSourcesMixin, StaffWritesAdminMixin, admin.TabularInline):
     """Every source's throughput figure for the accelerator."""
 
@@ -96,23 +106,17 @@ class VisibleRowsAdminMixin:
         return super().get_queryset(request).filter(visible_rows(team_ids_of(request.user)))
 
 
+# How a price reads wherever prices are listed.
+PRICE_COLUMNS = ("as_of", "amount", "amount_high", "currency", "age", "source")
+
+
 class PriceHistoryInline(VisibleRowsAdminMixin, StaffWritesAdminMixin, PriceAgeMixin, admin.TabularInline):
     """A target's prices, newest first; history is read-only (a new price is a new row)."""
 
     model = PricePoint
     extra = 0
     can_delete = False
-    fields = (
-        "as_of",
-        "amount",
-        "amount_high",
-        "currency",
-        "age",
-        "source",
-        "source_url",
-        "retrieved_at",
-        "note",
-    )
+    fields = (*PRICE_COLUMNS, "source_url", "retrieved_at", "note")
     readonly_fields = fields
     show_change_link = True
 
@@ -130,7 +134,7 @@ class SourceAdmin(HiddenRowsNotFoundMixin, VisibleRowsAdminMixin, StaffWritesAdm
 
 
 @admin.register(TokenApiPrice)
-class TokenApiPriceAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.ModelAdmin):
+class TokenApiPriceAdmin(SourcedRowAdmin):
     list_display = ("provider", "model_name", "usd_per_million_input", "usd_per_million_cached_input",
                     "usd_per_million_output", "as_of", "is_example", "source")
     list_filter = ("provider", "is_example")
@@ -138,7 +142,7 @@ class TokenApiPriceAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.ModelA
 
 
 @admin.register(Accelerator)
-class AcceleratorAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
+class AcceleratorAdmin(ProvenancedAdmin):
     list_display = (
         "slug",
         "name",
@@ -152,12 +156,11 @@ class AcceleratorAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin)
     )
     list_filter = ("vendor", "kind", "form_factor", "architecture")
     search_fields = ("slug", "name", "family", "architecture")
-    readonly_fields = ("provenance",)
     inlines = (ThroughputInline, PowerCapInline)
 
 
 @admin.register(AcceleratorThroughput)
-class AcceleratorThroughputAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.ModelAdmin):
+class AcceleratorThroughputAdmin(SourcedRowAdmin):
     list_display = ("accelerator", "precision", "tflops", "is_sparse", "is_preferred", "source")
     list_filter = (
         "precision", "is_sparse", "is_preferred", ("source", ListedRowsFilter), "accelerator__vendor"
@@ -168,7 +171,7 @@ class AcceleratorThroughputAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admi
 
 
 @admin.register(AcceleratorPowerCap)
-class AcceleratorPowerCapAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.ModelAdmin):
+class AcceleratorPowerCapAdmin(SourcedRowAdmin):
     list_display = (
         "accelerator",
         "power_limit_w",
@@ -182,7 +185,7 @@ class AcceleratorPowerCapAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.
 
 
 @admin.register(SystemSku)
-class SystemSkuAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
+class SystemSkuAdmin(ProvenancedAdmin):
     list_display = (
         "slug",
         "name",
@@ -257,17 +260,7 @@ class PricePointAdmin(
     HiddenRowsNotFoundMixin, VisibleRowsAdminMixin, StaffWritesAdminMixin, PriceAgeMixin, admin.ModelAdmin
 ):
     formfield_overrides = HTTPS_URLS
-    list_display = (
-        "__str__",
-        "as_of",
-        "amount",
-        "amount_high",
-        "currency",
-        "age",
-        "source",
-        "team",
-        "retrieved_at",
-    )
+    list_display = ("__str__", *PRICE_COLUMNS, "team", "retrieved_at")
     list_filter = (
         "currency",
         "source__kind",
@@ -364,7 +357,7 @@ class QuoteImportAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
 
 
 @admin.register(CoolingTechnology)
-class CoolingTechnologyAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
+class CoolingTechnologyAdmin(ProvenancedAdmin):
     list_display = (
         "slug",
         "name",
@@ -378,11 +371,10 @@ class CoolingTechnologyAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.Model
     )
     list_filter = ("capex_rating", "opex_rating", "complexity")
     search_fields = ("slug", "name", "notes")
-    readonly_fields = ("provenance",)
 
 
 @admin.register(FacilityProfile)
-class FacilityProfileAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
+class FacilityProfileAdmin(ProvenancedAdmin):
     list_display = (
         "slug",
         "name",
@@ -396,11 +388,10 @@ class FacilityProfileAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAd
     )
     list_filter = ("kind", "max_cooling")
     search_fields = ("slug", "name", "notes")
-    readonly_fields = ("provenance",)
 
 
 @admin.register(PowerDensityReference)
-class PowerDensityReferenceAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.ModelAdmin):
+class PowerDensityReferenceAdmin(SourcedRowAdmin):
     list_display = (
         "configuration",
         "power_kw",

@@ -20,6 +20,7 @@ format and the rules applied here:
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from decimal import Decimal
@@ -137,6 +138,15 @@ def _check_keys(entry: dict[str, Any], where: str, required: set[str], optional:
         raise CatalogDataError(f"{where}: unknown keys {', '.join(sorted(unknown))}")
 
 
+def _checked(
+    entries: list[tuple[str, dict[str, Any]]], required: set[str], optional: set[str]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each entry in turn, once its keys are checked (so the first bad entry is the one named)."""
+    for where, entry in entries:
+        _check_keys(entry, where, required, optional)
+        yield where, entry
+
+
 def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
@@ -228,13 +238,11 @@ def _price(
 
 def _read_sources(entries, data: CatalogData) -> dict[str, dict[str, Any]]:
     sources: dict[str, dict[str, Any]] = {}
-    for where, entry in entries:
-        _check_keys(
-            entry,
-            where,
-            {"key", "title", "kind", "retrieved_on"},
-            {"url", "document", "published_on", "date_basis", "note"},
-        )
+    for where, entry in _checked(
+        entries,
+        {"key", "title", "kind", "retrieved_on"},
+        {"url", "document", "published_on", "date_basis", "note"},
+    ):
         if entry["key"] in sources:
             raise CatalogDataError(f"{where}: duplicate key")
         if entry.get("published_on") and not entry.get("date_basis"):
@@ -256,13 +264,11 @@ def _read_sources(entries, data: CatalogData) -> dict[str, dict[str, Any]]:
 
 
 def _read_accelerators(entries, sources, data: CatalogData) -> None:
-    for where, entry in entries:
-        _check_keys(
-            entry,
-            where,
-            {"slug", "vendor", "family", "name", "kind"},
-            {"source", "sources", "notes", "throughput", "power_caps", *ACCELERATOR_FIGURES},
-        )
+    for where, entry in _checked(
+        entries,
+        {"slug", "vendor", "family", "name", "kind"},
+        {"source", "sources", "notes", "throughput", "power_caps", *ACCELERATOR_FIGURES},
+    ):
         data.accelerators.append(
             {
                 "slug": entry["slug"],
@@ -342,13 +348,11 @@ def _read_systems(document: dict[str, Any], sources, data: CatalogData) -> None:
     idle_share = to_decimal(document["idle_power_share_of_max"])
     (idle_source,) = _source_keys(document["idle_power_source"], sources, "systems.yaml")
     entries = _entries(document, "systems.yaml", "systems")
-    for where, entry in entries:
-        _check_keys(
-            entry,
-            where,
-            {"slug", "name", "vendor", "kind", "accelerator", "accelerators_per_system"},
-            {"source", "sources", "notes", "purchase_prices", *SYSTEM_FIGURES},
-        )
+    for where, entry in _checked(
+        entries,
+        {"slug", "name", "vendor", "kind", "accelerator", "accelerators_per_system"},
+        {"source", "sources", "notes", "purchase_prices", *SYSTEM_FIGURES},
+    ):
         record = {
             "slug": entry["slug"],
             "name": entry["name"],
@@ -388,13 +392,11 @@ def _planning_price(entries, prices, where: str) -> dict[str, Any] | None:
 
 
 def _read_offerings(entries, sources, data: CatalogData) -> None:
-    for where, entry in entries:
-        _check_keys(
-            entry,
-            where,
-            {"provider", "instance_type", "accelerator", "accelerators_per_instance", "pricing_model"},
-            {"region", "notes", "prices"},
-        )
+    for where, entry in _checked(
+        entries,
+        {"provider", "instance_type", "accelerator", "accelerators_per_instance", "pricing_model"},
+        {"region", "notes", "prices"},
+    ):
         key = {
             "provider": entry["provider"],
             "instance_type": entry["instance_type"],
@@ -426,8 +428,7 @@ def _read_facilities(entries, sources, data: CatalogData) -> None:
 def _sourced_rows(entries, sources, plain: tuple[str, ...], figures: tuple[str, ...]) -> list[dict[str, Any]]:
     """Rows of ``plain`` fields as written, notes, and ``figures`` each with the sources it names."""
     rows = []
-    for where, entry in entries:
-        _check_keys(entry, where, {*plain, "source"}, {"sources", "notes", *figures})
+    for where, entry in _checked(entries, {*plain, "source"}, {"sources", "notes", *figures}):
         rows.append(
             {
                 **{field: entry[field] for field in plain},
@@ -439,13 +440,11 @@ def _sourced_rows(entries, sources, plain: tuple[str, ...], figures: tuple[str, 
 
 
 def _read_power_densities(entries, sources, data: CatalogData) -> None:
-    for where, entry in entries:
-        _check_keys(
-            entry,
-            where,
-            {"configuration", "source"},
-            {"power_kw", "racks", "kw_per_rack_low", "kw_per_rack_high", "cooling_note", "note"},
-        )
+    for where, entry in _checked(
+        entries,
+        {"configuration", "source"},
+        {"power_kw", "racks", "kw_per_rack_low", "kw_per_rack_high", "cooling_note", "note"},
+    ):
         (source_key,) = _source_keys(entry["source"], sources, where)
         record = {
             "configuration": entry["configuration"],

@@ -50,6 +50,23 @@ def _positive(field: str) -> models.CheckConstraint:
     )
 
 
+def _known(field: str, choices: type[models.Choices], name: str) -> models.CheckConstraint:
+    """The column holds one of ``choices``, whatever writes the row."""
+    return models.CheckConstraint(condition=Q(**{f"{field}__in": choices.values}), name=name)
+
+
+def _owning_team(related_name: str, help_text: str) -> models.ForeignKey:
+    """The team a confidential row belongs to, seen by its members only; null on a public row."""
+    return models.ForeignKey(
+        "teams.Team",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name=related_name,
+        help_text=help_text,
+    )
+
+
 class Source(models.Model):
     """A document a catalog figure comes from: a seed document, price list, API, quote or assumption."""
 
@@ -74,20 +91,14 @@ class Source(models.Model):
     )
     retrieved_on = models.DateField(null=True, blank=True)
     note = models.TextField(blank=True)
-    team = models.ForeignKey(
-        "teams.Team",
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="sources",
-        help_text="The team whose confidential quote this is, seen by its members only; "
-        "empty = public.",
+    team = _owning_team(
+        "sources", "The team whose confidential quote this is, seen by its members only; empty = public."
     )
 
     class Meta:
         ordering = ["key"]
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=SourceKind.values), name="catalog_source_kind_known"),
+            _known("kind", SourceKind, "catalog_source_kind_known"),
             # A team's quote may name its source as it likes without learning another team's names.
             models.UniqueConstraint(
                 fields=["key"], condition=Q(team__isnull=True), name="catalog_source_public_key"
@@ -150,6 +161,21 @@ class ProvenancedModel(models.Model):
             raise ValidationError({"field_sources": errors})
 
 
+class CatalogEntry(ProvenancedModel):
+    """Abstract base: a system, cooling technology or facility, picked by its slug. (An
+    accelerator names itself in its own columns: its slug has a format and its name follows
+    vendor and family.)"""
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=128)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return self.slug
+
+
 # Words of an accelerator's name that people leave out when they say which one they mean.
 _NAME_NOISE = re.compile(r"\b(GeForce|Tesla|Instinct|Generation)\s+|\s*\(per GPU\)|\s+Blackwell GPU\b")
 _MEMORY = re.compile(r"\d\s?(GB|TB)\b")
@@ -192,12 +218,8 @@ class Accelerator(ProvenancedModel):
             _positive("memory_bandwidth_gb_per_s"),
             _positive("tdp_w"),
             _positive("interconnect_bandwidth_gb_per_s"),
-            models.CheckConstraint(
-                condition=Q(vendor__in=Vendor.values), name="catalog_accelerator_vendor_known"
-            ),
-            models.CheckConstraint(
-                condition=Q(kind__in=AcceleratorKind.values), name="catalog_accelerator_kind_known"
-            ),
+            _known("vendor", Vendor, "catalog_accelerator_vendor_known"),
+            _known("kind", AcceleratorKind, "catalog_accelerator_kind_known"),
         ]
 
     def __str__(self) -> str:
@@ -253,9 +275,7 @@ class AcceleratorThroughput(models.Model):
                 condition=~Q(is_preferred=True, is_sparse=True),
                 name="catalog_throughput_preferred_is_dense",
             ),
-            models.CheckConstraint(
-                condition=Q(precision__in=Precision.values), name="catalog_throughput_precision_known"
-            ),
+            _known("precision", Precision, "catalog_throughput_precision_known"),
         ]
 
     def __str__(self) -> str:
@@ -307,7 +327,7 @@ class AcceleratorPowerCap(models.Model):
             raise ValidationError({"throughput_loss_pct_high": "must be between the low loss and 100 %"})
 
 
-class SystemSku(ProvenancedModel):
+class SystemSku(CatalogEntry):
     """A purchasable system: a bare accelerator, a baseboard, a server/node or a rack-scale system."""
 
     FIGURE_FIELDS = (
@@ -320,8 +340,6 @@ class SystemSku(ProvenancedModel):
         "purchase_price_high_usd",
     )
 
-    slug = models.SlugField(max_length=64, unique=True)
-    name = models.CharField(max_length=128)
     vendor = models.CharField(max_length=64, help_text="Who sells or builds it.")
     kind = models.CharField(max_length=16, choices=SystemKind.choices)
     accelerator = models.ForeignKey(Accelerator, on_delete=models.PROTECT, related_name="systems")
@@ -364,13 +382,8 @@ class SystemSku(ProvenancedModel):
                 ),
                 name="catalog_systemsku_price_range_ordered",
             ),
-            models.CheckConstraint(
-                condition=Q(kind__in=SystemKind.values), name="catalog_systemsku_kind_known"
-            ),
+            _known("kind", SystemKind, "catalog_systemsku_kind_known"),
         ]
-
-    def __str__(self) -> str:
-        return self.slug
 
     @property
     def label(self) -> str:
@@ -418,14 +431,9 @@ class CloudOffering(models.Model):
     accelerators_per_instance = models.PositiveSmallIntegerField(validators=[validate_positive])
     pricing_model = models.CharField(max_length=16, choices=PricingModel.choices)
     notes = models.TextField(blank=True)
-    team = models.ForeignKey(
-        "teams.Team",
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="offerings",
-        help_text="The team whose quote introduced this offering, seen by its members only; "
-        "empty = public.",
+    team = _owning_team(
+        "offerings",
+        "The team whose quote introduced this offering, seen by its members only; empty = public.",
     )
     # django-simple-history's rows use the name ``instance_type`` themselves, so that column
     # cannot be tracked; the row id still says which offering changed.
@@ -448,13 +456,8 @@ class CloudOffering(models.Model):
                 condition=Q(accelerators_per_instance__gt=0),
                 name="catalog_offering_accelerators_positive",
             ),
-            models.CheckConstraint(
-                condition=Q(provider__in=Provider.values), name="catalog_offering_provider_known"
-            ),
-            models.CheckConstraint(
-                condition=Q(pricing_model__in=PricingModel.values),
-                name="catalog_offering_pricing_model_known",
-            ),
+            _known("provider", Provider, "catalog_offering_provider_known"),
+            _known("pricing_model", PricingModel, "catalog_offering_pricing_model_known"),
         ]
 
     def __str__(self) -> str:
@@ -504,13 +507,8 @@ class PricePoint(models.Model):
     source_url = models.URLField(max_length=500, blank=True)
     retrieved_at = models.DateTimeField()
     note = models.TextField(blank=True, help_text="The source's wording and any conversion.")
-    team = models.ForeignKey(
-        "teams.Team",
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="prices",
-        help_text="The team whose confidential quote this is; empty = a public catalog price.",
+    team = _owning_team(
+        "prices", "The team whose confidential quote this is; empty = a public catalog price."
     )
     history = HistoricalRecords()
 
@@ -531,9 +529,7 @@ class PricePoint(models.Model):
                 condition=Q(amount_high__isnull=True) | Q(amount_high__gte=models.F("amount")),
                 name="catalog_price_range_ordered",
             ),
-            models.CheckConstraint(
-                condition=Q(currency__in=Currency.values), name="catalog_price_currency_known"
-            ),
+            _known("currency", Currency, "catalog_price_currency_known"),
             # A price is recorded once among the public prices and once per team.
             models.UniqueConstraint(
                 fields=["offering", "as_of", "source", "amount"],
@@ -581,7 +577,7 @@ class PricePoint(models.Model):
         super().clean()
 
 
-class CoolingTechnology(ProvenancedModel):
+class CoolingTechnology(CatalogEntry):
     """A cooling tier: the rack power density it handles and what it costs per kW."""
 
     FIGURE_FIELDS = (
@@ -596,8 +592,6 @@ class CoolingTechnology(ProvenancedModel):
         "opex_usd_per_kw_month",
     )
 
-    slug = models.SlugField(max_length=64, unique=True)
-    name = models.CharField(max_length=128)
     min_kw_per_rack = models.DecimalField(
         max_digits=7, decimal_places=1, null=True, blank=True, validators=[validate_not_negative]
     )
@@ -631,9 +625,6 @@ class CoolingTechnology(ProvenancedModel):
             _positive("opex_usd_per_kw_month"),
         ]
 
-    def __str__(self) -> str:
-        return self.slug
-
     def clean(self) -> None:
         low, high = self.min_kw_per_rack, self.max_kw_per_rack
         if low is not None and high is not None and high <= low:
@@ -641,7 +632,7 @@ class CoolingTechnology(ProvenancedModel):
         super().clean()
 
 
-class FacilityProfile(ProvenancedModel):
+class FacilityProfile(CatalogEntry):
     """Where systems run: electricity price, PUE, space cost and rack limits."""
 
     FIGURE_FIELDS = (
@@ -655,8 +646,6 @@ class FacilityProfile(ProvenancedModel):
         "max_cooling",
     )
 
-    slug = models.SlugField(max_length=64, unique=True)
-    name = models.CharField(max_length=128)
     kind = models.CharField(max_length=16, choices=FacilityKind.choices)
     electricity_usd_per_kwh = _figure(8, 4, null=False)
     pue = models.DecimalField(max_digits=4, decimal_places=2, help_text="Power usage effectiveness (>= 1).")
@@ -695,9 +684,6 @@ class FacilityProfile(ProvenancedModel):
                 name="catalog_facility_owned_has_buildout",
             ),
         ]
-
-    def __str__(self) -> str:
-        return self.slug
 
     def clean(self) -> None:
         errors: dict[str, str] = {}

@@ -177,11 +177,37 @@ def _checked(label: str, existing: _ExistingRows, lookup: dict[str, Any], values
         raise CatalogDataError(f"{label}: {details}") from exc
 
 
+def _write_by_key(model: type[models.Model], key: str, file_name: str, records: list[dict[str, Any]]):
+    """Rows found by one field (a source's key, a slug) and written as the file gives them."""
+    existing = _ExistingRows(model, (key,))
+    for record in records:
+        values = {k: v for k, v in record.items() if k != key}
+        yield _checked(f"{file_name}: {record[key]}", existing, {key: record[key]}, values)
+
+
+def _write_per_source(
+    model: type[models.Model],
+    records: list[dict[str, Any]],
+    key: tuple[str, ...],
+    figures: tuple[str, ...],
+    label: str,
+):
+    """An accelerator's figures as each source gives them: rows found by accelerator, ``key`` and
+    source; ``label`` is formatted with the record for error messages."""
+    existing = _ExistingRows(model, ("accelerator", *key, "source"))
+    accelerators, sources = _by(Accelerator, "slug"), _by(Source, "key")
+    for record in records:
+        lookup = {
+            "accelerator": accelerators[record["accelerator"]],
+            **{k: record[k] for k in key},
+            "source": sources[record["source"]],
+        }
+        values = {k: record[k] for k in figures}
+        yield _checked(f"accelerators.yaml: {label.format_map(record)}", existing, lookup, values)
+
+
 def _write_sources(data: CatalogData):
-    existing = _ExistingRows(Source, ("key",))
-    for record in data.sources:
-        values = {k: v for k, v in record.items() if k != "key"}
-        yield _checked(f"sources.yaml: {record['key']}", existing, {"key": record["key"]}, values)
+    return _write_by_key(Source, "key", "sources.yaml", data.sources)
 
 
 def _write_token_api_examples(data: CatalogData):
@@ -199,40 +225,24 @@ def _write_token_api_examples(data: CatalogData):
 
 
 def _write_accelerators(data: CatalogData):
-    existing = _ExistingRows(Accelerator, ("slug",))
-    for record in data.accelerators:
-        values = {k: v for k, v in record.items() if k != "slug"}
-        yield _checked(f"accelerators.yaml: {record['slug']}", existing, {"slug": record["slug"]}, values)
+    return _write_by_key(Accelerator, "slug", "accelerators.yaml", data.accelerators)
 
 
 def _write_throughputs(data: CatalogData):
-    existing = _ExistingRows(AcceleratorThroughput, ("accelerator", "precision", "is_sparse", "source"))
-    accelerators, sources = _by(Accelerator, "slug"), _by(Source, "key")
     # Rows losing the preferred mark go first, so at most one row per precision is ever preferred.
-    for record in sorted(data.throughputs, key=lambda r: r["is_preferred"]):
-        lookup = {
-            "accelerator": accelerators[record["accelerator"]],
-            "precision": record["precision"],
-            "is_sparse": record["is_sparse"],
-            "source": sources[record["source"]],
-        }
-        values = {k: record[k] for k in ("tflops", "is_preferred", "note")}
-        label = f"accelerators.yaml: {record['accelerator']} {record['precision']} {record['source']}"
-        yield _checked(label, existing, lookup, values)
+    records = sorted(data.throughputs, key=lambda r: r["is_preferred"])
+    return _write_per_source(
+        AcceleratorThroughput, records, ("precision", "is_sparse"), ("tflops", "is_preferred", "note"),
+        "{accelerator} {precision} {source}",
+    )
 
 
 def _write_power_caps(data: CatalogData):
-    existing = _ExistingRows(AcceleratorPowerCap, ("accelerator", "power_limit_w", "source"))
-    accelerators, sources = _by(Accelerator, "slug"), _by(Source, "key")
-    for record in data.power_caps:
-        lookup = {
-            "accelerator": accelerators[record["accelerator"]],
-            "power_limit_w": record["power_limit_w"],
-            "source": sources[record["source"]],
-        }
-        values = {k: record[k] for k in ("throughput_loss_pct_low", "throughput_loss_pct_high", "note")}
-        label = f"accelerators.yaml: {record['accelerator']} power cap {record['power_limit_w']} W"
-        yield _checked(label, existing, lookup, values)
+    return _write_per_source(
+        AcceleratorPowerCap, data.power_caps, ("power_limit_w",),
+        ("throughput_loss_pct_low", "throughput_loss_pct_high", "note"),
+        "{accelerator} power cap {power_limit_w} W",
+    )
 
 
 def _write_systems(data: CatalogData):
@@ -287,10 +297,7 @@ def _write_prices(data: CatalogData):
 
 
 def _write_cooling(data: CatalogData):
-    existing = _ExistingRows(CoolingTechnology, ("slug",))
-    for record in data.cooling_technologies:
-        values = {k: v for k, v in record.items() if k != "slug"}
-        yield _checked(f"cooling.yaml: {record['slug']}", existing, {"slug": record["slug"]}, values)
+    return _write_by_key(CoolingTechnology, "slug", "cooling.yaml", data.cooling_technologies)
 
 
 def _write_facilities(data: CatalogData):

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 
 class FeedError(Exception):
-    """A feed run that cannot be trusted; names the provider, the record and the reason."""
+    """A feed run that cannot be trusted; names the provider, the record and the reason.
+
+    Each kind's ``code`` is its class name in snake case (``TooManyPages``: ``too_many_pages``).
+    """
 
     code = "feed_error"
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.code = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", cls.__name__).lower()
 
     def __init__(self, provider: str, record: str, reason: str) -> None:
         self.provider = provider
@@ -18,47 +27,31 @@ class FeedError(Exception):
 class MalformedPayload(FeedError):
     """The payload does not have the shape the provider documents."""
 
-    code = "malformed_payload"
-
 
 class TruncatedPayload(MalformedPayload):
     """The payload ends early (cut download, missing last page)."""
-
-    code = "truncated_payload"
 
 
 class MissingSource(FeedError):
     """A local source that is not there: a file given for a mirror's root, a region not mirrored."""
 
-    code = "missing_source"
-
 
 class UpstreamHTTPError(FeedError):
     """The provider kept answering with an HTTP error, timing out or dropping the connection."""
-
-    code = "upstream_http_error"
 
 
 class HostNotAllowed(FeedError):
     """A URL (given, a next-page link or a redirect) on a host the deployment does not list in
     PRICE_FEED_HOSTS: nothing is sent to it, the API key least of all."""
 
-    code = "host_not_allowed"
-
 
 class TooManyPages(FeedError):
     """A paged walk went past its page limit (a loop in the next-page links or a runaway listing)."""
-
-    code = "too_many_pages"
 
 
 class UnknownCurrency(FeedError):
     """A price is in a currency the run does not accept."""
 
-    code = "unknown_currency"
-
 
 class AbsurdPrice(FeedError):
     """A price is not positive or is above the per-accelerator-hour ceiling."""
-
-    code = "absurd_price"

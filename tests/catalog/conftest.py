@@ -77,16 +77,22 @@ def small_catalog(empty_catalog) -> SmallCatalog:
         key="quote-acme", title="ACME quote", kind="quote", retrieved_on=dt.date(2026, 1, 1)
     )
 
+    def sourced(model, **columns):
+        """A catalog entry whose figures all come from the ACME quote."""
+        figures = [name for name in columns if name in model.FIGURE_FIELDS]
+        return model.objects.create(**columns, field_sources={name: ["quote-acme"] for name in figures})
+
     def gpu(slug, vendor, family, name, memory_gb, tdp_w):
-        return Accelerator.objects.create(
-            slug=slug, vendor=vendor, family=family, name=name, kind="gpu", memory_gb=Decimal(memory_gb),
-            tdp_w=tdp_w, field_sources={"memory_gb": ["quote-acme"], "tdp_w": ["quote-acme"]},
+        return sourced(
+            Accelerator, slug=slug, vendor=vendor, family=family, name=name, kind="gpu",
+            memory_gb=Decimal(memory_gb), tdp_w=tdp_w,
         )
 
     h100 = gpu("h100-sxm-80gb", "nvidia", "H100", "H100", 80, 700)
     l40s = gpu("l40s-pcie-48gb", "nvidia", "L40S", "L40S", 48, 350)
     mi300x = gpu("mi300x-oam-192gb", "amd", "MI300", "MI300X", 192, 750)
-    dgx = SystemSku.objects.create(
+    dgx = sourced(
+        SystemSku,
         slug="dgx-h100",
         name="DGX H100",
         vendor="NVIDIA",
@@ -96,10 +102,6 @@ def small_catalog(empty_catalog) -> SmallCatalog:
         power_max_kw=Decimal("10.2"),
         power_idle_kw=Decimal("3.06"),
         rack_units=8,
-        field_sources={
-            k: ["quote-acme"]
-            for k in ("accelerators_per_system", "power_max_kw", "power_idle_kw", "rack_units")
-        },
     )
 
     def offering(provider, instance_type, region, model, accelerator, count):
@@ -131,7 +133,8 @@ def small_catalog(empty_catalog) -> SmallCatalog:
     price("60.00", "2026-03-01", offering=p5_us_west)
     price("20.00", "2026-07-01", offering=p5_spot)
     price("450000", "2024-01-01", system=dgx)
-    cooling = CoolingTechnology.objects.create(
+    cooling = sourced(
+        CoolingTechnology,
         slug="air-crac",
         name="Air",
         max_kw_per_rack=Decimal(15),
@@ -142,9 +145,9 @@ def small_catalog(empty_catalog) -> SmallCatalog:
         relative_opex_per_kw=1,
         capex_usd_per_kw=1500,
         opex_usd_per_kw_month=8,
-        field_sources={k: ["quote-acme"] for k in CoolingTechnology.FIGURE_FIELDS if k != "min_kw_per_rack"},
     )
-    facility = FacilityProfile.objects.create(
+    facility = sourced(
+        FacilityProfile,
         slug="colo-air",
         name="Colo",
         kind="colocation",
@@ -154,17 +157,6 @@ def small_catalog(empty_catalog) -> SmallCatalog:
         rack_power_limit_kw=15,
         rack_units_per_rack=42,
         max_cooling=cooling,
-        field_sources={
-            k: ["quote-acme"]
-            for k in (
-                "electricity_usd_per_kwh",
-                "pue",
-                "colocation_usd_per_kw_month",
-                "rack_power_limit_kw",
-                "rack_units_per_rack",
-                "max_cooling",
-            )
-        },
     )
     PowerDensityReference.objects.create(configuration="DGX H100", power_kw=Decimal("10.2"), source=source)
     return SmallCatalog(

@@ -1,4 +1,4 @@
-"""Catalog API: filters (params -> count, on the small catalog), prices on a date, writes."""
+"""Catalog API: filters (path and params -> count, on the small catalog), prices on a date, writes."""
 
 from __future__ import annotations
 
@@ -27,38 +27,38 @@ def _count(client, path: str, params: dict) -> int:
 
 
 @pytest.mark.parametrize(
-    ("params", "count"),
+    ("path", "params", "count"),
     [
-        ({}, 3),
-        ({"vendor": "nvidia"}, 2),
-        ({"vendor": ["nvidia", "amd"]}, 3),
-        ({"memory_gb_min": 80}, 2),  # H100 80 GB and MI300X 192 GB
-        ({"memory_gb_min": 100}, 1),
-        ({"kind": "asic"}, 0),
-        ({"slug": "l40s-pcie-48gb"}, 1),
+        ("accelerators", {}, 3),
+        ("accelerators", {"vendor": "nvidia"}, 2),
+        ("accelerators", {"vendor": ["nvidia", "amd"]}, 3),
+        ("accelerators", {"memory_gb_min": 80}, 2),  # H100 80 GB and MI300X 192 GB
+        ("accelerators", {"memory_gb_min": 100}, 1),
+        ("accelerators", {"kind": "asic"}, 0),
+        ("accelerators", {"slug": "l40s-pcie-48gb"}, 1),
+        ("offerings", {}, 4),
+        ("offerings", {"provider": "aws"}, 3),
+        ("offerings", {"region": "us-east-1"}, 2),
+        ("offerings", {"pricing_model": "spot"}, 1),
+        ("offerings", {"pricing_model": ["on_demand", "spot"]}, 4),
+        ("offerings", {"accelerator": "l40s-pcie-48gb"}, 1),
+        ("offerings", {"provider": "aws", "region": "us-east-1", "pricing_model": "on_demand"}, 1),
+        ("offerings", {"price_at": "2024-12-31"}, 0),  # no price before 2025-01-01
+        ("offerings", {"price_at": "2025-06-01"}, 1),  # p5 us-east-1 on-demand only
+        # + p5 us-west-2 (from 2026-03-01); spot starts 2026-07-01
+        ("offerings", {"price_at": "2026-06-30"}, 2),
+        ("price-points", {}, 5),
+        ("price-points", {"offering_id": "p5_us_east"}, 2),
+        ("price-points", {"system": "dgx-h100"}, 1),
+        ("price-points", {"provider": "aws"}, 4),
+        ("price-points", {"as_of_after": "2026-01-01"}, 3),  # 55.04, 60.00 and 20.00
+        ("price-points", {"as_of_after": "2026-01-01", "as_of_before": "2026-06-30"}, 2),
     ],
 )
-def test_accelerator_filters(client, small_catalog, params, count):
-    assert _count(client, "accelerators", params) == count
-
-
-@pytest.mark.parametrize(
-    ("params", "count"),
-    [
-        ({}, 4),
-        ({"provider": "aws"}, 3),
-        ({"region": "us-east-1"}, 2),
-        ({"pricing_model": "spot"}, 1),
-        ({"pricing_model": ["on_demand", "spot"]}, 4),
-        ({"accelerator": "l40s-pcie-48gb"}, 1),
-        ({"provider": "aws", "region": "us-east-1", "pricing_model": "on_demand"}, 1),
-        ({"price_at": "2024-12-31"}, 0),  # no price before 2025-01-01
-        ({"price_at": "2025-06-01"}, 1),  # p5 us-east-1 on-demand only
-        ({"price_at": "2026-06-30"}, 2),  # + p5 us-west-2 (from 2026-03-01); spot starts 2026-07-01
-    ],
-)
-def test_offering_filters(client, small_catalog, params, count):
-    assert _count(client, "offerings", params) == count
+def test_filters(client, small_catalog, path, params, count):
+    if "offering_id" in params:
+        params = {"offering_id": getattr(small_catalog, params["offering_id"]).pk}
+    assert _count(client, path, params) == count
 
 
 def test_offerings_carry_the_price_in_force_on_the_requested_date(client, small_catalog):
@@ -86,23 +86,6 @@ def test_offering_filters_name_the_bad_parameter(client, small_catalog):
 
     assert response.status_code == 400
     assert set(response.json()) == {"provider", "price_at"}
-
-
-@pytest.mark.parametrize(
-    ("params", "count"),
-    [
-        ({}, 5),
-        ({"offering_id": "p5_us_east"}, 2),
-        ({"system": "dgx-h100"}, 1),
-        ({"provider": "aws"}, 4),
-        ({"as_of_after": "2026-01-01"}, 3),  # 55.04, 60.00 and 20.00
-        ({"as_of_after": "2026-01-01", "as_of_before": "2026-06-30"}, 2),
-    ],
-)
-def test_price_point_filters(client, small_catalog, params, count):
-    if "offering_id" in params:
-        params = {"offering_id": getattr(small_catalog, params["offering_id"]).pk}
-    assert _count(client, "price-points", params) == count
 
 
 def test_price_history_is_newest_first(client, small_catalog):

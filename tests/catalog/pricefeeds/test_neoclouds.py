@@ -78,19 +78,6 @@ def test_a_lambda_price_above_the_ceiling_aborts_the_run(samples: Path, tmp_path
         LambdaCloudFeed(location=path).fetch()
 
 
-def test_lambda_is_fetched_over_http_with_a_bearer_key(
-    samples: Path, local_server: LocalServer, fast_client: HttpClient
-) -> None:
-    local_server.routes["/api/v1/instance-types"] = Reply((samples / LAMBDA).read_bytes())
-
-    result = LambdaCloudFeed(
-        location=local_server.url("/api/v1/instance-types"), api_key="k", client=fast_client
-    ).fetch()
-
-    assert len(result.prices) == 4
-    assert local_server.requests[0][1]["Authorization"] == "Bearer k"
-
-
 def test_runpod_prices_per_gpu_hour_for_each_cloud_and_kind(samples: Path) -> None:
     result = RunPodFeed(location=samples / RUNPOD).fetch()
 
@@ -125,11 +112,17 @@ def test_runpod_graphql_errors_are_a_malformed_payload(json_file) -> None:
         RunPodFeed(location=path).fetch()
 
 
-def test_runpod_is_queried_with_a_graphql_post(
-    samples: Path, local_server: LocalServer, fast_client: HttpClient
+@pytest.mark.parametrize(
+    ("feed", "sample", "route", "prices"),
+    [(LambdaCloudFeed, LAMBDA, "/api/v1/instance-types", 4), (RunPodFeed, RUNPOD, "/graphql", 14)],
+)
+def test_each_is_fetched_over_http_with_a_bearer_key(
+    feed, sample: str, route: str, prices: int,
+    samples: Path, local_server: LocalServer, fast_client: HttpClient,
 ) -> None:
-    local_server.routes["/graphql"] = Reply((samples / RUNPOD).read_bytes())
+    local_server.routes[route] = Reply((samples / sample).read_bytes())
 
-    result = RunPodFeed(location=local_server.url("/graphql"), client=fast_client).fetch()
+    result = feed(location=local_server.url(route), api_key="k", client=fast_client).fetch()
 
-    assert len(result.prices) == 14
+    assert len(result.prices) == prices
+    assert local_server.requests[0][1]["Authorization"] == "Bearer k"
