@@ -148,6 +148,23 @@ def timed(
     return Measurement(label, scenarios, tuple(seconds), peak_mb, tuple(cpu_seconds))
 
 
+def timed_in_chunks(
+    label: str, total: int, chunk_size: int, chunk: Callable[[int], object], *, repeats: int
+) -> Measurement:
+    """Time ``chunk(start)`` over the chunks of ``total`` scenarios, one after the other.
+
+    The first chunk runs once untimed (it compiles the kernel, or loads it from Numba's
+    cache), and the memory peak is that of one chunk.
+    """
+
+    def run() -> None:
+        for start in range(0, total, chunk_size):
+            chunk(start)
+
+    chunk(0)
+    return timed(label, total, run, repeats=repeats, memory_run=lambda: chunk(0))
+
+
 def measure_reference(repeats: int, sample: int = 200) -> Measurement:
     """The plain-Python reference on ``sample`` scenarios, one at a time."""
     singles = single_scenarios(sample)
@@ -162,10 +179,7 @@ def measure_reference(repeats: int, sample: int = 200) -> Measurement:
 def measure_chunks(
     repeats: int, total: int, *, compiled: bool, chunk_size: int = CHUNK_SIZE
 ) -> Measurement:
-    """``total`` scenarios in chunks of ``chunk_size``, as a sweep's workers evaluate them.
-
-    The memory peak is that of one chunk: chunks run one after the other.
-    """
+    """``total`` scenarios in chunks of ``chunk_size``, as a sweep's workers evaluate them."""
     batch = random_batch(total, np.random.default_rng(SEED))
 
     def chunk(start: int) -> None:
@@ -173,14 +187,9 @@ def measure_chunks(
             batch_slice(batch, slice(start, start + chunk_size)), detail=False, irr=False, compiled=compiled
         )
 
-    def run() -> None:
-        for start in range(0, total, chunk_size):
-            chunk(start)
-
-    chunk(0)  # compiles the kernel, or loads it from Numba's cache, outside the timing
     path = "compiled kernel" if compiled else "NumPy path"
     label = f"engine ({path}), {total:,} in chunks of {chunk_size:,}"
-    return timed(label, total, run, repeats=repeats, memory_run=lambda: chunk(0))
+    return timed_in_chunks(label, total, chunk_size, chunk, repeats=repeats)
 
 
 def measure_chunk_tables(repeats: int, total: int, chunk_size: int = CHUNK_SIZE) -> Measurement:
@@ -195,13 +204,8 @@ def measure_chunk_tables(repeats: int, total: int, chunk_size: int = CHUNK_SIZE)
         stop = start + chunk_size
         points_frame(base, {path: values[start:stop] for path, values in overrides.items()}, start)
 
-    def run() -> None:
-        for start in range(0, total, chunk_size):
-            chunk(start)
-
-    chunk(0)
     label = f"sweep/Monte Carlo chunk tables, {total:,} in {chunk_size:,}s"
-    return timed(label, total, run, repeats=repeats, memory_run=lambda: chunk(0))
+    return timed_in_chunks(label, total, chunk_size, chunk, repeats=repeats)
 
 
 def measure_one_at_a_time(repeats: int, sample: int = 1_000) -> Measurement:

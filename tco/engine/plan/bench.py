@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 
 import numpy as np
 
-from tco.engine.inputs import BuyOption
+from tco.engine.examples import flat_scenario
 from tco.engine.inputs import CoolingTier
-from tco.engine.inputs import Facility
 from tco.engine.inputs import RentOption
 from tco.engine.plan import Demand
 from tco.engine.plan import Limits
@@ -34,13 +34,10 @@ CHUNK = 250
 
 
 def bench_inputs() -> PlanInputs:
-    buy = BuyOption(
-        accelerators_per_system=8.0,
-        system_price_usd=300_000.0,
-        system_power_max_kw=10.2,
+    flat = flat_scenario()
+    buy = replace(
+        flat.buy,
         system_power_idle_kw=3.0,
-        system_rack_units=8.0,
-        depreciation_months=60.0,
         network_share_of_compute=0.1,
         racks_install_usd_per_rack=15_000.0,
         support_share_per_year=0.08,
@@ -51,13 +48,7 @@ def bench_inputs() -> PlanInputs:
     owned = tuple(
         OwnedChoice(
             f"system {index + 1}",
-            BuyOption(
-                **{
-                    **buy.__dict__,
-                    "system_price_usd": 250_000.0 + 40_000.0 * index,
-                    "system_power_max_kw": 10.2 + index,
-                }
-            ),
+            replace(buy, system_price_usd=250_000.0 + 40_000.0 * index, system_power_max_kw=10.2 + index),
             lead_time_months=2 + index,
         )
         for index in range(3)
@@ -70,14 +61,7 @@ def bench_inputs() -> PlanInputs:
             RentOption("spot", "spot", 40.0, 8.0, spot_interruption_overhead=0.15), spot_share_cap=0.2
         ),
     )
-    facility = Facility(
-        electricity_usd_per_kwh=0.10,
-        pue=1.3,
-        rack_power_limit_kw=45.0,
-        rack_units_per_rack=42.0,
-        existing_cooling_max_kw_per_rack=math.inf,
-        colocation_usd_per_kw_month=150.0,
-    )
+    facility = replace(flat.facility, pue=1.3, colocation_usd_per_kw_month=150.0)
     cooling = (CoolingTier("air", math.inf, 0.0, 0.0),)
     return PlanInputs(
         Demand.growing(64, 0.04, 60, 0.7),

@@ -1,14 +1,14 @@
-"""Scenarios for engine tests: a hand-checkable base case and a hypothesis strategy.
+"""Scenarios for engine tests: the shipped examples and a hypothesis strategy.
 
-The cooling tiers and the rich scenario (every cost line in play) live in
-``tco.engine.examples``, where the benchmark reads them too.
+The cooling tiers, the hand-checkable flat scenario and the rich scenario
+(every cost line in play) live in ``tco.engine.examples``, where the
+benchmarks read them too.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
 
 from hypothesis import strategies as st
 
@@ -19,45 +19,10 @@ from tco.engine import RentOption
 from tco.engine import Scenario
 from tco.engine import Workload
 from tco.engine.examples import COOLING
+from tco.engine.examples import flat_scenario
 from tco.engine.examples import rich_scenario
 
 __all__ = ["COOLING", "flat_scenario", "rich_scenario", "rent_options", "scalar_scenarios"]
-
-
-def flat_scenario(**sections: Any) -> Scenario:
-    """32 DGX-H100-like systems with only a purchase price and a flat power bill.
-
-    Buy: 32 x $300,000 = $9.6M at month 0; energy 32 x 10.2 kW x 730 h x $0.10
-    = $23,827.20 a month (PUE 1, utilisation 1, idle = max). Rent: 32 instances
-    of 8 accelerators on demand at $98.32/h = $2,296,755.20 a month. Nothing
-    else costs anything, so every figure can be checked by hand.
-    """
-    base = Scenario(
-        workload=Workload(accelerators=256.0, utilisation=1.0),
-        buy=BuyOption(
-            accelerators_per_system=8.0,
-            system_price_usd=300_000.0,
-            system_power_max_kw=10.2,
-            system_power_idle_kw=10.2,
-            system_rack_units=8.0,
-            depreciation_months=60.0,
-        ),
-        facility=Facility(
-            electricity_usd_per_kwh=0.10,
-            pue=1.0,
-            rack_power_limit_kw=45.0,
-            rack_units_per_rack=42.0,
-            existing_cooling_max_kw_per_rack=math.inf,
-        ),
-        cooling=COOLING,
-        rent=(
-            RentOption(
-                "on-demand", "on_demand", price_usd_per_instance_hour=98.32, accelerators_per_instance=8.0
-            ),
-        ),
-        finance=Finance(horizon_months=36.0, discount_rate_per_year=0.0),
-    )
-    return replace(base, **sections)
 
 
 def _money(high: float) -> st.SearchStrategy[float]:

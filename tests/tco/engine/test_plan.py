@@ -36,6 +36,7 @@ from tco.engine.plan.uncertainty import summarise
 
 from .scenarios import COOLING
 from .scenarios import flat_scenario
+from .scenarios import rich_scenario
 
 SYSTEM = BuyOption(
     accelerators_per_system=8.0,
@@ -123,51 +124,23 @@ def test_plan_equals_brute_force_enumeration(demand, lead, rate, power_kw) -> No
     )
 
 
-def rich_scenario():
-    """The engine's flat scenario with every buy-side cost line switched on."""
-    base = flat_scenario()
-    buy = replace(
-        base.buy,
-        network_usd_per_system=20_000.0,
-        network_share_of_compute=0.05,
-        storage_usd=50_000.0,
-        racks_install_usd_per_rack=15_000.0,
-        spares_share=0.03,
-        support_share_per_year=0.08,
-        staff_fte_per_system=0.05,
-        staff_usd_per_fte_year=200_000.0,
-        licence_usd_per_accelerator_year=500.0,
-        residual_value_share=0.2,
-        system_power_idle_kw=3.0,
-    )
-    facility = replace(
-        base.facility,
-        colocation_usd_per_kw_month=150.0,
-        pue=1.3,
-        electricity_escalation_per_year=0.03,
-        existing_cooling_max_kw_per_rack=15.0,
-    )
-    rent = (
-        RentOption(
-            "od",
-            "on_demand",
-            98.32,
-            8.0,
-            price_change_per_year=-0.1,
-            egress_tb_per_month=10,
-            egress_usd_per_gb=0.05,
-        ),
-        RentOption("r1", "reserved", 70.0, 8.0, commitment_months=12, upfront_usd_per_instance=10_000),
-        RentOption("r3", "reserved", 50.0, 8.0, commitment_months=36, price_change_per_year=-0.1),
-        RentOption("spot", "spot", 40.0, 8.0, spot_interruption_overhead=0.15, price_change_per_year=-0.1),
+def plannable_scenario():
+    """The rich example as a plan can reproduce it: cash, whole instances, the horizon a 3-year term.
+
+    Plans pay cash and bill rent per accelerator; the engine finances and rounds up to whole
+    instances and systems. Without a throughput loss, 256 accelerators fill 32 capped systems
+    in 8 full racks and 32 whole instances. A 3-year reservation joins the example's offers.
+    """
+    base = rich_scenario()
+    three_years = RentOption(
+        "3y-reserved", "reserved", 50.0, 8.0, commitment_months=36, price_change_per_year=-0.1
     )
     return replace(
         base,
-        buy=buy,
-        facility=facility,
-        rent=rent,
-        finance=replace(base.finance, discount_rate_per_year=0.08),
-        workload=replace(base.workload, utilisation=0.7),
+        workload=replace(base.workload, accelerators=256.0),
+        buy=replace(base.buy, power_cap_throughput_loss=0.0, financed_share=0.0),
+        rent=(*base.rent, three_years),
+        finance=replace(base.finance, horizon_months=36.0),
     )
 
 
@@ -184,7 +157,7 @@ def flat_plan(scenario, *, owned=(), rent=()) -> PlanInputs:
 
 
 def test_flat_buy_only_plan_costs_what_the_engine_says_to_the_cent() -> None:
-    scenario = rich_scenario()
+    scenario = plannable_scenario()
     result = evaluate(scenario, recommend=False)
     plan = make_plan(flat_plan(scenario, owned=(OwnedChoice("dgx", scenario.buy),))).figures
     assert round(plan["npv_usd"], 2) == round(float(result.buy.npv_usd), 2)
@@ -198,14 +171,14 @@ def test_flat_buy_only_plan_costs_what_the_engine_says_to_the_cent() -> None:
             "systems": 32,
             "racks": 8,
             "accelerators": 256.0,
-            "capex_usd": pytest.approx(float(sum(result.buy.capex_usd.values())) - 50_000.0),
+            "capex_usd": pytest.approx(float(sum(result.buy.capex_usd.values())) - 500_000.0),
         }
     ]
 
 
 @pytest.mark.parametrize("index", range(4))
 def test_flat_rent_only_plan_costs_what_the_engine_says_to_the_cent(index: int) -> None:
-    scenario = rich_scenario()
+    scenario = plannable_scenario()
     option = scenario.rent[index]
     result = evaluate(scenario, recommend=False).rent[index]
     plan = make_plan(flat_plan(scenario, rent=(RentChoice(option),))).figures
