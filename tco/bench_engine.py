@@ -16,6 +16,7 @@ import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
@@ -165,15 +166,23 @@ def timed_in_chunks(
     return timed(label, total, run, repeats=repeats, memory_run=lambda: chunk(0))
 
 
-def measure_reference(repeats: int, sample: int = 200) -> Measurement:
-    """The plain-Python reference on ``sample`` scenarios, one at a time."""
-    singles = single_scenarios(sample)
+def timed_in_turn(
+    label: str, scenarios: list[Scenario], call: Callable[[Scenario], object], *, repeats: int
+) -> Measurement:
+    """Time ``call`` on each scenario in turn, in a Python loop."""
 
     def run() -> None:
-        for scenario in singles:
-            reference_evaluate(scenario, with_breakeven_utilisation=False)
+        for scenario in scenarios:
+            call(scenario)
 
-    return timed(f"reference (plain Python), {sample} one at a time", sample, run, repeats=repeats)
+    return timed(label, len(scenarios), run, repeats=repeats)
+
+
+def measure_reference(repeats: int, sample: int = 200) -> Measurement:
+    """The plain-Python reference on ``sample`` scenarios, one at a time."""
+    label = f"reference (plain Python), {sample} one at a time"
+    run = partial(reference_evaluate, with_breakeven_utilisation=False)
+    return timed_in_turn(label, single_scenarios(sample), run, repeats=repeats)
 
 
 def measure_chunks(
@@ -210,25 +219,16 @@ def measure_chunk_tables(repeats: int, total: int, chunk_size: int = CHUNK_SIZE)
 
 def measure_one_at_a_time(repeats: int, sample: int = 1_000) -> Measurement:
     """The engine called once per scenario in a Python loop, sweep figures only: what batching saves."""
-    singles = single_scenarios(sample)
-
-    def run() -> None:
-        for scenario in singles:
-            evaluate(scenario, detail=False)
-
-    return timed(f"engine, {sample:,} one at a time (sweep figures)", sample, run, repeats=repeats)
+    label = f"engine, {sample:,} one at a time (sweep figures)"
+    return timed_in_turn(label, single_scenarios(sample), partial(evaluate, detail=False), repeats=repeats)
 
 
 def measure_with_sensitivity(repeats: int, sample: int = 100) -> Measurement:
     """What the API and the scenario page ask for: monthly detail, IRR, sensitivity and recommendation."""
     singles = single_scenarios(sample)
     evaluate(singles[0])
-
-    def run() -> None:
-        for scenario in singles:
-            evaluate(scenario)
-
-    return timed(f"one scenario with its sensitivity, {sample} in turn", sample, run, repeats=repeats)
+    label = f"one scenario with its sensitivity, {sample} in turn"
+    return timed_in_turn(label, singles, evaluate, repeats=repeats)
 
 
 def engine_lines(repeats: int) -> list[str]:

@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
-from numpy.testing import assert_allclose
 from numpy.testing import assert_array_equal
 
 from tco.engine import InputError
@@ -28,6 +27,7 @@ from tco.engine import validate
 from tco.engine.compose import compute_result
 from tco.engine.overrides import with_overrides
 from tco.engine.reference import reference_evaluate
+from tests.tco.engine.agreement import assert_totals_agree
 from tests.tco.engine.scenarios import rich_scenario
 from tests.tco.engine.scenarios import scalar_scenarios
 
@@ -147,20 +147,7 @@ def test_kernel_on_a_grid_keeps_the_grid_shape() -> None:
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scalar_scenarios())
 def test_kernel_matches_the_month_by_month_reference(scenario: Scenario) -> None:
-    compiled = compute_result(scenario, detail=False)
-    expected = reference_evaluate(scenario)
-    scale = max(1.0, sum(abs(x) for x in expected["buy"]["flow"]))
-
-    def close(actual: object, wanted: float, money: float) -> None:
-        assert_allclose(actual, wanted, rtol=RTOL, atol=RTOL * money, equal_nan=True)
-
-    close(compiled.buy.total_usd, expected["buy"]["total_usd"], scale)
-    close(compiled.buy.npv_usd, expected["buy"]["npv_usd"], scale)
-    for option, reference in zip(compiled.rent, expected["rent"], strict=True):
-        money = scale + reference["total_usd"]
-        for name in ("total_usd", "npv_usd", "saving_usd", "npv_saving_usd"):
-            close(getattr(option, name), reference[name], money)
-        assert_array_equal(option.breakeven_month, reference["breakeven_month"])
+    assert_totals_agree(compute_result(scenario, detail=False), reference_evaluate(scenario), RTOL)
 
 
 def test_asking_for_monthly_detail_or_irr_from_the_kernel_is_refused() -> None:
