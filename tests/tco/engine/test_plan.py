@@ -218,9 +218,7 @@ def test_binding_power_limit_shows_its_dual_value() -> None:
         support_share_per_year=0.0,
         residual_value_share=0.0,
     )
-    rent = RentOption(
-        "on-demand", "on_demand", price_usd_per_instance_hour=40.0, accelerators_per_instance=8.0
-    )
+    rent = replace(ON_DEMAND, price_usd_per_instance_hour=40.0)
     inputs = PlanInputs(
         demand=Demand((32.0,) * 12, (1.0,) * 12),
         owned=(OwnedChoice("node", system),),
