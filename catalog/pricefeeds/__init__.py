@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from catalog.pricefeeds.aws import AWS_PRICING_ROOT
 from catalog.pricefeeds.aws import AwsPriceListFeed
-from catalog.pricefeeds.aws_offer_csv import parse_offer_csv
-from catalog.pricefeeds.aws_offer_json import parse_offer_json
+from catalog.pricefeeds.aws_offer import parse_offer
 from catalog.pricefeeds.azure import AZURE_PRICES_URL
 from catalog.pricefeeds.azure import AzureRetailPricesFeed
 from catalog.pricefeeds.azure import azure_query_url
@@ -82,6 +81,5 @@ __all__ = [
     "UpstreamHTTPError",
     "azure_query_url",
     "default_instance_map",
-    "parse_offer_csv",
-    "parse_offer_json",
+    "parse_offer",
 ]

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 from typing import Literal
 
-from catalog.pricefeeds.aws_offer_csv import parse_offer_csv
-from catalog.pricefeeds.aws_offer_json import parse_offer_json
+from catalog.pricefeeds.aws_offer import parse_offer
 from catalog.pricefeeds.aws_products import PROVIDER
 from catalog.pricefeeds.client import HttpClient
 from catalog.pricefeeds.errors import MalformedPayload
@@ -104,9 +103,9 @@ class AwsPriceListFeed:
         return dataclasses.replace(result, source_version=version_url)
 
     def _parse(self, path: Path, *, region: str, source_url: str) -> FeedResult:
-        parse = parse_offer_csv if self.file_format == "csv" else parse_offer_json
-        return parse(
+        return parse_offer(
             path,
+            file_format=self.file_format,
             region=region,
             instance_map=self.instance_map,
             limits=self.limits,

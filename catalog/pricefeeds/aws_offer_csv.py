@@ -20,17 +20,14 @@ from pathlib import Path
 from catalog.pricefeeds.aws_products import PROVIDER
 from catalog.pricefeeds.aws_products import AwsProduct
 from catalog.pricefeeds.aws_products import AwsTerm
+from catalog.pricefeeds.aws_products import OfferRead
 from catalog.pricefeeds.aws_products import add_term_price
 from catalog.pricefeeds.aws_products import classify_product
-from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.dates import iso_date
 from catalog.pricefeeds.errors import MalformedPayload
 from catalog.pricefeeds.errors import TruncatedPayload
-from catalog.pricefeeds.mapping import InstanceMap
-from catalog.pricefeeds.mapping import default_instance_map
 from catalog.pricefeeds.money import decimal_amount
 from catalog.pricefeeds.records import FeedResult
-from catalog.pricefeeds.sanity import PriceLimits
 
 METADATA_ROWS = 5
 # CSV header -> the JSON attribute name classify_product reads.
@@ -79,26 +76,12 @@ class _PendingTerm:
         return self.hourly is not None and (self.upfront is not None or not needs_upfront)
 
 
-def parse_offer_csv(
-    path: Path,
-    *,
-    region: str | None = None,
-    instance_map: InstanceMap | None = None,
-    limits: PriceLimits | None = None,
-    source_url: str | None = None,
-) -> FeedResult:
-    """Parse an EC2 offer CSV into accelerator prices; same rules and arguments as the JSON parser.
-
-    Raises
-    ------
-    TruncatedPayload, MalformedPayload, UnknownCurrency, AbsurdPrice
-    """
-    instance_map = instance_map or default_instance_map()
-    collector = ResultCollector(PROVIDER, limits or PriceLimits())
-    source_url = source_url or str(path)
+def read_offer_csv(offer: OfferRead) -> FeedResult:
+    """The prices of an offer file in CSV; same rules as the JSON file (see ``parse_offer``)."""
+    path = offer.path
     markers = (
         FREE_TIER_MARKER,
-        *(f'"{family}"' for family in instance_map.aws_accelerator_families),
+        *(f'"{family}"' for family in offer.instance_map.aws_accelerator_families),
     )
     with path.open(newline="", encoding="utf-8") as handle:
         lines = iter(handle)
@@ -116,7 +99,6 @@ def parse_offer_csv(
         # Only accelerator lines get this far, so these stay as small as the JSON parser's.
         products: dict[str, AwsProduct | None] = {}
         pending: dict[tuple[str, str], _PendingTerm] = {}
-        other_regions: set[str] = set()
         short_row: list[str] | None = None
         for fields in csv.reader(wanted):
             if short_row is not None:
@@ -128,13 +110,11 @@ def parse_offer_csv(
                 continue
             row = {name: fields[index] for name, index in columns.items()}
             if row["SKU"] not in products:
-                products[row["SKU"]] = _product(
-                    row,
-                    region=region,
-                    instance_map=instance_map,
-                    collector=collector,
-                    other_regions=other_regions,
+                attributes = {attribute: row[column] for column, attribute in ATTRIBUTE_COLUMNS.items()}
+                decision = classify_product(
+                    row["SKU"], row["Product Family"], attributes, instance_map=offer.instance_map
                 )
+                products[row["SKU"]] = offer.kept(row["SKU"], decision)
             product = products[row["SKU"]]
             if product is None:
                 continue
@@ -143,8 +123,8 @@ def parse_offer_csv(
                 add_term_price(
                     product,
                     term,
-                    collector=collector,
-                    source_url=source_url,
+                    collector=offer.collector,
+                    source_url=offer.source_url,
                     source_version=version,
                 )
     if short_row is not None:
@@ -156,11 +136,7 @@ def parse_offer_csv(
         raise TruncatedPayload(
             PROVIDER, f"{sku}.{code}", "reserved term is missing its Hrs or Upfront Fee row"
         )
-    if other_regions and not any(products.values()):
-        raise MalformedPayload(
-            PROVIDER, str(path), f"asked for {region}, the file holds {sorted(other_regions)}"
-        )
-    return collector.result(source_version=version)
+    return offer.result(version=version, priced_any=any(products.values()))
 
 
 class _LineCounter:
@@ -203,26 +179,6 @@ def _column_indexes(header: list[str], path: Path) -> dict[str, int]:
     if missing:
         raise MalformedPayload(PROVIDER, str(path), f"header lacks columns {missing}")
     return {name: positions[name] for name in needed}
-
-
-def _product(
-    row: dict[str, str],
-    *,
-    region: str | None,
-    instance_map: InstanceMap,
-    collector: ResultCollector,
-    other_regions: set[str],
-) -> AwsProduct | None:
-    """Classify a row's product once: the product to price, or None (rejected or elsewhere)."""
-    attributes = {attribute: row[column] for column, attribute in ATTRIBUTE_COLUMNS.items()}
-    decision = classify_product(row["SKU"], row["Product Family"], attributes, instance_map=instance_map)
-    if region is not None and decision.region not in (region, ""):
-        if decision.product is not None:
-            other_regions.add(decision.region)
-        return None
-    if decision.reason is not None:
-        collector.reject(row["SKU"], decision.reason, decision.detail)
-    return decision.product
 
 
 def _add_dimension(row: dict[str, str], pending: dict[tuple[str, str], _PendingTerm]) -> AwsTerm | None:

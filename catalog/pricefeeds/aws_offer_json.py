@@ -20,18 +20,16 @@ import ijson
 from catalog.pricefeeds.aws_products import PROVIDER
 from catalog.pricefeeds.aws_products import AwsProduct
 from catalog.pricefeeds.aws_products import AwsTerm
+from catalog.pricefeeds.aws_products import OfferRead
 from catalog.pricefeeds.aws_products import ProductDecision
 from catalog.pricefeeds.aws_products import add_term_price
 from catalog.pricefeeds.aws_products import classify_product
-from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.dates import iso_date
 from catalog.pricefeeds.errors import MalformedPayload
 from catalog.pricefeeds.errors import TruncatedPayload
 from catalog.pricefeeds.mapping import InstanceMap
-from catalog.pricefeeds.mapping import default_instance_map
 from catalog.pricefeeds.money import decimal_amount
 from catalog.pricefeeds.records import FeedResult
-from catalog.pricefeeds.sanity import PriceLimits
 
 # ijson's C parser buffers the events of a whole chunk: 1 MiB chunks hold ~5 MB of events
 # at peak, 64 KiB chunks ~0.3 MB, at the same speed.
@@ -40,54 +38,19 @@ PRODUCTS_PREFIX = "products"
 TERM_PREFIXES = {"OnDemand": "terms.OnDemand", "Reserved": "terms.Reserved"}
 
 
-def parse_offer_json(
-    path: Path,
-    *,
-    region: str | None = None,
-    instance_map: InstanceMap | None = None,
-    limits: PriceLimits | None = None,
-    source_url: str | None = None,
-) -> FeedResult:
-    """Parse an EC2 offer file into accelerator prices (on-demand and reserved).
-
-    Parameters
-    ----------
-    path
-        The offer file (``.../AmazonEC2/<version>/<region>/index.json``).
-    region
-        Keep only products of this ``regionCode``; None keeps every region in the file.
-    instance_map, limits
-        The accelerator map and price checks; defaults are the shipped map and USD up to
-        1,000 per accelerator-hour.
-    source_url
-        Where the file came from, recorded on every price (default: the path).
-
-    Raises
-    ------
-    TruncatedPayload, MalformedPayload, UnknownCurrency, AbsurdPrice
-        Nothing is returned for a file that fails anywhere, even near its end.
-    """
-    instance_map = instance_map or default_instance_map()
-    collector = ResultCollector(PROVIDER, limits or PriceLimits())
-    source_url = source_url or str(path)
-    header = _read_header(path)
+def read_offer_json(offer: OfferRead) -> FeedResult:
+    """The prices of an offer file in JSON (on-demand and reserved); see ``parse_offer``."""
+    header = _read_header(offer.path)
     version = header.get("version")
     products: dict[str, AwsProduct] = {}
     counts = dict.fromkeys(("products", *TERM_PREFIXES), 0)
-    other_regions: set[str] = set()
-    for sku, product in _entries(path, PRODUCTS_PREFIX):
+    for sku, product in _entries(offer.path, PRODUCTS_PREFIX):
         counts["products"] += 1
-        decision = _classify(sku, product, instance_map=instance_map)
-        if region is not None and decision.region not in (region, ""):
-            if decision.product is not None:
-                other_regions.add(decision.region)
-            continue
-        if decision.reason is not None:
-            collector.reject(sku, decision.reason, decision.detail)
-        if decision.product is not None:
-            products[sku] = decision.product
+        kept = offer.kept(sku, _classify(sku, product, instance_map=offer.instance_map))
+        if kept is not None:
+            products[sku] = kept
     for term_type, prefix in TERM_PREFIXES.items():
-        for sku, terms in _entries(path, prefix):
+        for sku, terms in _entries(offer.path, prefix):
             counts[term_type] += 1
             if sku not in products:
                 continue
@@ -95,17 +58,13 @@ def parse_offer_json(
                 add_term_price(
                     products[sku],
                     _term(term, term_type=term_type, record=term_key),
-                    collector=collector,
-                    source_url=source_url,
+                    collector=offer.collector,
+                    source_url=offer.source_url,
                     source_version=version,
                 )
     if counts["products"] == 0 or counts["OnDemand"] == 0:
-        raise MalformedPayload(PROVIDER, str(path), f"no products or no OnDemand terms ({counts})")
-    if other_regions and not products:
-        raise MalformedPayload(
-            PROVIDER, str(path), f"asked for {region}, the file holds {sorted(other_regions)}"
-        )
-    return collector.result(source_version=version)
+        raise MalformedPayload(PROVIDER, str(offer.path), f"no products or no OnDemand terms ({counts})")
+    return offer.result(version=version, priced_any=bool(products))
 
 
 def _read_header(path: Path) -> dict[str, str]:

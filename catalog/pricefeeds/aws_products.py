@@ -10,7 +10,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field
 from decimal import Decimal
+from pathlib import Path
 
 from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.errors import MalformedPayload
@@ -18,6 +20,7 @@ from catalog.pricefeeds.mapping import AcceleratorMatch
 from catalog.pricefeeds.mapping import InstanceMap
 from catalog.pricefeeds.money import spread_over_term
 from catalog.pricefeeds.records import TERM_YEARS
+from catalog.pricefeeds.records import FeedResult
 from catalog.pricefeeds.records import ParsedPrice
 from catalog.pricefeeds.records import PricingModel
 from catalog.pricefeeds.records import RejectionReason
@@ -66,6 +69,38 @@ class ProductDecision:
 
 
 IGNORE = ProductDecision()
+
+
+@dataclass(frozen=True)
+class OfferRead:
+    """One offer file being read, whichever its format: the region kept (None keeps every
+    region), the accelerator map, the prices collected, and where the file came from."""
+
+    path: Path
+    region: str | None
+    instance_map: InstanceMap
+    collector: ResultCollector
+    source_url: str
+    other_regions: set[str] = field(default_factory=set)
+
+    def kept(self, sku: str, decision: ProductDecision) -> AwsProduct | None:
+        """The product to price, or None: rejected (and reported) or of another region."""
+        if self.region is not None and decision.region not in (self.region, ""):
+            if decision.product is not None:
+                self.other_regions.add(decision.region)
+            return None
+        if decision.reason is not None:
+            self.collector.reject(sku, decision.reason, decision.detail)
+        return decision.product
+
+    def result(self, *, version: str | None, priced_any: bool) -> FeedResult:
+        """The prices found; a file holding only other regions' products is the wrong file."""
+        if self.other_regions and not priced_any:
+            held = sorted(self.other_regions)
+            raise MalformedPayload(
+                PROVIDER, str(self.path), f"asked for {self.region}, the file holds {held}"
+            )
+        return self.collector.result(source_version=version)
 
 
 def classify_product(

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from catalog.pricefeeds.aws_offer_json import parse_offer_json
+from catalog.pricefeeds.aws_offer import parse_offer
 from catalog.pricefeeds.mapping import default_instance_map
 
 VERSION = "20260910195514"
@@ -35,19 +35,18 @@ REGION = "us-east-1"
 ON_DEMAND_CODE = "JRTCKXETXF"
 HOURLY_SUFFIX = "6YS6EN2CT7"
 UPFRONT_SUFFIX = "2TG2D8R56U"
-RESERVED_TERMS = (  # the real fixed offer term codes (price-feed-formats.md section 1.4)
-    ("4NA7Y494T4", "1yr", "standard", "No Upfront"),
-    ("HU7G6KETJZ", "1yr", "standard", "Partial Upfront"),
-    ("6QCMYABX3D", "1yr", "standard", "All Upfront"),
-    ("7NE97W5U4E", "1yr", "convertible", "No Upfront"),
-    ("CUZHX8X6JH", "1yr", "convertible", "Partial Upfront"),
-    ("VJWZNREJX2", "1yr", "convertible", "All Upfront"),
-    ("BPH4J8HBKS", "3yr", "standard", "No Upfront"),
-    ("38NPMPTW36", "3yr", "standard", "Partial Upfront"),
-    ("NQ3QZPMQV9", "3yr", "standard", "All Upfront"),
-    ("Z2E3P23VKM", "3yr", "convertible", "No Upfront"),
-    ("R5XV2EPZQZ", "3yr", "convertible", "Partial Upfront"),
-    ("MZU6U2429S", "3yr", "convertible", "All Upfront"),
+PURCHASE_OPTIONS = ("No Upfront", "Partial Upfront", "All Upfront")
+# The real fixed offer term codes (price-feed-formats.md section 1.4), in PURCHASE_OPTIONS order.
+TERM_CODES = {
+    ("1yr", "standard"): ("4NA7Y494T4", "HU7G6KETJZ", "6QCMYABX3D"),
+    ("1yr", "convertible"): ("7NE97W5U4E", "CUZHX8X6JH", "VJWZNREJX2"),
+    ("3yr", "standard"): ("BPH4J8HBKS", "38NPMPTW36", "NQ3QZPMQV9"),
+    ("3yr", "convertible"): ("Z2E3P23VKM", "R5XV2EPZQZ", "MZU6U2429S"),
+}
+RESERVED_TERMS = tuple(
+    (code, lease, offering_class, option)
+    for (lease, offering_class), codes in TERM_CODES.items()
+    for code, option in zip(codes, PURCHASE_OPTIONS, strict=True)
 )
 # Product variants the real file carries per instance type; only the first is a price.
 VARIANTS = (
@@ -337,7 +336,7 @@ def measure_parse(path: Path) -> BenchFigures:
     reset_peak_rss()
     rss_before = rss_mib("VmRSS")
     started = time.perf_counter()
-    result = parse_offer_json(path, region=REGION)
+    result = parse_offer(path, region=REGION)
     seconds = time.perf_counter() - started
     return BenchFigures(seconds, rss_before, rss_mib("VmHWM"), len(result.prices), len(result.rejections))
 
@@ -363,7 +362,7 @@ def rss_mib(field: str) -> float:
 def measure_heap_peak(path: Path) -> float:
     """Peak Python heap while parsing the file [MiB] (tracemalloc; slower than a plain run)."""
     tracemalloc.start()
-    parse_offer_json(path, region=REGION)
+    parse_offer(path, region=REGION)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return peak / (1 << 20)

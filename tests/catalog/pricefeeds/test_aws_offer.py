@@ -15,16 +15,13 @@ from catalog.pricefeeds import PricingModel
 from catalog.pricefeeds import RejectionReason
 from catalog.pricefeeds import TruncatedPayload
 from catalog.pricefeeds import UnknownCurrency
-from catalog.pricefeeds import parse_offer_csv
-from catalog.pricefeeds import parse_offer_json
+from catalog.pricefeeds import parse_offer
 from catalog.pricefeeds.records import FeedResult
 from catalog.pricefeeds.records import ParsedPrice
 
-PARSERS = {"json": parse_offer_json, "csv": parse_offer_csv}
-
 
 def parse_sample(samples: Path, file_format: str, **kwargs: object) -> FeedResult:
-    return PARSERS[file_format](samples / f"aws-ec2-offer-sample.{file_format}", **kwargs)
+    return parse_offer(samples / f"aws-ec2-offer-sample.{file_format}", file_format=file_format, **kwargs)
 
 
 def price_of(
@@ -174,7 +171,7 @@ def test_licensed_dedicated_and_reservation_rows_never_become_prices(
     product_family: str,
     reason: RejectionReason,
 ) -> None:
-    result = parse_offer_json(write_offer(price="60.0000000000", product_family=product_family, **attributes))
+    result = parse_offer(write_offer(price="60.0000000000", product_family=product_family, **attributes))
 
     assert result.prices == ()
     assert [(r.sku, r.reason_code) for r in result.rejections] == [("TESTSKU000000001", reason)]
@@ -183,7 +180,7 @@ def test_licensed_dedicated_and_reservation_rows_never_become_prices(
 def test_a_capacity_block_with_a_real_hourly_price_is_a_capacity_block_price(
     write_offer: Callable[..., Path],
 ) -> None:
-    result = parse_offer_json(write_offer(price="31.4640000000", marketoption="CapacityBlock"))
+    result = parse_offer(write_offer(price="31.4640000000", marketoption="CapacityBlock"))
 
     (price,) = result.prices
     assert price.pricing_model == PricingModel.CAPACITY_BLOCK
@@ -193,7 +190,7 @@ def test_a_capacity_block_with_a_real_hourly_price_is_a_capacity_block_price(
 def test_an_unmapped_gpu_instance_is_reported_not_dropped(
     write_offer: Callable[..., Path],
 ) -> None:
-    result = parse_offer_json(
+    result = parse_offer(
         write_offer(
             instanceType="p6-b300.48xlarge",
             usagetype="BoxUsage:p6-b300.48xlarge",
@@ -210,14 +207,14 @@ def test_an_unmapped_gpu_instance_is_reported_not_dropped(
 def test_a_gpu_count_that_disagrees_with_the_map_is_reported(
     write_offer: Callable[..., Path],
 ) -> None:
-    result = parse_offer_json(write_offer(gpu="4"))
+    result = parse_offer(write_offer(gpu="4"))
 
     assert result.prices == ()
     assert result.rejections[0].reason_code == RejectionReason.MAPPING_MISMATCH
 
 
 def test_non_accelerator_products_are_ignored_silently(write_offer: Callable[..., Path]) -> None:
-    result = parse_offer_json(write_offer(instanceType="m5.large", instanceFamily="General purpose", gpu=""))
+    result = parse_offer(write_offer(instanceType="m5.large", instanceFamily="General purpose", gpu=""))
 
     assert (result.prices, result.rejections) == ((), ())
 
@@ -226,20 +223,20 @@ def test_non_accelerator_products_are_ignored_silently(write_offer: Callable[...
 def test_a_zero_negative_or_absurd_price_aborts_the_run(write_offer: Callable[..., Path], price: str) -> None:
     # 8000.01 / 8 GPUs = 1000.00125 per GPU-hour, just above the 1,000 ceiling.
     with pytest.raises(AbsurdPrice, match="TESTSKU000000001"):
-        parse_offer_json(write_offer(price=price))
+        parse_offer(write_offer(price=price))
 
 
 def test_a_price_of_exactly_1000_per_gpu_hour_is_accepted(
     write_offer: Callable[..., Path],
 ) -> None:
-    result = parse_offer_json(write_offer(price="8000.0000000000"))  # 8000 / 8 = 1000
+    result = parse_offer(write_offer(price="8000.0000000000"))  # 8000 / 8 = 1000
 
     assert result.prices[0].price_per_accelerator_hour == 1000
 
 
 def test_a_price_in_an_unknown_currency_aborts_the_run(write_offer: Callable[..., Path]) -> None:
     with pytest.raises(UnknownCurrency, match="'XYZ'"):
-        parse_offer_json(write_offer(currency="XYZ"))
+        parse_offer(write_offer(currency="XYZ"))
 
 
 @pytest.fixture
@@ -259,14 +256,14 @@ def test_a_truncated_json_file_raises_before_returning_anything(edited) -> None:
     cut = edited("json", lambda text: text[: text.index('"HNW4W6GM8AE2PCQX.4NA7Y494T4"')])
 
     with pytest.raises(TruncatedPayload, match="ends before its JSON is closed"):
-        parse_offer_json(cut)
+        parse_offer(cut)
 
 
 def test_a_malformed_json_file_raises_malformed_payload(edited) -> None:
     broken = edited("json", lambda text: text.replace('"unit" : "Hrs",', '"unit" : Hrs,', 1))
 
     with pytest.raises(MalformedPayload) as raised:
-        parse_offer_json(broken)
+        parse_offer(broken)
     assert not isinstance(raised.value, TruncatedPayload)
 
 
@@ -274,14 +271,14 @@ def test_a_json_file_without_terms_is_malformed(edited) -> None:
     no_terms = edited("json", lambda text: text[: text.index('  "terms" : {')].rstrip().rstrip(",") + "\n}\n")
 
     with pytest.raises(MalformedPayload, match="no products or no OnDemand terms"):
-        parse_offer_json(no_terms)
+        parse_offer(no_terms)
 
 
 def test_a_csv_file_cut_inside_a_row_raises_truncated_payload(edited) -> None:
     cut = edited("csv", lambda text: text[: text.index('"HNW4W6GM8AE2PCQX","4NA7Y494T4"') + 60])
 
     with pytest.raises(TruncatedPayload):
-        parse_offer_csv(cut)
+        parse_offer(cut, file_format="csv")
 
 
 def test_a_csv_file_missing_the_hourly_row_of_an_upfront_term_is_truncated(edited) -> None:
@@ -294,14 +291,14 @@ def test_a_csv_file_missing_the_hourly_row_of_an_upfront_term_is_truncated(edite
         return "".join(without)
 
     with pytest.raises(TruncatedPayload, match="3D4V8UAYEMB38GU2.6QCMYABX3D"):
-        parse_offer_csv(edited("csv", without_hourly_row))
+        parse_offer(edited("csv", without_hourly_row), file_format="csv")
 
 
 def test_a_csv_file_without_a_needed_column_is_malformed(edited) -> None:
     renamed = edited("csv", lambda text: text.replace('"Pre Installed S/W"', '"Preinstalled Software"', 1))
 
     with pytest.raises(MalformedPayload, match="Pre Installed S/W"):
-        parse_offer_csv(renamed)
+        parse_offer(renamed, file_format="csv")
 
 
 def test_a_csv_row_with_missing_fields_in_the_middle_is_malformed(edited) -> None:
@@ -312,5 +309,5 @@ def test_a_csv_row_with_missing_fields_in_the_middle_is_malformed(edited) -> Non
         return "".join(lines)
 
     with pytest.raises(MalformedPayload, match="before the end has too few fields") as raised:
-        parse_offer_csv(edited("csv", p4d_row_short))
+        parse_offer(edited("csv", p4d_row_short), file_format="csv")
     assert not isinstance(raised.value, TruncatedPayload)

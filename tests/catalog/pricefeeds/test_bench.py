@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from catalog.pricefeeds import PricingModel
-from catalog.pricefeeds import parse_offer_json
+from catalog.pricefeeds import parse_offer
 from catalog.pricefeeds.bench import RESERVED_TERMS
 from catalog.pricefeeds.bench import main
 from catalog.pricefeeds.bench import write_synthetic_offer
@@ -19,7 +19,7 @@ from catalog.pricefeeds.mapping import default_instance_map
 
 def heap_peak_bytes(path: Path) -> int:
     tracemalloc.start()
-    parse_offer_json(path, region="us-east-1")
+    parse_offer(path, region="us-east-1")
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak
@@ -42,7 +42,7 @@ def test_the_synthetic_file_prices_every_mapped_instance_once_per_term(tmp_path:
     path = tmp_path / "index.json"
     write_synthetic_offer(path, size_bytes=1_500_000)
 
-    result = parse_offer_json(path, region="us-east-1")
+    result = parse_offer(path, region="us-east-1")
 
     instance_types = len(default_instance_map().offers["aws"])
     on_demand = [p for p in result.prices if p.pricing_model == PricingModel.ON_DEMAND]
