@@ -15,7 +15,6 @@ from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.urls import reverse
-from django.utils.safestring import mark_safe
 from simple_history.admin import SimpleHistoryAdmin
 
 from reports.admin import ReportExportInline
@@ -30,8 +29,8 @@ from tco.admin_approval import what_is_signed
 from tco.admin_labels import RentOptionForm
 from tco.admin_labels import VocabularyLabelsForm
 from tco.admin_result import scenario_result
-from tco.charts import render
-from tco.charts import side_by_side_figure
+from tco.charts.canvas import inline_svg
+from tco.charts.side_by_side import side_by_side_figure
 from tco.engine import MAX_RENT_OPTIONS
 from tco.models import ApiOption
 from tco.models import RentOption
@@ -383,8 +382,7 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
         context = {**self.admin_site.each_context(request), "opts": self.model._meta,
                    "title": "Scenarios side by side", "columns": columns,
                    "workbook_url": f"{reverse('admin:tco_scenario_side_by_side_workbook')}?ids={ids}",
-                   "chart_svg": mark_safe(  # noqa: S308 (our own SVG)
-                       render(side_by_side_figure(columns), "svg").decode())}
+                   "chart_svg": inline_svg(side_by_side_figure(columns))}
         return TemplateResponse(request, "admin/tco/scenario/side_by_side.html", context)
 
     @admin.action(description="Side-by-side PDF of selected scenarios", permissions=["view"])

@@ -5,13 +5,12 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
-from django.utils.safestring import mark_safe
 
-from tco.charts import render
+from tco.charts.canvas import inline_svg
+from tco.charts.plan_capacity import capacity_figure
 from tco.models import PlanStatus
 from tco.models import ProcurementPlan
-from tco.plan_charts import capacity_figure
-from tco.plan_charts import plan_tables
+from tco.plan_tables import plan_tables
 from teams.admin_mixins import TeamScopedAdminMixin
 
 
@@ -58,5 +57,5 @@ def plan_context(plan: ProcurementPlan) -> dict[str, Any]:
         return {"plan_pending": plan.get_status_display()}
     if not result["feasible"]:
         return {"infeasible": result["infeasible"]["message"]}
-    chart = mark_safe(render(capacity_figure(result, title=plan.name), "svg").decode())  # noqa: S308 (our own SVG)
-    return {"plan_chart": chart, **plan_tables(result, plan.uncertainty)}
+    return {"plan_chart": inline_svg(capacity_figure(result, title=plan.name)),
+            **plan_tables(result, plan.uncertainty)}

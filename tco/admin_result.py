@@ -19,11 +19,10 @@ from django.db.models import Max
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils import timezone
-from django.utils.safestring import mark_safe
 
 from catalog.models import PricePoint
-from tco.charts import cumulative_cost_figure
-from tco.charts import render
+from tco.charts.canvas import inline_svg
+from tco.charts.cumulative_cost import cumulative_cost_figure
 from tco.engine.figures import item
 from tco.engine.version import ENGINE_VERSION
 from tco.engine.vocabulary import INPUTS
@@ -132,7 +131,7 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
         "key_columns": columns,
         "key_rows": key_rows,
         "footprint_rows": footprint,
-        "chart_svg": mark_safe(render(cumulative_cost_figure(result), "svg").decode()),  # noqa: S308 (our own SVG)
+        "chart_svg": inline_svg(cumulative_cost_figure(result)),
         "cash_flow_columns": [_column_heading(column) for column in frame.columns],
         "cash_flow_rows": [[str(int(row[0]))] + [RESULTS["buy.total_usd"].show(v) for v in row[1:]]
                            for row in frame.itertuples(index=False)],

@@ -18,11 +18,13 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from tco import engine
-from tco.charts import render
+from tco.charts.breakeven_heatmap import breakeven_heatmap_figure
+from tco.charts.canvas import inline_svg
+from tco.charts.saving_histogram import saving_histogram_figure
+from tco.charts.tornado import tornado_figure
 from tco.engine.vocabulary import RESULTS
 from tco.engine.vocabulary import Kind
 from tco.engine.vocabulary import Term
@@ -32,9 +34,6 @@ from tco.models import RunKind
 from tco.models import RunStatus
 from tco.models import Scenario
 from tco.models import SweepRun
-from tco.run_charts import breakeven_heatmap_figure
-from tco.run_charts import saving_histogram_figure
-from tco.run_charts import tornado_figure
 from tco.runs.errors import RunSpecError
 from tco.runs.limits import MAX_CHUNK_POINTS
 from tco.runs.limits import MAX_RUN_POINTS
@@ -45,6 +44,7 @@ from tco.runs.specs import DEFAULT_HISTOGRAM_BINS
 from tco.runs.specs import DEFAULT_STEP_SHARE
 from tco.runs.specs import axis_from_text
 from tco.runs.specs import distribution_from_text
+from tco.runs.summaries import stored_tornado
 from tco.selectors import scenarios_for
 from tco.selectors import sweep_runs_for
 from tco.services.engine_inputs import ScenarioInputError
@@ -222,28 +222,26 @@ def _input_rows(scenario: Scenario) -> dict[str, Any]:
 
 
 def _charts(run: SweepRun) -> dict[str, Any]:
-    """The finished run's charts as inline SVG: heat maps, histograms or the tornado."""
+    """The finished run's chart as inline SVG: heat maps, histograms or the tornado."""
     if run.status != RunStatus.DONE or not run.summary:
         return {}
     summary = run.summary
-
-    def svg(figure) -> str:
-        return mark_safe(render(figure, "svg").decode())  # noqa: S308 (our own SVG)
-
-    options = summary.get("options", {})
+    rent_names = [option["name"] for option in run.engine_inputs["rent"]]
     if run.kind == RunKind.SWEEP:
-        charts = [svg(breakeven_heatmap_figure(summary["heatmap"], option)) for option in options]
+        charts = [inline_svg(breakeven_heatmap_figure(summary["heatmap"], rent_names=rent_names))]
     elif run.kind == RunKind.MONTE_CARLO:
-        charts = [svg(saving_histogram_figure(figures, option)) for option, figures in options.items()]
+        charts = [inline_svg(saving_histogram_figure(summary["options"]))]
+    elif summary["rows"]:
+        charts = [inline_svg(tornado_figure(stored_tornado(summary), rent_names=rent_names))]
     else:
-        charts = [svg(tornado_figure(summary))] if summary["rows"] else []
-    return {"charts": charts, "summary_rows": _summary_rows(run)}
+        charts = []
+    return {"charts": charts, "summary_rows": _summary_rows(run, rent_names)}
 
 
-def _summary_rows(run: SweepRun) -> list[tuple[str, str]]:
+def _summary_rows(run: SweepRun, rent_names: list[str]) -> list[tuple[str, str]]:
     """The run's figures per rent option as (label, text) rows in the vocabulary's formats."""
     if run.kind == RunKind.SENSITIVITY:
-        return [(input_label(row["path"]), f"swing {usd_short(row['swing_usd'])}")
+        return [(input_label(row["path"], rent_names=rent_names), f"swing {usd_short(row['swing_usd'])}")
                 for row in run.summary["rows"]]
     rows = []
     for option, figures in run.summary["options"].items():

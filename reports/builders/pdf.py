@@ -22,11 +22,6 @@ from matplotlib.figure import Figure
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher
 
-from reports.builders.charts import cost_breakdown_figure
-from reports.builders.charts import monte_carlo_figure
-from reports.builders.charts import sweep_figure
-from reports.builders.charts import tornado_figure
-from reports.builders.residual_chart import residual_figure
 from reports.content import Citation
 from reports.content import RecordedPlan
 from reports.content import RecordedRun
@@ -40,9 +35,15 @@ from reports.formatting import format_number
 from reports.formatting import format_share
 from reports.formatting import format_usd_cents
 from reports.formatting import timestamp
-from tco.charts import cumulative_cost_figure
-from tco.charts import render
-from tco.charts import side_by_side_figure
+from tco.charts.breakeven_heatmap import breakeven_heatmap_figure
+from tco.charts.canvas import render
+from tco.charts.cost_breakdown import cost_breakdown_figure
+from tco.charts.cumulative_cost import cumulative_cost_figure
+from tco.charts.plan_capacity import capacity_figure
+from tco.charts.residual_value import residual_value_figure
+from tco.charts.saving_histogram import saving_histogram_figure
+from tco.charts.side_by_side import side_by_side_figure
+from tco.charts.tornado import tornado_figure
 from tco.engine import SensitivityRow
 from tco.engine.figures import item
 from tco.engine.figures import scalar
@@ -51,8 +52,7 @@ from tco.engine.version import ENGINE_VERSION
 from tco.engine.vocabulary import RESULTS
 from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import line_label
-from tco.plan_charts import capacity_figure
-from tco.plan_charts import plan_tables
+from tco.plan_tables import plan_tables
 from tco.useful_work import useful_work
 
 if TYPE_CHECKING:
@@ -158,7 +158,8 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "footprint_rows": _footprint_rows(content),
         **_useful_work(content),
         "signing_notes": content.signing_notes(),
-        "tornado_chart": _png(tornado_figure(content.tornado)) if content.tornado.rows else None,
+        "tornado_chart": (_png(tornado_figure(content.tornado, rent_names=_rent_names(content.inputs)))
+                          if content.tornado.rows else None),
         "sensitivity_rows": [_mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
         "sweeps": [_sweep(sweep, content.inputs) for sweep in content.sweeps],
         "monte_carlo": [_monte_carlo(run, content.inputs) for run in content.monte_carlo],
@@ -370,7 +371,7 @@ def _useful_work(content: ReportContent) -> dict[str, Any]:
         "resale_value": format_usd_cents(figures.resale_value_usd),
         "book_value": format_usd_cents(figures.book_value_usd),
         "embodied_tonnes": format_number(figures.embodied_tonnes, 1),
-        "residual_chart": _png(residual_figure(content.inputs, content.result)),
+        "residual_chart": _png(residual_value_figure(content.inputs, content.result)),
     }
 
 
@@ -417,7 +418,7 @@ def _sweep(run: RecordedRun, run_inputs) -> dict[str, Any]:
             }
             for name, figures in summary["options"].items()
         ],
-        "chart": _png(sweep_figure(run)),
+        "chart": _png(breakeven_heatmap_figure(summary["heatmap"], rent_names=_rent_names(run_inputs))),
     }
 
 
@@ -449,8 +450,13 @@ def _monte_carlo(run: RecordedRun, run_inputs) -> dict[str, Any]:
                                                 for key in ("p10", "p50", "p90")))
             for path, spread in summary["inputs"].items()
         ],
-        "chart": _png(monte_carlo_figure(run)),
+        "chart": _png(saving_histogram_figure(summary["options"])),
     }
+
+
+def _rent_names(inputs) -> list[str]:
+    """Names of the rent options, for labels of inputs that belong to one (``rent.2...``)."""
+    return [option.name for option in inputs.rent]
 
 
 def _run_note(run: RecordedRun) -> str:

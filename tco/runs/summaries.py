@@ -7,6 +7,7 @@ points), never the whole table. Every figure is a plain number or None (NaN, inf
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
+from tco import engine
 from tco.engine.figures import finite_or_none
 from tco.runs.compute import BUY_WINS
 from tco.runs.compute import POINT_COLUMN
@@ -27,6 +29,8 @@ PERCENTILES = (10, 50, 90)
 SPREAD = ("p10", "p50", "p90", "mean")
 # Heat maps are aggregated to at most this many cells a side, small enough for a page.
 HEATMAP_MAX_CELLS = 50
+# A sensitivity summary's row holds these and more (rank, swing, the base saving again).
+SENSITIVITY_ROW_FIELDS = [field.name for field in fields(engine.SensitivityRow)]
 
 
 def sweep_summary(path: Path, spec: SweepSpec, option_names: Sequence[str]) -> dict[str, Any]:
@@ -99,6 +103,14 @@ def sensitivity_summary(frame: pd.DataFrame, step_share: float) -> dict[str, Any
         "step_share": step_share,
         "rows": rows,
     }
+
+
+def stored_tornado(summary: dict[str, Any]) -> engine.Tornado:
+    """The engine's tornado back from a sensitivity summary (``sensitivity_summary``'s inverse)."""
+    rows = (engine.SensitivityRow(**{name: row[name] for name in SENSITIVITY_ROW_FIELDS})
+            for row in summary["rows"])
+    return engine.Tornado(rent_option=summary["rent_option"], base_saving_usd=summary["base_saving_usd"],
+                          step_share=summary["step_share"], rows=tuple(rows))
 
 
 class _ColumnReader:

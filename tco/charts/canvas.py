@@ -1,0 +1,56 @@
+"""What every chart shares: a figure outside pyplot, money axes, wrapped labels, colours, output.
+
+Figures are ``matplotlib.figure.Figure`` objects, not pyplot's: workers and pages build many, none
+is ever shown, and nothing stays behind in pyplot's global state.
+"""
+from __future__ import annotations
+
+import io
+import textwrap
+
+import numpy as np
+from django.utils.safestring import SafeString
+from django.utils.safestring import mark_safe
+from matplotlib.axes import Axes
+from matplotlib.axis import Axis
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import MaxNLocator
+
+import config.plotting  # noqa: F401  (Agg, no math parsing of user text)
+from tco.engine.vocabulary import usd_short
+
+DPI = 110
+BUY_COLOUR = "#1f4e79"  # buying; buying wins; an input moved up
+RENT_COLOUR = "#c55a11"  # renting wins; an input moved down
+NEVER_COLOUR = "#d9d9d9"  # never breaks even
+# Axis labels wrap at this many characters, so long option names never run into the bars.
+LABEL_WIDTH = 28
+
+
+def new_figure(width_in: float, height_in: float, *, panels: int = 1) -> tuple[Figure, list[Axes]]:
+    """A figure with ``panels`` axes stacked top to bottom."""
+    figure = Figure(figsize=(width_in, height_in), dpi=DPI)
+    return figure, list(np.ravel(figure.subplots(panels, 1, squeeze=False)))
+
+
+def money_axis(axis: Axis) -> None:
+    """Dollar ticks ($1.23M), few enough that their labels never touch."""
+    axis.set_major_formatter(FuncFormatter(lambda value, _position: usd_short(value)))
+    axis.set_major_locator(MaxNLocator(nbins=5))
+
+
+def wrapped(text: str, width: int = LABEL_WIDTH) -> str:
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def render(figure: Figure, fmt: str) -> bytes:
+    """The figure as SVG or PNG bytes."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+def inline_svg(figure: Figure) -> SafeString:
+    """The figure as SVG markup to put in an admin page."""
+    return mark_safe(render(figure, "svg").decode())  # noqa: S308 (our own SVG)

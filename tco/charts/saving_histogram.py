@@ -1,0 +1,44 @@
+"""Monte Carlo: the distribution of the NPV saving of buying against each rent option."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from tco.charts.canvas import money_axis
+from tco.charts.canvas import new_figure
+from tco.engine.vocabulary import RESULTS
+
+PERCENTILES = ("p10", "p50", "p90")
+# Light tints of buying's blue and renting's orange, so the percentile lines and labels stay legible.
+BUYING_WINS_COLOUR = "#9dc3e6"
+RENTING_WINS_COLOUR = "#f4b183"
+
+
+def saving_histogram_figure(options: Mapping[str, Mapping[str, Any]]) -> Figure:
+    """One histogram per rent option (a Monte Carlo summary's ``options``), P10/P50/P90 marked.
+
+    Bars right of zero, where buying wins, are blue; the rest orange.
+    """
+    fig, axes = new_figure(8, 0.8 + 2.2 * len(options), panels=len(options))
+    for ax, (option, figures) in zip(axes, options.items(), strict=True):
+        edges = np.asarray(figures["histogram"]["bin_edges_usd"], dtype=np.float64)
+        widths = np.diff(edges)
+        colours = np.where(edges[:-1] + widths / 2 > 0, BUYING_WINS_COLOUR, RENTING_WINS_COLOUR)
+        ax.bar(edges[:-1], figures["histogram"]["counts"], width=widths, align="edge", color=colours)
+        ax.axvline(0.0, color="grey", linewidth=0.8)
+        for name in PERCENTILES:
+            value = figures["npv_saving_usd"][name]
+            if value is not None:
+                ax.axvline(value, color="black", linestyle="--", linewidth=0.8)
+                ax.annotate(name.upper(), (value, 1), xycoords=("data", "axes fraction"), xytext=(3, -12),
+                            textcoords="offset points", fontsize=8)
+        money_axis(ax.xaxis)
+        wins = figures["buy_wins_probability"]
+        ax.set_title(f"Buying vs {option}: P(buying wins) = {wins:.0%}", fontsize=9)
+        ax.set_ylabel("Draws", fontsize=8)
+    axes[-1].set_xlabel(f"{RESULTS['rent.npv_saving_usd'].label} (USD); blue, right of zero: buying wins")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,31 @@
+"""Several scenarios' cumulative costs on one chart: buying and each one's cheapest rent option."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from matplotlib.figure import Figure
+
+from tco.charts.canvas import money_axis
+from tco.charts.canvas import new_figure
+
+if TYPE_CHECKING:
+    from tco.side_by_side import Column
+
+
+def side_by_side_figure(columns: Sequence[Column]) -> Figure:
+    """Cumulative cost of buying (solid) and of the cheapest rent option (dashed) per scenario."""
+    fig, (ax,) = new_figure(8, 4.2)
+    for column in columns:
+        line, = ax.plot(range(len(column.buy_cumulative_usd)), column.buy_cumulative_usd,
+                        label=f"{column.name} v{column.version}: buy", linewidth=2.0)
+        ax.plot(range(len(column.rent_cumulative_usd)), column.rent_cumulative_usd,
+                label=f"{column.name} v{column.version}: {column.cheapest_rent}", linewidth=1.4,
+                linestyle="--", color=line.get_color())
+    money_axis(ax.yaxis)
+    ax.set_xlabel("Month")
+    ax.set_ylabel("Cumulative cost (USD)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    return fig

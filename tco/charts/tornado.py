@@ -1,0 +1,48 @@
+"""The tornado: how far the inputs that matter most move the NPV saving of buying."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from tco import engine
+from tco.charts.canvas import BUY_COLOUR
+from tco.charts.canvas import LABEL_WIDTH
+from tco.charts.canvas import RENT_COLOUR
+from tco.charts.canvas import money_axis
+from tco.charts.canvas import new_figure
+from tco.charts.canvas import wrapped
+from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import input_label
+
+TORNADO_ROWS = 10
+
+
+def tornado_figure(tornado: engine.Tornado, *, rent_names: Sequence[str] = ()) -> Figure:
+    """NPV saving at the low and high value of each input, widest swing at the top.
+
+    Shows the ``TORNADO_ROWS`` widest bars; inputs that do not move the saving are left out.
+    ``rent_names`` name the rent option an indexed input (``rent.2...``) belongs to.
+    """
+    rows = [row for row in tornado.rows if row.swing_usd > 0][:TORNADO_ROWS]
+    fig, (ax,) = new_figure(8, 0.8 + 0.38 * max(len(rows), 1))
+    base = tornado.base_saving_usd
+    positions = np.arange(len(rows))
+    step = f"{tornado.step_share:.0%}"
+    for side, colour, label in (("saving_at_low_usd", RENT_COLOUR, f"input -{step}"),
+                                ("saving_at_high_usd", BUY_COLOUR, f"input +{step}")):
+        savings = np.array([getattr(row, side) for row in rows], dtype=np.float64)
+        ax.barh(positions, savings - base, left=base, color=colour, label=label)
+    ax.axvline(base, color="black", linewidth=0.8)
+    labels = [wrapped(input_label(row.path, rent_names=rent_names)) for row in rows]
+    ax.set_yticks(positions, labels, fontsize=8)
+    ax.invert_yaxis()
+    money_axis(ax.xaxis)
+    saving = RESULTS["rent.npv_saving_usd"].label
+    ax.set_xlabel(wrapped(f"{saving} vs {tornado.rent_option} (USD)", 3 * LABEL_WIDTH), fontsize=8)
+    if rows:
+        ax.legend(fontsize=8, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
