@@ -188,8 +188,8 @@ def report_content_for(
         report_id=report_id,
         labels={
             "Accelerator": scenario.accelerator.name,
-            "System": str(scenario.system),
-            "Facility": str(scenario.facility),
+            "System": scenario.system.label,
+            "Facility": scenario.facility.name,
         },
         status=_status(scenario),
         sources=citations([a.source for a in evaluation.assumptions]

@@ -6,7 +6,10 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 
+from reports.services import citations
+from tco.admin_result import stale_prices
 from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import input_term
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation
@@ -32,18 +35,22 @@ def what_is_signed(scenario: Scenario, user: AbstractBaseUser) -> dict[str, Any]
         evaluation = scenario_evaluate(scenario=scenario)
     except ScenarioInputError as exc:
         return {**shown, "refusal": f"It cannot be evaluated, so there is no answer to sign: {exc}"}
-    return {**shown, **signed_figures(evaluation)}
+    return {**shown, **signed_figures(evaluation, team_id=scenario.team_id)}
 
 
-def signed_figures(evaluation: Evaluation) -> dict[str, Any]:
-    """The figures, prices and warnings of an evaluation, as text."""
+def signed_figures(evaluation: Evaluation, *, team_id: int | None) -> dict[str, Any]:
+    """The figures, prices (with their sources' titles) and warnings of an evaluation, as text;
+    the warnings include every price older than the staleness limit."""
+    titles = {c.key: f"{c.title} ({c.key})" for c in
+              citations([price.source for price in evaluation.prices], team_id=team_id)}
     return {
         "options": [(row["name"], "Buy" if row["winner"] == "buy" else "Rent",
                      RESULTS["rent.npv_saving_usd"].show(row["npv_saving_usd"]),
                      RESULTS["rent.breakeven_month"].show(
                          float("nan") if row["breakeven_month"] is None else row["breakeven_month"]))
                     for row in option_figures(evaluation.result)],
-        "prices": [(price.target, f"{price.amount:,.2f} {price.currency}", price.as_of.isoformat(),
-                    price.source) for price in evaluation.prices],
-        "warnings": [warning.message for warning in evaluation.warnings],
+        "prices": [(price.target, input_term(price.path).show_with_unit(float(price.amount)),
+                    price.as_of.isoformat(), titles.get(price.source, price.source))
+                   for price in evaluation.prices],
+        "warnings": [warning.message for warning in evaluation.warnings] + stale_prices(evaluation),
     }

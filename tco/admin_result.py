@@ -126,7 +126,7 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
         "npv_saving": RESULTS["rent.npv_saving_usd"].show(saving),
         "breakeven": RESULTS["rent.breakeven_month"].show(item(cheapest.breakeven_month)),
         "oldest_price": oldest,
-        "stale_prices": _stale_prices(evaluation),
+        "stale_prices": stale_prices(evaluation),
         "warnings": [warning.message for warning in evaluation.warnings],
         "key_columns": columns,
         "key_rows": key_rows,
@@ -162,7 +162,8 @@ def _headline(cheapest: Any, saving: float, horizon: int) -> str:
             f"(NPV); buying {breakeven}.")
 
 
-def _stale_prices(evaluation: Evaluation) -> list[str]:
+def stale_prices(evaluation: Evaluation) -> list[str]:
+    """A note on every price older than the staleness limit."""
     limit = settings.PRICE_STALE_AFTER_DAYS
     today = timezone.localdate()
     return [f"The price of {price.target} is {(today - price.as_of).days} days old "

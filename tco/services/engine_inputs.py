@@ -29,6 +29,7 @@ from catalog.selectors import regional_prices
 from catalog.selectors import throughput_ratio
 from tco import engine
 from tco.engine.sizing import SizingInputError
+from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import sentence_labels
 from tco.errors import FieldError
 from tco.models import ApiOption
@@ -217,7 +218,10 @@ class _Recorder:
             raise ScenarioInputError(field, f"the price in force ({point}) is in {point.currency}; "
                                             "the engine works in USD: give a USD price")
         amount = range_point(point, self.range_end)
-        self.prices.append(PriceUsed(point.id, str(point.target), amount, point.currency,
+        # Named as people name it: a system by its label ('NVIDIA DGX H100 (8x H100 SXM5 80 GB)'),
+        # not its slug; an offering by its provider, instance, region and pricing.
+        target = point.system.label if point.system_id is not None else str(point.offering)
+        self.prices.append(PriceUsed(point.id, target, amount, point.currency,
                                      point.as_of, str(point.source), path))
         source = f"{choice}; " if choice else ""
         source += f"price point {point.id} ({point.source}, as of {point.as_of}"
@@ -239,7 +243,8 @@ class _Recorder:
                     f"{self.as_of}); " + "; ".join(
                         f"{other.source} gives {_usd_range(other)} as of {other.as_of}"
                         for other in others)
-                    + f". To cost another figure, give it in {field}."))
+                    + f". To cost another figure, give it as the scenario's "
+                      f"{input_term(path).label.lower()}."))
         self.assumptions.append(Assumption(path, float(amount), unit, "catalog", source,
                                            point.as_of))
         return float(amount)

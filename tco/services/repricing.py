@@ -42,6 +42,9 @@ from catalog.models import PriceRefreshJob
 from config import jobs
 from config.queues import Queue
 from tco.engine.version import ENGINE_VERSION
+from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import Kind
+from tco.engine.vocabulary import show
 from tco.models import AlertKind
 from tco.models import PriceAlert
 from tco.models import RepriceJob
@@ -256,19 +259,24 @@ def _alert(scenario: Scenario, refresh_job: PriceRefreshJob | None, old: dict[st
 
 def alert_message(scenario_name: str, old: dict[str, Any], new: dict[str, Any],
                   new_point: PricePoint | None) -> str:
-    """The alert in one sentence: scenario, option, old -> new figures and the price that moved."""
-    if Decimal(old["price_usd_per_instance_hour"]) == Decimal(new["price_usd_per_instance_hour"]):
-        price = (f"its price stayed {new['price_usd_per_instance_hour']} USD per instance-hour; "
-                 "other prices moved")
+    """The alert in one sentence: scenario, option, old -> new figures and the price that moved,
+    money in the vocabulary's format ('$55.04 -> $30.00 per instance-hour')."""
+    old_price, new_price = (_price(row["price_usd_per_instance_hour"]) for row in (old, new))
+    if old_price == new_price:
+        price = f"its price stayed {new_price} per instance-hour; other prices moved"
     else:
-        price = (f"the price moved {old['price_usd_per_instance_hour']} -> "
-                 f"{new['price_usd_per_instance_hour']} USD per instance-hour")
+        price = f"the price moved {old_price} -> {new_price} per instance-hour"
     if new_point is not None:
         price += f" (price point {new_point.pk}, {new_point.source} as of {new_point.as_of})"
+    saving = RESULTS["rent.npv_saving_usd"]
     return (f"{scenario_name}: against {new['name']}, winner {old['winner']} -> {new['winner']}, "
             f"breakeven {_month(old['breakeven_month'])} -> {_month(new['breakeven_month'])}, "
-            f"NPV saving of buying {old['npv_saving_usd']:,.0f} -> {new['npv_saving_usd']:,.0f} USD; "
-            f"{price}.")
+            f"NPV saving of buying {saving.show(old['npv_saving_usd'])} -> "
+            f"{saving.show(new['npv_saving_usd'])}; {price}.")
+
+
+def _price(amount: str) -> str:
+    return show(Decimal(amount), Kind.USD_PRICE)
 
 
 def _month(month: int | None) -> str:

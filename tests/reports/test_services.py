@@ -55,7 +55,7 @@ def test_an_export_runs_to_done_and_records_the_api_figures(scenario, planner):
     assert [p["price_point_id"] for p in export.price_snapshot] == [
         p["price_point_id"] for p in api["prices"]
     ]
-    assert [p["target"].split()[0] for p in export.price_snapshot] == ["dgx-h100", "AWS", "Lambda"]
+    assert [p["target"].split()[0] for p in export.price_snapshot] == ["NVIDIA", "AWS", "Lambda"]
     assert export.scenario_updated_at == scenario.updated_at
     with export.file.open("rb") as handle:
         workbook = load_workbook(io.BytesIO(handle.read()))

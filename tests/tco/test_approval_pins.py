@@ -38,6 +38,7 @@ from tests.teams.members import member
 AWS = "AWS p5.48xlarge (8x H100 SXM5 80 GB), cheapest region, on-demand"
 AWS_PRICE = "AWS p5.48xlarge (8x H100 SXM5 80 GB), on-demand"
 LAMBDA = "Lambda gpu_8x_h100_sxm5 (8x H100 SXM5 80 GB), global, on-demand"
+DGX = "NVIDIA DGX H100 (8x H100 SXM5 80 GB)"
 
 
 @pytest.fixture
@@ -80,7 +81,7 @@ def test_approving_pins_every_input_and_price_it_was_evaluated_with(approved):
     assert {"buy.system_price_usd", "rent.0.price_usd_per_instance_hour",
             "buy.system_power_max_kw", "facility.pue"} <= paths
     assert [price["target"] for price in snapshot.prices] == [
-        "dgx-h100", AWS_PRICE, LAMBDA]
+        DGX, AWS_PRICE, LAMBDA]
 
 
 def test_a_newer_price_leaves_the_approved_answer_and_shows_todays_beside_it(approved):
@@ -166,6 +167,26 @@ def test_the_admin_page_shows_the_approved_answer_todays_and_the_alert(approved,
     assert "<th>At today's prices</th>" in page
     assert "breakeven month 16" in page and "breakeven month 36" in page
     assert "Price alert: 8x H100 training cluster (copy): against " + AWS in page
+    # Money as people read it: $478,680.95 of NPV saving at $55.04 an hour, $10,099.78 at $30.
+    assert ("NPV saving of buying $478,680.95 -&gt; $10,099.78; the price moved $55.04 -&gt; "
+            "$30.00 per instance-hour") in page
+
+
+def test_the_confirmation_page_names_prices_as_people_do_and_notes_old_ones(
+        demo_scenarios, analyst, approver, client):
+    clone = scenario_clone(scenario=demo_scenarios["8x H100 training cluster"], owner=analyst)
+    client.force_login(approver)
+
+    page = client.get(reverse("admin:tco_scenario_approve", args=[clone.pk])).content.decode()
+
+    # The system by its label with its price and unit, the source by its title, not keys;
+    # the seed's 2025-01-01 price is older than the 30-day limit, and the page says so.
+    assert f"<td>{DGX}</td>" in page and "dgx-h100" not in page
+    assert "$320,000.00 per system" in page and "$55.04 per instance-hour" in page
+    title = Source.objects.get(key="seed-004").title
+    assert f"{title} (seed-004)" in page
+    assert f"The price of {DGX} is " in page and "prices older than 30 days may have moved" in page
+    assert "give it as the scenario&#x27;s system price" in page and "system_price_usd" not in page
 
 
 def test_the_reports_carry_the_approved_answer_and_todays_beside_it(approved):
