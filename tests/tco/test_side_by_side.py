@@ -11,6 +11,9 @@ from openpyxl import load_workbook
 
 from reports.builders.excel import XLSX_CONTENT_TYPE
 from reports.formatting import format_usd_cents
+from tco.engine.vocabulary import Kind
+from tco.engine.vocabulary import show
+from tco.services.evaluation import scenario_evaluate
 from tests.reports.recalc import recalculate
 from tests.teams.members import member
 
@@ -54,6 +57,12 @@ def test_the_admin_action_shows_a_table_and_a_chart(admin_client, demo_scenarios
     assert response.status_code == 200
     assert 'id="side-by-side"' in page and "<svg" in page
     assert "NPV saving of buying" in page
+    # Money with its sign and separators, unit prices to the cent, right-aligned: as on each page.
+    for scenario in [s for s in demo_scenarios.values() if s.pk in ids]:
+        result = scenario_evaluate(scenario=scenario).result
+        assert f'<td class="num">{show(float(result.buy.total_usd), Kind.USD)}</td>' in page
+        hourly = float(result.buy.cost_per_useful_accelerator_hour_usd)
+        assert f'<td class="num">{show(hourly, Kind.USD_PRICE)}</td>' in page
 
 
 def test_one_excel_sheet_shows_each_scenario_as_its_own_page_does(client, demo_scenarios, tmp_path):

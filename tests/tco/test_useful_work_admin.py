@@ -22,8 +22,10 @@ def test_the_page_shows_goodput_carbon_resale_and_the_api_breakevens(admin_clien
     page = admin_client.get(f"/admin/tco/scenario/{scenario.pk}/change/").content.decode()
 
     assert "Full cost of useful work" in page
-    assert f"{float(result.buy.goodput.share) * 100:.2f} %" in page
+    assert f"{float(result.buy.goodput.share) * 100:.1f}%" in page
     assert "Example API large model" in page
     volume = float(result.api[0].breakeven_tokens_per_month_buy)
     assert f"Buy: {volume:,.0f}" in page
     assert "book value" in page
+    # Money with its currency sign and separators, not "64,000.00 USD".
+    assert f"resell for ${float(result.buy.residual.resale_value_usd):,.2f} (cash view)" in page

@@ -1,0 +1,49 @@
+"""Template filters that show a figure in the vocabulary's format (``tco.engine.vocabulary``):
+``{{ total|usd }}`` -> $1,234.56, ``{{ price|usd_price }}`` -> $3.37, ``{{ share|percent }}``
+-> 79.7%, ``{{ month|month }}`` -> 32 or never, ``{{ tonnes|quantity:1 }}`` -> 1,461.4.
+None shows as a dash: the figure does not apply."""
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from tco.engine.vocabulary import Kind
+from tco.engine.vocabulary import show
+
+register = template.Library()
+NONE = "–"
+
+
+def _shown(value: Any, kind: Kind, digits: int = 2) -> str:
+    return NONE if value is None or value == "" else show(value, kind, digits)
+
+
+@register.filter
+def usd(value: Any) -> str:
+    return _shown(value, Kind.USD)
+
+
+@register.filter
+def usd_price(value: Any) -> str:
+    return _shown(value, Kind.USD_PRICE)
+
+
+@register.filter
+def percent(value: Any) -> str:
+    return _shown(value, Kind.SHARE)
+
+
+@register.filter
+def month(value: Any) -> str:
+    return show(value, Kind.MONTH)  # None: never breaks even
+
+
+@register.filter
+def count(value: Any) -> str:
+    return _shown(value, Kind.COUNT)
+
+
+@register.filter
+def quantity(value: Any, digits: int = 2) -> str:
+    return _shown(value, Kind.QUANTITY, int(digits))
