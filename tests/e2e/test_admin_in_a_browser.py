@@ -93,7 +93,8 @@ def test_an_analyst_runs_a_sweep_and_downloads_the_excel_report(
 
 FIRST_SCREEN = {"width": 1366, "height": 768}
 ENGINE_PATH = re.compile(r"\b(?:workload|buy|facility|finance|cooling|rent|footprint)\.[a-z_0-9.]+|"
-                         r"\b(?:capex|opex|usd|kw|mwh)_[a-z_]+")
+                         r"\b(?:capex|opex|usd|kw|mwh)_[a-z_]+|"
+                         r"\b[a-z]+(?:_[a-z]+)+\b")  # a field name: system_price_usd
 
 
 def test_the_scenario_page_leads_with_the_answer_on_a_laptop_screen(
@@ -122,5 +123,8 @@ def test_the_scenario_page_leads_with_the_answer_on_a_laptop_screen(
         assert box is not None and box["y"] >= 0
         assert box["y"] + box["height"] <= FIRST_SCREEN["height"], box
         assert box["x"] + box["width"] <= FIRST_SCREEN["width"], box
+    # Every rent option's key figures are in view, none cut off on the right of the table.
+    key_figures = page.locator("#scenario-result .key-figures")
+    assert key_figures.evaluate("table => table.scrollWidth <= table.clientWidth")
     # Labels, not engine paths ("gpu_8x_h100_sxm5" is Lambda's own instance name and may stay).
     assert ENGINE_PATH.findall(page.locator("#scenario-result").inner_text()) == []
