@@ -29,6 +29,7 @@ from catalog.choices import SystemKind
 from catalog.choices import Vendor
 from catalog.validators import validate_not_negative
 from catalog.validators import validate_positive
+from config.jobs import RecoverableJob
 
 
 def _figure(max_digits: int = 10, decimal_places: int = 2, **kwargs) -> models.DecimalField:
@@ -872,7 +873,7 @@ class QuoteImportStatus(models.TextChoices):
     FAILED = "failed", "Refused"
 
 
-class QuoteImport(models.Model):
+class QuoteImport(RecoverableJob):
     """A vendor quote file imported on a worker: its progress, and what it wrote or why not.
 
     All or nothing: a file with any bad row writes nothing, and ``errors`` names each row,
@@ -896,14 +897,7 @@ class QuoteImport(models.Model):
                                                    help_text="Already recorded: not written again.")
     offerings_created = models.PositiveIntegerField(default=0)
     errors = models.JSONField(default=list, blank=True, help_text="Each bad row: row, field and reason.")
-    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    attempts = models.PositiveSmallIntegerField(default=0, help_text="Times it was sent to a worker.")
-    queued_at = models.DateTimeField(null=True, blank=True, help_text="When it was last sent to a worker.")
-    worker = models.CharField(max_length=200, blank=True, help_text="The worker importing it.")
-    task_id = models.CharField(max_length=64, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

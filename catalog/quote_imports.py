@@ -82,11 +82,6 @@ def refusal_summary(exc: QuoteFileRejected) -> str:
     return f"Nothing was imported: {what} (first: {exc.errors[0]})."
 
 
-def quote_import_fail(*, import_id: int, error: str) -> None:
-    QuoteImport.objects.filter(pk=import_id).exclude(status=QuoteImportStatus.DONE).update(
-        status=QuoteImportStatus.FAILED, error=error[:10_000], finished_at=timezone.now())
-
-
 def quote_imports_reap(*, now: datetime | None = None) -> jobs.Reaped:
     """Send again, or fail, the imports whose worker died or whose message was lost."""
     return jobs.reap(QUOTE_IMPORT_JOBS, now=now)
@@ -99,7 +94,8 @@ def _send(import_id: int) -> None:
 
 
 QUOTE_IMPORT_JOBS = jobs.JobKind(
-    model=QuoteImport, running=QuoteImportStatus.RUNNING, hard_limit_s=QUOTE_IMPORT_TIME_LIMIT_S,
-    queue=Queue.DEFAULT, send=_send, failed={"status": QuoteImportStatus.FAILED},
+    model=QuoteImport, running=QuoteImportStatus.RUNNING, done=QuoteImportStatus.DONE,
+    hard_limit_s=QUOTE_IMPORT_TIME_LIMIT_S, queue=Queue.DEFAULT, send=_send,
+    failed={"status": QuoteImportStatus.FAILED},
     requeue_as={QuoteImportStatus.RUNNING: QuoteImportStatus.PENDING,
                 QuoteImportStatus.PENDING: QuoteImportStatus.PENDING})

@@ -17,15 +17,16 @@ from celery import shared_task
 
 from catalog.models import RefreshStatus
 from catalog.pricefeeds import UpstreamHTTPError
+from catalog.quote_imports import QUOTE_IMPORT_JOBS
 from catalog.quote_imports import QUOTE_IMPORT_SOFT_TIME_LIMIT_S
 from catalog.quote_imports import QUOTE_IMPORT_TIME_LIMIT_S
-from catalog.quote_imports import quote_import_fail
 from catalog.quote_imports import quote_import_run
 from catalog.quote_imports import quote_imports_reap
 from catalog.refresh.limits import REFRESH_SOFT_TIME_LIMIT_S
 from catalog.refresh.limits import REFRESH_TIME_LIMIT_S
 from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.refresh.services import price_refresh_run
+from config import jobs
 from config.jobs import REAP_DELIVERY
 from config.task_retries import transient_retries
 
@@ -58,8 +59,8 @@ class QuoteImportTask(Task):
     """When the task gives up (transient errors past their retries), its import is failed."""
 
     def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
-        quote_import_fail(import_id=kwargs.get("import_id", args[0] if args else None),
-                          error=f"Nothing was imported: the import stopped ({type(exc).__name__}).")
+        jobs.fail(QUOTE_IMPORT_JOBS, kwargs.get("import_id", args[0] if args else None),
+                  f"Nothing was imported: the import stopped ({type(exc).__name__}).")
 
 
 # Idempotent: a price already recorded is counted unchanged, never written twice.

@@ -36,9 +36,9 @@ import kombu.exceptions
 from celery import Task
 from celery import current_task
 from django.conf import settings
+from django.db import models
 from django.db import transaction
 from django.db.models import F
-from django.db.models import Model
 from django.utils import timezone
 
 from config.celery_app import app as celery_app
@@ -123,18 +123,35 @@ LOST_WORKER = "the worker running it stopped {attempts} times (restarted or out 
 NO_WORKER = "no worker took it in {attempts} tries (is a worker consuming the {queue} queue?)"
 
 
+class RecoverableJob(models.Model):
+    """What the reaper reads and writes on a job row besides its ``status``: why it failed, and
+    when and where it was sent."""
+
+    error = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="Times it was sent to a worker.")
+    queued_at = models.DateTimeField(null=True, blank=True, help_text="When it was last sent to a worker.")
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker running it.")
+    task_id = models.CharField(max_length=64, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
 @dataclass(frozen=True)
 class JobKind:
-    """How the reaper treats one kind of job row (its model has ``status``, ``error``,
-    ``finished_at``, ``started_at``, ``attempts``, ``queued_at``, ``worker`` and ``task_id``).
+    """How the reaper treats one kind of job row (a ``RecoverableJob`` with a ``status``).
 
-    ``running`` is the status of a job a worker has taken; ``requeue_as`` maps each status the
-    reaper may send a job again from to the status it then gets; ``send(pk)`` queues the job as
-    its status says; ``failed`` holds the field values of a failed job besides its error.
+    ``running`` is the status of a job a worker has taken and ``done`` that of a finished one;
+    ``requeue_as`` maps each status the reaper may send a job again from to the status it then
+    gets; ``send(pk)`` queues the job as its status says; ``failed`` holds the field values of a
+    failed job besides its error.
     """
 
-    model: type[Model]
+    model: type[RecoverableJob]
     running: str
+    done: str
     requeue_as: Mapping[str, str]
     hard_limit_s: float
     queue: str
@@ -170,6 +187,12 @@ def reap(kind: JobKind, *, now: datetime | None = None) -> Reaped:
                 reaped.resent.append(pk)
                 transaction.on_commit(partial(kind.send, pk))
     return reaped
+
+
+def fail(kind: JobKind, pk: int, error: str) -> None:
+    """Fail the job ``pk`` of ``kind`` with ``error`` (its task gave up), unless it is done."""
+    kind.model.objects.filter(pk=pk).exclude(status=kind.done).update(
+        **kind.failed, error=error[:10_000], finished_at=timezone.now())
 
 
 def send(task: Task, args: tuple = (), kwargs: dict[str, Any] | None = None, *, queue: str) -> bool:

@@ -57,7 +57,11 @@ class ReportExportAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     list_select_related = ["scenario", "requested_by"]
     actions = ["regenerate_selected"]
     team_path = "scenario__team"
-    readonly_fields = [field.name for field in ReportExport._meta.fields] + ["download"]
+    fields = ["id", "scenario", "format", "paper_size", "status", "file", "size_bytes", "failure_type",
+              "error", "requested_by", "prices_as_of", "scenario_updated_at", "engine_version",
+              "price_snapshot", "key_figures", "created_at", "attempts", "queued_at", "worker", "task_id",
+              "started_at", "finished_at", "build_seconds", "download"]
+    readonly_fields = fields
 
     def get_urls(self):
         download = path(

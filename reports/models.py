@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from config.jobs import RecoverableJob
 from reports.choices import ExportStatus
 from reports.choices import FailureType
 from reports.choices import PaperSize
@@ -17,7 +18,7 @@ def export_upload_to(export: ReportExport, filename: str) -> str:
     return f"reports/{export.pk}/{filename}"
 
 
-class ReportExport(models.Model):
+class ReportExport(RecoverableJob):
     """A requested report file: its status, the file once built, and the inputs it recorded."""
 
     scenario = models.ForeignKey("tco.Scenario", on_delete=models.CASCADE, related_name="report_exports")
@@ -50,13 +51,6 @@ class ReportExport(models.Model):
         help_text="Totals, NPVs and breakevens, to the cent, as the report shows them.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    # Recovery after a lost message or a dead worker (config/jobs.py).
-    attempts = models.PositiveSmallIntegerField(default=0, help_text="Times it was sent to a worker.")
-    queued_at = models.DateTimeField(null=True, blank=True, help_text="When it was last sent to a worker.")
-    worker = models.CharField(max_length=200, blank=True, help_text="The worker building it.")
-    task_id = models.CharField(max_length=64, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     build_seconds = models.FloatField(null=True, blank=True)
 
     class Meta:

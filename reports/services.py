@@ -289,7 +289,8 @@ def report_exports_reap(*, now: datetime | None = None) -> jobs.Reaped:
 
 
 EXPORT_JOBS = jobs.JobKind(
-    model=ReportExport, running=ExportStatus.RUNNING, hard_limit_s=REPORT_TIME_LIMIT_S, queue=Queue.REPORTS,
+    model=ReportExport, running=ExportStatus.RUNNING, done=ExportStatus.DONE,
+    hard_limit_s=REPORT_TIME_LIMIT_S, queue=Queue.REPORTS,
     requeue_as={ExportStatus.RUNNING: ExportStatus.PENDING, ExportStatus.PENDING: ExportStatus.PENDING},
     send=_send, failed={"status": ExportStatus.FAILED, "failure_type": FailureType.SYSTEM})
 

@@ -129,7 +129,7 @@ def plan_solve(*, plan_id: int) -> None:
         inputs = scenario_plan_inputs(plan.scenario, plan.spec)
         result = make_plan(inputs).to_json()
     except PlanSpecError as exc:
-        plan_fail(plan_id=plan_id, error=f"{exc.field}: {exc.message}")
+        jobs.fail(PLAN_JOBS, plan_id, f"{exc.field}: {exc.message}")
         return
     uncertainty = uncertainty_of(plan.spec)
     now = timezone.now()
@@ -188,11 +188,6 @@ def draw_chunk(
     return values[0], values[1]
 
 
-def plan_fail(*, plan_id: int, error: str) -> None:
-    ProcurementPlan.objects.filter(pk=plan_id).exclude(status=PlanStatus.DONE).update(
-        status=PlanStatus.FAILED, error=error[:10_000], finished_at=timezone.now())
-
-
 def _finish_if_complete(plan_id: int) -> None:
     plan = ProcurementPlan.objects.get(pk=plan_id)
     if plan.status != PlanStatus.DRAWING or plan.chunks_done < plan.chunks_total:
@@ -246,7 +241,8 @@ def _send_again(plan_id: int) -> None:
 PLAN_SOFT_TIME_LIMIT_S = 600
 PLAN_TIME_LIMIT_S = 660
 PLAN_JOBS = jobs.JobKind(
-    model=ProcurementPlan, running=PlanStatus.SOLVING, hard_limit_s=PLAN_TIME_LIMIT_S, queue=Queue.DEFAULT,
+    model=ProcurementPlan, running=PlanStatus.SOLVING, done=PlanStatus.DONE,
+    hard_limit_s=PLAN_TIME_LIMIT_S, queue=Queue.DEFAULT,
     requeue_as={PlanStatus.SOLVING: PlanStatus.PENDING, PlanStatus.PENDING: PlanStatus.PENDING,
                 PlanStatus.DRAWING: PlanStatus.DRAWING},
     send=_send_again, failed={"status": PlanStatus.FAILED})

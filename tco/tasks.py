@@ -15,13 +15,14 @@ from django.db import reset_queries
 from django.dispatch import receiver
 
 from catalog.refresh.signals import prices_refreshed
+from config import jobs
 from config.jobs import REAP_DELIVERY
 from config.shown_errors import without_paths
 from config.task_retries import RETRIES
+from tco.planning import PLAN_JOBS
 from tco.planning import PLAN_SOFT_TIME_LIMIT_S
 from tco.planning import PLAN_TIME_LIMIT_S
 from tco.planning import plan_draws_compute
-from tco.planning import plan_fail
 from tco.planning import plan_solve
 from tco.planning import plans_reap
 from tco.runs.limits import CHUNK_SOFT_TIME_LIMIT_S
@@ -33,9 +34,9 @@ from tco.runs.services import sweep_chunk_compute
 from tco.runs.services import sweep_run_fail
 from tco.runs.services import sweep_run_finish
 from tco.runs.services import sweep_runs_reap
+from tco.services.repricing import REPRICE_JOBS
 from tco.services.repricing import REPRICE_SOFT_TIME_LIMIT_S
 from tco.services.repricing import REPRICE_TIME_LIMIT_S
-from tco.services.repricing import reprice_job_fail
 from tco.services.repricing import reprice_job_request
 from tco.services.repricing import reprice_job_run
 from tco.services.repricing import reprice_jobs_reap
@@ -90,8 +91,8 @@ class RepriceTask(Task):
     """When the task gives up (transient errors past their retries), its re-pricing is failed."""
 
     def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
-        reprice_job_fail(reprice_id=kwargs.get("reprice_id", args[0] if args else None),
-                         error=without_paths(f"{type(exc).__name__}: {exc}"))
+        jobs.fail(REPRICE_JOBS, kwargs.get("reprice_id", args[0] if args else None),
+                  without_paths(f"{type(exc).__name__}: {exc}"))
 
 
 # Idempotent: a second run finds the new snapshots and nothing more to alert on.
@@ -113,7 +114,7 @@ class PlanTask(Task):
 
     def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
         plan_id = kwargs.get("plan_id", args[0] if args else None)
-        plan_fail(plan_id=plan_id, error=without_paths(f"{type(exc).__name__}: {exc}"))
+        jobs.fail(PLAN_JOBS, plan_id, without_paths(f"{type(exc).__name__}: {exc}"))
 
 
 

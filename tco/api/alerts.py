@@ -1,12 +1,12 @@
 """Price alerts of the scenarios of the user's teams: what a price refresh moved, read-only."""
 from __future__ import annotations
 
-import django_filters
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework import viewsets
 from rest_framework.permissions import IsAuthenticated
 
+from tco.api.scenario_jobs import ScenarioFilterSet
 from tco.models import AlertKind
 from tco.models import PriceAlert
 from tco.models import Winner
@@ -46,11 +46,7 @@ class PriceAlertSerializer(serializers.ModelSerializer):
                   "new_npv_saving_usd", "message"]
 
 
-class PriceAlertFilterSet(django_filters.FilterSet):
-    """By scenario id as a plain number: an unknown id and another team's both give no rows."""
-
-    scenario = django_filters.NumberFilter(field_name="scenario_id")
-
+class PriceAlertFilterSet(ScenarioFilterSet):
     class Meta:
         model = PriceAlert
         fields = ["scenario", "kind", "refresh_job"]

@@ -4,21 +4,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import django_filters
+from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample
 from drf_spectacular.utils import OpenApiResponse
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins
 from rest_framework import serializers
 from rest_framework import status
-from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from tco.api.scenario_jobs import ScenarioFilterSet
+from tco.api.scenario_jobs import ScenarioJobViewSet
 from tco.demo import EXAMPLE_SCENARIO_DESCRIPTION
 from tco.engine.plan.inputs import PlanInputError
 from tco.engine.plan.spec import demand_from_csv
@@ -31,8 +31,8 @@ from tco.planning import plan_resolve
 from tco.selectors import plans_for
 from tco.selectors import scenarios_for
 from teams.models import Role
-from teams.permissions import TeamRolePermission
 from teams.permissions import require_role
+from teams.selectors import User
 
 MAX_CSV_BYTES = 1_000_000
 
@@ -103,17 +103,13 @@ class PlanSerializer(serializers.ModelSerializer):
         return reverse("plan-detail", args=[plan.pk], request=self.context.get("request"))
 
 
-class PlanFilterSet(django_filters.FilterSet):
-    """By scenario id as a plain number: an unknown id and another team's both give no rows."""
-
-    scenario = django_filters.NumberFilter(field_name="scenario_id")
-
+class PlanFilterSet(ScenarioFilterSet):
     class Meta:
         model = ProcurementPlan
         fields = ["scenario", "status"]
 
 
-class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class PlanViewSet(ScenarioJobViewSet):
     """Procurement plans over the scenarios of the user's teams.
 
     POST answers 202 with the plan; poll it until its status is done or failed. A spec that
@@ -122,21 +118,14 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     """
 
     serializer_class = PlanSerializer
-    permission_classes = [TeamRolePermission]
-    team_path = "scenario__team"
     filterset_class = PlanFilterSet
 
-    def get_queryset(self):
-        if getattr(self, "swagger_fake_view", False):  # the API schema is being generated
-            return ProcurementPlan.objects.none()
-        return plans_for(self.request.user)
+    def jobs_for(self, user: User) -> QuerySet[ProcurementPlan]:
+        return plans_for(user)
 
     @extend_schema(request=PlanCreateSerializer, responses={202: PlanSerializer}, examples=CREATE_EXAMPLES)
     def create(self, request):
-        start = PlanCreateSerializer(data=request.data, context=self.get_serializer_context())
-        start.is_valid(raise_exception=True)
-        data = start.validated_data
-        require_role(request.user, data["scenario"].team_id, Role.ANALYST)
+        data = self.start_data(PlanCreateSerializer)
         spec = dict(data["spec"])
         if "demand_csv" in data:
             spec["demand"] = {"table": data["demand_csv"]}
@@ -145,8 +134,7 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                                created_by=request.user)
         except PlanSpecError as exc:
             raise ValidationError(_refusal(exc)) from exc
-        body = self.get_serializer(plan).data
-        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+        return self.accepted(plan)
 
     @extend_schema(request=None, responses={202: PlanSerializer, 409: OpenApiResponse(
         description="A solve is already under way.")})

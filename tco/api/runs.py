@@ -4,23 +4,23 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
+from django.db.models import QuerySet
 from django.http import FileResponse
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample
 from drf_spectacular.utils import OpenApiResponse
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins
 from rest_framework import renderers
 from rest_framework import serializers
 from rest_framework import status
-from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from tco.api.scenario_jobs import ScenarioJobViewSet
 from tco.demo import EXAMPLE_SCENARIO_DESCRIPTION
 from tco.models import FailureType
 from tco.models import RunKind
@@ -35,9 +35,7 @@ from tco.runs.services import sweep_run_start
 from tco.runs.tables import parquet_to_csv
 from tco.selectors import scenarios_for
 from tco.selectors import sweep_runs_for
-from teams.models import Role
-from teams.permissions import TeamRolePermission
-from teams.permissions import require_role
+from teams.selectors import User
 
 PARQUET_MEDIA_TYPE = "application/vnd.apache.parquet"
 # Refusals about these go under their own key; every other one is about the spec.
@@ -146,35 +144,28 @@ class CSVRenderer(_FileRenderer):
     format = "csv"
 
 
-class SweepRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class SweepRunViewSet(ScenarioJobViewSet):
     """Sweeps, Monte Carlo and sensitivity runs over the scenarios of the user's teams.
 
     POST answers 202 with the run; poll it until its status is done, failed or cancelled.
     """
 
     serializer_class = SweepRunSerializer
-    permission_classes = [TeamRolePermission]
-    team_path = "scenario__team"
     filterset_class = SweepRunFilterSet
     ordering_fields = ["created_at", "status"]
 
-    def get_queryset(self):
-        if getattr(self, "swagger_fake_view", False):  # the API schema is being generated
-            return SweepRun.objects.none()
-        return sweep_runs_for(self.request.user).defer("engine_inputs", "summary")
+    def jobs_for(self, user: User) -> QuerySet[SweepRun]:
+        return sweep_runs_for(user).defer("engine_inputs", "summary")
 
     @extend_schema(request=RunStartSerializer, responses={202: SweepRunSerializer}, examples=START_EXAMPLES)
     def create(self, request):
         """Check the spec and queue the run; a spec that cannot run is refused (400) with the field."""
-        start = RunStartSerializer(data=request.data, context=self.get_serializer_context())
-        start.is_valid(raise_exception=True)
-        require_role(request.user, start.validated_data["scenario"].team_id, Role.ANALYST)
+        start = self.start_data(RunStartSerializer)
         try:
-            run = sweep_run_start(**start.validated_data, created_by=request.user)
+            run = sweep_run_start(**start, created_by=request.user)
         except RunSpecError as exc:
             raise ValidationError(_refusal(exc)) from exc
-        data = self.get_serializer(run).data
-        return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": data["url"]})
+        return self.accepted(run)
 
     @extend_schema(request=None, responses={202: SweepRunSerializer, 409: OpenApiResponse(
         description="The run had already ended.")})

@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from config.jobs import RecoverableJob
 from tco.models.scenario import MONEY
 from tco.models.scenario import Scenario
 
@@ -124,7 +125,7 @@ class RepriceStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
-class RepriceJob(models.Model):
+class RepriceJob(RecoverableJob):
     """The re-pricing of saved scenarios after one price refresh that wrote prices.
 
     Its row lets the reaper send it again when its worker dies or its message is lost
@@ -135,14 +136,7 @@ class RepriceJob(models.Model):
                                        related_name="reprice_job")
     status = models.CharField(max_length=8, choices=RepriceStatus.choices, default=RepriceStatus.PENDING)
     alerts = models.PositiveIntegerField(default=0, help_text="Alerts written.")
-    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    attempts = models.PositiveSmallIntegerField(default=0, help_text="Times it was sent to a worker.")
-    queued_at = models.DateTimeField(null=True, blank=True, help_text="When it was last sent to a worker.")
-    worker = models.CharField(max_length=200, blank=True, help_text="The worker running it.")
-    task_id = models.CharField(max_length=64, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

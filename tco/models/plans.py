@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import F
 from django.db.models import Q
 
+from config.jobs import RecoverableJob
 from tco.models.scenario import Scenario
 
 
@@ -23,7 +24,7 @@ class PlanStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
-class ProcurementPlan(models.Model):
+class ProcurementPlan(RecoverableJob):
     """The cheapest mix of owned, reserved, on-demand and spot capacity for a demand curve."""
 
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="plans")
@@ -38,17 +39,13 @@ class ProcurementPlan(models.Model):
     draws_total = models.PositiveIntegerField(default=0)
     chunks_total = models.PositiveIntegerField(default=0)
     chunks_done = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    # Recovery after a lost message or a dead worker (config/jobs.py).
+    # A plan's job has two stages, its solve and its draws: these recovery fields speak of both.
     attempts = models.PositiveSmallIntegerField(default=0, help_text="Times its solve or draws were sent.")
     queued_at = models.DateTimeField(
         null=True, blank=True, help_text="When its solve or draws were last sent, or a draw chunk finished.")
-    worker = models.CharField(max_length=200, blank=True, help_text="The worker solving it.")
-    task_id = models.CharField(max_length=64, blank=True)
     started_at = models.DateTimeField(null=True, blank=True, help_text="When its solve began.")
     solved_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -148,11 +148,6 @@ def reprice_job_run(*, reprice_id: int) -> None:
         status=RepriceStatus.DONE, alerts=F("alerts") + len(alerts), finished_at=timezone.now())
 
 
-def reprice_job_fail(*, reprice_id: int, error: str) -> None:
-    RepriceJob.objects.filter(pk=reprice_id).exclude(status=RepriceStatus.DONE).update(
-        status=RepriceStatus.FAILED, error=error[:10_000], finished_at=timezone.now())
-
-
 def reprice_jobs_reap(*, now: datetime | None = None) -> jobs.Reaped:
     """Send again, or fail, the re-pricings whose worker died or whose message was lost."""
     return jobs.reap(REPRICE_JOBS, now=now)
@@ -288,6 +283,7 @@ def _usd(value: float) -> Decimal:
 
 
 REPRICE_JOBS = jobs.JobKind(
-    model=RepriceJob, running=RepriceStatus.RUNNING, hard_limit_s=REPRICE_TIME_LIMIT_S, queue=Queue.REFRESH,
+    model=RepriceJob, running=RepriceStatus.RUNNING, done=RepriceStatus.DONE,
+    hard_limit_s=REPRICE_TIME_LIMIT_S, queue=Queue.REFRESH,
     requeue_as={RepriceStatus.RUNNING: RepriceStatus.PENDING, RepriceStatus.PENDING: RepriceStatus.PENDING},
     send=_send, failed={"status": RepriceStatus.FAILED})

@@ -11,8 +11,12 @@ import pytest
 from django.utils import timezone
 
 from catalog.models import PriceRefreshJob
+from catalog.models import QuoteImport
+from catalog.models import QuoteImportStatus
 from catalog.models import RefreshStatus
+from catalog.quote_imports import QUOTE_IMPORT_JOBS
 from catalog.refresh.recovery import refresh_jobs_reap
+from config import jobs
 from reports.choices import ExportStatus
 from reports.choices import FailureType
 from reports.models import ReportExport
@@ -74,6 +78,21 @@ def test_an_export_no_worker_took_in_three_tries_is_failed_naming_the_queue(scen
     export.refresh_from_db()
     assert export.error == ("Not finished: no worker took it in 3 tries "
                             "(is a worker consuming the reports queue?).")
+
+
+def test_a_job_whose_task_gave_up_is_failed_with_why_unless_it_is_done(db):
+    waiting = QuoteImport.objects.create(file_name="quotes.csv", content=b"")
+    imported = QuoteImport.objects.create(file_name="done.csv", content=b"", status=QuoteImportStatus.DONE)
+
+    for job in (waiting, imported):
+        jobs.fail(QUOTE_IMPORT_JOBS, job.pk, "Nothing was imported: the import stopped (OperationalError).")
+
+    waiting.refresh_from_db()
+    imported.refresh_from_db()
+    assert (waiting.status, waiting.error) == (
+        QuoteImportStatus.FAILED, "Nothing was imported: the import stopped (OperationalError).")
+    assert waiting.finished_at is not None
+    assert (imported.status, imported.error, imported.finished_at) == (QuoteImportStatus.DONE, "", None)
 
 
 def test_a_refresh_whose_worker_died_on_its_third_try_is_not_tried_again(catalog):

@@ -1,0 +1,54 @@
+"""What the API of the rows hanging off scenarios shares: the scenario filter, and the views of
+background jobs (runs, plans, report exports) that clients start, then poll."""
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters
+from django.db.models import QuerySet
+from rest_framework import mixins
+from rest_framework import serializers
+from rest_framework import status
+from rest_framework import viewsets
+from rest_framework.response import Response
+
+from teams.models import Role
+from teams.permissions import TeamRolePermission
+from teams.permissions import require_role
+from teams.selectors import User
+
+
+class ScenarioFilterSet(django_filters.FilterSet):
+    """By scenario id as a plain number: an unknown id and another team's both give no rows."""
+
+    scenario = django_filters.NumberFilter(field_name="scenario_id")
+
+
+class ScenarioJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Jobs over the scenarios of the user's teams (``jobs_for``); an analyst of the scenario's
+    team starts one, and is answered 202 with the job to poll."""
+
+    permission_classes = [TeamRolePermission]
+    team_path = "scenario__team"
+
+    def jobs_for(self, user: User) -> QuerySet:
+        """The jobs ``user`` may see, through the app's selector."""
+        raise NotImplementedError
+
+    def get_queryset(self) -> QuerySet:
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+            return self.get_serializer_class().Meta.model.objects.none()
+        return self.jobs_for(self.request.user)
+
+    def start_data(self, serializer_class: type[serializers.Serializer]) -> dict[str, Any]:
+        """The request checked by ``serializer_class`` (400), from an analyst of its scenario's team (403)."""
+        start = serializer_class(data=self.request.data, context=self.get_serializer_context())
+        start.is_valid(raise_exception=True)
+        require_role(self.request.user, start.validated_data["scenario"].team_id, Role.ANALYST)
+        return start.validated_data
+
+    def accepted(self, job: Any) -> Response:
+        """202 with the job, and where to poll it (Location)."""
+        location = self.reverse_action("detail", args=[job.pk])
+        return Response(self.get_serializer(job).data, status=status.HTTP_202_ACCEPTED,
+                        headers={"Location": location})
