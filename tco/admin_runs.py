@@ -29,6 +29,7 @@ from tco.engine.vocabulary import RESULTS
 from tco.engine.vocabulary import Kind
 from tco.engine.vocabulary import Term
 from tco.engine.vocabulary import input_label
+from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import usd_short
 from tco.models import RunKind
 from tco.models import RunStatus
@@ -166,8 +167,11 @@ class SweepRunAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
                 self.message_user(request, f"Started {run}.", messages.SUCCESS)
                 return HttpResponseRedirect(reverse("admin:tco_sweeprun_change", args=[run.pk]))
         title = f"{RunKind(kind).label} of {scenario}"
+        # "Start sweep", but "Start Monte Carlo": a name keeps its capitals.
+        start_label = RunKind(kind).label if kind == RunKind.MONTE_CARLO else RunKind(kind).label.lower()
         context = {**self.admin_site.each_context(request), "opts": self.model._meta, "form": form,
-                   "scenario": scenario, "kind": RunKind(kind), "title": title, **_input_rows(scenario)}
+                   "scenario": scenario, "kind": RunKind(kind), "title": title,
+                   "start_label": start_label, **_input_rows(scenario)}
         return TemplateResponse(request, "admin/tco/sweeprun/start_form.html", context)
 
     def progress_view(self, request: HttpRequest, pk: int) -> JsonResponse:
@@ -212,12 +216,16 @@ def _start(request: HttpRequest, form: forms.Form, scenario: Scenario, kind: str
 
 
 def _input_rows(scenario: Scenario) -> dict[str, Any]:
-    """Every numeric input a run can vary, with its value; or why the scenario cannot run."""
+    """Every numeric input a run can vary: its label (naming the rent option or cooling tier it
+    belongs to), the path to type and its value with its unit; or why the scenario cannot run."""
     try:
         inputs = scenario_check(scenario=scenario).inputs
     except ScenarioInputError as exc:
         return {"inputs_error": str(exc)}
-    return {"inputs": [(path, float(engine.get_input(inputs, path)))
+    names = {"rent_names": [option.name for option in inputs.rent],
+             "cooling_names": [tier.name for tier in inputs.cooling]}
+    return {"inputs": [(input_label(path, **names), path,
+                        input_term(path).show_with_unit(float(engine.get_input(inputs, path))))
                        for path in engine.numeric_input_paths(inputs)]}
 
 
@@ -250,7 +258,7 @@ def _summary_rows(run: SweepRun, rent_names: list[str]) -> list[tuple[str, str]]
                 continue
             term = RUN_FIGURES.get(name) or RESULTS.get(f"rent.{name}") or RESULTS["rent.npv_saving_usd"]
             if isinstance(value, dict):
-                text = " · ".join(f"{STATISTICS.get(key, key)} {_shown(term, item)}"
+                text = " · ".join(f"{STATISTICS.get(key, key)} {_shown(SHARES.get(key, term), item)}"
                                   for key, item in value.items())
             else:
                 text = _shown(term, value)
@@ -270,4 +278,6 @@ RUN_FIGURES = {
     "buy_wins_probability": Term("Probability that buying wins", "", Kind.SHARE),
 }
 STATISTICS = {"min": "min", "max": "max", "mean": "mean", "p10": "P10", "p50": "P50", "p90": "P90",
-              "never_share": "never (share)"}
+              "never_share": "never"}
+# Statistics that are a share of the points whatever the figure (never breaking even: 67.8%).
+SHARES = {"never_share": Term("Share of points that never break even", "", Kind.SHARE)}

@@ -34,6 +34,13 @@ def test_the_sweep_form_lists_the_inputs_a_run_can_vary(admin_client, run_scenar
 
     assert "<code>workload.utilisation</code>" in page
     assert f"<code>{PRICE}</code>" in page
+    # Each path beside its label, its value as people read it (a share in percent, no "8.0").
+    assert "<td>Utilisation</td><td><code>workload.utilisation</code></td><td class=\"num\">" in page
+    utilisation = float(run_scenario.utilisation)
+    assert f"<td class=\"num\">{utilisation:.1%}</td>" in page
+    assert 'value="Start sweep"' in page
+    monte_carlo = admin_client.get(start_url(run_scenario, "monte_carlo")).content.decode()
+    assert 'value="Start Monte Carlo"' in monte_carlo
 
 
 def test_a_sweep_started_in_the_admin_ends_with_a_breakeven_heat_map(admin_client, run_scenario,
@@ -50,6 +57,9 @@ def test_a_sweep_started_in_the_admin_ends_with_a_breakeven_heat_map(admin_clien
     assert "Breakeven of buying vs p5 on demand" in page  # the heat map's title, in its SVG
     assert page.count('class="run-chart"') == 1  # one rent option, one heat map
     assert "run-progress-bar" in page
+    # The share of points where buying never breaks even reads as a percentage.
+    never = run.summary["options"]["p5 on demand"]["breakeven_month"]["never_share"]
+    assert f"never {never:.1%}" in page and "never (share)" not in page
 
 
 def test_a_refused_axis_comes_back_on_the_form_and_starts_nothing(admin_client, run_scenario):
