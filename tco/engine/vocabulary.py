@@ -52,9 +52,17 @@ class Term:
         return show(value, self.kind, self.digits)
 
     def show_with_unit(self, value: Any) -> str:
-        """The value and its unit: '15.3 kW', '$3.35 per GPU-hour', '38.2%'."""
+        """The value and its unit: '15.3 kW', '$3.35 per GPU-hour', '38.2%'; a value that is not
+        a figure stands alone ('never', 'n/a', 'no limit': not 'never month').
+
+        >>> rack = Term("Rack power limit", "kW", Kind.QUANTITY, 1)
+        >>> rack.show_with_unit(15.3), rack.show_with_unit(float("inf"))
+        ('15.3 kW', 'no limit')
+        >>> Term("Next generation launch", "month", Kind.MONTH).show_with_unit(float("nan"))
+        'never'
+        """
         text = self.show(value)
-        if not self.unit or not _is_number(value):
+        if not self.unit or not _is_number(value) or not math.isfinite(float(value)):
             return text
         return f"{text} {self.unit}"
 
