@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher
 
+from reports.content import BomLine
 from reports.content import Citation
 from reports.content import RecordedPlan
 from reports.content import RecordedRun
@@ -50,8 +51,10 @@ from tco.engine.figures import scalar
 from tco.engine.timeline import MONTHS_PER_YEAR
 from tco.engine.version import ENGINE_VERSION
 from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import Kind
 from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import line_label
+from tco.engine.vocabulary import show
 from tco.plan_tables import plan_tables
 from tco.useful_work import useful_work
 
@@ -144,16 +147,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "breakdown_chart": _png(cost_breakdown_figure(result)),
         "breakdown_rows": _breakdown_rows(content),
         "yearly_rows": _yearly_rows(content),
-        "bom_rows": [
-            {
-                "label": line.label,
-                "quantity": format_number(line.quantity),
-                "unit": line.unit,
-                "unit_price": format_usd_cents(line.unit_price_usd),
-                "amount": format_usd_cents(line.amount_usd),
-            }
-            for line in bill_of_materials(content.inputs, result)
-        ],
+        "bom_rows": [_bom_row(line) for line in bill_of_materials(content.inputs, result)],
         "capex_total": format_usd_cents(scalar(result.buy.total_capex_usd)),
         "footprint_rows": _footprint_rows(content),
         **_useful_work(content),
@@ -171,7 +165,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
                 "value": _input_value(row.value, row.path),
                 "unit": input_term(row.path).unit,
                 "origin": row.origin,
-                "source": cite(row.source),
+                "source": cite(_source_words(row.origin, row.source)),
                 "as_of": "" if row.as_of is None else row.as_of.isoformat(),
             }
             for row in content.assumptions
@@ -180,8 +174,8 @@ def report_context(content: ReportContent) -> dict[str, Any]:
             {
                 "id": price.price_point_id,
                 "target": price.target,
-                "amount": f"{price.amount:,.4f}",
-                "currency": price.currency,
+                "amount": show(float(price.amount), Kind.USD_PRICE),
+                "unit": input_term(price.path).unit if price.path else "",
                 "as_of": price.as_of.isoformat(),
                 "age": _age_days(price.as_of, content),
                 "stale": _age_days(price.as_of, content) > meta.stale_after_days,
@@ -205,6 +199,24 @@ def _citer(sources: tuple[Citation, ...]):
     pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(key)}(?![\w-])"
                                   for key in sorted(numbers, key=len, reverse=True)) or r"(?!)")
     return lambda text: pattern.sub(lambda match: f"[{numbers[match.group(0)]}]", text)
+
+
+def _bom_row(line: BomLine) -> dict[str, str]:
+    """A bill-of-materials line as people count it: 1 system (not 1.00), a share as a percentage
+    (2.0% of systems capex), power to a tenth of a kW."""
+    quantity, unit = line.quantity, line.unit
+    if unit.startswith("share "):
+        shown, unit = format_share(quantity), unit.removeprefix("share ")
+    else:
+        shown = format_number(quantity, 0 if float(quantity).is_integer() else 1)
+    return {"label": line.label, "quantity": shown, "unit": unit,
+            "unit_price": format_usd_cents(line.unit_price_usd), "amount": format_usd_cents(line.amount_usd)}
+
+
+def _source_words(origin: str, source: str) -> str:
+    """Where an input came from, in words: a figure typed into the scenario is recorded as its
+    field ('scenario.storage_usd'), which the Input column already names."""
+    return "entered in the scenario" if origin == "scenario" and source.startswith("scenario.") else source
 
 
 def _age_days(as_of: date, content: ReportContent) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import re
 
 import pytest
 from django.test import TestCase
@@ -13,6 +14,8 @@ from reports.choices import ExportStatus
 from reports.choices import FailureType
 from reports.choices import ReportFormat
 from reports.models import ReportExport
+from reports.services import report_build
+from reports.services import report_content_for
 from reports.services import report_export_regenerate
 from reports.services import report_export_request
 from reports.services import report_export_run
@@ -20,6 +23,9 @@ from tco.models import RunKind
 from tco.models import RunStatus
 from tco.runs.services import sweep_run_start
 from tco.services.evaluation import scenario_evaluate
+from tests.reports.test_pdf_report import ENGINE_PATH
+from tests.reports.test_pdf_report import SNAKE_CASE
+from tests.reports.test_pdf_report import poppler
 
 pytestmark = pytest.mark.django_db
 
@@ -173,3 +179,21 @@ def test_a_sized_scenario_shows_how_its_accelerator_count_was_derived(scenario):
         row[1]: row for row in workbook["Assumptions"].iter_rows(values_only=True) if row[0] == "Workload"
     }
     assert assumptions["Accelerators needed"][2:5] == (25, "count", "sizing")
+
+
+def test_the_demo_pdf_speaks_as_people_do(scenario, tmp_path):
+    """The 8x H100 demo's report, priced from the catalog: labels, not field names or slugs;
+    prices as money with their units; quantities as people count them."""
+    path = tmp_path / "report.pdf"
+    path.write_bytes(report_build(content=report_content_for(scenario=scenario), format="pdf"))
+    text = poppler("pdftotext", "-layout", str(path), "-")
+
+    # Lambda's own instance name has underscores (and wraps in a narrow heading); nothing else may.
+    own_names = [option.offering.instance_type for option in scenario.rent_options.all()]
+    snake = ENGINE_PATH.findall(text) + SNAKE_CASE.findall(text)
+    assert [word for word in snake if not any(name.startswith(word) for name in own_names)] == []
+    assert re.search(r"System\s+NVIDIA DGX H100 \(8x H100 SXM5 80 GB\)", text)  # the cover
+    assert "dgx-h100" not in text and "scenario.storage_usd" not in text
+    assert re.search(r"\$320,000\.00\s+per system", text)  # the price snapshot
+    assert re.search(r"Spares\s+2\.0%\s+of systems\s", text)  # the bill of materials
+    assert re.search(r"Systems\s+1\s+systems\s", text)
