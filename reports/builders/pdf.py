@@ -408,67 +408,62 @@ def _input_value(value: float, path: str) -> str:
 
 def _sweep(run: RecordedRun, run_inputs) -> dict[str, Any]:
     summary = run.summary
+    chart = breakeven_heatmap_figure(summary["heatmap"], rent_names=_rent_names(run_inputs))
     return {
-        "title": run.title,
-        "note": _run_note(run),
+        **_recorded_run(run, chart, "buy_wins_share", ("min", "mean", "max"), ("min", "max"),
+                        with_never_share=True),
+        "option_headings": ("Against", "Buying wins", "NPV saving min", "mean", "max",
+                            "Breakeven from", "to", "Never"),
         "points": f"{summary['points']:,}",
-        "axes": [
-            (describe_path(axis["path"], run_inputs), axis["count"],
-             input_term(axis["path"]).show(axis["min"]), input_term(axis["path"]).show(axis["max"]))
+        "input_headings": ("Input swept", "Values", "From", "To"),
+        "inputs": [
+            (describe_path(axis["path"], run_inputs),
+             [axis["count"], *(input_term(axis["path"]).show(axis[end]) for end in ("min", "max"))])
             for axis in summary["axes"]
         ],
-        "options": [
-            {
-                "name": name,
-                "buy_wins": format_share(figures["buy_wins_share"]),
-                "saving_min": format_usd_cents(figures["npv_saving_usd"]["min"]),
-                "saving_mean": format_usd_cents(figures["npv_saving_usd"]["mean"]),
-                "saving_max": format_usd_cents(figures["npv_saving_usd"]["max"]),
-                "breakeven_min": format_month(figures["breakeven_month"]["min"]),
-                "breakeven_max": format_month(figures["breakeven_month"]["max"]),
-                "never": format_share(figures["breakeven_month"]["never_share"]),
-            }
-            for name, figures in summary["options"].items()
-        ],
-        "chart": _png(breakeven_heatmap_figure(summary["heatmap"], rent_names=_rent_names(run_inputs))),
     }
 
 
 def _monte_carlo(run: RecordedRun, run_inputs) -> dict[str, Any]:
     summary = run.summary
+    chart = saving_histogram_figure(summary["options"])
     return {
-        "title": run.title,
-        "note": _run_note(run),
+        **_recorded_run(run, chart, "buy_wins_probability", ("p10", "p50", "p90"),
+                        ("p10", "p50", "p90")),
+        "option_headings": ("Against", "Buying wins", "NPV saving P10", "P50", "P90",
+                            "Breakeven P10", "P50", "P90"),
         "draws": f"{summary['samples']:,}",
         "seed": summary["seed"],
         "buy_wins": format_share(summary["buy_wins_probability"]),
-        "options": [
-            {
-                "name": name,
-                "buy_wins": format_share(figures["buy_wins_probability"]),
-                **{
-                    label: format_usd_cents(figures["npv_saving_usd"][label])
-                    for label in ("p10", "p50", "p90")
-                },
-                **{
-                    f"breakeven_{label}": format_month(figures["breakeven_month"][label])
-                    for label in ("p10", "p50", "p90")
-                },
-            }
-            for name, figures in summary["options"].items()
-        ],
+        "input_headings": ("Input drawn", "P10", "P50", "P90"),
         "inputs": [
-            (describe_path(path, run_inputs), *(input_term(path).show(spread[key])
-                                                for key in ("p10", "p50", "p90")))
+            (describe_path(path, run_inputs),
+             [input_term(path).show(spread[key]) for key in ("p10", "p50", "p90")])
             for path, spread in summary["inputs"].items()
         ],
-        "chart": _png(saving_histogram_figure(summary["options"])),
     }
 
 
 def _rent_names(inputs) -> list[str]:
     """Names of the rent options, for labels of inputs that belong to one (``rent.2...``)."""
     return [option.name for option in inputs.rent]
+
+
+def _recorded_run(run: RecordedRun, chart: Figure, wins: str, saving_stats: tuple[str, ...],
+                  breakeven_stats: tuple[str, ...], *, with_never_share: bool = False) -> dict[str, Any]:
+    """What a sweep and a Monte Carlo run both show: title, note, chart, and a row per rent option
+    of the share where buying wins, the NPV saving's and the breakeven month's statistics (and the
+    share that never breaks even)."""
+    options = []
+    for name, figures in run.summary["options"].items():
+        saving, breakeven = figures["npv_saving_usd"], figures["breakeven_month"]
+        cells = [format_share(figures[wins]),
+                 *(format_usd_cents(saving[stat]) for stat in saving_stats),
+                 *(format_month(breakeven[stat]) for stat in breakeven_stats)]
+        if with_never_share:
+            cells.append(format_share(breakeven["never_share"]))
+        options.append((name, cells))
+    return {"title": run.title, "note": _run_note(run), "options": options, "chart": _png(chart)}
 
 
 def _run_note(run: RecordedRun) -> str:

@@ -29,6 +29,9 @@ from tco.input_bounds import bounds_constraints
 
 MONEY = {"max_digits": 16, "decimal_places": 4}
 RATE = {"max_digits": 9, "decimal_places": 6}
+HOURS = {"max_digits": 10, "decimal_places": 4}
+PUE = {"max_digits": 5, "decimal_places": 3}
+GRID_INTENSITY = {"max_digits": 7, "decimal_places": 5}  # kg CO2e/kWh
 
 
 class ScenarioStatus(models.TextChoices):
@@ -135,7 +138,7 @@ class Scenario(models.Model):
                                  related_name="+")
     electricity_usd_per_kwh = models.DecimalField(**RATE, null=True, blank=True)
     electricity_escalation_per_year = models.DecimalField(**RATE, default=0)
-    pue = models.DecimalField(max_digits=5, decimal_places=3, null=True, blank=True)
+    pue = models.DecimalField(**PUE, null=True, blank=True)
     colocation_usd_per_kw_month = models.DecimalField(**MONEY, null=True, blank=True)
     buildout_capex_usd_per_kw = models.DecimalField(**MONEY, null=True, blank=True)
     buildout_opex_usd_per_kw_month = models.DecimalField(**MONEY, null=True, blank=True)
@@ -170,27 +173,27 @@ class Scenario(models.Model):
     accelerators_per_job = models.PositiveIntegerField(
         null=True, blank=True, help_text="Accelerators one failure stops; empty = the whole fleet.")
     checkpoint_interval_h = models.DecimalField(
-        max_digits=10, decimal_places=4, null=True, blank=True,
+        **HOURS, null=True, blank=True,
         help_text="Hours of work between checkpoints; empty = Young/Daly sqrt(2 x cost x MTBF).")
     checkpoint_cost_h = models.DecimalField(
-        max_digits=10, decimal_places=4, null=True, blank=True,
+        **HOURS, null=True, blank=True,
         help_text="Hours to write a checkpoint; empty = 0.05 h (stated assumption).")
     restart_h = models.DecimalField(
-        max_digits=10, decimal_places=4, null=True, blank=True,
+        **HOURS, null=True, blank=True,
         help_text="Hours to restart after a failure; empty = 0.25 h (stated assumption).")
 
     # Carbon (empty = the stated default)
     grid_kg_co2e_per_kwh = models.DecimalField(
-        max_digits=7, decimal_places=5, null=True, blank=True,
+        **GRID_INTENSITY, null=True, blank=True,
         help_text="The facility's grid intensity, kg CO2e/kWh; empty = US average (eGRID2022).")
     embodied_kg_co2e_per_system = models.DecimalField(
         max_digits=12, decimal_places=2, null=True, blank=True,
         help_text="Embodied emissions of one system, kg CO2e; empty = left at zero.")
     cloud_grid_kg_co2e_per_kwh = models.DecimalField(
-        max_digits=7, decimal_places=5, null=True, blank=True,
+        **GRID_INTENSITY, null=True, blank=True,
         help_text="Grid intensity for rent options that give none; empty = US average (eGRID2022).")
     cloud_pue = models.DecimalField(
-        max_digits=5, decimal_places=3, null=True, blank=True,
+        **PUE, null=True, blank=True,
         help_text="PUE of rented capacity; empty = 1.10 (Google, 2023).")
     carbon_price_usd_per_tonne = models.DecimalField(
         **MONEY, default=0, help_text="Carbon price per tonne CO2e; 0 = emissions are not costed.")
@@ -302,7 +305,7 @@ class RentOption(models.Model):
     spot_interruptions_per_hour = models.DecimalField(
         **RATE, default=0, help_text="Spot only: interruptions per hour of the job (goodput).")
     grid_kg_co2e_per_kwh = models.DecimalField(
-        max_digits=7, decimal_places=5, null=True, blank=True,
+        **GRID_INTENSITY, null=True, blank=True,
         help_text="The provider's or region's grid intensity; empty = the scenario's default.")
 
     history = HistoricalRecords()

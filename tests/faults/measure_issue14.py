@@ -19,7 +19,6 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
-import redis
 import requests
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
@@ -45,16 +44,14 @@ from tco.planning import plans_reap
 from tco.runs.services import sweep_run_start
 from tco.runs.services import sweep_runs_reap
 from tests.catalog.quote_files import offering_rows
-from tests.faults.outages import broker
-from tests.faults.test_database_outage import FEED_PATH  # noqa: F401
+from tests.faults.outages import kill
 from tests.faults.test_database_outage import gated_feed  # noqa: F401
 from tests.faults.webserver import Gunicorn
 from tests.tco.scenario_body import p5
 from tests.tco.scenario_body import scenario_body
 from tests.tco.test_plans_worker import SPEC as PLAN_SPEC
 from tests.tco.test_runs_worker import PRICE
-from tests.worker import REPO_ROOT
-from tests.worker import WorkerProcess
+from tests.worker import poll_until
 
 pytestmark = pytest.mark.worker
 
@@ -63,33 +60,8 @@ RATE_LIMIT = 60
 CLIENTS = 20
 
 
-@pytest.fixture
-def start_worker(transactional_db, live_celery, settings, tmp_path, private_redis):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    workers: list[WorkerProcess] = []
-
-    def start() -> WorkerProcess:
-        worker = WorkerProcess(broker_env={"DJANGO_SETTINGS_MODULE": "config.settings.base",
-                                           "REDIS_URL": private_redis.url,
-                                           "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
-                                           "PRICE_FEED_HOSTS": "127.0.0.1"}).start()  # the local feed
-        workers.append(worker)
-        return worker
-
-    with broker(live_celery, private_redis.url):
-        yield start
-        for worker in workers:
-            worker.stop()
-
-
 def wait_for(condition, what: str):
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.01)
-    raise AssertionError(f"not {what} within {WAIT_S}s")
+    return poll_until(condition, what, timeout_s=WAIT_S, poll_s=0.01)
 
 
 def fresh(row):
@@ -100,8 +72,7 @@ def fresh(row):
 def recover(kind: str, worker, private_redis, start_worker, reap, done) -> None:
     """Kill ``worker``, start another, call ``reap`` every second until ``done()``; print the time."""
     killed = time.monotonic()
-    worker.kill()
-    redis.Redis.from_url(private_redis.url).delete("unacked", "unacked_index")
+    kill(worker, private_redis)
     start_worker()
     while not done():
         reap()
@@ -150,14 +121,6 @@ def test_recovery_after_a_killed_worker(start_worker, private_redis, run_scenari
     recover("quote import (20,000 rows)", worker, private_redis, start_worker, quote_imports_reap,
             lambda: fresh(job).status in ("done", "failed"))
     print(f"quote import: {job.status}, {job.prices_created:,} prices, attempts {job.attempts}")
-
-
-@pytest.fixture
-def web(transactional_db, catalog, private_redis, request):
-    server = Gunicorn(redis_url=private_redis.url, API_RATE_LIMIT=f"{RATE_LIMIT}/min",
-                      log_path=REPO_ROOT / "test-artifacts" / f"gunicorn-{request.node.name}.log").start()
-    yield server
-    server.stop()
 
 
 def admin_session(web: Gunicorn) -> dict[str, str]:

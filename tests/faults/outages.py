@@ -1,6 +1,7 @@
-"""Outages on demand for the fault tests: a private Redis server and a TCP proxy that can cut.
+"""Outages on demand for the fault tests: a private Redis server, a killed worker and a TCP proxy
+that can cut.
 
-Neither touches the machine's own Redis (port 6379) or PostgreSQL: the tests point a worker at
+None touches the machine's own Redis (port 6379) or PostgreSQL: the tests point a worker at
 these instead, so another test session sharing the machine never sees the outage.
 """
 from __future__ import annotations
@@ -16,6 +17,8 @@ from pathlib import Path
 
 import redis
 from celery import Celery
+
+from tests.worker import WorkerProcess
 
 START_TIMEOUT_S = 10
 START_POLL_S = 0.01
@@ -71,6 +74,12 @@ class PrivateRedis:
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.shutdown()
+
+
+def kill(worker: WorkerProcess, private_redis: PrivateRedis) -> None:
+    """SIGKILL the worker and forget its unacknowledged message (Redis would redeliver it in 1 h)."""
+    worker.kill()
+    redis.Redis.from_url(private_redis.url).delete("unacked", "unacked_index")
 
 
 @contextlib.contextmanager

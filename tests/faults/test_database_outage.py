@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from typing import Literal
 
 import pytest
 from django.conf import settings
@@ -81,49 +81,41 @@ def wait_for(condition, what: str):
     return poll_until(condition, what, timeout_s=WAIT_S, poll_s=0.05)
 
 
-def refresh_with_outage(location: str, cut_and_release: Callable[[], None]) -> list[PriceRefreshJob]:
-    """Queue the refresh, run ``cut_and_release`` once its job is RUNNING, wait for a success."""
+def refresh_with_outage(db_proxy: TcpProxy, gated_feed, *,
+                        feed_answers: Literal["after", "during"]) -> tuple[list[PriceRefreshJob], int]:
+    """Queue the refresh; once its job is RUNNING, cut the database for ``OUTAGE_S`` and let the
+    feed answer "after" the outage (it falls while the feed is read) or "during" it (across the
+    write that follows). Wait for a success; return the jobs and how many prices were written."""
+    location, gate = gated_feed
+    before = PricePoint.objects.count()
     refresh_prices_task.apply_async(kwargs={"provider": "lambda", "location": location}, queue=Queue.REFRESH)
     jobs = PriceRefreshJob.objects.filter(location=location)
     wait_for(lambda: jobs.filter(status=RefreshStatus.RUNNING).exists(), "RUNNING job")
-    cut_and_release()
+    db_proxy.cut()
+    if feed_answers == "during":
+        gate.set()
+    time.sleep(OUTAGE_S)
+    db_proxy.restore()
+    gate.set()
     wait_for(lambda: jobs.filter(status=RefreshStatus.SUCCEEDED).exists(), "SUCCEEDED job")
-    return list(jobs.order_by("pk"))
+    return list(jobs.order_by("pk")), PricePoint.objects.count() - before
 
 
 def test_a_refresh_whose_connection_dropped_while_reading_the_feed_still_writes_its_prices(
     worker, catalog, db_proxy, gated_feed
 ):
-    location, gate = gated_feed
-    before = PricePoint.objects.count()
-
-    def outage_while_reading() -> None:
-        db_proxy.cut()
-        time.sleep(OUTAGE_S)
-        db_proxy.restore()
-        gate.set()
-
-    jobs = refresh_with_outage(location, outage_while_reading)
+    jobs, written = refresh_with_outage(db_proxy, gated_feed, feed_answers="after")
 
     assert db_proxy.connections_cut >= 1  # the worker held a connection when it was cut
     assert [job.status for job in jobs] == [RefreshStatus.SUCCEEDED], [job.error for job in jobs]
     assert (jobs[0].prices_new, jobs[0].prices_changed, jobs[0].prices_unchanged) == (SAMPLE_PRICES, 0, 0)
-    assert PricePoint.objects.count() == before + SAMPLE_PRICES
+    assert written == SAMPLE_PRICES
 
 
 def test_a_refresh_that_cannot_write_records_the_failure_and_succeeds_on_its_retry(
     worker, catalog, db_proxy, gated_feed
 ):
-    location, gate = gated_feed
-    before = PricePoint.objects.count()
-
-    def outage_across_the_write() -> None:
-        db_proxy.cut()
-        gate.set()
-        time.sleep(OUTAGE_S)
-        db_proxy.restore()
-
-    jobs = refresh_with_outage(location, outage_across_the_write)
+    jobs, written = refresh_with_outage(db_proxy, gated_feed, feed_answers="during")
 
     failed, succeeded = jobs
     assert (failed.status, failed.error_code) == (RefreshStatus.FAILED, "internal_error")
@@ -132,4 +124,4 @@ def test_a_refresh_that_cannot_write_records_the_failure_and_succeeds_on_its_ret
     assert succeeded.status == RefreshStatus.SUCCEEDED
     assert (succeeded.prices_new, succeeded.prices_changed, succeeded.prices_unchanged) == (
         SAMPLE_PRICES, 0, 0)
-    assert PricePoint.objects.count() == before + SAMPLE_PRICES
+    assert written == SAMPLE_PRICES

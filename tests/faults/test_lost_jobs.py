@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 
 import pytest
-import redis
 
 from catalog.models import PriceRefreshJob
 from catalog.models import RefreshStatus
@@ -40,14 +39,11 @@ from tco.runs.services import sweep_runs_reap
 from tco.services.repricing import reprice_jobs_reap
 from tests.catalog.test_refresh import FEED_SETTINGS
 from tests.catalog.test_refresh import lambda_payload
-from tests.faults.outages import PrivateRedis
-from tests.faults.outages import broker
-from tests.faults.test_database_outage import FEED_PATH  # noqa: F401
-from tests.faults.test_database_outage import SAMPLE_PRICES  # noqa: F401
+from tests.faults.outages import kill
+from tests.faults.test_database_outage import SAMPLE_PRICES
 from tests.faults.test_database_outage import gated_feed  # noqa: F401
 from tests.tco.test_plans_worker import SPEC as PLAN_SPEC
 from tests.tco.test_runs_worker import PRICE
-from tests.worker import WorkerProcess
 from tests.worker import poll_until
 
 pytestmark = pytest.mark.worker
@@ -56,32 +52,12 @@ WAIT_S = 60
 POLL_S = 0.01
 
 
-@pytest.fixture
-def start_worker(transactional_db, live_celery, settings, tmp_path, private_redis):
-    """Start workers on the private Redis, to which this process sends its tasks too.
-
-    The reapers run in this process: a worker has 1 s to say which jobs it holds, and a job
-    still waiting is sent again at the next pass.
-    """
-    settings.MEDIA_ROOT = tmp_path / "media"
+@pytest.fixture(autouse=True)
+def quick_reapers(settings):
+    """The reapers run in this process: a worker has 1 s to say which jobs it holds, and a job
+    still waiting is sent again at the next pass."""
     settings.JOBS_WORKER_REPLY_TIMEOUT_S = 1.0
     settings.JOBS_RESEND_PENDING_AFTER_S = 0
-    workers: list[WorkerProcess] = []
-
-    def start() -> WorkerProcess:
-        worker = WorkerProcess(broker_env={
-            "DJANGO_SETTINGS_MODULE": "config.settings.base",
-            "REDIS_URL": private_redis.url,
-            "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
-            "PRICE_FEED_HOSTS": "127.0.0.1",  # the local feed server of the refresh test
-        }).start()
-        workers.append(worker)
-        return worker
-
-    with broker(live_celery, private_redis.url):
-        yield start
-        for worker in workers:
-            worker.stop()
 
 
 def wait_for(condition, what: str):
@@ -91,12 +67,6 @@ def wait_for(condition, what: str):
 def fresh(row):
     row.refresh_from_db()
     return row
-
-
-def kill(worker: WorkerProcess, private_redis: PrivateRedis) -> None:
-    """SIGKILL the worker and forget its unacknowledged message (Redis would redeliver it in 1 h)."""
-    worker.kill()
-    redis.Redis.from_url(private_redis.url).delete("unacked", "unacked_index")
 
 
 def test_an_export_whose_worker_is_killed_mid_pdf_is_built_by_the_next_worker(

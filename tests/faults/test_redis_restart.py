@@ -34,12 +34,10 @@ from tco.runs.limits import REQUEUE_STALLED_AFTER_S
 from tco.runs.services import run_inputs
 from tco.runs.services import sweep_run_start
 from tco.runs.services import sweep_runs_reap
-from tests.faults.outages import broker
 from tests.tco.test_runs_worker import PRICE
 from tests.tco.test_runs_worker import SAVING
 from tests.tco.test_runs_worker import result_frame
 from tests.tco.test_runs_worker import sweep_grid
-from tests.worker import WorkerProcess
 from tests.worker import poll_until
 
 pytestmark = pytest.mark.worker
@@ -58,27 +56,6 @@ CHUNKS = 6
 CHECK_EVERY = 64
 # A run has stalled when no chunk is computing and none finished for this long.
 QUIET_S = 1.0
-
-
-@pytest.fixture
-def start_worker(transactional_db, live_celery, settings, tmp_path, private_redis):
-    """Start a worker on the private Redis, to which this process sends its tasks too."""
-    settings.MEDIA_ROOT = tmp_path / "media"
-    workers: list[WorkerProcess] = []
-
-    def start() -> WorkerProcess:
-        worker = WorkerProcess(broker_env={
-            "DJANGO_SETTINGS_MODULE": "config.settings.base",
-            "REDIS_URL": private_redis.url,
-            "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        }).start()
-        workers.append(worker)
-        return worker
-
-    with broker(live_celery, private_redis.url):
-        yield start
-        for worker in workers:
-            worker.stop()
 
 
 def wait_for(condition, what: str):

@@ -59,25 +59,19 @@ def client_of(user) -> APIClient:
     return client
 
 
-@pytest.fixture
-def viewer(db):
-    return member("vera", of="alpha", role=Role.VIEWER)
+def _person(username: str, team_slug: str, role: Role):
+    """A fixture giving ``username``, a member of the team ``team_slug`` with ``role``."""
+    @pytest.fixture
+    def person(db):
+        return member(username, of=team_slug, role=role)
+
+    return person
 
 
-@pytest.fixture
-def analyst(db):
-    return member("ana", of="alpha", role=Role.ANALYST)
-
-
-@pytest.fixture
-def approver(db):
-    return member("april", of="alpha", role=Role.APPROVER)
-
-
-@pytest.fixture
-def outsider(db):
-    """An analyst of beta: alpha's objects do not exist for them."""
-    return member("otto", of="beta", role=Role.ANALYST)
+viewer = _person("vera", "alpha", Role.VIEWER)
+analyst = _person("ana", "alpha", Role.ANALYST)
+approver = _person("april", "alpha", Role.APPROVER)
+outsider = _person("otto", "beta", Role.ANALYST)  # alpha's objects do not exist for them
 
 
 @pytest.fixture
