@@ -28,6 +28,7 @@ from tco import admin_runs  # noqa: F401  (register the alert, plan and run admi
 from tco.admin_approval import what_is_signed
 from tco.admin_labels import RentOptionForm
 from tco.admin_labels import VocabularyLabelsForm
+from tco.admin_labels import change_row
 from tco.admin_result import scenario_result
 from tco.charts.canvas import inline_svg
 from tco.charts.side_by_side import side_by_side_figure
@@ -347,7 +348,9 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
             # Default: the latest save against the one before it.
             new = _record(records, request.GET.get("new")) or records[0]
             old = _record(records, request.GET.get("old")) or records[min(1, len(records) - 1)]
-            context.update(old=old, new=new, diff=history_diff(old, new))
+            diff = history_diff(old, new)
+            context.update(old=old, new=new, diff=diff,
+                           changes=[change_row(c.field, c.old, c.new) for c in diff.changes])
         return TemplateResponse(request, "admin/tco/scenario/compare.html", context)
 
     def side_by_side_workbook_view(self, request: HttpRequest) -> HttpResponse:

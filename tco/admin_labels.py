@@ -7,12 +7,17 @@ input they feed (``tco.services.engine_inputs.ENGINE_PATH_TO_FIELD``).
 
 from __future__ import annotations
 
+import re
+
 from django import forms
+from django.utils.text import capfirst
 
 from tco.engine.vocabulary import INPUTS
 from tco.engine.vocabulary import Kind
 from tco.engine.vocabulary import Term
 from tco.engine.vocabulary import generic_path
+from tco.models import RentOption
+from tco.models import Scenario
 from tco.services.engine_inputs import ENGINE_PATH_TO_FIELD
 
 # A scenario field is named as its input's last part (``facility.pue`` -> ``pue``) unless the
@@ -64,3 +69,31 @@ class RentOptionForm(VocabularyLabelsForm):
     @staticmethod
     def path_of(field: str) -> str | None:
         return RENT_PATHS.get(field, f"rent.*.{field}")
+
+
+RENT_FIELD = re.compile(r"^rent_options\[(\d+)\](?:\.(\w+))?$")
+
+
+def change_row(field: str, old: str | None, new: str | None) -> tuple[str, str | None, str | None]:
+    """A changed input (``tco.services.history.FieldChange``) as people read it:
+    ('Utilisation', '100.0%', '50.0%'), not ('utilisation', '1.0000', '0.5000'); a rent option's
+    field is named by the option's position ('Rent option 1: Instance price')."""
+    match = RENT_FIELD.match(field)
+    if match:
+        index, name = int(match.group(1)), match.group(2)
+        if name is None:
+            return f"Rent option {index + 1}", old, new
+        model, path, owner = RentOption, RentOptionForm.path_of(name), f"Rent option {index + 1}: "
+    else:
+        model, path, owner, name = Scenario, VocabularyLabelsForm.path_of(field), "", field
+    term = INPUTS.get(generic_path(path)) if path else None
+    if term is None:
+        return owner + capfirst(model._meta.get_field(name).verbose_name), old, new
+
+    def shown(value: str | None) -> str | None:
+        try:
+            return None if value is None else term.show_with_unit(float(value))
+        except ValueError:  # not a number after all (a choice): as stored
+            return value
+
+    return owner + term.label, shown(old), shown(new)

@@ -10,6 +10,7 @@ from the edits, not from prices changing in between.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
@@ -140,6 +141,8 @@ def _shown(instance: models.Model, field: models.Field) -> str | None:
     value = getattr(instance, field.attname)
     if value is None:
         return None
+    if isinstance(value, datetime):  # to the minute, as the admin shows times
+        return f"{timezone.localtime(value):%Y-%m-%d %H:%M %Z}"
     if field.is_relation:
         try:
             return str(getattr(instance, field.name))

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.utils import timezone
 from numpy.testing import assert_allclose
 
+from tco.models import Scenario
 from tco.services.scenarios import scenario_approve
 from tests.teams.conftest import client_of
 
@@ -62,7 +64,9 @@ def test_the_admin_compares_two_versions_in_inputs_and_result(analyst, alpha_sce
         "p5 on demand", 12, 23)
     assert (move.old["winner"], move.new["winner"]) == ("buy", "buy")
     assert_allclose([move.old["npv_saving_usd"], move.new["npv_saving_usd"]], [887_194.40, 239_576.36])
-    assert "887,194.40 &rarr;" in page.content.decode()
+    assert "$887,194.40 &rarr;" in page.content.decode()
+    # The input by its label and as a share, not its field name and stored digits.
+    assert "<td>Utilisation</td>\n    <td>100.0%</td><td>50.0%</td>" in page.content.decode()
 
 
 def test_the_comparison_spans_the_versions_of_an_approved_scenario(analyst, approver, alpha_scenario,
@@ -80,6 +84,10 @@ def test_the_comparison_spans_the_versions_of_an_approved_scenario(analyst, appr
     assert fields["utilisation"] == ("1.0000", "0.5000")
     assert fields["status"] == ("approved", "draft")
     assert fields["version"] == ("1", "2")
+    # Times to the minute and fields by their names: "Approved at", not approved_at.
+    approved_at = Scenario.objects.get(pk=alpha_scenario.pk).approved_at
+    assert fields["approved_at"] == (f"{timezone.localtime(approved_at):%Y-%m-%d %H:%M %Z}", None)
+    assert "<td>Approved at</td>" in page.content.decode()
 
 
 def test_an_imported_quote_records_who_imported_it(analyst, client, catalog,
