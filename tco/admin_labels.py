@@ -7,9 +7,12 @@ input they feed (``tco.services.engine_inputs.ENGINE_PATH_TO_FIELD``).
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from django import forms
+from django.utils.html import format_html
 from django.utils.text import capfirst
 
 from tco.engine.vocabulary import INPUTS
@@ -97,3 +100,8 @@ def change_row(field: str, old: str | None, new: str | None) -> tuple[str, str |
             return value
 
     return owner + term.label, shown(old), shown(new)
+
+
+def spec_block(spec: Any) -> str:
+    """A run's or plan's stored request as indented JSON: its keys are the API's, as typed there."""
+    return format_html('<pre class="spec">{}</pre>', json.dumps(spec, indent=2))

@@ -6,6 +6,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from tco.admin_labels import spec_block
 from tco.charts.canvas import inline_svg
 from tco.charts.plan_capacity import capacity_figure
 from tco.models import PlanStatus
@@ -22,9 +23,10 @@ class ProcurementPlanAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     list_select_related = ["scenario"]
     change_form_template = "admin/tco/procurementplan/change_form.html"
     team_path = "scenario__team"
-    fields = [("scenario", "name", "status"), ("created_at", "solved_at", "finished_at"), "error", "spec"]
+    fields = [("scenario", "name", "status"), ("created_at", "solved_at", "finished_at"), "error",
+              "spec_shown"]
     readonly_fields = ["scenario", "name", "status", "created_at", "solved_at", "finished_at", "error",
-                       "spec"]
+                       "spec_shown"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # plans are created through the API or load_demo
@@ -43,6 +45,10 @@ class ProcurementPlanAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
         if not plan.result or plan.result.get("npv_saving_vs_best_baseline_usd") is None:
             return "-"
         return f"${plan.result['npv_saving_vs_best_baseline_usd']:,.0f}"
+
+    @admin.display(description="Demand, choices and uncertainty, as sent to the API")
+    def spec_shown(self, plan: ProcurementPlan) -> str:
+        return spec_block(plan.spec)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         plan = self.get_object(request, object_id)

@@ -21,6 +21,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from tco import engine
+from tco.admin_labels import spec_block
 from tco.charts.breakeven_heatmap import breakeven_heatmap_figure
 from tco.charts.canvas import inline_svg
 from tco.charts.saving_histogram import saving_histogram_figure
@@ -127,16 +128,21 @@ class SweepRunAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     list_select_related = ["scenario"]
     change_form_template = "admin/tco/sweeprun/change_form.html"
     team_path = "scenario__team"
+    readonly_fields = ["spec_shown"]
     fieldsets = [
         # Status and progress are shown once, in the live progress section above the fields.
         (None, {"fields": [("scenario", "kind"), ("points_total", "chunk_size", "seed"),
                            ("created_at", "started_at", "finished_at", "deadline_at"),
-                           ("failure_type", "error"), "spec"]}),
+                           ("failure_type", "error"), "spec_shown"]}),
         ("Inputs the run started with", {"classes": ["collapse"], "fields": ["engine_inputs"]}),
     ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # runs start from a scenario's page
+
+    @admin.display(description="Axes, distributions or step, as parsed")
+    def spec_shown(self, run: SweepRun) -> str:
+        return spec_block(run.spec)
 
     def has_change_permission(self, request: HttpRequest, obj: SweepRun | None = None) -> bool:
         return False  # a run's rows are written by its tasks only
