@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.http import Http404
 from django.http import HttpRequest
 from django.http import HttpResponse
@@ -26,6 +27,7 @@ from tco import admin_alerts  # noqa: F401  (register the alert, plan and run ad
 from tco import admin_plans  # noqa: F401  (register the alert, plan and run admins)
 from tco import admin_runs  # noqa: F401  (register the alert, plan and run admins)
 from tco.admin_approval import what_is_signed
+from tco.admin_labels import OptionalJSONField
 from tco.admin_labels import RentOptionForm
 from tco.admin_labels import VocabularyLabelsForm
 from tco.admin_labels import change_row
@@ -138,6 +140,7 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
     """
 
     form = ScenarioAdminForm
+    formfield_overrides = {models.JSONField: {"form_class": OptionalJSONField}}
     list_display = ["name", "winner", "npv_saving", "breakeven", "status", "price_age", "version",
                     "team", "accelerators", "updated_at"]
     list_select_related = ["team"]

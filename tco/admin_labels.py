@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -47,6 +48,13 @@ def form_label(term: Term) -> str:
     return f"{term.label} ({unit})" if unit else term.label
 
 
+class OptionalJSONField(forms.JSONField):
+    """A JSON field left empty shows empty, not the word null."""
+
+    def prepare_value(self, value: Any) -> Any:
+        return "" if value is None else super().prepare_value(value)
+
+
 class VocabularyLabelsForm(forms.ModelForm):
     """A model form whose input fields carry the vocabulary's labels; ``path_of`` says which
     engine input a field feeds (None: none)."""
@@ -57,6 +65,9 @@ class VocabularyLabelsForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        for name, value in self.initial.items():
+            if isinstance(value, Decimal):  # as typed: 0.8 and 730, not the column's 0.8000 and 730.00
+                self.initial[name] = Decimal(format(value.normalize(), "f"))
         model_fields = {field.name: field for field in self._meta.model._meta.get_fields()}
         for name, form_field in self.fields.items():
             model_field = model_fields.get(name)

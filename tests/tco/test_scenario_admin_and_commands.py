@@ -48,6 +48,16 @@ def test_input_labels_are_the_vocabularys_with_their_units(admin_client, demo_sc
     assert not {"Pue:", "System price usd:", "Electricity usd per kwh:", "Upfront usd:"} & set(labels)
 
 
+def test_inputs_show_as_typed_not_as_stored(admin_client, demo_scenarios):
+    scenario = demo_scenarios["8x H100 training cluster"]
+    page = admin_client.get(f"/admin/tco/scenario/{scenario.pk}/change/").content.decode()
+
+    # The columns keep 4 and 2 decimals; the fields show 0.8 and 730, and an empty sizing is empty.
+    assert 'name="utilisation" value="0.8"' in page and 'name="hours_per_month" value="730"' in page
+    assert re.search(r'name="rent_options-0-upfront_usd" value="0"', page)
+    assert re.search(r'<textarea name="sizing"[^>]*>\s*</textarea>', page)
+
+
 def test_clone_copies_the_scenario_and_its_rent_options(admin_client, demo_scenarios):
     scenario = demo_scenarios["256x B200 build with liquid cooling"]
 
