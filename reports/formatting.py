@@ -53,6 +53,12 @@ def format_number(value: float | None, digits: int = 2) -> str:
     return f"{value:,.{digits}f}"
 
 
+def source_words(origin: str, source: str) -> str:
+    """Where an input came from, in words: a figure typed into the scenario is recorded as its
+    field ('scenario.storage_usd'), which the input's label already names."""
+    return "entered in the scenario" if origin == "scenario" and source.startswith("scenario.") else source
+
+
 def timestamp(moment: datetime | date | None) -> str:
     """A date or an instant in UTC, to the minute; "" when unknown."""
     if moment is None:

@@ -35,6 +35,7 @@ from reports.formatting import format_month
 from reports.formatting import format_number
 from reports.formatting import format_share
 from reports.formatting import format_usd_cents
+from reports.formatting import source_words
 from reports.formatting import timestamp
 from tco.charts.breakeven_heatmap import breakeven_heatmap_figure
 from tco.charts.canvas import render
@@ -165,7 +166,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
                 "value": _input_value(row.value, row.path),
                 "unit": input_term(row.path).unit,
                 "origin": row.origin,
-                "source": cite(_source_words(row.origin, row.source)),
+                "source": cite(source_words(row.origin, row.source)),
                 "as_of": "" if row.as_of is None else row.as_of.isoformat(),
             }
             for row in content.assumptions
@@ -211,12 +212,6 @@ def _bom_row(line: BomLine) -> dict[str, str]:
         shown = format_number(quantity, 0 if float(quantity).is_integer() else 1)
     return {"label": line.label, "quantity": shown, "unit": unit,
             "unit_price": format_usd_cents(line.unit_price_usd), "amount": format_usd_cents(line.amount_usd)}
-
-
-def _source_words(origin: str, source: str) -> str:
-    """Where an input came from, in words: a figure typed into the scenario is recorded as its
-    field ('scenario.storage_usd'), which the Input column already names."""
-    return "entered in the scenario" if origin == "scenario" and source.startswith("scenario.") else source
 
 
 def _age_days(as_of: date, content: ReportContent) -> int:

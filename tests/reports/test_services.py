@@ -26,6 +26,7 @@ from tco.services.evaluation import scenario_evaluate
 from tests.reports.test_pdf_report import ENGINE_PATH
 from tests.reports.test_pdf_report import SNAKE_CASE
 from tests.reports.test_pdf_report import poppler
+from tests.reports.test_workbook_as_viewers_see_it import visible_cells
 
 pytestmark = pytest.mark.django_db
 
@@ -197,3 +198,20 @@ def test_the_demo_pdf_speaks_as_people_do(scenario, tmp_path):
     assert re.search(r"\$320,000\.00\s+per system", text)  # the price snapshot
     assert re.search(r"Spares\s+2\.0%\s+of systems\s", text)  # the bill of materials
     assert re.search(r"Systems\s+1\s+systems\s", text)
+
+
+def test_the_demo_workbook_names_where_each_input_came_from_in_words(scenario):
+    """The Assumptions sheet of the demo: a typed-in figure is 'entered in the scenario', not the
+    field it was stored in (scenario.storage_usd, scenario.rent_options[1].commitment_months)."""
+    workbook = load_workbook(io.BytesIO(report_build(content=report_content_for(scenario=scenario),
+                                                     format="xlsx")), data_only=True)
+    own_names = [option.offering.instance_type for option in scenario.rent_options.all()]
+    words = [
+        word for _, cell in visible_cells(workbook) if isinstance(cell.value, str)
+        for word in ENGINE_PATH.findall(cell.value) + SNAKE_CASE.findall(cell.value)
+        if not any(name.startswith(word) for name in own_names)
+    ]
+
+    assert words == []
+    sources = [row[5] for row in workbook["Assumptions"].iter_rows(values_only=True)]
+    assert "entered in the scenario" in sources

@@ -29,6 +29,7 @@ from reports.builders.excel.grid import Sheet
 from reports.builders.excel.names import input_name
 from reports.builders.excel.names import rent_name
 from reports.content import ReportContent
+from reports.formatting import source_words
 from tco import engine
 from tco.engine.carbon import KG_PER_TONNE
 from tco.engine.compose import BREAKEVEN_RELATIVE_TOLERANCE
@@ -157,7 +158,7 @@ def _input_row(ws: Sheet, row: int, assumption: Assumption, section_title: str) 
         style_input(value)
     put_text(ws.cell(row=row, column=4), assumption.unit)
     put_text(ws.cell(row=row, column=5), assumption.origin)
-    put_text(ws.cell(row=row, column=6), assumption.source)
+    put_text(ws.cell(row=row, column=6), source_words(assumption.origin, assumption.source))
     if assumption.as_of is not None:
         ws.cell(row=row, column=7, value=assumption.as_of).number_format = "yyyy-mm-dd"
     name = input_name(assumption.path)
