@@ -198,6 +198,8 @@ def test_the_demo_pdf_speaks_as_people_do(scenario, tmp_path):
     assert re.search(r"\$320,000\.00\s+per system", text)  # the price snapshot
     assert re.search(r"Spares\s+2\.0%\s+of systems\s", text)  # the bill of materials
     assert re.search(r"Systems\s+1\s+systems\s", text)
+    # The sensitivity table's prices stand apart: its columns fit $320,000.00 with room to spare.
+    assert re.search(r"System price\s+\$320,000\.00\s{2,}\$288,000\.00\s{2,}\$352,000\.00", text)
 
 
 def test_the_demo_workbook_names_where_each_input_came_from_in_words(scenario):
