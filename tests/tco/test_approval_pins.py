@@ -183,6 +183,7 @@ def test_the_confirmation_page_names_prices_as_people_do_and_notes_old_ones(
     # the seed's 2025-01-01 price is older than the 30-day limit, and the page says so.
     assert f"<td>{DGX}</td>" in page and "dgx-h100" not in page
     assert "$320,000.00 per system" in page and "$55.04 per instance-hour" in page
+    assert '<td class="date">2025-01-01</td>' in page  # kept on one line
     title = Source.objects.get(key="seed-004").title
     assert f"{title} (seed-004)" in page
     assert f"The price of {DGX} is " in page and "prices older than 30 days may have moved" in page

@@ -198,6 +198,7 @@ def test_the_admin_refuses_to_let_the_author_approve(client, alpha_scenario):
     client.post(url, {"confirm": "yes"})
 
     assert "another approver of the team must approve it" in page and "Yes, approve" not in page
+    assert '<p class="errornote">You created or edited version 1 of' in page  # one sentence, no prefix
     assert Scenario.objects.get(pk=alpha_scenario.pk).status == ScenarioStatus.DRAFT
 
 
