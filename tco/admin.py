@@ -218,7 +218,7 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
     @admin.display(description="Price age")
     def price_age(self, obj: Scenario) -> str:
         days = self._summary(obj).get("price_age_days")
-        return "–" if days is None else f"{days:,} days"
+        return "–" if days is None else f"{days:,}\u00a0days"  # one line: "1,057 days"
 
     def get_readonly_fields(self, request: HttpRequest, obj: Scenario | None = None):
         fields = super().get_readonly_fields(request, obj)

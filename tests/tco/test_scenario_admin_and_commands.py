@@ -32,8 +32,11 @@ def test_the_scenario_page_shows_key_figures_chart_and_cash_flows(admin_client, 
 
 
 def test_the_scenario_list_and_add_pages_render(admin_client, demo_scenarios):
-    assert admin_client.get("/admin/tco/scenario/").status_code == 200
+    listing = admin_client.get("/admin/tco/scenario/")
+    assert listing.status_code == 200
     assert admin_client.get("/admin/tco/scenario/add/").status_code == 200
+    # A price age stays on one line in its narrow column: '1,057 days' with a no-break space.
+    assert re.search(r'<td class="field-price_age">[\d,]+\u00a0days</td>', listing.content.decode())
 
 
 def test_input_labels_are_the_vocabularys_with_their_units(admin_client, demo_scenarios):
