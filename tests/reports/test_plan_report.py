@@ -2,16 +2,21 @@
 figures, and a PDF section with the chart and the order schedule."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from openpyxl import load_workbook
 
 from reports.builders.excel import build_workbook
 from reports.builders.pdf import build_pdf
 from reports.content import RecordedPlan
+from reports.content import RecordedRun
 from tco.engine.plan import make_plan
 from tests.reports.conftest import content_for
 from tests.reports.recalc import recalculate
 from tests.reports.test_pdf_report import poppler
+from tests.reports.test_workbook_as_viewers_see_it import MONTE_CARLO
+from tests.reports.test_workbook_as_viewers_see_it import SWEEP
 from tests.tco.engine.scenarios import rich_scenario
 from tests.tco.engine.test_plan import small_plan
 
@@ -49,3 +54,15 @@ def test_the_pdf_has_a_plan_section_with_its_order_schedule(plan, tmp_path):
     assert "Order schedule" in text and "Against the baselines" in text
     first = plan.result["orders"][0]
     assert f"${first['capex_usd']:,.0f}" in text
+
+
+def test_the_contents_list_the_chapters_in_the_order_they_come(plan, tmp_path):
+    pdf = tmp_path / "plan.pdf"
+    content = content_for(rich_scenario(), plans=(plan,),
+                          sweeps=(RecordedRun(3, "sweep", SWEEP),),
+                          monte_carlo=(RecordedRun(4, "monte_carlo", MONTE_CARLO),))
+    pdf.write_bytes(build_pdf(content))
+    contents = poppler("pdftotext", "-layout", str(pdf), "-").split("\f")[1]
+
+    pages = [int(page) for page in re.findall(r"\.+ ?(\d+)$", contents, re.M)]
+    assert len(pages) >= 12 and pages == sorted(pages)  # the plan no longer listed after the sweeps
