@@ -102,10 +102,13 @@ class Source(models.Model):
             _known("kind", SourceKind, "catalog_source_kind_known"),
             # A team's quote may name its source as it likes without learning another team's names.
             models.UniqueConstraint(
-                fields=["key"], condition=Q(team__isnull=True), name="catalog_source_public_key"
+                fields=["key"], condition=Q(team__isnull=True), name="catalog_source_public_key",
+                violation_error_code="unique",  # reported on the key field
+                violation_error_message="A public source with this key already exists.",
             ),
             models.UniqueConstraint(
-                fields=["team", "key"], condition=Q(team__isnull=False), name="catalog_source_team_key"
+                fields=["team", "key"], condition=Q(team__isnull=False), name="catalog_source_team_key",
+                violation_error_message="The team already has a source with this key.",
             ),
         ]
 
@@ -447,11 +450,15 @@ class CloudOffering(models.Model):
                 fields=["provider", "instance_type", "region", "pricing_model"],
                 condition=Q(team__isnull=True),
                 name="catalog_offering_natural_key",
+                violation_error_message="A public offering with this provider, instance type, region "
+                "and pricing model already exists.",
             ),
             models.UniqueConstraint(
                 fields=["team", "provider", "instance_type", "region", "pricing_model"],
                 condition=Q(team__isnull=False),
                 name="catalog_offering_team_natural_key",
+                violation_error_message="The team already has an offering with this provider, instance "
+                "type, region and pricing model.",
             ),
             models.CheckConstraint(
                 condition=Q(accelerators_per_instance__gt=0),

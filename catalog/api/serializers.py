@@ -5,10 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.settings import api_settings
 
 from catalog.choices import Rating
 from catalog.completeness import offering_missing
@@ -35,8 +37,12 @@ from teams.selectors import team_ids_of
 
 
 class ModelCleanMixin:
-    """Runs the model's ``clean()`` on the would-be instance, so cross-field rules (idle power
-    within maximum, one price target, sourced figures) give the same field errors as the admin."""
+    """Runs the model's ``clean()`` and checks its constraints on the would-be instance, so
+    cross-field rules (idle power within maximum, one price target, sourced figures) and unique
+    keys give the same field errors as the admin, never a database error."""
+
+    #: Fields whose constraints the saving service handles itself (a repeated price is returned).
+    constraints_left_to_the_service: frozenset[str] = frozenset()
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
@@ -51,9 +57,12 @@ class ModelCleanMixin:
             setattr(instance, name, value)
         try:
             instance.clean()
+            instance.validate_constraints(exclude=self.constraints_left_to_the_service)
         except DjangoValidationError as exc:
+            errors = exc.message_dict if hasattr(exc, "error_dict") else {NON_FIELD_ERRORS: exc.messages}
             raise serializers.ValidationError(
-                exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+                {api_settings.NON_FIELD_ERRORS_KEY if name == NON_FIELD_ERRORS else name: messages
+                 for name, messages in errors.items()}
             ) from exc
         return attrs
 
@@ -76,7 +85,7 @@ class VisibleOfferingField(serializers.PrimaryKeyRelatedField):
         return super().get_queryset().filter(visible_rows(team_ids))
 
 
-class SourceSerializer(serializers.ModelSerializer):
+class SourceSerializer(ModelCleanMixin, serializers.ModelSerializer):
     """A document figures come from."""
 
     class Meta:
@@ -260,6 +269,8 @@ class CloudOfferingSerializer(ModelCleanMixin, CompletenessFields, serializers.M
 class PricePointSerializer(ModelCleanMixin, PriceAgeFields, serializers.ModelSerializer):
     """A dated price: per instance-hour of an offering or per unit of a system, with its age."""
 
+    # Recording a price already recorded returns it unchanged (price_point_record), not a 400.
+    constraints_left_to_the_service = frozenset({"source"})
     # Prices recorded here are public, so they price public offerings.
     offering = serializers.PrimaryKeyRelatedField(
         queryset=CloudOffering.objects.filter(team__isnull=True), allow_null=True, required=False

@@ -14,7 +14,9 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.validation import validate_schema
 
 from catalog.models import Accelerator
+from catalog.models import CloudOffering
 from catalog.models import PricePoint
+from catalog.models import Source
 from catalog.models import SystemSku
 
 API = "/api/v1"
@@ -270,3 +272,21 @@ def test_the_catalog_schema_generates_valid_and_without_warnings(db):
 
 def test_the_api_docs_page_is_served(client, db):
     assert client.get("/api/docs/").status_code == 200
+
+
+def test_a_key_already_taken_is_a_400_naming_what_exists_and_writes_nothing(staff_client, small_catalog):
+    p5 = small_catalog.p5_us_east
+    offering = {"provider": p5.provider, "instance_type": p5.instance_type, "region": p5.region,
+                "pricing_model": p5.pricing_model, "accelerator": "h100-sxm-80gb",
+                "accelerators_per_instance": 8}
+    sources, offerings = Source.objects.count(), CloudOffering.objects.count()
+
+    source = staff_client.post(f"{API}/sources/", {"key": "quote-acme", "kind": "quote", "title": "Again"},
+                               format="json")
+    twin = staff_client.post(f"{API}/offerings/", offering, format="json")
+
+    assert (source.status_code, source.json()) == (
+        400, {"key": ["A public source with this key already exists."]})
+    assert (twin.status_code, twin.json()) == (400, {"non_field_errors": [
+        "A public offering with this provider, instance type, region and pricing model already exists."]})
+    assert (Source.objects.count(), CloudOffering.objects.count()) == (sources, offerings)

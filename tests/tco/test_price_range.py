@@ -48,7 +48,8 @@ def test_disagreeing_sources_are_named_beside_the_price_used(demo_scenarios):
     assert value == 320000
     assert "seed-004, as of 2025-01-01" in source and "seed-002 $450,000–$500,000 as of 2024-01-01" in source
     (warning,) = [w.message for w in evaluation.warnings if w.code == "sources_disagree"]
-    assert "NVIDIA DGX H100 (8x H100 SXM5 80 GB)" in warning and "system_price_usd" in warning
+    assert "NVIDIA DGX H100 (8x H100 SXM5 80 GB)" in warning
+    assert "give it as the scenario's system price" in warning
     assert "evaluated" not in warning
     assert {"code": "sources_disagree", "message": warning} in evaluation.to_dict()["warnings"]
 
