@@ -392,14 +392,6 @@ class FacilityProfileAdmin(ProvenancedAdmin):
 
 @admin.register(PowerDensityReference)
 class PowerDensityReferenceAdmin(SourcedRowAdmin):
-    list_display = (
-        "configuration",
-        "power_kw",
-        "racks",
-        "kw_per_rack_low",
-        "kw_per_rack_high",
-        "cooling_note",
-        "source",
-    )
+    list_display = PowerDensityReference.TABLE_COLUMNS
     list_filter = (("source", ListedRowsFilter),)
     search_fields = ("configuration", "cooling_note", "note")

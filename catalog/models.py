@@ -718,6 +718,11 @@ class PowerDensityReference(models.Model):
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="power_densities")
     note = models.TextField(blank=True)
 
+    #: The columns of the seeds' table, as the admin list and the API show them.
+    TABLE_COLUMNS = (
+        "configuration", "power_kw", "racks", "kw_per_rack_low", "kw_per_rack_high", "cooling_note", "source",
+    )
+
     class Meta:
         ordering = ["source", "power_kw"]
         verbose_name = "power density reference"

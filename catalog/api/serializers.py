@@ -436,14 +436,4 @@ class PowerDensityReferenceSerializer(ModelCleanMixin, serializers.ModelSerializ
 
     class Meta:
         model = PowerDensityReference
-        fields = [
-            "id",
-            "configuration",
-            "power_kw",
-            "racks",
-            "kw_per_rack_low",
-            "kw_per_rack_high",
-            "cooling_note",
-            "source",
-            "note",
-        ]
+        fields = ["id", *PowerDensityReference.TABLE_COLUMNS, "note"]
