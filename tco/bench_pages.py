@@ -58,6 +58,8 @@ def _timed(label: str, count: int, request: Callable[[], int], before: Callable[
 def measure_pages() -> list[Latency]:
     """The scenario page and /healthz, cold and warm."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    # A log line per request would bury the figures this prints.
+    os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
     import django
 
     django.setup()
