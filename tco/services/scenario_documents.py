@@ -1,9 +1,11 @@
 """A scenario written as JSON (the shape of ``POST /api/v1/evaluate/``) -> plain data.
 
-    data, rent_options = scenario_document_data(json.loads(path.read_text()))
-    evaluation = unsaved_evaluate(data=data, rent_options=rent_options, user=None)
+    data, rent_options, api_options = scenario_document_data(json.loads(path.read_text()))
+    evaluation = unsaved_evaluate(data=data, rent_options=rent_options, api_options=api_options,
+                                  user=None)
 
-Catalog rows are named by slug (a rent option's offering by id); each value is checked by its
+Catalog rows are named by slug (a rent option's offering and an API option's price row by
+id); each value is checked by its
 model field (type, digits, bounds) and the sizing spec as the API checks it. What the API
 returns but never reads (id, status, revision, ...) is ignored, so a scenario fetched from the
 API can be evaluated as it is. Commands read scenario files with this; the API's serializer
@@ -18,6 +20,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
@@ -25,32 +28,40 @@ from tco.services.sizing_spec import validated_sizing_spec
 
 # Fields a document may carry, as the API returns them, that a new evaluation does not read.
 NOT_READ = frozenset({"id", "owner", "status", "version", "previous_version", "approved_by",
-                      "approved_at", "revision", "created_at", "updated_at", "api_options"})
+                      "approved_at", "revision", "created_at", "updated_at"})
 # Catalog rows named by their slug rather than their id.
 BY_SLUG = frozenset({"accelerator", "system", "facility", "team"})
 
 
-def scenario_document_data(document: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The scenario's field values and its rent options' values, checked field by field.
+def scenario_document_data(
+        document: Any) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The scenario's field values, its rent options' and its per-token API options' values,
+    checked field by field.
 
     Raises
     ------
     ScenarioInputError
-        Naming the first field refused (``utilisation``, ``rent_options[0].offering``).
+        Naming the first field refused (``utilisation``, ``rent_options[0].offering``,
+        ``api_options[0].usd_per_million_input``).
     """
     values = dict(_mapping(document, "scenario"))
-    options = values.pop("rent_options", [])
-    if not isinstance(options, list):
-        raise ScenarioInputError("rent_options", "give a list of rent options")
+    rent_options, api_options = values.pop("rent_options", []), values.pop("api_options", [])
     data = _field_values(Scenario, values, prefix="")
     if data.get("sizing") is not None:
         try:
             data["sizing"] = validated_sizing_spec(data["sizing"], None)
         except ValidationError as exc:
             raise ScenarioInputError("sizing", "; ".join(exc.messages)) from exc
-    return data, [_field_values(RentOption, _mapping(option, f"rent_options[{index}]"),
-                                prefix=f"rent_options[{index}].")
-                  for index, option in enumerate(options)]
+    return (data, _options(RentOption, rent_options, "rent_options"),
+            _options(ApiOption, api_options, "api_options"))
+
+
+def _options(model: type[models.Model], options: Any, name: str) -> list[dict[str, Any]]:
+    """Each option's values (``name`` is rent_options or api_options)."""
+    if not isinstance(options, list):
+        raise ScenarioInputError(name, f"give a list of {name.replace('_', ' ')}")
+    return [_field_values(model, _mapping(option, f"{name}[{index}]"), prefix=f"{name}[{index}].")
+            for index, option in enumerate(options)]
 
 
 def _mapping(value: Any, name: str) -> Mapping[str, Any]:

@@ -1,9 +1,14 @@
 """Goodput, resale curves, carbon and per-token API options through the REST API."""
 from __future__ import annotations
 
+import io
+import json
 import math
+import re
 
 import pytest
+from django.core.management import CommandError
+from django.core.management import call_command
 
 from catalog.models import TokenApiPrice
 from tco.models import ApiOption
@@ -166,3 +171,33 @@ def test_bad_api_options_are_a_400_naming_the_field_on_both_endpoints(api, catal
         else:
             assert response.json() == error
     assert Scenario.objects.count() == 0
+
+
+def test_the_evaluate_command_prices_the_api_options_as_the_endpoint_does(api, catalog, tmp_path):
+    body = scenario_body(**TOKEN_MIX, api_options=[QUOTED])
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(body))
+    out = io.StringIO()
+
+    call_command("tco_evaluate", str(path), stdout=out)
+
+    (option,) = json.loads(out.getvalue())["result"]["api"]
+    assert option == evaluate(api, **TOKEN_MIX, api_options=[QUOTED])["result"]["api"][0]
+    assert option["name"] == "quoted API"
+    assert math.isclose(option["cost_per_million_tokens_usd"], QUOTED_BLENDED)
+
+
+@pytest.mark.parametrize(("option", "field"), [
+    ({**QUOTED, "usd_per_million_input": "-1"}, "api_options[0].usd_per_million_input"),
+    ({"name": "no prices"}, "api_options[0].usd_per_million_input"),
+    ({**QUOTED, "price": 999_999}, "api_options[0].price"),
+])
+def test_the_evaluate_command_refuses_a_bad_api_option_naming_the_field(catalog, tmp_path, option,
+                                                                        field):
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(scenario_body(**TOKEN_MIX, api_options=[option])))
+
+    with pytest.raises(CommandError, match=rf"invalid scenario: {re.escape(field)}: ") as refused:
+        call_command("tco_evaluate", str(path), stdout=io.StringIO())
+
+    assert refused.value.returncode != 0

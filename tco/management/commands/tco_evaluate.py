@@ -26,8 +26,9 @@ class Command(BaseCommand):
         except (OSError, json.JSONDecodeError) as exc:
             raise CommandError(f"{file}: cannot read scenario JSON: {exc}") from exc
         try:
-            data, rent_options = scenario_document_data(data)
-            evaluation = unsaved_evaluate(data=data, rent_options=rent_options, user=None)
+            data, rent_options, api_options = scenario_document_data(data)
+            evaluation = unsaved_evaluate(data=data, rent_options=rent_options,
+                                          api_options=api_options, user=None)
         except ScenarioInputError as exc:
             raise CommandError(f"{file}: invalid scenario: {exc}") from exc
         if csv:
