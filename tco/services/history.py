@@ -3,9 +3,10 @@ and the difference between two points, in inputs and in the result.
 
 Every save of a scenario writes one history row (django-simple-history); its rent options are
 replaced after the scenario row is written, so the rent options of a point are those in force
-just before the scenario's next recorded save. Both points of a comparison are evaluated at the
-same catalog prices (each scenario's price date, empty = today), so a move in the result comes
-from the edits, not from prices changing in between.
+just before the scenario's next recorded save. Each point of a comparison is evaluated as it
+stands: an approved one at the prices pinned at its approval (its signed answer, the figures its
+own page shows), a draft at its price date (empty = today). ``ScenarioDiff.prices`` says which
+prices each point used, so a reader can tell a move from the edits from one from the prices.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import option_figures
 from tco.services.evaluation import scenario_evaluate
+from tco.services.pinning import approval_snapshot
 
 #: Fields every save changes; they say when and which revision, not what the case is.
 BOOKKEEPING = {"id", "created_at", "updated_at", "revision"}
@@ -65,13 +67,15 @@ class ScenarioState:
 
 @dataclass(frozen=True)
 class ScenarioDiff:
-    """Two points of a scenario's history (or of two of its versions) side by side."""
+    """Two points of a scenario's history (or of two of its versions) side by side; ``prices``
+    says, per side ("old", "new"), which prices it is evaluated at."""
 
     old: ScenarioState
     new: ScenarioState
     changes: list[FieldChange]
     moves: list[OptionMove]
     errors: dict[str, str]
+    prices: dict[str, str]
 
 
 def scenario_records(scenario: Scenario) -> QuerySet:
@@ -119,11 +123,23 @@ def history_diff(old_record: models.Model, new_record: models.Model) -> Scenario
             figures[side], errors[side] = {}, str(exc)
     names = list(dict.fromkeys([*figures["old"], *figures["new"]]))
     moves = [OptionMove(name, figures["old"].get(name), figures["new"].get(name)) for name in names]
-    return ScenarioDiff(old=old, new=new, changes=field_changes(old, new), moves=moves, errors=errors)
+    return ScenarioDiff(old=old, new=new, changes=field_changes(old, new), moves=moves, errors=errors,
+                        prices={"old": prices_used(old.scenario), "new": prices_used(new.scenario)})
+
+
+def prices_used(scenario: Scenario) -> str:
+    """The prices a point is evaluated at, in words (as ``scenario_evaluate`` picks them)."""
+    snapshot = approval_snapshot(scenario)
+    if snapshot is not None:
+        return f"the prices pinned at its approval on {_minute(snapshot.created_at)}, as signed"
+    if scenario.prices_as_of is not None:
+        return f"the catalog prices as of {scenario.prices_as_of:%Y-%m-%d}"
+    return "today's catalog prices"
 
 
 def _option_figures(state: ScenarioState) -> dict[str, dict[str, Any]]:
-    """Per rent option name: winner, breakeven month (None = never) and savings of buying."""
+    """Per rent option name: winner, breakeven month (None = never) and savings of buying; an
+    approved point's are its signed answer (its pinned prices)."""
     result = scenario_evaluate(scenario=state.scenario, rent_options=state.rent_options).result
     return {row.pop("name"): row for row in option_figures(result)}
 
@@ -141,11 +157,16 @@ def _shown(instance: models.Model, field: models.Field) -> str | None:
     value = getattr(instance, field.attname)
     if value is None:
         return None
-    if isinstance(value, datetime):  # to the minute, as the admin shows times
-        return f"{timezone.localtime(value):%Y-%m-%d %H:%M %Z}"
+    if isinstance(value, datetime):
+        return _minute(value)
     if field.is_relation:
         try:
             return str(getattr(instance, field.name))
         except ObjectDoesNotExist:
             return f"#{value} (deleted)"
     return str(value)
+
+
+def _minute(value: datetime) -> str:
+    """A time to the minute, as the admin shows times."""
+    return f"{timezone.localtime(value):%Y-%m-%d %H:%M %Z}"

@@ -199,3 +199,28 @@ def test_the_reports_carry_the_approved_answer_and_todays_beside_it(approved):
     assert notes[f"At today's prices, against {AWS}"] == (
         "buy saves $10.1k (NPV), breakeven month 36 (approved: buy saves $478.7k (NPV), "
         "breakeven month 16)")
+
+
+def test_comparing_versions_shows_the_approved_one_at_its_pinned_prices(approved, analyst, client):
+    signed = figures(scenario_evaluate(scenario=approved))
+    edited = client_of(analyst).patch(
+        f"/api/v1/scenarios/{approved.pk}/", {"name": "8x H100, version 2"}, format="json",
+        headers={"If-Match": f'"{approved.revision}"'}).json()
+    add_p5_price("30")
+    client.force_login(analyst)
+
+    page = client.get(reverse("admin:tco_scenario_compare", args=[edited["id"]]))
+
+    diff = page.context["diff"]
+    assert (diff.old.record.status, diff.new.record.status) == ("approved", "draft")
+    move = next(move for move in diff.moves if move.rent_option == AWS)
+    # The approved version keeps its signed answer ($55.04 an hour, breakeven month 16); the
+    # new draft is at today's $30 (month 36): the edit is a name, the move is the price.
+    assert move.old == {key: value for key, value in signed.items() if key != "name"}
+    assert (move.old["breakeven_month"], move.new["breakeven_month"]) == (16, 36)
+    snapshot = ScenarioSnapshot.objects.get(scenario=approved, reason=SnapshotReason.APPROVED)
+    pinned_on = f"{timezone.localtime(snapshot.created_at):%Y-%m-%d %H:%M %Z}"
+    assert (f"The old point is evaluated at the prices pinned at its approval on {pinned_on}, as "
+            "signed; the new point at\n  today&#x27;s catalog prices. The prices differ, so a move can "
+            "come from the prices as well as from the edits.") in page.content.decode()
+    assert "same catalog prices" not in page.content.decode()

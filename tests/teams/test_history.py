@@ -65,6 +65,10 @@ def test_the_admin_compares_two_versions_in_inputs_and_result(analyst, alpha_sce
     assert (move.old["winner"], move.new["winner"]) == ("buy", "buy")
     assert_allclose([move.old["npv_saving_usd"], move.new["npv_saving_usd"]], [887_194.40, 239_576.36])
     assert "$887,194.40 &rarr;" in page.content.decode()
+    # Two drafts at the same price date: the move comes from the edits, and the page says so.
+    assert diff.prices["old"] == diff.prices["new"]
+    assert f"Both points are evaluated at {diff.prices['old']}, so the move comes from the edits." in (
+        page.content.decode().replace("&#x27;", "'"))
     # The input by its label and as a share, not its field name and stored digits.
     assert "<td>Utilisation</td>\n    <td>100.0%</td><td>50.0%</td>" in page.content.decode()
 
