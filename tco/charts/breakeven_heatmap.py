@@ -9,9 +9,11 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from tco.charts.canvas import BUY_COLOUR
 from tco.charts.canvas import NEVER_COLOUR
+from tco.charts.canvas import TITLE_WIDTH
 from tco.charts.canvas import new_figure
 from tco.charts.canvas import wrapped
 from tco.engine.vocabulary import RESULTS
@@ -40,6 +42,7 @@ def breakeven_heatmap_figure(heatmap: dict[str, Any], *, rent_names: Sequence[st
             colour_bar = fig.colorbar(image, ax=ax)
             colour_bar.set_label(month, fontsize=8)
             colour_bar.ax.tick_params(labelsize=8)
+            colour_bar.ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # whole months only
             _label_cells(ax.yaxis, heatmap["y_values"], heatmap["y_path"])
             ax.set_ylabel(wrapped(input_label(heatmap["y_path"], rent_names=rent_names)), fontsize=8)
         else:
@@ -47,7 +50,7 @@ def breakeven_heatmap_figure(heatmap: dict[str, Any], *, rent_names: Sequence[st
             ax.set_ylabel(wrapped(month), fontsize=8)
         _label_cells(ax.xaxis, heatmap["x_values"], heatmap["x_path"])
         ax.set_xlabel(input_label(heatmap["x_path"], rent_names=rent_names), fontsize=8)
-        ax.set_title(f"Breakeven of buying vs {option}", fontsize=9)
+        ax.set_title(wrapped(f"Breakeven of buying vs {option}", TITLE_WIDTH), fontsize=9)
     fig.tight_layout()
     return fig
 

@@ -26,6 +26,9 @@ RENT_COLOUR = "#c55a11"  # renting wins; an input moved down
 NEVER_COLOUR = "#d9d9d9"  # never breaks even
 # Axis labels wrap at this many characters, so long option names never run into the bars.
 LABEL_WIDTH = 28
+# Panel titles wrap at this many characters: a long rent option's name fits above a heat map and
+# its colour bar on an 8-inch figure.
+TITLE_WIDTH = 60
 
 
 def new_figure(width_in: float, height_in: float, *, panels: int = 1) -> tuple[Figure, list[Axes]]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from tco import engine
@@ -10,6 +11,9 @@ from tco.charts.canvas import money_axis
 from tco.charts.canvas import new_figure
 from tco.engine.figures import scalar
 
+# A breakeven label right of this share of the x axis would run past the axes, so it goes left.
+LABEL_FLIPS_LEFT_AT = 0.7
+
 
 def cumulative_cost_figure(result: engine.Result) -> Figure:
     """Cumulative cost of buying vs each rent option by month, breakevens marked."""
@@ -17,6 +21,7 @@ def cumulative_cost_figure(result: engine.Result) -> Figure:
     months = result.months
     buy_cumulative = np.reshape(result.buy.cash_flows.cumulative_usd, -1)
     ax.plot(months, buy_cumulative, label="Buy", linewidth=2.4, color=BUY_COLOUR)
+    breakevens = []
     for option in result.rent:
         line, = ax.plot(months, np.reshape(option.cash_flows.cumulative_usd, -1),
                         label=f"Rent: {option.name}", linewidth=1.6)
@@ -24,13 +29,25 @@ def cumulative_cost_figure(result: engine.Result) -> Figure:
         if np.isfinite(month):
             value = float(buy_cumulative[int(month)])
             ax.scatter([month], [value], color=line.get_color(), zorder=5)
-            ax.annotate(f"breakeven m{int(month)}", (month, value), textcoords="offset points",
-                        xytext=(6, -14), fontsize=8, color=line.get_color())
+            breakevens.append((int(month), value, line.get_color()))
     money_axis(ax.yaxis)
     ax.set_xlabel("Month")
     ax.set_ylabel("Cumulative cost (USD)")
     ax.set_xlim(0, months[-1])
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
+    for month, value, colour in breakevens:
+        _label_breakeven(ax, month, value, colour)
     fig.tight_layout()
     return fig
+
+
+def _label_breakeven(ax: Axes, month: int, value: float, colour: str) -> None:
+    """"breakeven month N" beside its marker, on whichever side keeps it inside the axes."""
+    x_share = (month - ax.get_xlim()[0]) / np.ptp(ax.get_xlim())
+    y_share = (value - ax.get_ylim()[0]) / np.ptp(ax.get_ylim())
+    left = x_share > LABEL_FLIPS_LEFT_AT
+    below = y_share > 0.15
+    ax.annotate(f"breakeven month {month}", (month, value), textcoords="offset points",
+                xytext=(-6 if left else 6, -6 if below else 6), ha="right" if left else "left",
+                va="top" if below else "bottom", fontsize=8, color=colour)

@@ -7,8 +7,10 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from tco.charts.canvas import TITLE_WIDTH
 from tco.charts.canvas import money_axis
 from tco.charts.canvas import new_figure
+from tco.charts.canvas import wrapped
 from tco.engine.vocabulary import RESULTS
 
 PERCENTILES = ("p10", "p50", "p90")
@@ -37,7 +39,7 @@ def saving_histogram_figure(options: Mapping[str, Mapping[str, Any]]) -> Figure:
                             textcoords="offset points", fontsize=8)
         money_axis(ax.xaxis)
         wins = figures["buy_wins_probability"]
-        ax.set_title(f"Buying vs {option}: P(buying wins) = {wins:.0%}", fontsize=9)
+        ax.set_title(wrapped(f"Buying vs {option}: P(buying wins) = {wins:.0%}", TITLE_WIDTH), fontsize=9)
         ax.set_ylabel("Draws", fontsize=8)
     axes[-1].set_xlabel(f"{RESULTS['rent.npv_saving_usd'].label} (USD); blue, right of zero: buying wins")
     fig.tight_layout()

@@ -12,10 +12,13 @@ from tco.charts.canvas import new_figure
 if TYPE_CHECKING:
     from tco.side_by_side import Column
 
+LEGEND_LINE_IN = 0.16  # height of one 7-point legend line [inches]
+
 
 def side_by_side_figure(columns: Sequence[Column]) -> Figure:
     """Cumulative cost of buying (solid) and of the cheapest rent option (dashed) per scenario."""
-    fig, (ax,) = new_figure(8, 4.2)
+    # The legend sits below the axes (two lines per scenario), so the figure grows with it.
+    fig, (ax,) = new_figure(8, 3.6 + LEGEND_LINE_IN * 2 * len(columns))
     for column in columns:
         line, = ax.plot(range(len(column.buy_cumulative_usd)), column.buy_cumulative_usd,
                         label=f"{column.name} v{column.version}: buy", linewidth=2.0)
@@ -26,6 +29,6 @@ def side_by_side_figure(columns: Sequence[Column]) -> Figure:
     ax.set_xlabel("Month")
     ax.set_ylabel("Cumulative cost (USD)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
     fig.tight_layout()
     return fig
