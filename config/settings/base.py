@@ -211,7 +211,7 @@ SPECTACULAR_SETTINGS = {
         "AcceleratorKindEnum": "catalog.choices.AcceleratorKind",
         "SystemKindEnum": "catalog.choices.SystemKind",
         "FacilityKindEnum": "catalog.choices.FacilityKind",
-        "RunKindEnum": "tco.models.runs.RunKind",
+        "RunKindEnum": "tco.choices.RunKind",
     },
 }
 

@@ -11,18 +11,14 @@ from django.db.models import Q
 from django.utils import timezone
 
 from config.jobs import RecoverableJob
+from tco.choices import AlertKind
+from tco.choices import RepriceStatus
+from tco.choices import SnapshotReason
+from tco.choices import Winner
 from tco.models.scenario import MONEY
 from tco.models.scenario import Scenario
 
 USD = {"max_digits": 18, "decimal_places": 2}
-
-
-class SnapshotReason(models.TextChoices):
-    """What wrote a snapshot."""
-
-    EVALUATED = "evaluated", "Evaluated"
-    REPRICED = "repriced", "Re-priced after a price refresh"
-    APPROVED = "approved", "Approved: the prices signed"
 
 
 class ScenarioSnapshot(models.Model):
@@ -64,20 +60,6 @@ class ScenarioSnapshot(models.Model):
         return f"{self.scenario} as evaluated {self.created_at:%Y-%m-%d %H:%M}"
 
 
-class AlertKind(models.TextChoices):
-    """What moved."""
-
-    WINNER_CHANGED = "winner_changed", "Winner changed"
-    BREAKEVEN_MOVED = "breakeven_moved", "Breakeven month moved"
-
-
-class Winner(models.TextChoices):
-    """Which option has the lower NPV."""
-
-    BUY = "buy", "Buy"
-    RENT = "rent", "Rent"
-
-
 class PriceAlert(models.Model):
     """A saved scenario whose result moved after a price refresh, the old and new figures, and
     the price that moved it."""
@@ -114,15 +96,6 @@ class PriceAlert(models.Model):
 
     def __str__(self) -> str:
         return self.message
-
-
-class RepriceStatus(models.TextChoices):
-    """Where the re-pricing after a refresh is."""
-
-    PENDING = "pending", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
 
 
 class RepriceJob(RecoverableJob):

@@ -11,17 +11,8 @@ from django.db.models import F
 from django.db.models import Q
 
 from config.jobs import RecoverableJob
+from tco.choices import PlanStatus
 from tco.models.scenario import Scenario
-
-
-class PlanStatus(models.TextChoices):
-    """Where a plan's job is."""
-
-    PENDING = "pending", "Queued"
-    SOLVING = "solving", "Solving"
-    DRAWING = "drawing", "Re-evaluating over draws"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
 
 
 class ProcurementPlan(RecoverableJob):

@@ -11,45 +11,13 @@ from django.db import models
 from django.db.models import F
 from django.db.models import Q
 
+from tco.choices import ChunkStatus
+from tco.choices import FailureType
+from tco.choices import RunKind
+from tco.choices import RunStatus
 from tco.models.scenario import Scenario
 
-
-class RunKind(models.TextChoices):
-    """What a run computes over its scenario."""
-
-    SWEEP = "sweep", "Sweep"
-    MONTE_CARLO = "monte_carlo", "Monte Carlo"
-    SENSITIVITY = "sensitivity", "Sensitivity"
-
-
-class RunStatus(models.TextChoices):
-    """Where a run is: queued, computing chunks, assembling its result, or ended."""
-
-    PENDING = "pending", "Pending"
-    RUNNING = "running", "Running"
-    FINISHING = "finishing", "Assembling the result"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
-
-
 ACTIVE_STATUSES = (RunStatus.PENDING, RunStatus.RUNNING, RunStatus.FINISHING)
-
-
-class FailureType(models.TextChoices):
-    """Why a run failed: its inputs, the system, or time."""
-
-    USER = "user", "Bad input"
-    SYSTEM = "system", "System error"
-    TIMEOUT = "timeout", "Timed out"
-
-
-class ChunkStatus(models.TextChoices):
-    """Where one chunk is."""
-
-    PENDING = "pending", "Pending"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
 
 
 def _result_path(run: SweepRun, filename: str) -> str:

@@ -19,6 +19,8 @@ from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
 from catalog.choices import Precision
+from tco.choices import PriceRangePoint
+from tco.choices import ScenarioStatus
 from tco.engine.inputs import InputError
 from tco.engine.validation import check_residual_curve
 from tco.input_bounds import API_OPTION_INPUTS
@@ -34,19 +36,9 @@ PUE = {"max_digits": 5, "decimal_places": 3}
 GRID_INTENSITY = {"max_digits": 7, "decimal_places": 5}  # kg CO2e/kWh
 
 
-class ScenarioStatus(models.TextChoices):
-    """Whether a scenario may still change."""
-
-    DRAFT = "draft", "Draft"
-    APPROVED = "approved", "Approved (frozen)"
-
-
-class PriceRangePoint(models.TextChoices):
-    """Which end of a quoted price range ("$450,000-500,000") a scenario costs."""
-
-    LOW = "low", "Low end"
-    TYPICAL = "typical", "Typical (middle of the range)"
-    HIGH = "high", "High end"
+def optional_decimal(digits: dict[str, int], help_text: str) -> models.DecimalField:
+    """A figure the user may leave empty; ``help_text`` says what empty means."""
+    return models.DecimalField(**digits, null=True, blank=True, help_text=help_text)
 
 
 class StaleRevision(Exception):
@@ -158,9 +150,8 @@ class Scenario(models.Model):
         null=True, blank=True,
         help_text="Resale value by age: [[month, share of the system price], ...], never rising; "
                   "empty = the decline rate, else the single residual value share.")
-    residual_decline_per_year = models.DecimalField(
-        **RATE, null=True, blank=True,
-        help_text="Resale value falls by this share a year (0.25 = 25 %/yr); empty = not used.")
+    residual_decline_per_year = optional_decimal(
+        RATE, "Resale value falls by this share a year (0.25 = 25 %/yr); empty = not used.")
     next_generation_launch_month = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Month the next generation launches; empty = not modelled.")
     next_generation_value_drop = models.DecimalField(
@@ -172,29 +163,22 @@ class Scenario(models.Model):
         help_text="Failures per accelerator-hour; empty = Llama 3's 1.97e-5 (Meta, 2024).")
     accelerators_per_job = models.PositiveIntegerField(
         null=True, blank=True, help_text="Accelerators one failure stops; empty = the whole fleet.")
-    checkpoint_interval_h = models.DecimalField(
-        **HOURS, null=True, blank=True,
-        help_text="Hours of work between checkpoints; empty = Young/Daly sqrt(2 x cost x MTBF).")
-    checkpoint_cost_h = models.DecimalField(
-        **HOURS, null=True, blank=True,
-        help_text="Hours to write a checkpoint; empty = 0.05 h (stated assumption).")
-    restart_h = models.DecimalField(
-        **HOURS, null=True, blank=True,
-        help_text="Hours to restart after a failure; empty = 0.25 h (stated assumption).")
+    checkpoint_interval_h = optional_decimal(
+        HOURS, "Hours of work between checkpoints; empty = Young/Daly sqrt(2 x cost x MTBF).")
+    checkpoint_cost_h = optional_decimal(
+        HOURS, "Hours to write a checkpoint; empty = 0.05 h (stated assumption).")
+    restart_h = optional_decimal(
+        HOURS, "Hours to restart after a failure; empty = 0.25 h (stated assumption).")
 
     # Carbon (empty = the stated default)
-    grid_kg_co2e_per_kwh = models.DecimalField(
-        **GRID_INTENSITY, null=True, blank=True,
-        help_text="The facility's grid intensity, kg CO2e/kWh; empty = US average (eGRID2022).")
+    grid_kg_co2e_per_kwh = optional_decimal(
+        GRID_INTENSITY, "The facility's grid intensity, kg CO2e/kWh; empty = US average (eGRID2022).")
     embodied_kg_co2e_per_system = models.DecimalField(
         max_digits=12, decimal_places=2, null=True, blank=True,
         help_text="Embodied emissions of one system, kg CO2e; empty = left at zero.")
-    cloud_grid_kg_co2e_per_kwh = models.DecimalField(
-        **GRID_INTENSITY, null=True, blank=True,
-        help_text="Grid intensity for rent options that give none; empty = US average (eGRID2022).")
-    cloud_pue = models.DecimalField(
-        **PUE, null=True, blank=True,
-        help_text="PUE of rented capacity; empty = 1.10 (Google, 2023).")
+    cloud_grid_kg_co2e_per_kwh = optional_decimal(
+        GRID_INTENSITY, "Grid intensity for rent options that give none; empty = US average (eGRID2022).")
+    cloud_pue = optional_decimal(PUE, "PUE of rented capacity; empty = 1.10 (Google, 2023).")
     carbon_price_usd_per_tonne = models.DecimalField(
         **MONEY, default=0, help_text="Carbon price per tonne CO2e; 0 = emissions are not costed.")
 
@@ -275,9 +259,8 @@ class RentOption(models.Model):
                             help_text="Empty = the offering's provider, instance and pricing.")
     offering = models.ForeignKey("catalog.CloudOffering", on_delete=models.PROTECT,
                                  related_name="+")
-    price_usd_per_instance_hour = models.DecimalField(
-        **MONEY, null=True, blank=True,
-        help_text="Empty = the offering's price in force on the scenario's price date.")
+    price_usd_per_instance_hour = optional_decimal(
+        MONEY, "Empty = the offering's price in force on the scenario's price date.")
     cheapest_region = models.BooleanField(
         default=False,
         help_text="Rent the offering's instance type and pricing model in whichever region is "
@@ -304,9 +287,8 @@ class RentOption(models.Model):
         **RATE, default=0, help_text="Yearly change in the price, e.g. -0.10 = falls 10%/yr.")
     spot_interruptions_per_hour = models.DecimalField(
         **RATE, default=0, help_text="Spot only: interruptions per hour of the job (goodput).")
-    grid_kg_co2e_per_kwh = models.DecimalField(
-        **GRID_INTENSITY, null=True, blank=True,
-        help_text="The provider's or region's grid intensity; empty = the scenario's default.")
+    grid_kg_co2e_per_kwh = optional_decimal(
+        GRID_INTENSITY, "The provider's or region's grid intensity; empty = the scenario's default.")
 
     history = HistoricalRecords()
 

@@ -28,6 +28,7 @@ from catalog.selectors import range_point
 from catalog.selectors import regional_prices
 from catalog.selectors import throughput_ratio
 from tco import engine
+from tco.choices import PriceRangePoint
 from tco.engine.sizing import SizingInputError
 from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import sentence_labels
@@ -36,7 +37,6 @@ from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE
-from tco.models.scenario import PriceRangePoint
 from tco.services.sizing import Sizing
 from tco.services.sizing import size_spec
 from tco.stated_defaults import DEFAULTS
@@ -204,10 +204,11 @@ class _Recorder:
         self.assumptions.append(Assumption(path, stated.value, stated.unit, "default", stated.source))
         return stated.value
 
-    def optional(self, path: str, own: Any, unit: str, field: str, meaning: str) -> float:
-        """A figure whose absence means something (NaN to the engine), recorded either way."""
+    def optional(self, path: str, own: Any, unit: str, meaning: str) -> float:
+        """A scenario figure whose absence means something (NaN to the engine), recorded either
+        way; ``meaning`` says what empty means."""
         if own is not None:
-            return self.scenario(path, own, unit, field)
+            return self.scenario(path, own, unit, field_for(path))
         self.assumptions.append(Assumption(path, math.nan, unit, "scenario", f"empty: {meaning}"))
         return math.nan
 
@@ -406,10 +407,10 @@ def _buy(scenario: Scenario, record: _Recorder) -> engine.BuyOption:
         residual_curve=curve,
         residual_decline_per_year=record.optional(
             "buy.residual_decline_per_year", scenario.residual_decline_per_year, "1/year",
-            "residual_decline_per_year", "no decline rate"),
+            "no decline rate"),
         next_generation_launch_month=record.optional(
             "buy.next_generation_launch_month", scenario.next_generation_launch_month, "month",
-            "next_generation_launch_month", "no next-generation launch modelled"),
+            "no next-generation launch modelled"),
         next_generation_value_drop=record.scenario(
             "buy.next_generation_value_drop", scenario.next_generation_value_drop, "share",
             "next_generation_value_drop"),
@@ -424,12 +425,12 @@ def _goodput(scenario: Scenario, record: _Recorder) -> engine.Goodput:
         failures_per_accelerator_hour=record.default(
             "goodput.failures_per_accelerator_hour", scenario.failures_per_accelerator_hour,
             "failures_per_accelerator_hour"),
-        accelerators_per_job=record.optional(
-            "goodput.accelerators_per_job", scenario.accelerators_per_job, "count",
-            "accelerators_per_job", "a failure stops the whole fleet"),
+        accelerators_per_job=record.optional("goodput.accelerators_per_job",
+                                             scenario.accelerators_per_job, "count",
+                                             "a failure stops the whole fleet"),
         checkpoint_interval_h=record.optional(
             "goodput.checkpoint_interval_h", scenario.checkpoint_interval_h, "h",
-            "checkpoint_interval_h", "the Young/Daly optimum sqrt(2 x checkpoint cost x MTBF)"),
+            "the Young/Daly optimum sqrt(2 x checkpoint cost x MTBF)"),
         checkpoint_cost_h=record.default("goodput.checkpoint_cost_h", scenario.checkpoint_cost_h,
                                          "checkpoint_cost_h"),
         restart_h=record.default("goodput.restart_h", scenario.restart_h, "restart_h"),
@@ -571,7 +572,7 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
         spot_interruptions_per_hour=own("spot_interruptions_per_hour", "1/h"),
         grid_kg_co2e_per_kwh=record.optional(
             f"{prefix}.grid_kg_co2e_per_kwh", option.grid_kg_co2e_per_kwh, "kg CO2e/kWh",
-            f"{field}.grid_kg_co2e_per_kwh", "the scenario's default for rented capacity"),
+            "the scenario's default for rented capacity"),
     )
 
 
