@@ -143,17 +143,8 @@ class TokenApiPriceAdmin(SourcedRowAdmin):
 
 @admin.register(Accelerator)
 class AcceleratorAdmin(ProvenancedAdmin):
-    list_display = (
-        "slug",
-        "name",
-        "vendor",
-        "kind",
-        "architecture",
-        "memory_gb",
-        "tdp_w",
-        "form_factor",
-        "year",
-    )
+    list_display = ("slug", "name", "vendor", "kind", "architecture",
+                    "memory_gb", "tdp_w", "form_factor", "year")
     list_filter = ("vendor", "kind", "form_factor", "architecture")
     search_fields = ("slug", "name", "family", "architecture")
     inlines = (ThroughputInline, PowerCapInline)
@@ -172,13 +163,8 @@ class AcceleratorThroughputAdmin(SourcedRowAdmin):
 
 @admin.register(AcceleratorPowerCap)
 class AcceleratorPowerCapAdmin(SourcedRowAdmin):
-    list_display = (
-        "accelerator",
-        "power_limit_w",
-        "throughput_loss_pct_low",
-        "throughput_loss_pct_high",
-        "source",
-    )
+    list_display = ("accelerator", "power_limit_w",
+                    "throughput_loss_pct_low", "throughput_loss_pct_high", "source")
     list_filter = (("source", ListedRowsFilter),)
     search_fields = ("accelerator__slug", "note")
     autocomplete_fields = ("accelerator", "source")
@@ -186,18 +172,9 @@ class AcceleratorPowerCapAdmin(SourcedRowAdmin):
 
 @admin.register(SystemSku)
 class SystemSkuAdmin(ProvenancedAdmin):
-    list_display = (
-        "slug",
-        "name",
-        "kind",
-        "accelerator",
-        "accelerators_per_system",
-        "power_max_kw",
-        "power_idle_kw",
-        "rack_units",
-        "purchase_price_low_usd",
-        "purchase_price_high_usd",
-    )
+    list_display = ("slug", "name", "kind", "accelerator", "accelerators_per_system",
+                    "power_max_kw", "power_idle_kw", "rack_units",
+                    "purchase_price_low_usd", "purchase_price_high_usd")
     list_filter = ("kind", "vendor", "accelerator__vendor")
     search_fields = ("slug", "name", "vendor", "cpu", "accelerator__slug", "accelerator__name")
     autocomplete_fields = ("accelerator",)
@@ -229,14 +206,8 @@ class CloudOfferingAdmin(
     PriceHistoryChartMixin,
     admin.ModelAdmin,
 ):
-    list_display = (
-        "provider",
-        "instance_type",
-        "region",
-        "pricing_model",
-        "accelerator",
-        "accelerators_per_instance",
-    )
+    list_display = ("provider", "instance_type", "region", "pricing_model",
+                    "accelerator", "accelerators_per_instance")
     list_filter = ("provider", "pricing_model", "region", "accelerator__vendor")
     search_fields = ("instance_type", "region", "accelerator__slug", "notes")
     autocomplete_fields = ("accelerator",)
@@ -284,12 +255,11 @@ class PricePointAdmin(
         return False
 
     def get_urls(self):
-        upload = path(
-            "import/",
-            self.admin_site.admin_view(self.import_quotes_view),
-            name="catalog_pricepoint_import",
-        )
-        return [upload, *super().get_urls()]
+        view = self.admin_site.admin_view
+        return [
+            path("import/", view(self.import_quotes_view), name="catalog_pricepoint_import"),
+            *super().get_urls(),
+        ]
 
     def import_quotes_view(self, request: HttpRequest) -> HttpResponse:
         """Upload a vendor quote file; a worker imports it (all or nothing) while its page shows progress."""
@@ -358,34 +328,18 @@ class QuoteImportAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
 
 @admin.register(CoolingTechnology)
 class CoolingTechnologyAdmin(ProvenancedAdmin):
-    list_display = (
-        "slug",
-        "name",
-        "min_kw_per_rack",
-        "max_kw_per_rack",
-        "capex_rating",
-        "opex_rating",
-        "relative_capex_per_kw",
-        "capex_usd_per_kw",
-        "opex_usd_per_kw_month",
-    )
+    list_display = ("slug", "name", "min_kw_per_rack", "max_kw_per_rack",
+                    "capex_rating", "opex_rating", "relative_capex_per_kw",
+                    "capex_usd_per_kw", "opex_usd_per_kw_month")
     list_filter = ("capex_rating", "opex_rating", "complexity")
     search_fields = ("slug", "name", "notes")
 
 
 @admin.register(FacilityProfile)
 class FacilityProfileAdmin(ProvenancedAdmin):
-    list_display = (
-        "slug",
-        "name",
-        "kind",
-        "electricity_usd_per_kwh",
-        "pue",
-        "colocation_usd_per_kw_month",
-        "rack_power_limit_kw",
-        "rack_units_per_rack",
-        "max_cooling",
-    )
+    list_display = ("slug", "name", "kind",
+                    "electricity_usd_per_kwh", "pue", "colocation_usd_per_kw_month",
+                    "rack_power_limit_kw", "rack_units_per_rack", "max_cooling")
     list_filter = ("kind", "max_cooling")
     search_fields = ("slug", "name", "notes")
 

@@ -23,6 +23,7 @@ from catalog.choices import FormFactor
 from catalog.choices import Precision
 from catalog.choices import PricingModel
 from catalog.choices import Provider
+from catalog.choices import QuoteImportStatus
 from catalog.choices import Rating
 from catalog.choices import SourceKind
 from catalog.choices import SystemKind
@@ -844,9 +845,7 @@ class PriceRefreshJob(models.Model):
         ordering = ["-started_at", "-id"]
         indexes = [models.Index(fields=["provider", "status", "-started_at"], name="catalog_refresh_latest")]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(status__in=RefreshStatus.values), name="catalog_refresh_status_known"
-            ),
+            _known("status", RefreshStatus, "catalog_refresh_status_known"),
             models.CheckConstraint(
                 condition=Q(status=RefreshStatus.RUNNING, finished_at__isnull=True)
                 | (~Q(status=RefreshStatus.RUNNING) & Q(finished_at__isnull=False)),
@@ -874,15 +873,6 @@ class PriceCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.price_point} checked {self.checked_at:%Y-%m-%d}"
-
-
-class QuoteImportStatus(models.TextChoices):
-    """Where a quote import is."""
-
-    PENDING = "pending", "Queued"
-    RUNNING = "running", "Checking and writing"
-    DONE = "done", "Imported"
-    FAILED = "failed", "Refused"
 
 
 class QuoteImport(RecoverableJob):
@@ -914,8 +904,7 @@ class QuoteImport(RecoverableJob):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(condition=Q(status__in=QuoteImportStatus.values),
-                                   name="catalog_quote_import_status_known"),
+            _known("status", QuoteImportStatus, "catalog_quote_import_status_known"),
         ]
 
     def __str__(self) -> str:

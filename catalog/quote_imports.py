@@ -23,11 +23,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from catalog.choices import QuoteImportStatus
 from catalog.importers import QuoteFileRejected
 from catalog.importers import parse_quote_file
 from catalog.importers import quote_file_screen
 from catalog.models import QuoteImport
-from catalog.models import QuoteImportStatus
 from catalog.services import quote_rows_import
 from config import jobs
 from config.queues import Queue

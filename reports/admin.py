@@ -64,12 +64,11 @@ class ReportExportAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     readonly_fields = fields
 
     def get_urls(self):
-        download = path(
-            "<int:pk>/download/",
-            self.admin_site.admin_view(self.download_view),
-            name="reports_reportexport_download",
-        )
-        return [download, *super().get_urls()]
+        view = self.admin_site.admin_view
+        return [
+            path("<int:pk>/download/", view(self.download_view), name="reports_reportexport_download"),
+            *super().get_urls(),
+        ]
 
     def download_view(self, request: HttpRequest, pk: int) -> FileResponse:
         export = self.get_object(request, str(pk))

@@ -18,8 +18,6 @@ from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.errors import MalformedPayload
 from catalog.pricefeeds.mapping import AcceleratorMatch
 from catalog.pricefeeds.mapping import InstanceMap
-from catalog.pricefeeds.money import spread_over_term
-from catalog.pricefeeds.records import TERM_YEARS
 from catalog.pricefeeds.records import FeedResult
 from catalog.pricefeeds.records import ParsedPrice
 from catalog.pricefeeds.records import PricingModel
@@ -66,6 +64,11 @@ class ProductDecision:
     reason: RejectionReason | None = None
     detail: str = ""
     region: str = ""  # the product's regionCode ("" for the global free-tier product)
+
+    @classmethod
+    def priced(cls, product: AwsProduct) -> ProductDecision:
+        """Price the product's terms, in the product's region."""
+        return cls(product=product, region=product.region)
 
 
 IGNORE = ProductDecision()
@@ -175,15 +178,14 @@ def classify_product(
             RejectionReason.MAPPING_MISMATCH,
             f"feed says gpu {published_count}, instance_map.yaml says {match.accelerators_per_instance}",
         )
-    return ProductDecision(
-        product=AwsProduct(
+    return ProductDecision.priced(
+        AwsProduct(
             sku=sku,
             instance_type=instance_type,
             region=region,
             market_option=market_option,
             accelerator=match,
-        ),
-        region=region,
+        )
     )
 
 
@@ -213,7 +215,6 @@ def add_term_price(
                 )
                 return
             pricing_model = PricingModel.CAPACITY_BLOCK
-        effective_hourly = term.hourly
     elif term.term_type == "Reserved":
         if product.market_option != "OnDemand":
             collector.reject(
@@ -223,34 +224,20 @@ def add_term_price(
         pricing_model = _lease_model(term, record)
         purchase_option = term.purchase_option
         offering_class = term.offering_class
-        effective_hourly = term.hourly
         if purchase_option in PAID_UPFRONT:
             if term.upfront is None:
                 raise MalformedPayload(
                     PROVIDER, record, f"{purchase_option} term has no upfront fee dimension"
                 )
             upfront_fee = term.upfront
-            effective_hourly = term.hourly + spread_over_term(term.upfront, TERM_YEARS[pricing_model])
     else:
         raise MalformedPayload(PROVIDER, record, f"unknown term type {term.term_type!r}")
     collector.add(
-        ParsedPrice(
-            provider=PROVIDER,
-            sku=record,
-            instance_type=product.instance_type,
-            region=product.region,
-            pricing_model=pricing_model,
-            purchase_option=purchase_option,
-            offering_class=offering_class,
-            price_per_instance_hour=effective_hourly,
-            recurring_price_per_instance_hour=term.hourly,
-            upfront_fee=upfront_fee,
-            currency=term.currency,
-            accelerator_slug=product.accelerator.accelerator_slug,
-            accelerators_per_instance=product.accelerator.accelerators_per_instance,
-            effective_date=term.effective_date,
-            source_url=source_url,
-            source_version=source_version,
+        ParsedPrice.hourly(
+            PROVIDER, product.accelerator, sku=record, instance_type=product.instance_type,
+            region=product.region, pricing_model=pricing_model, price=term.hourly, currency=term.currency,
+            effective_date=term.effective_date, source_url=source_url, upfront_fee=upfront_fee,
+            purchase_option=purchase_option, offering_class=offering_class, source_version=source_version,
         )
     )
 

@@ -35,13 +35,11 @@ class AcceleratorMatch:
 
 
 @dataclass(frozen=True)
-class GcpMachineType:
-    """A GCP machine type and the components its hourly price is made of."""
+class GcpMachineType(AcceleratorMatch):
+    """A GCP machine type: the accelerators it carries and the components its hourly price is made of."""
 
     name: str
     gpu_name: str
-    accelerator_slug: str
-    accelerators_per_instance: int
     family: str | None  # CPU/RAM SKU family ("A3"); None when the GPU SKU prices the whole VM
     vcpus: int
     memory_gib: int

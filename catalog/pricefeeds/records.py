@@ -9,6 +9,8 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from catalog.pricefeeds.money import spread_over_term
+
 if TYPE_CHECKING:
     from catalog.pricefeeds.mapping import AcceleratorMatch
 
@@ -89,29 +91,38 @@ class ParsedPrice:
         currency: str,
         effective_date: dt.date | None,
         source_url: str,
+        upfront_fee: Decimal | None = None,
+        purchase_option: str = "",
+        offering_class: str = "",
+        source_version: str | None = None,
     ) -> ParsedPrice:
-        """A price paid by the hour alone: no upfront fee, purchase option or offering class.
+        """A price from its recurring rate per instance-hour, ``price``.
 
-        ``match`` gives the accelerator and how many an instance carries (an
-        ``AcceleratorMatch`` or anything with the same two attributes).
+        An AWS reservation's ``upfront_fee`` is spread over the term into the effective rate;
+        the other feeds' prices have no upfront fee, purchase option, offering class or version.
+
+        ``match`` gives the accelerator and how many an instance carries.
         """
+        effective = price
+        if upfront_fee is not None:
+            effective += spread_over_term(upfront_fee, TERM_YEARS[pricing_model])
         return cls(
             provider=provider,
             sku=sku,
             instance_type=instance_type,
             region=region,
             pricing_model=pricing_model,
-            purchase_option="",
-            offering_class="",
-            price_per_instance_hour=price,
+            purchase_option=purchase_option,
+            offering_class=offering_class,
+            price_per_instance_hour=effective,
             recurring_price_per_instance_hour=price,
-            upfront_fee=None,
+            upfront_fee=upfront_fee,
             currency=currency,
             accelerator_slug=match.accelerator_slug,
             accelerators_per_instance=match.accelerators_per_instance,
             effective_date=effective_date,
             source_url=source_url,
-            source_version=None,
+            source_version=source_version,
         )
 
     @property

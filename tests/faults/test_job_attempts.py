@@ -10,9 +10,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from catalog.choices import QuoteImportStatus
 from catalog.models import PriceRefreshJob
 from catalog.models import QuoteImport
-from catalog.models import QuoteImportStatus
 from catalog.models import RefreshStatus
 from catalog.quote_imports import QUOTE_IMPORT_JOBS
 from catalog.refresh.recovery import refresh_jobs_reap
