@@ -105,11 +105,11 @@ def per_year(tonnes_per_month: ArrayLike) -> NDArray[np.float64]:
 class BuyEmissions:
     """Emissions of the bought fleet, and the carbon cost line they make."""
 
-    tonnes_per_month: NDArray[np.float64]
-    embodied_tonnes: NDArray[np.float64]
-    kwh_per_month: NDArray[np.float64]
+    tonnes_per_month: NDArray[np.float64]  # operational, at the workload's utilisation
+    embodied_tonnes: NDArray[np.float64]  # of making the systems, counted at month 0
+    kwh_per_month: NDArray[np.float64]  # facility energy, PUE included
     grid_kg_co2e_per_kwh: NDArray[np.float64]
-    swing_tonnes_per_month: NDArray[np.float64]
+    swing_tonnes_per_month: NDArray[np.float64]  # what going from idle to full utilisation adds
 
     @classmethod
     def of(cls, inputs: Scenario, footprint: Footprint) -> BuyEmissions:

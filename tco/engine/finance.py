@@ -296,7 +296,7 @@ def _roots_at_turns(
     grid: NDArray[np.float64],
     slopes: NDArray[np.float64],
     npv_on_grid: NDArray[np.float64],
-    brackets: NDArray[np.bool_],
+    brackets: NDArray[np.bool_],  # per cell and column: the NPV's sign differs at the cell's ends
     best: NDArray[np.float64],
 ) -> None:
     """Update ``best`` with roots of cells whose NPV crosses zero and back between grid points.

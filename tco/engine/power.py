@@ -21,7 +21,7 @@ def capped_power_kw(power_kw: ArrayLike, power_cap_share: ArrayLike) -> NDArray[
     Parameters
     ----------
     power_kw : numeric
-        Uncapped power [kW].
+        Uncapped maximum draw [kW].
     power_cap_share : numeric
         Cap as a share of the uncapped maximum; 1 means no cap [-].
 

@@ -84,11 +84,11 @@ class Residual:
 class Emissions:
     """Emissions of one option [t CO2e] (batch-shaped); NaN per token without a throughput."""
 
-    kwh_per_month: NDArray[np.float64]
+    kwh_per_month: NDArray[np.float64]  # with the site's PUE when buying, the cloud's when renting
     grid_kg_co2e_per_kwh: NDArray[np.float64]
-    tonnes_per_year: NDArray[np.float64]
-    embodied_tonnes: NDArray[np.float64]
-    total_tonnes: NDArray[np.float64]
+    tonnes_per_year: NDArray[np.float64]  # operational
+    embodied_tonnes: NDArray[np.float64]  # of making the bought systems; 0 when renting
+    total_tonnes: NDArray[np.float64]  # over the horizon, embodied included
     tonnes_per_million_tokens: NDArray[np.float64]
 
 
@@ -106,8 +106,8 @@ class ApiResult:
     cash_flows: CashFlows
     total_usd: NDArray[np.float64]
     npv_usd: NDArray[np.float64]
-    blended_usd_per_million_tokens: NDArray[np.float64]
-    cost_per_million_tokens_usd: NDArray[np.float64]
+    blended_usd_per_million_tokens: NDArray[np.float64]  # the token mix's first-year price
+    cost_per_million_tokens_usd: NDArray[np.float64]  # total / tokens: price changes and minimum included
     within_rate_limit: NDArray[np.bool_]
     saving_by_buying_usd: NDArray[np.float64]
     breakeven_tokens_per_month_buy: NDArray[np.float64]

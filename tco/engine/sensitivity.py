@@ -58,8 +58,8 @@ class Tornado:
     """One-at-a-time sensitivity against one rent option; rows widest swing first."""
 
     rent_option: str
-    base_saving_usd: float
-    step_share: float
+    base_saving_usd: float  # NPV saving of buying at the scenario's own inputs
+    step_share: float  # each input moves down and up by this share of its value
     rows: tuple[SensitivityRow, ...]
 
 

@@ -38,12 +38,10 @@ def bench_inputs() -> PlanInputs:
     buy = replace(
         flat.buy,
         system_power_idle_kw=3.0,
-        network_share_of_compute=0.1,
-        racks_install_usd_per_rack=15_000.0,
-        support_share_per_year=0.08,
-        staff_fte_per_system=0.05,
-        staff_usd_per_fte_year=180_000.0,
         residual_value_share=0.2,
+        network_share_of_compute=0.1, racks_install_usd_per_rack=15_000.0,
+        support_share_per_year=0.08,
+        staff_fte_per_system=0.05, staff_usd_per_fte_year=180_000.0,
     )
     owned = tuple(
         OwnedChoice(

@@ -107,9 +107,7 @@ def decode_roofline(
 
 
 def size_inference(
-    model: ModelShape,
-    accelerator: AcceleratorSpec,
-    target: InferenceTarget,
+    model: ModelShape, accelerator: AcceleratorSpec, target: InferenceTarget,
     *,
     policy: FitPolicy | None = None,
     price_usd_per_accelerator_hour: Numeric | None = None,

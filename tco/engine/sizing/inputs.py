@@ -11,13 +11,18 @@ headroom in `FitPolicy`.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import fields
 from enum import StrEnum
 from types import MappingProxyType
+from types import UnionType
 from typing import Any
+from typing import get_args
+from typing import get_type_hints
 
 import numpy as np
 
@@ -94,18 +99,35 @@ class ActivationRecomputation(StrEnum):
     FULL = "full"
 
 
-def coerce_enum(obj: Any, name: str, enum_type: type[StrEnum]) -> None:
-    """Turn a string field of a frozen dataclass into its enum, or raise naming the field."""
-    value = getattr(obj, name)
-    if value is None or isinstance(value, enum_type):
-        return
-    try:
-        object.__setattr__(obj, name, enum_type(value))
-    except ValueError as exc:
-        choices = ", ".join(member.value for member in enum_type)
-        raise SizingInputError(
-            f"{type(obj).__name__}.{name}", f"must be one of {choices}; got {value!r}"
-        ) from exc
+@functools.cache
+def _enum_fields(cls: type) -> tuple[tuple[str, type[StrEnum]], ...]:
+    """(name, enum) of each dataclass field typed as an enum or an optional one.
+
+    Cached per class: resolving the annotations takes longer than building the dataclass.
+    """
+    hints = get_type_hints(cls)
+    found = []
+    for f in fields(cls):
+        hint = hints[f.name]
+        for candidate in get_args(hint) if isinstance(hint, UnionType) else (hint,):
+            if isinstance(candidate, type) and issubclass(candidate, StrEnum):
+                found.append((f.name, candidate))
+    return tuple(found)
+
+
+def coerce_enum_fields(obj: Any) -> None:
+    """Turn strings in a frozen dataclass's enum-typed fields into their enums, or raise naming the field."""
+    for name, enum_type in _enum_fields(type(obj)):
+        value = getattr(obj, name)
+        if value is None or isinstance(value, enum_type):
+            continue
+        try:
+            object.__setattr__(obj, name, enum_type(value))
+        except ValueError as exc:
+            choices = ", ".join(member.value for member in enum_type)
+            raise SizingInputError(
+                f"{type(obj).__name__}.{name}", f"must be one of {choices}; got {value!r}"
+            ) from exc
 
 
 @dataclass(frozen=True)

@@ -167,9 +167,7 @@ def accelerators_for_deadline(
 
 
 def size_training(
-    model: ModelShape,
-    accelerator: AcceleratorSpec,
-    job: TrainingJob,
+    model: ModelShape, accelerator: AcceleratorSpec, job: TrainingJob,
     *,
     accelerators: Numeric | None = None,
     deadline_days: Numeric | None = None,

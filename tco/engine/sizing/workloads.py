@@ -23,7 +23,7 @@ from tco.engine.sizing.errors import validate_numeric_fields
 from tco.engine.sizing.inputs import ActivationRecomputation
 from tco.engine.sizing.inputs import Precision
 from tco.engine.sizing.inputs import ShardingStrategy
-from tco.engine.sizing.inputs import coerce_enum
+from tco.engine.sizing.inputs import coerce_enum_fields
 from tco.engine.sizing.results import Assumption
 
 
@@ -137,9 +137,7 @@ class TrainingJob:
     power_cap_throughput_loss: Numeric = share(0.0, high_open=True)
 
     def __post_init__(self) -> None:
-        coerce_enum(self, "precision", Precision)
-        coerce_enum(self, "sharding", ShardingStrategy)
-        coerce_enum(self, "recomputation", ActivationRecomputation)
+        coerce_enum_fields(self)
         validate_numeric_fields(self)
         check_whole("TrainingJob.tensor_parallel", self.tensor_parallel)
         check_whole("TrainingJob.pipeline_parallel", self.pipeline_parallel)
@@ -202,9 +200,7 @@ class InferenceTarget:
     power_cap_throughput_loss: Numeric = share(0.0, high_open=True)
 
     def __post_init__(self) -> None:
-        coerce_enum(self, "precision", Precision)
-        coerce_enum(self, "compute_precision", Precision)
-        coerce_enum(self, "kv_cache_precision", Precision)
+        coerce_enum_fields(self)
         validate_numeric_fields(self)
 
     @property
