@@ -51,6 +51,20 @@ def monthly(help_text: str) -> serializers.ListField:
     return serializers.ListField(child=FigureField(), allow_null=True, help_text=help_text)
 
 
+class FiguresSerializer(serializers.Serializer):
+    """Result figures named once: ``figures`` lists them in output order, each typed by its
+    vocabulary term ``<prefix>.<name>``; a field declared on the class (a nested serializer, or
+    one with its own help) takes its name's place."""
+
+    prefix = ""
+    figures: tuple[str, ...] = ()
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        declared = super().get_fields()
+        return {name: declared[name] if name in declared else figure(f"{self.prefix}.{name}")
+                for name in self.figures}
+
+
 @extend_schema_field(SizingResultSerializer)
 class SizingField(serializers.JSONField):
     """The scenario's sizing as POST /api/v1/sizing/ returns it."""
@@ -103,26 +117,22 @@ class BuyResultSerializer(serializers.Serializer):
     carbon = EmissionsSerializer()
 
 
-class RentResultSerializer(serializers.Serializer):
-    name = figure("rent.name")
-    pricing_model = figure("rent.pricing_model")
-    equivalence_factor = figure("rent.equivalence_factor")
-    accelerators_rented = figure("rent.accelerators_rented")
-    instances = figure("rent.instances")
+class RentResultSerializer(FiguresSerializer):
+    """One rent option: its cost and what buying saves against it."""
+
+    prefix = "rent"
+    figures = (
+        "name", "pricing_model", "equivalence_factor", "accelerators_rented", "instances",
+        "cash_flows", "total_usd", "npv_usd", "cost_per_useful_accelerator_hour_usd",
+        "cost_per_million_tokens_usd", "saving_usd", "npv_saving_usd", "breakeven_month",
+        "breakeven_utilisation", "irr_per_year", "goodput", "carbon", "utilisation_slope_usd",
+    )
     cash_flows = CashFlowsSerializer()
-    total_usd = figure("rent.total_usd")
-    npv_usd = figure("rent.npv_usd")
-    cost_per_useful_accelerator_hour_usd = figure("rent.cost_per_useful_accelerator_hour_usd")
-    cost_per_million_tokens_usd = figure("rent.cost_per_million_tokens_usd")
     saving_usd = figure("rent.saving_usd", "Rent minus buy: positive means buying saves [USD].")
     npv_saving_usd = figure("rent.npv_saving_usd",
                             "Rent NPV minus buy NPV: positive means buying saves [USD].")
-    breakeven_month = figure("rent.breakeven_month")
-    breakeven_utilisation = figure("rent.breakeven_utilisation")
-    irr_per_year = figure("rent.irr_per_year")
     goodput = GoodputSerializer()
     carbon = EmissionsSerializer()
-    utilisation_slope_usd = figure("rent.utilisation_slope_usd")
 
 
 class ApiResultSerializer(serializers.Serializer):
@@ -141,36 +151,30 @@ class ApiResultSerializer(serializers.Serializer):
         child=FigureField(), help_text="The same against each rent option, by name.")
 
 
-class FootprintSerializer(serializers.Serializer):
-    accelerators_bought = figure("footprint.accelerators_bought")
-    systems = figure("footprint.systems")
-    system_power_max_kw = figure("footprint.system_power_max_kw")
-    system_power_idle_kw = figure("footprint.system_power_idle_kw")
-    systems_per_rack = figure("footprint.systems_per_rack")
-    racks = figure("footprint.racks")
-    kw_per_rack = figure("footprint.kw_per_rack")
-    it_kw_max = figure("footprint.it_kw_max")
-    it_kw_average = figure("footprint.it_kw_average")
-    facility_kw_max = figure("footprint.facility_kw_max")
-    facility_kw_average = figure("footprint.facility_kw_average")
-    mwh_per_year = figure("footprint.mwh_per_year")
-    cooling_tier_index = figure("footprint.cooling_tier_index")
-    cooling_tier_name = figure("footprint.cooling_tier_name")
-    needs_new_cooling = figure("footprint.needs_new_cooling")
-    cooling_capex_usd_per_kw = figure("footprint.cooling_capex_usd_per_kw")
-    cooling_opex_usd_per_kw_month = figure("footprint.cooling_opex_usd_per_kw_month")
+class FootprintSerializer(FiguresSerializer):
+    """The bought fleet in the building: systems, racks, power and cooling."""
+
+    prefix = "footprint"
+    figures = (
+        "accelerators_bought", "systems", "system_power_max_kw", "system_power_idle_kw",
+        "systems_per_rack", "racks", "kw_per_rack", "it_kw_max", "it_kw_average",
+        "facility_kw_max", "facility_kw_average", "mwh_per_year", "cooling_tier_index",
+        "cooling_tier_name", "needs_new_cooling", "cooling_capex_usd_per_kw",
+        "cooling_opex_usd_per_kw_month", "warnings",
+    )
     warnings = serializers.DictField(child=serializers.BooleanField(),
                                      help_text="Each footprint flag: true = raised.")
 
 
-class RentSummarySerializer(serializers.Serializer):
-    breakeven_month = figure("summary.breakeven_month")
-    npv_saving_usd = figure("summary.npv_saving_usd")
-    saving_usd = figure("summary.saving_usd")
-    cost_per_useful_accelerator_hour_buy_usd = figure(
-        "summary.cost_per_useful_accelerator_hour_buy_usd")
-    cost_per_useful_accelerator_hour_rent_usd = figure(
-        "summary.cost_per_useful_accelerator_hour_rent_usd")
+class RentSummarySerializer(FiguresSerializer):
+    """Buying against one rent option, in headline figures."""
+
+    prefix = "summary"
+    figures = (
+        "breakeven_month", "npv_saving_usd", "saving_usd",
+        "cost_per_useful_accelerator_hour_buy_usd", "cost_per_useful_accelerator_hour_rent_usd",
+        "winner",
+    )
     winner = serializers.ChoiceField(choices=["buy", "rent"], help_text="The lower NPV.")
 
 
@@ -203,10 +207,11 @@ class PriceUsedSerializer(serializers.Serializer):
     """A catalog price point the evaluation used."""
 
     price_point_id = serializers.IntegerField()
-    target = serializers.CharField()
+    target = serializers.CharField(help_text="What it prices, as people name it: a system or an "
+                                             "offering (provider, instance, region, pricing).")
     amount = serializers.CharField(help_text="The price as a decimal string.")
     currency = serializers.CharField()
-    as_of = serializers.DateField()
+    as_of = serializers.DateField(help_text="The date the price is in force from.")
     source = serializers.CharField()
     path = serializers.CharField(help_text="The engine input it priced, e.g. "
                                            "rent.0.price_usd_per_instance_hour.")

@@ -10,13 +10,12 @@ from drf_spectacular.utils import OpenApiExample
 from drf_spectacular.utils import OpenApiResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework import status
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from tco.api.scenario_jobs import JobConflict
 from tco.api.scenario_jobs import ScenarioFilterSet
 from tco.api.scenario_jobs import ScenarioJobViewSet
 from tco.demo import EXAMPLE_SCENARIO_DESCRIPTION
@@ -144,9 +143,8 @@ class PlanViewSet(ScenarioJobViewSet):
         plan = self.get_object()
         require_role(request.user, plan.scenario.team_id, Role.ANALYST)
         if not plan_resolve(plan=plan):
-            return Response({"detail": f"the plan is {plan.status}; wait until it ends"},
-                            status=status.HTTP_409_CONFLICT)
-        return Response(self.get_serializer(plan).data, status=status.HTTP_202_ACCEPTED)
+            raise JobConflict(f"the plan is {plan.status}; wait until it ends")
+        return self.accepted(plan)
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT, 409: OpenApiResponse(description="Not done yet.")})
     @action(detail=True, methods=["get"])
@@ -154,15 +152,8 @@ class PlanViewSet(ScenarioJobViewSet):
         """The solved plan: orders, commitments, capacity by source, baselines, limits, uncertainty."""
         plan = self.get_object()
         if plan.status != PlanStatus.DONE:
-            raise PlanNotDone(f"the plan is {plan.status}, not done")
+            raise JobConflict(f"the plan is {plan.status}, not done")
         return Response({**plan.result, "uncertainty": plan.uncertainty})
-
-
-class PlanNotDone(APIException):
-    """The plan has no result (yet)."""
-
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "plan_not_done"
 
 
 def _refusal(exc: PlanSpecError) -> dict[str, Any]:

@@ -13,13 +13,12 @@ from drf_spectacular.utils import OpenApiResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import renderers
 from rest_framework import serializers
-from rest_framework import status
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from tco.api.scenario_jobs import JobConflict
 from tco.api.scenario_jobs import ScenarioJobViewSet
 from tco.demo import EXAMPLE_SCENARIO_DESCRIPTION
 from tco.models import FailureType
@@ -174,9 +173,8 @@ class SweepRunViewSet(ScenarioJobViewSet):
         """Stop the run: no more chunks are queued; queued ones return at once."""
         run = self.get_object()
         if not sweep_run_cancel(run=run):
-            return Response({"detail": f"the run has already ended ({run.status})"},
-                            status=status.HTTP_409_CONFLICT)
-        return Response(self.get_serializer(run).data, status=status.HTTP_202_ACCEPTED)
+            raise JobConflict(f"the run has already ended ({run.status})")
+        return self.accepted(run)
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT, 409: OpenApiResponse(description="Not done yet.")})
     @action(detail=True, methods=["get"])
@@ -208,15 +206,8 @@ class SweepRunViewSet(ScenarioJobViewSet):
     def _done_run(self) -> SweepRun:
         run = self.get_object()
         if run.status != RunStatus.DONE:
-            raise RunNotDone(f"the run is {run.status}, not done")
+            raise JobConflict(f"the run is {run.status}, not done")
         return run
-
-
-class RunNotDone(APIException):
-    """The run has no result (yet): it is pending, running, failed or cancelled."""
-
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "run_not_done"
 
 
 def _closing_csv(run: SweepRun):

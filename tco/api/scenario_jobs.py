@@ -10,6 +10,7 @@ from rest_framework import mixins
 from rest_framework import serializers
 from rest_framework import status
 from rest_framework import viewsets
+from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
 from teams.models import Role
@@ -22,6 +23,13 @@ class ScenarioFilterSet(django_filters.FilterSet):
     """By scenario id as a plain number: an unknown id and another team's both give no rows."""
 
     scenario = django_filters.NumberFilter(field_name="scenario_id")
+
+
+class JobConflict(APIException):
+    """The job is not in the state the request needs: no result yet, already ended, or busy."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "job_conflict"
 
 
 class ScenarioJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

@@ -172,7 +172,7 @@ class SideBySideSerializer(serializers.Serializer):
     scenario_id = serializers.IntegerField()
     name = serializers.CharField()
     version = serializers.IntegerField()
-    status = serializers.CharField()
+    status = serializers.CharField(help_text='As people read it: "Draft" or "Approved (frozen)".')
     horizon_months = serializers.IntegerField()
     buy_total_usd = serializers.FloatField()
     buy_npv_usd = serializers.FloatField()

@@ -93,13 +93,18 @@ class AssumptionSerializer(serializers.Serializer):
 class OfferingPriceSerializer(serializers.Serializer):
     """The catalog price a cost per million tokens was computed with."""
 
-    offering = serializers.IntegerField()
-    price_point = serializers.IntegerField()
-    usd_per_instance_hour = serializers.FloatField()
-    accelerators_per_instance = serializers.IntegerField()
-    usd_per_accelerator_hour = serializers.FloatField()
-    as_of = serializers.DateField()
-    source = serializers.CharField()
+    offering = serializers.IntegerField(help_text="Catalog offering id.")
+    price_point = serializers.IntegerField(help_text="Catalog price point id.")
+    usd_per_instance_hour = serializers.FloatField(help_text="[USD/h]")
+    accelerators_per_instance = serializers.IntegerField(help_text="[count]")
+    usd_per_accelerator_hour = serializers.FloatField(help_text="[USD/h]")
+    as_of = serializers.DateField(help_text="Date the price is in force from.")
+    source = serializers.CharField(help_text="Where the price comes from.")
+
+
+def _one_mode(help_text: str) -> serializers.FloatField:
+    """A figure only one sizing mode gives (absent in the other); null where it does not fit."""
+    return serializers.FloatField(required=False, allow_null=True, help_text=help_text)
 
 
 class SizingResultSerializer(serializers.Serializer):
@@ -112,27 +117,18 @@ class SizingResultSerializer(serializers.Serializer):
     fits = serializers.BooleanField()
     reason = serializers.CharField(help_text="Why it does not fit; empty when it does.")
     accelerators = serializers.FloatField(allow_null=True, help_text="[count]")
-    per_device_memory_gb = serializers.FloatField(required=False, allow_null=True,
-                                                  help_text="Training [GB].")
+    per_device_memory_gb = _one_mode("Training [GB].")
     training_flops = serializers.FloatField(required=False, help_text="Training [FLOP].")
-    scaling_efficiency = serializers.FloatField(required=False, allow_null=True,
-                                                help_text="Training [share].")
-    time_s = serializers.FloatField(required=False, allow_null=True, help_text="Training [s].")
-    time_days = serializers.FloatField(required=False, allow_null=True,
-                                       help_text="Training [days].")
-    accelerator_hours = serializers.FloatField(required=False, allow_null=True,
-                                               help_text="Training [h].")
-    accelerators_per_replica = serializers.FloatField(required=False, allow_null=True,
-                                                      help_text="Inference [count].")
-    replicas = serializers.FloatField(required=False, allow_null=True,
-                                      help_text="Inference [count].")
-    capacity_tokens_per_s = serializers.FloatField(required=False, allow_null=True,
-                                                   help_text="Inference [tokens/s].")
-    tokens_per_s_per_accelerator = serializers.FloatField(required=False, allow_null=True,
-                                                          help_text="Inference [tokens/s].")
-    cost_usd_per_million_tokens = serializers.FloatField(
-        required=False, allow_null=True, help_text="Inference, with a price [USD per million "
-                                                   "output tokens].")
+    scaling_efficiency = _one_mode("Training [share].")
+    time_s = _one_mode("Training [s].")
+    time_days = _one_mode("Training [days].")
+    accelerator_hours = _one_mode("Training [h].")
+    accelerators_per_replica = _one_mode("Inference [count].")
+    replicas = _one_mode("Inference [count].")
+    capacity_tokens_per_s = _one_mode("Inference [tokens/s].")
+    tokens_per_s_per_accelerator = _one_mode("Inference [tokens/s].")
+    cost_usd_per_million_tokens = _one_mode("Inference, with a price [USD per million output "
+                                            "tokens].")
     roofline = serializers.DictField(required=False, help_text="Inference: decode step times "
                                                                "[s] and the binding bound.")
     fit = serializers.DictField(help_text="Memory fit: layout, per-device memory and the memory "
@@ -143,21 +139,26 @@ class SizingResultSerializer(serializers.Serializer):
 
 
 class ModelPresetSerializer(serializers.Serializer):
-    """A published model shape the sizing knows by key."""
+    """A published model shape the sizing knows by key (the fields of a custom model)."""
 
     key = serializers.CharField()
     name = serializers.CharField()
-    parameters = serializers.FloatField(help_text="[count]")
-    active_parameters = serializers.FloatField(allow_null=True, help_text="[count]; null: dense")
-    layers = serializers.FloatField()
-    hidden_size = serializers.FloatField()
+    parameters = serializers.FloatField(help_text="All parameters, every expert of a "
+                                                  "mixture-of-experts model [count].")
+    active_parameters = serializers.FloatField(allow_null=True, help_text="Parameters used per "
+                                               "token [count]; null for a dense model.")
+    layers = serializers.FloatField(help_text="Transformer layers [count].")
+    hidden_size = serializers.FloatField(help_text="Model width [values].")
     attention_heads = serializers.FloatField()
-    kv_heads = serializers.FloatField()
+    kv_heads = serializers.FloatField(help_text="Key/value heads (grouped-query attention) [count].")
     head_dim = serializers.FloatField()
-    vocab_size = serializers.FloatField()
-    max_context_length = serializers.FloatField(help_text="[tokens]")
-    kv_cache_values_per_token_per_layer = serializers.FloatField(allow_null=True)
-    source = serializers.CharField()
+    vocab_size = serializers.FloatField(help_text="Vocabulary [tokens].")
+    max_context_length = serializers.FloatField(help_text="Longest context the model handles "
+                                                          "[tokens].")
+    kv_cache_values_per_token_per_layer = serializers.FloatField(
+        allow_null=True, help_text="Values cached per token and layer; null for "
+                                   "2 x kv_heads x head_dim.")
+    source = serializers.CharField(help_text="Where the figures are published.")
 
 
 INFERENCE_EXAMPLE = OpenApiExample(
