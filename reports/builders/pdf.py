@@ -156,8 +156,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "tornado_chart": (_png(tornado_figure(content.tornado, rent_names=_rent_names(content.inputs)))
                           if content.tornado.rows else None),
         "sensitivity_rows": [_mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
-        "sweeps": [_sweep(sweep, content.inputs) for sweep in content.sweeps],
-        "monte_carlo": [_monte_carlo(run, content.inputs) for run in content.monte_carlo],
+        "run_chapters": _run_chapters(content),
         "plans": [_plan(plan) for plan in content.plans],
         "sizing": _sizing(content.sizing) if content.sizing is not None else None,
         "assumptions": [
@@ -401,20 +400,32 @@ def _input_value(value: float, path: str) -> str:
     return input_term(path).show(value)
 
 
+def _run_chapters(content: ReportContent) -> list[dict[str, Any]]:
+    """The chapters of recorded runs, those that have any: Monte Carlo, then sweeps."""
+    chapters = (
+        ("monte-carlo", "Monte Carlo", [_monte_carlo(run, content.inputs) for run in content.monte_carlo]),
+        ("sweeps", "Sweeps", [_sweep(run, content.inputs) for run in content.sweeps]),
+    )
+    return [{"id": anchor, "title": title, "runs": runs} for anchor, title, runs in chapters if runs]
+
+
 def _sweep(run: RecordedRun, run_inputs) -> dict[str, Any]:
     summary = run.summary
     chart = breakeven_heatmap_figure(summary["heatmap"], rent_names=_rent_names(run_inputs))
+    inputs = [
+        (describe_path(axis["path"], run_inputs),
+         [axis["count"], *(input_term(axis["path"]).show(axis[end]) for end in ("min", "max"))])
+        for axis in summary["axes"]
+    ]
+    options = _option_rows(run, "buy_wins_share", ("min", "mean", "max"), ("min", "max"),
+                           with_never_share=True)
     return {
-        **_recorded_run(run, chart, "buy_wins_share", ("min", "mean", "max"), ("min", "max"),
-                        with_never_share=True),
-        "option_headings": ("Against", "Buying wins", "NPV saving min", "mean", "max",
-                            "Breakeven from", "to", "Never"),
-        "points": f"{summary['points']:,}",
-        "input_headings": ("Input swept", "Values", "From", "To"),
-        "inputs": [
-            (describe_path(axis["path"], run_inputs),
-             [axis["count"], *(input_term(axis["path"]).show(axis[end]) for end in ("min", "max"))])
-            for axis in summary["axes"]
+        **_recorded_run(run, chart, "Breakeven month over the swept inputs"),
+        "title": f"{run.title}: {summary['points']:,} points",
+        "tables": [
+            (("Input swept", "Values", "From", "To"), inputs),
+            (("Against", "Buying wins", "NPV saving min", "mean", "max", "Breakeven from", "to",
+              "Never"), options),
         ],
     }
 
@@ -422,20 +433,21 @@ def _sweep(run: RecordedRun, run_inputs) -> dict[str, Any]:
 def _monte_carlo(run: RecordedRun, run_inputs) -> dict[str, Any]:
     summary = run.summary
     chart = saving_histogram_figure(summary["options"])
+    options = _option_rows(run, "buy_wins_probability", ("p10", "p50", "p90"), ("p10", "p50", "p90"))
+    inputs = [
+        (describe_path(path, run_inputs),
+         [input_term(path).show(spread[key]) for key in ("p10", "p50", "p90")])
+        for path, spread in summary["inputs"].items()
+    ]
+    tables = [(("Against", "Buying wins", "NPV saving P10", "P50", "P90", "Breakeven P10", "P50",
+                "P90"), options)]
+    if inputs:
+        tables.append((("Input drawn", "P10", "P50", "P90"), inputs))
     return {
-        **_recorded_run(run, chart, "buy_wins_probability", ("p10", "p50", "p90"),
-                        ("p10", "p50", "p90")),
-        "option_headings": ("Against", "Buying wins", "NPV saving P10", "P50", "P90",
-                            "Breakeven P10", "P50", "P90"),
-        "draws": f"{summary['samples']:,}",
-        "seed": summary["seed"],
-        "buy_wins": format_share(summary["buy_wins_probability"]),
-        "input_headings": ("Input drawn", "P10", "P50", "P90"),
-        "inputs": [
-            (describe_path(path, run_inputs),
-             [input_term(path).show(spread[key]) for key in ("p10", "p50", "p90")])
-            for path, spread in summary["inputs"].items()
-        ],
+        **_recorded_run(run, chart, "Distribution of the NPV saving"),
+        "lead": f"{summary['samples']:,} draws (seed {summary['seed']}): buying beats every rent "
+                f"option in {format_share(summary['buy_wins_probability'])} of them.",
+        "tables": tables,
     }
 
 
@@ -444,11 +456,17 @@ def _rent_names(inputs) -> list[str]:
     return [option.name for option in inputs.rent]
 
 
-def _recorded_run(run: RecordedRun, chart: Figure, wins: str, saving_stats: tuple[str, ...],
-                  breakeven_stats: tuple[str, ...], *, with_never_share: bool = False) -> dict[str, Any]:
-    """What a sweep and a Monte Carlo run both show: title, note, chart, and a row per rent option
-    of the share where buying wins, the NPV saving's and the breakeven month's statistics (and the
-    share that never breaks even)."""
+def _recorded_run(run: RecordedRun, chart: Figure, chart_alt: str) -> dict[str, Any]:
+    """What a sweep and a Monte Carlo run both show (reports/recorded_run.html): a title, a note,
+    an optional lead sentence, their tables and a chart."""
+    return {"title": run.title, "note": _run_note(run), "lead": "", "chart": _png(chart),
+            "chart_alt": chart_alt}
+
+
+def _option_rows(run: RecordedRun, wins: str, saving_stats: tuple[str, ...],
+                 breakeven_stats: tuple[str, ...], *, with_never_share: bool = False) -> list[Any]:
+    """A row per rent option: the share where buying wins, the NPV saving's and the breakeven
+    month's statistics (and the share that never breaks even)."""
     options = []
     for name, figures in run.summary["options"].items():
         saving, breakeven = figures["npv_saving_usd"], figures["breakeven_month"]
@@ -458,7 +476,7 @@ def _recorded_run(run: RecordedRun, chart: Figure, wins: str, saving_stats: tupl
         if with_never_share:
             cells.append(format_share(breakeven["never_share"]))
         options.append((name, cells))
-    return {"title": run.title, "note": _run_note(run), "options": options, "chart": _png(chart)}
+    return options
 
 
 def _run_note(run: RecordedRun) -> str:

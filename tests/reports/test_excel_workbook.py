@@ -166,13 +166,9 @@ def test_recorded_runs_and_sizing_get_their_own_sheets():
             {"path": "facility.pue", "count": 2, "min": 1.1, "max": 1.3},
         ],
         "winner_shares": {"buy": 0.75, "spot": 0.25},
-        "options": {
-            "spot": {
-                "buy_wins_share": 0.75,
-                "npv_saving_usd": {"min": -5.0, "max": 9.0, "mean": 4.0},
-                "breakeven_month": {"min": 20.0, "max": None, "never_share": 0.25},
-            }
-        },
+        "options": {"spot": {"buy_wins_share": 0.75,
+                             "npv_saving_usd": {"min": -5.0, "max": 9.0, "mean": 4.0},
+                             "breakeven_month": {"min": 20.0, "max": None, "never_share": 0.25}}},
         "heatmap": {
             "x_path": "workload.utilisation",
             "y_path": "facility.pue",

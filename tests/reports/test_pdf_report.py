@@ -14,11 +14,14 @@ import pytest
 
 from reports.builders.pdf import build_pdf
 from reports.content import Citation
+from reports.content import RecordedRun
 from reports.formatting import format_usd_cents
 from tco.engine import ApiOption
 from tco.engine import TokenMix
 from tco.services.engine_inputs import PriceUsed
 from tests.reports.conftest import FORMULA_LIKE_NAME
+from tests.reports.conftest import MONTE_CARLO
+from tests.reports.conftest import SWEEP
 from tests.reports.conftest import content_for
 from tests.tco.engine.scenarios import rich_scenario
 
@@ -94,6 +97,23 @@ def test_it_has_a_cover_contents_and_numbered_pages(text, pdf_file):
     assert [name for name, _ in contents] == ["Executive summary", "Bill of materials", "Price snapshot"]
     assert all(2 < int(page) <= pages for _, page in contents)
     assert f"Page 1 of {pages}" in text and f"Page {pages} of {pages}" in text
+
+
+def test_each_recorded_run_has_its_chapter_with_its_figures(tmp_path):
+    content = content_for(rich_scenario(), sweeps=(RecordedRun(3, "sweep", SWEEP),),
+                          monte_carlo=(RecordedRun(4, "monte_carlo", MONTE_CARLO),))
+    path = tmp_path / "runs.pdf"
+    path.write_bytes(build_pdf(content))
+    cover, contents, body = poppler("pdftotext", "-layout", str(path), "-").split("\f", 2)
+
+    assert re.search(r"Monte Carlo \.+ ?\d+\n Sweeps\.+ ?\d+", contents)
+    assert [body.count(heading) for heading in ("Executive summary", "Monte Carlo run #4",
+                                                "Sweep run #3: 2 points")] == [1, 1, 1]
+    assert "100 draws (seed 7): buying beats every rent option in 61.0% of them." in body
+    # The spot rows: P10/P50/P90 of the saving and the breakeven; the sweep's range and never share.
+    assert re.search(r"spot +61\.0% +-\$1\.50 +\$2\.25 +\$4\.12 +month 12 +month 20 +never", body)
+    assert re.search(r"spot +50\.0% +-\$5\.12 +\$1\.94 +\$9\.00 +month 20 +never +50\.0%", body)
+    assert re.search(r"Instance price, spot +2 +\$20\.00 +\$40\.00", body)
 
 
 def test_it_lists_the_assumptions_with_their_sources(text):

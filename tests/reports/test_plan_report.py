@@ -12,11 +12,11 @@ from reports.builders.pdf import build_pdf
 from reports.content import RecordedPlan
 from reports.content import RecordedRun
 from tco.engine.plan import make_plan
+from tests.reports.conftest import MONTE_CARLO
+from tests.reports.conftest import SWEEP
 from tests.reports.conftest import content_for
 from tests.reports.recalc import recalculate
 from tests.reports.test_pdf_report import poppler
-from tests.reports.test_workbook_as_viewers_see_it import MONTE_CARLO
-from tests.reports.test_workbook_as_viewers_see_it import SWEEP
 from tests.tco.engine.scenarios import rich_scenario
 from tests.tco.engine.test_plan import small_plan
 

@@ -14,6 +14,8 @@ from openpyxl import load_workbook
 
 from reports.builders.excel import build_workbook
 from reports.content import RecordedRun
+from tests.reports.conftest import MONTE_CARLO
+from tests.reports.conftest import SWEEP
 from tests.reports.conftest import content_for
 from tests.reports.test_excel_workbook import named_cell
 from tests.reports.test_pdf_report import words_people_read
@@ -58,41 +60,6 @@ def test_every_key_figure_is_stored_and_equals_the_api(api, scenario, django_cap
     total_row = next(row for row in summary if row[0] == "Total cost over the horizon")
     assert total_row[1] == pytest.approx(buy["total_usd"], abs=CENT)
     assert total_row[2:5] == pytest.approx([option["total_usd"] for option in evaluation["rent"]], abs=CENT)
-
-
-SWEEP = {
-    "points": 2,
-    "axes": [{"path": "rent.2.price_usd_per_instance_hour", "count": 2, "min": 20.0, "max": 40.0}],
-    "options": {
-        "spot": {
-            "buy_wins_share": 0.5,
-            "npv_saving_usd": {"min": -5.123456, "max": 9.0, "mean": 1.9382716},
-            "breakeven_month": {"min": 20.0, "max": None, "never_share": 0.5},
-        }
-    },
-    "heatmap": {
-        "x_path": "rent.2.price_usd_per_instance_hour",
-        "y_path": None,
-        "x_values": [20.0, 40.0],
-        "y_values": [],
-        "breakeven_month": {"spot": [[None, 20.0]]},
-    },
-}
-MONTE_CARLO = {
-    "samples": 100,
-    "seed": 7,
-    "buy_wins_probability": 0.61,
-    "options": {
-        "spot": {
-            "buy_wins_probability": 0.61,
-            "npv_saving_usd": {"p10": -1.5, "p50": 2.25, "p90": 4.125},
-            "breakeven_month": {"p10": 12.0, "p50": 20.0, "p90": None, "never_share": 0.2},
-            "histogram": {"bin_edges_usd": [-2.0, 0.0, 5.0], "counts": [39, 61]},
-        }
-    },
-    "inputs": {"facility.electricity_usd_per_kwh": {"p10": 0.0812345, "p50": 0.1, "p90": 0.1234567,
-                                                    "mean": 0.10123456}},
-}
 
 
 @pytest.fixture(scope="module")
