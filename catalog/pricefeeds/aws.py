@@ -13,15 +13,12 @@ from pathlib import Path
 from typing import Any
 from typing import Literal
 
+from catalog.pricefeeds.adapter import FeedAdapter
 from catalog.pricefeeds.aws_offer import parse_offer
 from catalog.pricefeeds.aws_products import PROVIDER
-from catalog.pricefeeds.client import HttpClient
 from catalog.pricefeeds.errors import MalformedPayload
 from catalog.pricefeeds.errors import MissingSource
-from catalog.pricefeeds.mapping import InstanceMap
-from catalog.pricefeeds.mapping import default_instance_map
 from catalog.pricefeeds.records import FeedResult
-from catalog.pricefeeds.sanity import PriceLimits
 from catalog.pricefeeds.sources import is_url
 from catalog.pricefeeds.sources import read_json_file
 
@@ -30,7 +27,7 @@ OFFER_INDEX_PATH = "/offers/v1.0/aws/index.json"
 OFFER_CODE = "AmazonEC2"
 
 
-class AwsPriceListFeed:
+class AwsPriceListFeed(FeedAdapter):
     """EC2 on-demand and reserved accelerator prices, one region at a time.
 
     Parameters
@@ -40,8 +37,7 @@ class AwsPriceListFeed:
     file_format
         ``"json"`` (default; self-delimiting, so a cut file is always caught) or ``"csv"``.
     client, instance_map, limits
-        HTTP client, accelerator map and price checks (defaults: fresh client, shipped map,
-        USD up to 1,000 per accelerator-hour).
+        As for every adapter (``FeedAdapter``).
     download_dir
         Where a live offer file is written while it is parsed (default: system temp dir);
         the file is deleted afterwards.
@@ -54,16 +50,12 @@ class AwsPriceListFeed:
         *,
         root: str | Path = AWS_PRICING_ROOT,
         file_format: Literal["json", "csv"] = "json",
-        client: HttpClient | None = None,
-        instance_map: InstanceMap | None = None,
-        limits: PriceLimits | None = None,
         download_dir: Path | None = None,
+        **adapter: Any,
     ) -> None:
+        super().__init__(**adapter)
         self.root = root
         self.file_format = file_format
-        self.client = client or HttpClient()
-        self.instance_map = instance_map or default_instance_map()
-        self.limits = limits or PriceLimits()
         self.download_dir = download_dir
 
     def current_version_url(self, region: str) -> str:

@@ -12,12 +12,10 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
 
-from catalog.pricefeeds.client import HttpClient
+from catalog.pricefeeds.adapter import FeedAdapter
 from catalog.pricefeeds.collector import ResultCollector
 from catalog.pricefeeds.dates import iso_date
 from catalog.pricefeeds.errors import MalformedPayload
-from catalog.pricefeeds.mapping import InstanceMap
-from catalog.pricefeeds.mapping import default_instance_map
 from catalog.pricefeeds.money import decimal_amount
 from catalog.pricefeeds.money import spread_over_term
 from catalog.pricefeeds.records import TERM_YEARS
@@ -65,7 +63,7 @@ def azure_query_url(
     return f"{AZURE_PRICES_URL}?api-version={API_VERSION}&$filter={odata_filter}"
 
 
-class AzureRetailPricesFeed:
+class AzureRetailPricesFeed(FeedAdapter):
     """Azure VM accelerator prices: on-demand (Linux), spot and 1/3-year reservations.
 
     Parameters
@@ -74,23 +72,14 @@ class AzureRetailPricesFeed:
         A Retail Prices URL (default: ``azure_query_url()``), a page file, a directory of
         page files (read in natural name order) or a list of page files.
     client, instance_map, limits
-        As for every adapter: HTTP client, accelerator map, price checks.
+        As for every adapter (``FeedAdapter``).
     """
 
     provider = PROVIDER
 
-    def __init__(
-        self,
-        *,
-        location: Location | None = None,
-        client: HttpClient | None = None,
-        instance_map: InstanceMap | None = None,
-        limits: PriceLimits | None = None,
-    ) -> None:
+    def __init__(self, *, location: Location | None = None, **adapter: Any) -> None:
+        super().__init__(**adapter)
         self.location = location if location is not None else azure_query_url()
-        self.client = client or HttpClient()
-        self.instance_map = instance_map or default_instance_map()
-        self.limits = limits or PriceLimits()
 
     def fetch(self) -> FeedResult:
         """Walk every page; raises a FeedError (and returns nothing) if any page is bad."""

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from catalog.pricefeeds.client import HttpClient
-from catalog.pricefeeds.mapping import InstanceMap
-from catalog.pricefeeds.mapping import default_instance_map
-from catalog.pricefeeds.sanity import PriceLimits
+from typing import Any
+
+from catalog.pricefeeds.adapter import FeedAdapter
 from catalog.pricefeeds.sources import Location
 
 
-class KeyedFeed:
+class KeyedFeed(FeedAdapter):
     """An adapter reading a URL (sending its API key in a header) or local files.
 
     Parameters
@@ -20,27 +19,18 @@ class KeyedFeed:
         Sent in ``key_header`` (default ``Authorization: Bearer <api_key>``), so it stays out
         of URLs, error messages and logs; None sends no header.
     client, instance_map, limits
-        As for every adapter: the HTTP client, the accelerator map and the price checks.
+        As for every adapter (``FeedAdapter``).
     """
 
     default_location: str
     key_header = "Authorization"
     key_prefix = "Bearer "
 
-    def __init__(
-        self,
-        *,
-        location: Location | None = None,
-        api_key: str | None = None,
-        client: HttpClient | None = None,
-        instance_map: InstanceMap | None = None,
-        limits: PriceLimits | None = None,
-    ) -> None:
+    def __init__(self, *, location: Location | None = None, api_key: str | None = None,
+                 **adapter: Any) -> None:
+        super().__init__(**adapter)
         self.location = self.default_location if location is None else location
         self.api_key = api_key
-        self.client = client or HttpClient()
-        self.instance_map = instance_map or default_instance_map()
-        self.limits = limits or PriceLimits()
 
     @property
     def headers(self) -> dict[str, str] | None:
