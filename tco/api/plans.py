@@ -15,6 +15,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from tco.api.scenario_jobs import NOT_DONE
 from tco.api.scenario_jobs import JobConflict
 from tco.api.scenario_jobs import ScenarioFilterSet
 from tco.api.scenario_jobs import ScenarioJobViewSet
@@ -118,9 +119,20 @@ class PlanViewSet(ScenarioJobViewSet):
 
     serializer_class = PlanSerializer
     filterset_class = PlanFilterSet
+    spec_error = PlanSpecError
+    job_name = "plan"
+    done_status = PlanStatus.DONE
 
     def jobs_for(self, user: User) -> QuerySet[ProcurementPlan]:
         return plans_for(user)
+
+    def refusal(self, exc: PlanSpecError) -> dict[str, Any]:
+        """Scenario problems under ``scenario``, every other one under ``spec`` with its path."""
+        if exc.field.startswith("scenario."):
+            return {"scenario": [f"{exc.field.removeprefix('scenario.')}: {exc.message}"]}
+        if exc.field == "choices":
+            return {"spec": {"owned": [exc.message], "rent": [exc.message]}}
+        return {"spec": {exc.field: [exc.message]}}
 
     @extend_schema(request=PlanCreateSerializer, responses={202: PlanSerializer}, examples=CREATE_EXAMPLES)
     def create(self, request):
@@ -128,12 +140,8 @@ class PlanViewSet(ScenarioJobViewSet):
         spec = dict(data["spec"])
         if "demand_csv" in data:
             spec["demand"] = {"table": data["demand_csv"]}
-        try:
-            plan = plan_create(scenario=data["scenario"], name=data["name"], spec=spec,
-                               created_by=request.user)
-        except PlanSpecError as exc:
-            raise ValidationError(_refusal(exc)) from exc
-        return self.accepted(plan)
+        return self.start(plan_create, scenario=data["scenario"], name=data["name"], spec=spec,
+                          created_by=request.user)
 
     @extend_schema(request=None, responses={202: PlanSerializer, 409: OpenApiResponse(
         description="A solve is already under way.")})
@@ -146,20 +154,10 @@ class PlanViewSet(ScenarioJobViewSet):
             raise JobConflict(f"the plan is {plan.status}; wait until it ends")
         return self.accepted(plan)
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, 409: OpenApiResponse(description="Not done yet.")})
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 409: NOT_DONE})
     @action(detail=True, methods=["get"])
     def result(self, request, pk=None):
         """The solved plan: orders, commitments, capacity by source, baselines, limits, uncertainty."""
-        plan = self.get_object()
-        if plan.status != PlanStatus.DONE:
-            raise JobConflict(f"the plan is {plan.status}, not done")
+        plan = self.done_job()
         return Response({**plan.result, "uncertainty": plan.uncertainty})
 
-
-def _refusal(exc: PlanSpecError) -> dict[str, Any]:
-    """Scenario problems under ``scenario``, every other one under ``spec`` with its path."""
-    if exc.field.startswith("scenario."):
-        return {"scenario": [f"{exc.field.removeprefix('scenario.')}: {exc.message}"]}
-    if exc.field == "choices":
-        return {"spec": {"owned": [exc.message], "rent": [exc.message]}}
-    return {"spec": {exc.field: [exc.message]}}

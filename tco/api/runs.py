@@ -14,10 +14,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import renderers
 from rest_framework import serializers
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from tco.api.scenario_jobs import NOT_DONE
 from tco.api.scenario_jobs import JobConflict
 from tco.api.scenario_jobs import ScenarioJobViewSet
 from tco.demo import EXAMPLE_SCENARIO_DESCRIPTION
@@ -151,20 +151,52 @@ class SweepRunViewSet(ScenarioJobViewSet):
 
     serializer_class = SweepRunSerializer
     filterset_class = SweepRunFilterSet
+    spec_error = RunSpecError
+    job_name = "run"
+    done_status = RunStatus.DONE
     ordering_fields = ["created_at", "status"]
 
     def jobs_for(self, user: User) -> QuerySet[SweepRun]:
         return sweep_runs_for(user).defer("engine_inputs", "summary")
 
+    def refusal(self, exc: RunSpecError) -> dict[str, Any]:
+        """DRF's error shape: start fields under their own key, spec problems under ``spec``."""
+        if exc.field in START_FIELDS:
+            return {exc.field: [exc.message]}
+        return {"spec": {exc.field: [exc.message]}}
+
     @extend_schema(request=RunStartSerializer, responses={202: SweepRunSerializer}, examples=START_EXAMPLES)
     def create(self, request):
         """Check the spec and queue the run; a spec that cannot run is refused (400) with the field."""
         start = self.start_data(RunStartSerializer)
-        try:
-            run = sweep_run_start(**start, created_by=request.user)
-        except RunSpecError as exc:
-            raise ValidationError(_refusal(exc)) from exc
-        return self.accepted(run)
+        return self.start(sweep_run_start, **start, created_by=request.user)
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 409: NOT_DONE})
+    @action(detail=True, methods=["get"])
+    def summary(self, request, pk=None):
+        """Sweep: ranges, winner shares, breakeven heat map. Monte Carlo: P10/P50/P90, P(buy wins),
+        histogram. Sensitivity: tornado rows."""
+        run = self.done_job()
+        return Response(run.summary)
+
+    @extend_schema(responses={(200, PARQUET_MEDIA_TYPE): OpenApiTypes.BINARY})
+    @action(detail=True, methods=["get"], url_path=r"result\.parquet", url_name="result-parquet",
+            renderer_classes=[ParquetRenderer])
+    def result_parquet(self, request, pk=None):
+        """The full result, one row per point."""
+        run = self.done_job()
+        return FileResponse(run.result_file.open("rb"), as_attachment=True, filename=f"run-{run.pk}.parquet",
+                            content_type=PARQUET_MEDIA_TYPE)
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
+    @action(detail=True, methods=["get"], url_path=r"result\.csv", url_name="result-csv",
+            renderer_classes=[CSVRenderer])
+    def result_csv(self, request, pk=None):
+        """The full result as CSV, streamed a batch of rows at a time."""
+        run = self.done_job()
+        response = StreamingHttpResponse(_closing_csv(run), content_type="text/csv")
+        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.csv"'
+        return response
 
     @extend_schema(request=None, responses={202: SweepRunSerializer, 409: OpenApiResponse(
         description="The run had already ended.")})
@@ -176,47 +208,8 @@ class SweepRunViewSet(ScenarioJobViewSet):
             raise JobConflict(f"the run has already ended ({run.status})")
         return self.accepted(run)
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, 409: OpenApiResponse(description="Not done yet.")})
-    @action(detail=True, methods=["get"])
-    def summary(self, request, pk=None):
-        """Sweep: ranges, winner shares, breakeven heat map. Monte Carlo: P10/P50/P90, P(buy wins),
-        histogram. Sensitivity: tornado rows."""
-        run = self._done_run()
-        return Response(run.summary)
-
-    @extend_schema(responses={(200, PARQUET_MEDIA_TYPE): OpenApiTypes.BINARY})
-    @action(detail=True, methods=["get"], url_path=r"result\.parquet", url_name="result-parquet",
-            renderer_classes=[ParquetRenderer])
-    def result_parquet(self, request, pk=None):
-        """The full result, one row per point."""
-        run = self._done_run()
-        return FileResponse(run.result_file.open("rb"), as_attachment=True, filename=f"run-{run.pk}.parquet",
-                            content_type=PARQUET_MEDIA_TYPE)
-
-    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
-    @action(detail=True, methods=["get"], url_path=r"result\.csv", url_name="result-csv",
-            renderer_classes=[CSVRenderer])
-    def result_csv(self, request, pk=None):
-        """The full result as CSV, streamed a batch of rows at a time."""
-        run = self._done_run()
-        response = StreamingHttpResponse(_closing_csv(run), content_type="text/csv")
-        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.csv"'
-        return response
-
-    def _done_run(self) -> SweepRun:
-        run = self.get_object()
-        if run.status != RunStatus.DONE:
-            raise JobConflict(f"the run is {run.status}, not done")
-        return run
-
 
 def _closing_csv(run: SweepRun):
     with run.result_file.open("rb") as handle:
         yield from parquet_to_csv(handle)
 
-
-def _refusal(exc: RunSpecError) -> dict[str, Any]:
-    """DRF's error shape: start fields under their own key, spec problems under ``spec``."""
-    if exc.field in START_FIELDS:
-        return {exc.field: [exc.message]}
-    return {"spec": {exc.field: [exc.message]}}

@@ -2,17 +2,21 @@
 background jobs (runs, plans, report exports) that clients start, then poll."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import django_filters
 from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import mixins
 from rest_framework import serializers
 from rest_framework import status
 from rest_framework import viewsets
 from rest_framework.exceptions import APIException
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
+from tco.errors import FieldError
 from teams.models import Role
 from teams.permissions import TeamRolePermission
 from teams.permissions import require_role
@@ -23,6 +27,9 @@ class ScenarioFilterSet(django_filters.FilterSet):
     """By scenario id as a plain number: an unknown id and another team's both give no rows."""
 
     scenario = django_filters.NumberFilter(field_name="scenario_id")
+
+
+NOT_DONE = OpenApiResponse(description="Not done yet: the job has no result.")
 
 
 class JobConflict(APIException):
@@ -38,6 +45,13 @@ class ScenarioJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
 
     permission_classes = [TeamRolePermission]
     team_path = "scenario__team"
+    spec_error: type[FieldError] = FieldError  # how the app's service refuses a spec
+    job_name = "job"  # as messages name it: "the run is pending, not done"
+    done_status = "done"
+
+    def refusal(self, exc: FieldError) -> dict[str, Any]:
+        """A refused spec in DRF's error shape: the field and why."""
+        return {exc.field: [exc.message]}
 
     def jobs_for(self, user: User) -> QuerySet:
         """The jobs ``user`` may see, through the app's selector."""
@@ -54,6 +68,21 @@ class ScenarioJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         start.is_valid(raise_exception=True)
         require_role(self.request.user, start.validated_data["scenario"].team_id, Role.ANALYST)
         return start.validated_data
+
+    def start(self, service: Callable[..., Any], **kwargs: Any) -> Response:
+        """Start a job through the app's ``service``: 202 with it, or 400 where it refuses the spec."""
+        try:
+            job = service(**kwargs)
+        except self.spec_error as exc:
+            raise ValidationError(self.refusal(exc)) from exc
+        return self.accepted(job)
+
+    def done_job(self) -> Any:
+        """The job asked for, once it is done; before, 409 (it has no result yet)."""
+        job = self.get_object()
+        if job.status != self.done_status:
+            raise JobConflict(f"the {self.job_name} is {job.status}, not done")
+        return job
 
     def accepted(self, job: Any) -> Response:
         """202 with the job, and where to poll it (Location)."""
