@@ -203,7 +203,7 @@ def add_recurring(
     Parameters
     ----------
     out : ndarray, shape (..., H + 1)
-        Monthly cash-flow array [USD]; modified in place.
+        Monthly cash flows [USD]; months 1..last_month gain the amount.
     usd_per_month : numeric
         Amount in the first price year [USD/month].
     growth_per_year : numeric
@@ -253,7 +253,7 @@ def add_once(out: NDArray[np.float64], usd: ArrayLike, month: ArrayLike) -> None
     Parameters
     ----------
     out : ndarray, shape (..., H + 1)
-        Monthly cash-flow array [USD]; modified in place.
+        Monthly cash flows [USD]; ``month`` gains the amount.
     usd : numeric
         Amount [USD].
     month : numeric
@@ -287,7 +287,7 @@ def add_each_term(
     Parameters
     ----------
     out : ndarray, shape (..., H + 1)
-        Monthly cash-flow array [USD]; modified in place.
+        Monthly cash flows [USD]; the first month of each term gains the amount.
     usd : numeric
         Amount paid at the start of each term, at year-0 prices [USD].
     term_months : numeric

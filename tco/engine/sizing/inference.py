@@ -156,7 +156,7 @@ def size_inference(
                                         tokens_per_s_per_accelerator)
         )
         assumptions.append(
-            Assumption("price", price_usd_per_accelerator_hour, "USD per accelerator-hour", "input")
+            Assumption.given("price", price_usd_per_accelerator_hour, "USD per accelerator-hour")
         )
     return InferenceSizing(
         fits=fit.fits,

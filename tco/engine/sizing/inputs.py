@@ -186,19 +186,13 @@ class ModelShape:
 
     def assumptions(self) -> list[Assumption]:
         """The model figures a result uses, with their source."""
-        source = self.source or "input"
+        standard_kv = np.all(np.isnan(self.kv_cache_values_per_token_per_layer))
         return [
-            Assumption("model", self.name, "", source),
-            Assumption("parameters", self.parameters, "parameters", source),
-            Assumption("parameters_per_token", self.parameters_per_token, "parameters", source),
-            Assumption(
-                "kv_cache_values_per_token_per_layer",
-                self.kv_values_per_token_per_layer,
-                "values",
-                "2 x kv_heads x head_dim"
-                if np.all(np.isnan(self.kv_cache_values_per_token_per_layer))
-                else source,
-            ),
+            Assumption.given("model", self.name, "", self.source),
+            Assumption.given("parameters", self.parameters, "parameters", self.source),
+            Assumption.given("parameters_per_token", self.parameters_per_token, "parameters", self.source),
+            Assumption.given("kv_cache_values_per_token_per_layer", self.kv_values_per_token_per_layer,
+                             "values", "2 x kv_heads x head_dim" if standard_kv else self.source),
         ]
 
 
@@ -242,17 +236,16 @@ class AcceleratorSpec:
 
     def assumptions(self) -> list[Assumption]:
         """The accelerator's memory figures, with their source."""
-        source = self.source or "input"
         return [
-            Assumption("accelerator", self.name, "", source),
-            Assumption("accelerator_memory", self.memory_gb, "GB", source),
-            Assumption("memory_bandwidth", self.memory_bandwidth_gb_per_s, "GB/s", source),
+            Assumption.given("accelerator", self.name, "", self.source),
+            Assumption.given("accelerator_memory", self.memory_gb, "GB", self.source),
+            Assumption.given("memory_bandwidth", self.memory_bandwidth_gb_per_s, "GB/s", self.source),
         ]
 
     def peak_assumption(self, precision: Precision) -> Assumption:
         """The dense peak a throughput figure uses, with its source."""
-        return Assumption(f"dense_peak_{precision.value}", self.dense_tflops[precision],
-                          "TFLOPS", self.source or "input")
+        return Assumption.given(f"dense_peak_{precision.value}", self.dense_tflops[precision], "TFLOPS",
+                                self.source)
 
 
 @dataclass(frozen=True)
@@ -292,5 +285,5 @@ class FitPolicy:
                        "one NVLink/NVSwitch node (8 GPUs in a DGX/HGX, seed 002)"),
             Assumption("max_pipeline_parallel", self.pipeline_limit(model), "stages",
                        "at least one layer per pipeline stage"),
-            Assumption("max_accelerators", self.max_accelerators, "accelerators", "input"),
+            Assumption.given("max_accelerators", self.max_accelerators, "accelerators"),
         ]

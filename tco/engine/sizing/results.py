@@ -55,6 +55,11 @@ class Assumption:
     unit: str
     source: str
 
+    @classmethod
+    def given(cls, name: str, value: Any, unit: str, source: str = "") -> Assumption:
+        """A figure the caller gave: cited by its ``source`` when one is stated, else as "input"."""
+        return cls(name, value, unit, source or "input")
+
 
 class SizingResult:
     """Base of sizing results: adds a JSON-ready ``to_dict``."""

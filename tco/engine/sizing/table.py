@@ -24,17 +24,13 @@ from tco.engine.sizing.workloads import InferenceTarget
 from tco.engine.sizing.workloads import TrainingJob
 
 H100_SXM_80GB = AcceleratorSpec(
-    name="NVIDIA H100 SXM 80GB",
-    memory_gb=80.0,
-    memory_bandwidth_gb_per_s=3_350.0,
+    name="NVIDIA H100 SXM 80GB", memory_gb=80.0, memory_bandwidth_gb_per_s=3_350.0,
     dense_tflops={Precision.FP16: 989.0, Precision.BF16: 989.0, Precision.FP8: 1_979.0},
     source="seed 004_d02abd69ba5c9305, H100 SXM5: 80 GB HBM3, 3,350 GB/s, dense FP16/BF16 989 "
     "and FP8 1,979 TFLOPS (the 1,979 FP16 of seeds 002/003 is the sparse figure)",
 )
 MI300X_192GB = AcceleratorSpec(
-    name="AMD Instinct MI300X 192GB",
-    memory_gb=192.0,
-    memory_bandwidth_gb_per_s=5_300.0,
+    name="AMD Instinct MI300X 192GB", memory_gb=192.0, memory_bandwidth_gb_per_s=5_300.0,
     dense_tflops={Precision.FP16: 1_307.0, Precision.BF16: 1_307.0, Precision.FP8: 2_614.0},
     source="seed 004_d02abd69ba5c9305, MI300X: 192 GB HBM3, 5,300 GB/s, FP16/BF16 1,307 and "
     "FP8 2,614 TFLOPS (dense; seed 003 agrees)",

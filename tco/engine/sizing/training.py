@@ -239,7 +239,7 @@ def size_training(
         assumptions=[
             *fit.assumptions,
             accelerator.peak_assumption(job.precision),
-            Assumption("deadline_days", deadline_days, "days", "input")
+            Assumption.given("deadline_days", deadline_days, "days")
             if deadline_days is not None
             else Assumption("accelerators", requested, "accelerators",
                             "input" if accelerators is not None else "memory minimum"),

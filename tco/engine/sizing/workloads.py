@@ -151,17 +151,17 @@ class TrainingJob:
         """The job's figures and conventions."""
         bytes_source = "default: mixed-precision Adam, 18 bytes/parameter (seed 002; HF guide)"
         return [
-            Assumption("training_tokens", self.tokens, "tokens", "input"),
+            Assumption.given("training_tokens", self.tokens, "tokens"),
             Assumption("training_flops", "6 x parameters per token x tokens", "FLOP",
                        "Kaplan et al. 2020; seed 001 (7e9 x 6 x tokens)"),
-            Assumption("precision", self.precision, "", "input"),
+            Assumption.given("precision", self.precision, ""),
             Assumption("mfu", self.mfu, "share of dense peak",
                        "input (default 0.40; Llama 3 paper, Table 4: 38-43 % at scale)"),
-            Assumption("sharding", self.sharding, "", "input"),
-            Assumption("tensor_parallel", self.tensor_parallel, "accelerators", "input"),
-            Assumption("pipeline_parallel", self.pipeline_parallel, "stages", "input"),
-            Assumption("sequence_length", self.sequence_length, "tokens", "input"),
-            Assumption("micro_batch_size", self.micro_batch_size, "sequences", "input"),
+            Assumption.given("sharding", self.sharding, ""),
+            Assumption.given("tensor_parallel", self.tensor_parallel, "accelerators"),
+            Assumption.given("pipeline_parallel", self.pipeline_parallel, "stages"),
+            Assumption.given("sequence_length", self.sequence_length, "tokens"),
+            Assumption.given("micro_batch_size", self.micro_batch_size, "sequences"),
             Assumption("activation_recomputation", self.recomputation, "",
                        "Korthikanti et al. 2022 activation estimate"),
             *(Assumption(f"{name}_bytes_per_parameter", value, "bytes/parameter", bytes_source)
@@ -216,13 +216,13 @@ class InferenceTarget:
     def assumptions(self) -> list[Assumption]:
         """The target's figures and conventions."""
         return [
-            Assumption("target_tokens_per_s", self.tokens_per_s, "tokens/s", "input"),
-            Assumption("batch_size", self.batch_size, "sequences per replica", "input"),
+            Assumption.given("target_tokens_per_s", self.tokens_per_s, "tokens/s"),
+            Assumption.given("batch_size", self.batch_size, "sequences per replica"),
             Assumption("context_length", self.context_length, "tokens",
                        "input; attended in full every step"),
-            Assumption("weights_precision", self.precision, "", "input"),
-            Assumption("compute_precision", self.arithmetic_precision, "", "input"),
-            Assumption("kv_cache_precision", self.kv_precision, "", "input"),
+            *(Assumption.given(f"{part}_precision", precision, "") for part, precision in (
+                ("weights", self.precision), ("compute", self.arithmetic_precision),
+                ("kv_cache", self.kv_precision))),
             Assumption("compute_efficiency", self.compute_efficiency, "share of dense peak",
                        "seed 001 default 0.6"),
             Assumption("memory_bandwidth_efficiency", self.memory_bandwidth_efficiency,
