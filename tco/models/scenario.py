@@ -113,7 +113,7 @@ class Scenario(models.Model):
     network_share_of_compute = models.DecimalField(**RATE, default=0)
     storage_usd = models.DecimalField(**MONEY, default=0)
     racks_install_usd_per_rack = models.DecimalField(**MONEY, default=0)
-    spares_share = models.DecimalField(**RATE, default=0)
+    spares_share = models.DecimalField(**RATE, default=0, help_text="Spares, share of the systems' price.")
     power_cap_share = models.DecimalField(
         **RATE, default=1, help_text="Power cap as a share of TDP; 1 = no cap.")
     power_cap_throughput_loss = models.DecimalField(
