@@ -273,8 +273,9 @@ class ScenarioViewSet(viewsets.ModelViewSet):
 
 
 class EvaluateView(APIView):
-    """Evaluate a scenario sent as JSON (the scenario shape) without saving it; the quotes of
-    its team (named, or your only team) count beside public prices."""
+    """Evaluate a scenario sent as JSON (the scenario shape) without saving it: the figures
+    saving it would give. Its team (named, or your only team) counts as on create: the team's
+    quotes beside public prices, and its finance defaults for the figures the body leaves out."""
 
     permission_classes = [IsAuthenticated]
 

@@ -173,9 +173,11 @@ def scenario_update(*, scenario: Scenario, data: Mapping[str, Any],
 def unsaved_evaluate(*, data: Mapping[str, Any], rent_options: Sequence[Mapping[str, Any]],
                      user: AbstractBaseUser | None,
                      api_options: Sequence[Mapping[str, Any]] = ()) -> Evaluation:
-    """Evaluate a scenario given as data, without saving it. Its team's quotes count beside
-    public prices: the team named (the user must be in it), else the user's only team; a user
-    of several teams who names none gets public prices only.
+    """Evaluate a scenario given as data, without saving it: the figures saving it would give.
+
+    Its team's quotes count beside public prices, and the team's finance defaults fill what the
+    data leaves out, as on create: the team named (the user must be in it), else the user's only
+    team; a user of several teams who names none gets public prices and the standard defaults.
     """
     named = data.get("team")
     try:
@@ -184,7 +186,7 @@ def unsaved_evaluate(*, data: Mapping[str, Any], rent_options: Sequence[Mapping[
         if named is not None:
             raise
         team = None
-    scenario, options = scenario_build({**data, "team": team}, rent_options)
+    scenario, options = scenario_build({**finance_defaults(team), **data, "team": team}, rent_options)
     return scenario_evaluate(scenario=scenario, rent_options=options,
                              api_options=api_options_build(api_options))
 

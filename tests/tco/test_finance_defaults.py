@@ -43,7 +43,8 @@ def zero_lines(body: dict) -> set[str]:
 
 
 def test_a_result_lists_the_costs_left_at_zero(analyst):
-    body = client_of(analyst).post("/api/v1/evaluate/", minimal(), format="json").json()
+    zeros = {name: "0" for name in FINANCE_DEFAULTS if name != "depreciation_months"}
+    body = client_of(analyst).post("/api/v1/evaluate/", {**minimal(), **zeros}, format="json").json()
     saving = body["result"]["summary"]
 
     assert zero_lines(body) == ZERO_LINES
@@ -62,6 +63,21 @@ def test_a_new_scenario_starts_from_the_finance_defaults(analyst):
     assert zero_lines(body) == {"Storage", "Racks"}
     (figures,) = body["result"]["summary"].values()
     assert figures["npv_saving_usd"] < figures["saving_usd"]  # discounted at 8 %
+
+
+def test_evaluating_before_saving_gives_the_figures_saving_gives(analyst):
+    FinanceDefault.objects.create(team=team(), field="discount_rate_per_year",
+                                  value=Decimal("0.11"), reason="our treasury's hurdle rate")
+    api = client_of(analyst)
+
+    unsaved = api.post("/api/v1/evaluate/", minimal(), format="json").json()
+    created = api.post("/api/v1/scenarios/", minimal(), format="json").json()
+    saved = api.post(f"/api/v1/scenarios/{created['id']}/evaluate/").json()
+
+    assert unsaved["result"]["summary"] == saved["result"]["summary"]
+    assert zero_lines(unsaved) == {"Storage", "Racks"}
+    rate = next(row for row in unsaved["assumptions"] if row["path"] == "finance.discount_rate_per_year")
+    assert rate["value"] == 0.11
 
 
 def test_given_figures_win_over_the_defaults_and_a_team_has_its_own(analyst):

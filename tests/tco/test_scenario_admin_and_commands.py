@@ -13,6 +13,7 @@ from django.core.management import call_command
 from catalog.models import CloudOffering
 from tco.models import RentOption
 from tco.models import Scenario
+from teams.finance_defaults import FINANCE_DEFAULTS
 
 pytestmark = pytest.mark.django_db
 
@@ -91,7 +92,8 @@ def scenario_file(tmp_path, catalog):
     data = {"name": "cli", "accelerator": "h100-sxm-80gb", "accelerators": 8, "utilisation": "1",
             "system": "dgx-h100", "system_price_usd": "400000", "facility": "colo-air",
             "electricity_usd_per_kwh": "0.10", "pue": "1", "colocation_usd_per_kw_month": "0",
-            "horizon_months": 12, "discount_rate_per_year": "0",
+            "horizon_months": 12, **{name: "0" for name in FINANCE_DEFAULTS},
+            "depreciation_months": 60,
             "rent_options": [{"offering": offering.pk, "price_usd_per_instance_hour": "50"}]}
     path = tmp_path / "scenario.json"
     path.write_text(json.dumps(data))
