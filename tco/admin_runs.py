@@ -225,7 +225,7 @@ def _input_rows(scenario: Scenario) -> dict[str, Any]:
     """Every numeric input a run can vary: its label (naming the rent option or cooling tier it
     belongs to), the path to type and its value with its unit; or why the scenario cannot run."""
     try:
-        inputs = scenario_check(scenario=scenario).inputs
+        inputs = scenario_check(scenario=scenario, pinned=True).inputs
     except ScenarioInputError as exc:
         return {"inputs_error": str(exc)}
     names = {"rent_names": [option.name for option in inputs.rent],

@@ -50,7 +50,7 @@ class PlanSpecError(FieldError):
 def scenario_plan_inputs(scenario: Scenario, spec: Any) -> PlanInputs:
     """The plan's engine inputs from its spec and its scenario's catalog, facility and finance."""
     try:
-        case = scenario_check(scenario=scenario)
+        case = scenario_check(scenario=scenario, pinned=True)
     except ScenarioInputError as exc:
         raise PlanSpecError(f"scenario.{exc.field}", exc.message) from exc
     try:

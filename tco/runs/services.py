@@ -112,7 +112,7 @@ def sweep_run_start(
     evaluated or the spec cannot run.
     """
     try:
-        case = scenario_check(scenario=scenario)
+        case = scenario_check(scenario=scenario, pinned=True)
     except ScenarioInputError as exc:
         raise RunSpecError("scenario", f"cannot be evaluated: {exc}") from None
     parsed = run_spec(kind, spec, case.inputs)

@@ -33,6 +33,7 @@ from tco.engine.vocabulary import usd_short
 from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
+from tco.models import ScenarioSnapshot
 from tco.services.engine_inputs import Assumption
 from tco.services.engine_inputs import EngineCase
 from tco.services.engine_inputs import EvaluationWarning
@@ -171,10 +172,7 @@ def scenario_evaluate(*, scenario: Scenario, rent_options: list[RentOption] | No
 
     Raises ScenarioInputError naming the field to fix when it cannot be evaluated.
     """
-    case = engine_case(scenario, rent_options, api_options)
-    snapshot = approval_snapshot(scenario) if pinned else None
-    if snapshot is not None:
-        case = pinned_case(case, snapshot)
+    case, snapshot = scenario_case(scenario, rent_options, api_options, pinned=pinned)
     try:
         evaluation = evaluation_of(case.inputs, recorded=case.assumptions, prices=case.prices,
                                    sizing=case.sizing, labels=case.labels(), warnings=case.warnings)
@@ -216,13 +214,26 @@ def option_figures(result: engine.Result) -> list[dict[str, Any]]:
     return rows
 
 
+def scenario_case(scenario: Scenario, rent_options: list[RentOption] | None = None,
+                  api_options: list[ApiOption] | None = None, *,
+                  pinned: bool = True) -> tuple[EngineCase, ScenarioSnapshot | None]:
+    """The scenario's engine inputs and, for an approved one, the snapshot of its approval whose
+    inputs they are (unless ``pinned`` is False): whatever reads an approved scenario (its
+    evaluation, a sweep, a Monte Carlo run, a plan) starts from the numbers that were signed."""
+    case = engine_case(scenario, rent_options, api_options)
+    snapshot = approval_snapshot(scenario) if pinned else None
+    return (case if snapshot is None else pinned_case(case, snapshot)), snapshot
+
+
 def scenario_check(*, scenario: Scenario, rent_options: list[RentOption] | None = None,
-                   api_options: list[ApiOption] | None = None) -> EngineCase:
-    """The scenario's engine inputs, checked as the engine checks them, without evaluating.
+                   api_options: list[ApiOption] | None = None, pinned: bool = False) -> EngineCase:
+    """The scenario's engine inputs, checked as the engine checks them, without evaluating:
+    as its fields give them (what an edit would save), or with ``pinned`` an approved one's as
+    pinned at its approval (what runs and plans over it start from, see `scenario_case`).
 
     Raises ScenarioInputError naming the field when it could not be evaluated.
     """
-    case = engine_case(scenario, rent_options, api_options)
+    case, _ = scenario_case(scenario, rent_options, api_options, pinned=pinned)
     try:
         engine.validate(case.inputs)
     except engine.InputError as exc:

@@ -14,6 +14,7 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
+from django.test import TestCase
 from django.urls import reverse
 from django.utils import timezone
 
@@ -23,8 +24,12 @@ from catalog.models import Source
 from reports.services import report_content_for
 from tco.models import AlertKind
 from tco.models import PriceAlert
+from tco.models import RunKind
 from tco.models import ScenarioSnapshot
 from tco.models import SnapshotReason
+from tco.planning import scenario_plan_inputs
+from tco.runs.services import run_inputs
+from tco.runs.services import sweep_run_start
 from tco.services.evaluation import option_figures
 from tco.services.evaluation import scenario_evaluate
 from tco.services.scenarios import ApprovalRefused
@@ -224,3 +229,19 @@ def test_comparing_versions_shows_the_approved_one_at_its_pinned_prices(approved
             "signed; the new point at\n  today&#x27;s catalog prices. The prices differ, so a move can "
             "come from the prices as well as from the edits.") in page.content.decode()
     assert "same catalog prices" not in page.content.decode()
+
+
+def test_runs_and_plans_over_an_approved_scenario_start_from_its_signed_prices(approved):
+    add_p5_price("30")
+    aws = next(index for index, row in enumerate(scenario_evaluate(scenario=approved).result.rent)
+               if row.name == AWS)
+
+    with TestCase.captureOnCommitCallbacks():  # nothing queued: the run's inputs are what count
+        run = sweep_run_start(scenario=approved, kind=RunKind.SWEEP,
+                              spec={"axes": [{"path": "workload.utilisation", "values": [0.5, 0.8]}]})
+    plan = scenario_plan_inputs(approved, {"demand": {"start": 8, "months": 36},
+                                           "owned": [{"name": "DGX H100"}]})
+
+    assert run_inputs(run).rent[aws].price_usd_per_instance_hour == 55.04  # signed, not today's $30
+    plan_rent = next(choice.option for choice in plan.rent if choice.name == AWS)
+    assert plan_rent.price_usd_per_instance_hour == 55.04
