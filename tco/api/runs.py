@@ -123,9 +123,14 @@ class SweepRunFilterSet(django_filters.FilterSet):
 
 
 class _FileRenderer(renderers.BaseRenderer):
-    """Lets clients ask for a file type; the view answers with the file itself."""
+    """Lets clients ask for a file type; the view answers with the file itself, or with its
+    error (409 before the run is done) as JSON, labelled so."""
 
     def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> Any:
+        response = (renderer_context or {}).get("response")
+        if response is not None and response.exception:
+            response["Content-Type"] = "application/json"
+            return renderers.JSONRenderer().render(data)
         return data
 
 

@@ -122,7 +122,10 @@ def test_the_summary_and_files_of_an_unfinished_run_answer_409(api, run_scenario
 
     assert run["summary_url"] is None
     assert api.get(f"{run['url']}summary/").status_code == 409
-    assert api.get(f"{run['url']}result.parquet/").status_code == 409
+    for name in ("result.parquet", "result.csv"):
+        refused = api.get(f"{run['url']}{name}/")
+        assert (refused.status_code, refused["Content-Type"]) == (409, "application/json"), name
+        assert refused.json() == {"detail": "the run is pending, not done"}
 
 
 def test_runs_list_only_the_users_own_and_filter_by_scenario(api, run_scenario, client,
