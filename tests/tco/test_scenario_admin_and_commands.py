@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import re
+from decimal import Decimal
 
 import pytest
 from django.core.management import CommandError
@@ -14,6 +15,8 @@ from catalog.models import CloudOffering
 from tco.models import RentOption
 from tco.models import Scenario
 from teams.finance_defaults import FINANCE_DEFAULTS
+from teams.models import FinanceDefault
+from tests.teams.members import team
 
 pytestmark = pytest.mark.django_db
 
@@ -108,6 +111,20 @@ def test_tco_evaluate_prints_the_result_as_json(scenario_file):
     result = json.loads(out.getvalue())["result"]
     assert result["rent"][0]["breakeven_month"] == 12  # 400,000 / (36,500 - 744.60) = 11.19
     assert Scenario.objects.count() == 0
+
+
+def test_tco_evaluate_takes_the_finance_defaults_of_the_team_a_file_names(scenario_file):
+    FinanceDefault.objects.create(team=team(), field="support_share_per_year",
+                                  value=Decimal("0.11"), reason="our vendor's support quote")
+    data = json.loads(scenario_file.read_text())
+    del data["support_share_per_year"]
+    scenario_file.write_text(json.dumps({**data, "team": team().slug}))
+    out = io.StringIO()
+
+    call_command("tco_evaluate", str(scenario_file), stdout=out)
+
+    assumptions = {row["path"]: row for row in json.loads(out.getvalue())["assumptions"]}
+    assert assumptions["buy.support_share_per_year"]["value"] == 0.11
 
 
 def test_tco_evaluate_prints_monthly_lines_as_csv(scenario_file):
