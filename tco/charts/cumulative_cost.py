@@ -13,6 +13,9 @@ from tco.engine.figures import scalar
 
 # A breakeven label right of this share of the x axis would run past the axes, so it goes left.
 LABEL_FLIPS_LEFT_AT = 0.7
+# Labels of breakevens closer than this share of the x axis would overlap, so they stack.
+LABELS_STACK_WITHIN = 0.2
+LABEL_STEP_POINTS = 11
 
 
 def cumulative_cost_figure(result: engine.Result) -> Figure:
@@ -30,24 +33,34 @@ def cumulative_cost_figure(result: engine.Result) -> Figure:
             value = float(buy_cumulative[int(month)])
             ax.scatter([month], [value], color=line.get_color(), zorder=5)
             breakevens.append((int(month), value, line.get_color()))
+    # Options breaking even in the same month share one marker point, so they share one label.
+    colours_by_month: dict[int, list[str]] = {}
+    for month, _, colour in breakevens:
+        colours_by_month.setdefault(month, []).append(colour)
     money_axis(ax.yaxis)
     ax.set_xlabel("Month")
     ax.set_ylabel("Cumulative cost (USD)")
     ax.set_xlim(0, months[-1])
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
-    for month, value, colour in breakevens:
-        _label_breakeven(ax, month, value, colour)
+    labelled: list[int] = []
+    for month, value in sorted({(month, value) for month, value, _ in breakevens}):
+        colours = colours_by_month[month]
+        near = sum(abs(month - other) / months[-1] < LABELS_STACK_WITHIN for other in labelled)
+        _label_breakeven(ax, month, value, colours[0] if len(colours) == 1 else BUY_COLOUR, stack=near)
+        labelled.append(month)
     fig.tight_layout()
     return fig
 
 
-def _label_breakeven(ax: Axes, month: int, value: float, colour: str) -> None:
-    """"breakeven month N" beside its marker, on whichever side keeps it inside the axes."""
+def _label_breakeven(ax: Axes, month: int, value: float, colour: str, *, stack: int = 0) -> None:
+    """"breakeven month N" beside its marker, on whichever side keeps it inside the axes, ``stack``
+    lines further from it where nearer labels already stand."""
     x_share = (month - ax.get_xlim()[0]) / np.ptp(ax.get_xlim())
     y_share = (value - ax.get_ylim()[0]) / np.ptp(ax.get_ylim())
     left = x_share > LABEL_FLIPS_LEFT_AT
     below = y_share > 0.15
+    offset = 6 + stack * LABEL_STEP_POINTS
     ax.annotate(f"breakeven month {month}", (month, value), textcoords="offset points",
-                xytext=(-6 if left else 6, -6 if below else 6), ha="right" if left else "left",
+                xytext=(-6 if left else 6, -offset if below else offset), ha="right" if left else "left",
                 va="top" if below else "bottom", fontsize=8, color=colour)

@@ -51,6 +51,28 @@ def test_a_breakeven_in_the_last_month_is_labelled_inside_the_axes():
     assert _inside(label.get_window_extent(renderer), ax.get_window_extent(renderer))
 
 
+def test_breakevens_in_the_same_or_nearby_months_get_labels_that_do_not_overlap():
+    # Two offers at the same price break even in the same month; a dearer one a few months sooner.
+    same = [RentOption(name, "on_demand", price_usd_per_instance_hour=20.0, accelerators_per_instance=8.0)
+            for name in ("on-demand A", "on-demand B")]
+    dearer = RentOption("on-demand C", "on_demand", price_usd_per_instance_hour=24.0,
+                        accelerators_per_instance=8.0)
+    result = engine.evaluate(flat_scenario(rent=(*same, dearer)))
+    months = [int(scalar(option.breakeven_month)) for option in result.rent]
+    assert months[0] == months[1] and months[2] < months[0] - 1  # the case this test is about
+
+    figure = cumulative_cost_figure(result)
+    renderer = _drawn(figure)
+    ax = figure.axes[0]
+    labels = [child for child in ax.get_children() if isinstance(child, Annotation)]
+    boxes = [label.get_window_extent(renderer) for label in labels]
+
+    assert sorted(label.get_text() for label in labels) == [
+        f"breakeven month {months[2]}", f"breakeven month {months[0]}"]
+    assert not boxes[0].overlaps(boxes[1])
+    assert all(_inside(box, ax.get_window_extent(renderer)) for box in boxes)
+
+
 def _heatmap(months_range: tuple[int, int]) -> dict:
     low, high = months_range
     grid = [[low, low, None], [high, low, high]]
