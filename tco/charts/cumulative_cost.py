@@ -24,7 +24,8 @@ def cumulative_cost_figure(result: engine.Result) -> Figure:
     months = result.months
     buy_cumulative = np.reshape(result.buy.cash_flows.cumulative_usd, -1)
     ax.plot(months, buy_cumulative, label="Buy", linewidth=2.4, color=BUY_COLOUR)
-    breakevens = []
+    # Options breaking even in the same month share one marker point, so they share one label.
+    breakevens: dict[int, tuple[float, list[str]]] = {}
     for option in result.rent:
         line, = ax.plot(months, np.reshape(option.cash_flows.cumulative_usd, -1),
                         label=f"Rent: {option.name}", linewidth=1.6)
@@ -32,11 +33,7 @@ def cumulative_cost_figure(result: engine.Result) -> Figure:
         if np.isfinite(month):
             value = float(buy_cumulative[int(month)])
             ax.scatter([month], [value], color=line.get_color(), zorder=5)
-            breakevens.append((int(month), value, line.get_color()))
-    # Options breaking even in the same month share one marker point, so they share one label.
-    colours_by_month: dict[int, list[str]] = {}
-    for month, _, colour in breakevens:
-        colours_by_month.setdefault(month, []).append(colour)
+            breakevens.setdefault(int(month), (value, []))[1].append(line.get_color())
     money_axis(ax.yaxis)
     ax.set_xlabel("Month")
     ax.set_ylabel("Cumulative cost (USD)")
@@ -44,8 +41,7 @@ def cumulative_cost_figure(result: engine.Result) -> Figure:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     labelled: list[int] = []
-    for month, value in sorted({(month, value) for month, value, _ in breakevens}):
-        colours = colours_by_month[month]
+    for month, (value, colours) in sorted(breakevens.items()):
         near = sum(abs(month - other) / months[-1] < LABELS_STACK_WITHIN for other in labelled)
         _label_breakeven(ax, month, value, colours[0] if len(colours) == 1 else BUY_COLOUR, stack=near)
         labelled.append(month)
