@@ -35,5 +35,5 @@ test: $(STAMP) system-packages services
 	$(PY) -m pytest
 
 bench: $(STAMP)
-	$(PY) -m tco.bench
-	$(PY) -m catalog.pricefeeds.bench --size-mb 50
+	$(PY) -m benchmarks
+	$(PY) -m benchmarks.pricefeeds --size-mb 50

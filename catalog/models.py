@@ -30,7 +30,7 @@ from catalog.choices import SystemKind
 from catalog.choices import Vendor
 from catalog.validators import validate_not_negative
 from catalog.validators import validate_positive
-from config.jobs import RecoverableJob
+from core.jobs import RecoverableJob
 
 
 def _figure(max_digits: int = 10, decimal_places: int = 2, **kwargs) -> models.DecimalField:

@@ -11,7 +11,7 @@
    then everything is written in bulk in one transaction: all or nothing. A refused file ends
    FAILED with each bad row's number, column and reason in ``errors``; nothing is written.
 3. A worker that dies mid-import, or a message a Redis restart lost, is sent again by the
-   catalog's reaper (config/jobs.py); writing again is safe, since a price already recorded is
+   catalog's reaper (core/jobs.py); writing again is safe, since a price already recorded is
    counted unchanged.
 """
 from __future__ import annotations
@@ -29,8 +29,8 @@ from catalog.importers import parse_quote_file
 from catalog.importers import quote_file_screen
 from catalog.models import QuoteImport
 from catalog.services import quote_rows_import
-from config import jobs
 from config.queues import Queue
+from core import jobs
 from teams.models import Team
 
 # A 2,000-row file takes about 2 s on a busy 2-core machine; the limits leave room for the

@@ -26,9 +26,9 @@ from catalog.refresh.limits import REFRESH_SOFT_TIME_LIMIT_S
 from catalog.refresh.limits import REFRESH_TIME_LIMIT_S
 from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.refresh.services import price_refresh_run
-from config import jobs
-from config.jobs import REAP_DELIVERY
-from config.task_retries import transient_retries
+from core import jobs
+from core.jobs import REAP_DELIVERY
+from core.task_retries import transient_retries
 
 # An outage of a provider's price API usually lasts minutes to hours: try again 15 minutes and
 # then 30 minutes later, and leave the rest to the next daily run.

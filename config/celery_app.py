@@ -11,7 +11,7 @@ from django_structlog.celery.steps import DjangoStructLogInitStep
 # Production unless told otherwise, like config/wsgi.py: `make run` sets the local settings.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
 # One BLAS thread per worker process: the engine is vectorised already, and several threads
-# per process oversubscribe the cores that the worker processes share (measured by tco.bench).
+# per process oversubscribe the cores that the worker processes share (measured by benchmarks).
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
@@ -30,7 +30,7 @@ def use_django_logging(**kwargs):
     logging.config.dictConfig(settings.LOGGING)
 
 
-# Where /healthz keeps the last worker ping (config/health.py).
+# Where /healthz keeps the last worker ping (core/health.py).
 WORKER_STATUS_KEY = "healthz:workers"
 
 

@@ -9,8 +9,8 @@ from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from catalog.api.urls import router as catalog_router
-from config.favicon import favicon
-from config.health import healthz
+from core.favicon import favicon
+from core.health import healthz
 from reports.api.urls import router as reports_router
 from tco.api.urls import router as tco_router
 

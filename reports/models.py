@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from config.jobs import RecoverableJob
+from core.jobs import RecoverableJob
 from reports.choices import ExportStatus
 from reports.choices import FailureType
 from reports.choices import PaperSize

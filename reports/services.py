@@ -35,8 +35,8 @@ from django.utils.text import slugify
 
 from catalog.models import Source
 from catalog.selectors import visible_rows
-from config import jobs
 from config.queues import Queue
+from core import jobs
 from reports.builders.excel import build_workbook
 from reports.builders.pdf import build_pdf
 from reports.choices import ExportStatus
@@ -283,7 +283,7 @@ def report_exports_reap(*, now: datetime | None = None) -> jobs.Reaped:
 
     A running export whose worker no longer holds its task, and a pending one sent longer
     than ``JOBS_RESEND_PENDING_AFTER_S`` ago, are sent again until they have been sent
-    ``JOBS_MAX_ATTEMPTS`` times; then they are failed with the reason (config/jobs.py).
+    ``JOBS_MAX_ATTEMPTS`` times; then they are failed with the reason (core/jobs.py).
     """
     return jobs.reap(EXPORT_JOBS, now=now)
 

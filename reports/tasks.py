@@ -13,8 +13,8 @@ from typing import Any
 from celery import Task
 from celery import shared_task
 
-from config.jobs import REAP_DELIVERY
-from config.task_retries import RETRIES
+from core.jobs import REAP_DELIVERY
+from core.task_retries import RETRIES
 from reports.choices import FailureType
 from reports.services import REPORT_SOFT_TIME_LIMIT_S
 from reports.services import REPORT_TIME_LIMIT_S

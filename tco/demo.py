@@ -18,8 +18,8 @@ from catalog.models import SystemSku
 from tco.models import ProcurementPlan
 from tco.models import RentOption
 from tco.models import Scenario
-from tco.planning import plan_create
-from tco.planning import plan_resolve
+from tco.services.plans import plan_create
+from tco.services.plans import plan_resolve
 from tco.services.scenarios import scenario_save
 from teams.models import Team
 

@@ -1,6 +1,6 @@
 """Celery tasks of runs: ids in, one service call; the delivery contract is in the decorators.
 
-Chunk and finish tasks are idempotent (tco/runs/services.py), so they acknowledge late and are
+Chunk and finish tasks are idempotent (tco/services/runs.py), so they acknowledge late and are
 handed out again when their worker dies; their time limits stay far below the Redis
 visibility timeout (3,600 s). They retry only on transient broker and database errors, and run
 on their own queue so a big sweep never starves report or price-refresh jobs.
@@ -15,31 +15,31 @@ from django.db import reset_queries
 from django.dispatch import receiver
 
 from catalog.refresh.signals import prices_refreshed
-from config import jobs
-from config.jobs import REAP_DELIVERY
-from config.shown_errors import without_paths
-from config.task_retries import RETRIES
-from tco.planning import PLAN_JOBS
-from tco.planning import PLAN_SOFT_TIME_LIMIT_S
-from tco.planning import PLAN_TIME_LIMIT_S
-from tco.planning import plan_draws_compute
-from tco.planning import plan_solve
-from tco.planning import plans_reap
+from core import jobs
+from core.jobs import REAP_DELIVERY
+from core.shown_errors import without_paths
+from core.task_retries import RETRIES
 from tco.runs.limits import CHUNK_SOFT_TIME_LIMIT_S
 from tco.runs.limits import CHUNK_TIME_LIMIT_S
 from tco.runs.limits import FINISH_SOFT_TIME_LIMIT_S
 from tco.runs.limits import FINISH_TIME_LIMIT_S
-from tco.runs.services import failure_type_of
-from tco.runs.services import sweep_chunk_compute
-from tco.runs.services import sweep_run_fail
-from tco.runs.services import sweep_run_finish
-from tco.runs.services import sweep_runs_reap
+from tco.services.plans import PLAN_JOBS
+from tco.services.plans import PLAN_SOFT_TIME_LIMIT_S
+from tco.services.plans import PLAN_TIME_LIMIT_S
+from tco.services.plans import plan_draws_compute
+from tco.services.plans import plan_solve
+from tco.services.plans import plans_reap
 from tco.services.repricing import REPRICE_JOBS
 from tco.services.repricing import REPRICE_SOFT_TIME_LIMIT_S
 from tco.services.repricing import REPRICE_TIME_LIMIT_S
 from tco.services.repricing import reprice_job_request
 from tco.services.repricing import reprice_job_run
 from tco.services.repricing import reprice_jobs_reap
+from tco.services.runs import failure_type_of
+from tco.services.runs import sweep_chunk_compute
+from tco.services.runs import sweep_run_fail
+from tco.services.runs import sweep_run_finish
+from tco.services.runs import sweep_runs_reap
 
 
 class RunTask(Task):
@@ -57,7 +57,7 @@ class RunTask(Task):
                        error=without_paths(f"{type(exc).__name__}: {exc}"))
 
 
-# Sent to Queue.SWEEPS by tco/runs/services.py (Celery 5.7 deprecates a queue on the task).
+# Sent to Queue.SWEEPS by tco/services/runs.py (Celery 5.7 deprecates a queue on the task).
 RUN_DELIVERY = {"base": RunTask, "acks_late": True, "reject_on_worker_lost": True, **RETRIES}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.forms.renderers import get_default_renderer
 
-from config.form_renderer import FormRenderer
+from core.form_renderer import FormRenderer
 
 
 class Quantity(forms.Form):

@@ -42,7 +42,7 @@ def test_healthz_sees_a_real_worker_on_redis(client, redis_worker):
 
 @pytest.mark.django_db
 def test_healthz_answers_from_the_kept_worker_status(client, monkeypatch):
-    from config import health
+    from core import health
 
     client.get("/healthz")  # pings once and keeps the answer
     pings = []

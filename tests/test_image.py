@@ -100,10 +100,10 @@ def production_env(tmp_path):
 
 def test_every_package_of_the_image_is_installed(image, tmp_path):
     python, _ = image
-    located = run([str(python), "-c", "import config, catalog, tco, reports, teams; "
-                   "print(*(m.__file__ for m in (config, catalog, tco, reports, teams)))"],
+    located = run([str(python), "-c", "import config, core, catalog, tco, reports, teams; "
+                   "print(*(m.__file__ for m in (config, core, catalog, tco, reports, teams)))"],
                   cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""}).split()
-    assert [Path(path).parts[-3] for path in located] == ["site-packages"] * 5
+    assert [Path(path).parts[-3] for path in located] == ["site-packages"] * 6
 
 
 @pytest.mark.django_db

@@ -7,9 +7,9 @@ from typing import Any
 
 from django.conf import settings
 
-from config import worker_process
+from benchmarks import worker_process
+from benchmarks.worker_process import REPO_ROOT
 from config.queues import Queue
-from config.worker_process import REPO_ROOT
 
 __all__ = ["REPO_ROOT", "WorkerProcess", "database_url", "poll_until"]
 

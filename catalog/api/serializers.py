@@ -32,7 +32,7 @@ from catalog.refresh.freshness import price_age
 from catalog.refresh.freshness import price_point_age
 from catalog.selectors import dense_tflops
 from catalog.selectors import visible_rows
-from config.shown_errors import without_paths
+from core.shown_errors import without_paths
 from teams.selectors import team_ids_of
 
 

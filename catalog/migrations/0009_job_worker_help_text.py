@@ -1,5 +1,5 @@
 # Help text only (no schema change): every job row's worker field is now declared once
-# (config.jobs.RecoverableJob) and says "The worker running it."
+# (core.jobs.RecoverableJob) and says "The worker running it."
 from django.db import migrations
 from django.db import models
 

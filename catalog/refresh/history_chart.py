@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.dates import AutoDateLocator  # noqa: E402
 from matplotlib.dates import ConciseDateFormatter  # noqa: E402
 
-import config.plotting  # noqa: F401  (Agg, no math parsing of user text)
+import core.plotting  # noqa: F401  (Agg, no math parsing of user text)
 from catalog.models import PricePoint  # noqa: E402
 
 

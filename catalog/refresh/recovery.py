@@ -3,7 +3,7 @@
 A refresh writes its prices in one transaction, so a worker killed mid-run wrote nothing; its
 job row would say RUNNING until the next refresh of the provider, hours later, noticed it. The
 reaper (``catalog.tasks.refresh_jobs_reap_task``, every minute) asks the worker named on each
-running job whether it still holds the job's task (config/jobs.py); a job it does not hold is
+running job whether it still holds the job's task (core/jobs.py); a job it does not hold is
 failed as ``worker_lost`` and, below ``JOBS_MAX_ATTEMPTS`` tries, queued again as a new job row.
 """
 from __future__ import annotations
@@ -18,8 +18,8 @@ from catalog.models import PriceRefreshJob
 from catalog.models import RefreshStatus
 from catalog.refresh.feeds import FEED_SOURCES
 from catalog.refresh.limits import REFRESH_TIME_LIMIT_S
-from config import jobs
 from config.queues import Queue
+from core import jobs
 
 WORKER_LOST = "worker_lost"
 

@@ -49,8 +49,8 @@ from catalog.refresh.terms import preferred_prices
 from catalog.refresh.writer import prices_write
 from catalog.refresh.writer import rejection_row
 from catalog.refresh.writer import unchanged_regions_check
-from config import jobs
-from config.shown_errors import without_paths
+from core import jobs
+from core.shown_errors import without_paths
 
 logger = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ from csp.constants import NONCE
 from csp.constants import NONE
 from csp.constants import SELF
 
-from config.logging import configure_structlog
-from config.logging import logging_config
 from config.queues import Queue
+from core.logging import configure_structlog
+from core.logging import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
@@ -118,7 +118,7 @@ TEMPLATES = [
         },
     },
 ]
-FORM_RENDERER = "config.form_renderer.FormRenderer"
+FORM_RENDERER = "core.form_renderer.FormRenderer"
 
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
@@ -167,7 +167,7 @@ REST_FRAMEWORK = {
         "rest_framework.filters.OrderingFilter",
     ],
     "DEFAULT_PARSER_CLASSES": [
-        "config.parsers.BoundedJSONParser",
+        "core.parsers.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
@@ -180,7 +180,7 @@ REST_FRAMEWORK = {
         "knox.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_THROTTLE_CLASSES": ["config.throttling.TokenRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["core.throttling.TokenRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"token": env.str("API_RATE_LIMIT", default="600/min")},
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
@@ -203,7 +203,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "config.openapi.document_error_responses",
+        "core.openapi.document_error_responses",
     ],
     # Several models have a "kind"; give each choice set its own schema name.
     "ENUM_NAME_OVERRIDES": {
@@ -256,10 +256,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # tasks are long; don't hoard them on one
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # A Redis restart or fail-over takes seconds: publishing retries for about 10 s (0, 1, 2, 3 and
-# 4 s apart) before a send gives up; the job then waits for the reaper (config/jobs.py).
+# 4 s apart) before a send gives up; the job then waits for the reaper (core/jobs.py).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 5, "interval_start": 0, "interval_step": 1,
                                     "interval_max": 4}
-# Job recovery (config/jobs.py): a job is sent at most this many times, then failed with why;
+# Job recovery (core/jobs.py): a job is sent at most this many times, then failed with why;
 # one still waiting this long after it was sent is sent again; a worker asked whether it still
 # runs a job has this long to answer. The reapers run every minute (their beat schedules).
 JOBS_MAX_ATTEMPTS = env.int("JOBS_MAX_ATTEMPTS", default=3)

@@ -56,11 +56,11 @@ from tco.engine.vocabulary import Kind
 from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import line_label
 from tco.engine.vocabulary import show
-from tco.plan_tables import plan_tables
-from tco.useful_work import useful_work
+from tco.services.plan_tables import plan_tables
+from tco.services.useful_work import useful_work
 
 if TYPE_CHECKING:
-    from tco.side_by_side import Column
+    from tco.services.side_by_side import Column
 
 TEMPLATE = "reports/report.html"
 SIDE_BY_SIDE_TEMPLATE = "reports/side_by_side.html"

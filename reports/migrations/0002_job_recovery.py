@@ -3,7 +3,7 @@
 from django.db import migrations, models
 
 
-# The reaper of every job kind runs every minute (config/jobs.py).
+# The reaper of every job kind runs every minute (core/jobs.py).
 NEW_REAPERS = {"reports: reap lost exports": "reports.tasks.report_exports_reap_task"}
 REAPERS = NEW_REAPERS
 

@@ -25,11 +25,11 @@ from tco.engine.plan.spec import demand_from_csv
 from tco.models import PlanStatus
 from tco.models import ProcurementPlan
 from tco.models import Scenario
-from tco.planning import PlanSpecError
-from tco.planning import plan_create
-from tco.planning import plan_resolve
 from tco.selectors import plans_for
 from tco.selectors import scenarios_for
+from tco.services.plans import PlanSpecError
+from tco.services.plans import plan_create
+from tco.services.plans import plan_resolve
 from teams.models import Role
 from teams.permissions import require_role
 from teams.selectors import User

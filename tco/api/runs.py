@@ -28,12 +28,12 @@ from tco.models import Scenario
 from tco.models import SweepRun
 from tco.runs.errors import RunSpecError
 from tco.runs.limits import MAX_CHUNK_POINTS
-from tco.runs.services import MAX_SEED
-from tco.runs.services import sweep_run_cancel
-from tco.runs.services import sweep_run_start
 from tco.runs.tables import parquet_to_csv
 from tco.selectors import scenarios_for
 from tco.selectors import sweep_runs_for
+from tco.services.runs import MAX_SEED
+from tco.services.runs import sweep_run_cancel
+from tco.services.runs import sweep_run_start
 from teams.selectors import User
 
 PARQUET_MEDIA_TYPE = "application/vnd.apache.parquet"

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from catalog.api.serializers import VisibleOfferingField
 from catalog.models import Accelerator
-from config.parsers import BoundedJSONParser
+from core.parsers import BoundedJSONParser
 from tco.engine.model_presets import MODEL_PRESETS
 from tco.engine.sizing import SizingInputError
 from tco.engine.sizing.results import jsonable

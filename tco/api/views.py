@@ -48,10 +48,10 @@ from tco.services.scenarios import scenario_create
 from tco.services.scenarios import scenario_delete
 from tco.services.scenarios import scenario_update
 from tco.services.scenarios import unsaved_evaluate
-from tco.side_by_side import Column
-from tco.side_by_side import SideBySideError
-from tco.side_by_side import side_by_side
-from tco.side_by_side import workbook_response
+from tco.services.side_by_side import Column
+from tco.services.side_by_side import SideBySideError
+from tco.services.side_by_side import side_by_side
+from tco.services.side_by_side import workbook_response
 from teams.models import Role
 from teams.permissions import TeamRolePermission
 

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 from matplotlib.ticker import MaxNLocator
 
-import config.plotting  # noqa: F401  (Agg, no math parsing of user text)
+import core.plotting  # noqa: F401  (Agg, no math parsing of user text)
 from tco.engine.vocabulary import usd_short
 
 DPI = 110

@@ -10,7 +10,7 @@ from tco.charts.canvas import money_axis
 from tco.charts.canvas import new_figure
 
 if TYPE_CHECKING:
-    from tco.side_by_side import Column
+    from tco.services.side_by_side import Column
 
 LEGEND_LINE_IN = 0.16  # height of one 7-point legend line [inches]
 

@@ -3,7 +3,7 @@
 ``flat_scenario`` declares the fleet (DGX-H100-like systems against on-demand
 instances of the same 8 accelerators) with nothing but a purchase price and a
 power bill; ``rich_scenario`` switches every other cost line on. The benchmarks
-(``python -m tco.bench``) and the engine tests start from these two.
+(``python -m benchmarks``) and the engine tests start from these two.
 
 The cooling tier limits follow seed 003 (air CRAC/CRAH up to 15 kW/rack,
 in-row 15-30, rear door 30-50, direct-to-chip 50-150, single-phase immersion

@@ -3,7 +3,7 @@
 Plain Python floats and loops, no NumPy: written to be read against
 design/tco-model.md, not to be fast. The vectorised engine and its compiled
 kernel must agree with it (tests/tco/engine/test_reference_agreement.py and
-test_kernel_agreement.py), and ``python -m tco.bench`` states their speed as a
+test_kernel_agreement.py), and ``python -m benchmarks`` states their speed as a
 multiple of its own. It shares only the input dataclasses with the engine. IRR
 is left to numpy_financial in the tests.
 """

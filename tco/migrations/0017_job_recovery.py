@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.db import migrations, models
 
 
-# The reaper of every job kind runs every minute (config/jobs.py), the run reaper included.
+# The reaper of every job kind runs every minute (core/jobs.py), the run reaper included.
 NEW_REAPERS = {"tco: reap lost plans and re-pricings": "tco.tasks.jobs_reap_task"}
 REAPERS = {"tco: reap stale runs": "tco.tasks.sweep_runs_reap_task", **NEW_REAPERS}
 

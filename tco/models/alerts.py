@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from config.jobs import RecoverableJob
+from core.jobs import RecoverableJob
 from tco.choices import AlertKind
 from tco.choices import RepriceStatus
 from tco.choices import SnapshotReason
@@ -102,7 +102,7 @@ class RepriceJob(RecoverableJob):
     """The re-pricing of saved scenarios after one price refresh that wrote prices.
 
     Its row lets the reaper send it again when its worker dies or its message is lost
-    (config/jobs.py); before it existed a lost re-pricing left no trace.
+    (core/jobs.py); before it existed a lost re-pricing left no trace.
     """
 
     refresh_job = models.OneToOneField("catalog.PriceRefreshJob", on_delete=models.CASCADE,

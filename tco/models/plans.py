@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import F
 from django.db.models import Q
 
-from config.jobs import RecoverableJob
+from core.jobs import RecoverableJob
 from tco.choices import PlanStatus
 from tco.models.scenario import Scenario
 

@@ -1,7 +1,7 @@
 """Job rows of sweeps, Monte Carlo and sensitivity runs, and of the chunks they are split into.
 
 Clients poll these rows; nobody reads Celery results. Counters move only through conditional
-UPDATEs (see tco/runs/services.py), and the database refuses a run counting more chunks than
+UPDATEs (see tco/services/runs.py), and the database refuses a run counting more chunks than
 it has.
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ class SweepRun(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     progressed_at = models.DateTimeField(help_text="When the run started or a chunk last finished.")
     requeued_at = models.DateTimeField(null=True, blank=True)
-    # The finisher assembling the result (config/jobs.py): sent again when its worker died or
+    # The finisher assembling the result (core/jobs.py): sent again when its worker died or
     # its message was lost.
     finish_attempts = models.PositiveSmallIntegerField(default=0, help_text="Times its finisher was sent.")
     worker = models.CharField(max_length=200, blank=True, help_text="The worker assembling its result.")

@@ -23,11 +23,11 @@ from tco.choices import PriceRangePoint
 from tco.choices import ScenarioStatus
 from tco.engine.inputs import InputError
 from tco.engine.validation import check_residual_curve
-from tco.input_bounds import API_OPTION_INPUTS
-from tco.input_bounds import RENT_OPTION_INPUTS
-from tco.input_bounds import SCENARIO_INPUTS
-from tco.input_bounds import bound_fields
-from tco.input_bounds import bounds_constraints
+from tco.inputs import API_OPTION_INPUTS
+from tco.inputs import RENT_OPTION_INPUTS
+from tco.inputs import SCENARIO_INPUTS
+from tco.inputs import bound_fields
+from tco.inputs import bounds_constraints
 
 MONEY = {"max_digits": 16, "decimal_places": 4}
 RATE = {"max_digits": 9, "decimal_places": 6}
@@ -157,7 +157,7 @@ class Scenario(models.Model):
     next_generation_value_drop = models.DecimalField(
         **RATE, default=0, help_text="Share of the resale value lost from that launch on.")
 
-    # Goodput (empty = the stated default, see tco/stated_defaults.py)
+    # Goodput (empty = the stated default, see tco/services/stated_defaults.py)
     failures_per_accelerator_hour = models.DecimalField(
         max_digits=14, decimal_places=12, null=True, blank=True,
         help_text="Failures per accelerator-hour; empty = Llama 3's 1.97e-5 (Meta, 2024).")
@@ -358,7 +358,7 @@ class ApiOption(models.Model):
         return self.name or str(self.price or "API option")
 
 
-# Each bounded field checks its engine input's bounds (tco/input_bounds.py).
+# Each bounded field checks its engine input's bounds (tco/inputs.py).
 bound_fields(Scenario, SCENARIO_INPUTS)
 bound_fields(RentOption, RENT_OPTION_INPUTS)
 bound_fields(ApiOption, API_OPTION_INPUTS)

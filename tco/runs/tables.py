@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from config.csv_cells import inert_frame
+from core.csv_cells import inert_frame
 
 # Rows per CSV piece of a download: a few MB of text at a time.
 CSV_BATCH_ROWS = 65_536

@@ -39,7 +39,7 @@ from tco.models import Scenario
 from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE
 from tco.services.sizing import Sizing
 from tco.services.sizing import size_spec
-from tco.stated_defaults import DEFAULTS
+from tco.services.stated_defaults import DEFAULTS
 
 # Catalog pricing models -> the engine's billing rule and the committed term it implies.
 PRICING = {
@@ -63,7 +63,7 @@ class Assumption:
     path: str
     value: float
     unit: str
-    origin: str  # "scenario", "catalog", "sizing" or "default" (tco/stated_defaults.py)
+    origin: str  # "scenario", "catalog", "sizing" or "default" (tco/services/stated_defaults.py)
     source: str
     as_of: date | None = None
 

@@ -39,8 +39,8 @@ from django.utils import timezone
 from catalog.models import CloudOffering
 from catalog.models import PricePoint
 from catalog.models import PriceRefreshJob
-from config import jobs
 from config.queues import Queue
+from core import jobs
 from tco.engine.version import ENGINE_VERSION
 from tco.engine.vocabulary import RESULTS
 from tco.engine.vocabulary import Kind

@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 
 from catalog.models import RefreshStatus
-from config.shown_errors import without_paths
+from core.shown_errors import without_paths
 from tests.catalog.test_refresh import aws_mirror
 from tests.catalog.test_refresh import refresh
 

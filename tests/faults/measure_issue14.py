@@ -39,10 +39,10 @@ from reports.services import report_exports_reap
 from tco.models import PlanStatus
 from tco.models import RunKind
 from tco.models import SweepChunk
-from tco.planning import plan_create
-from tco.planning import plans_reap
-from tco.runs.services import sweep_run_start
-from tco.runs.services import sweep_runs_reap
+from tco.services.plans import plan_create
+from tco.services.plans import plans_reap
+from tco.services.runs import sweep_run_start
+from tco.services.runs import sweep_runs_reap
 from tests.catalog.quote_files import offering_rows
 from tests.faults.outages import kill
 from tests.faults.test_database_outage import gated_feed  # noqa: F401

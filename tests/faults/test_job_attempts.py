@@ -16,7 +16,7 @@ from catalog.models import QuoteImport
 from catalog.models import RefreshStatus
 from catalog.quote_imports import QUOTE_IMPORT_JOBS
 from catalog.refresh.recovery import refresh_jobs_reap
-from config import jobs
+from core import jobs
 from reports.choices import ExportStatus
 from reports.choices import FailureType
 from reports.models import ReportExport
@@ -26,8 +26,8 @@ from tco.models import ChunkStatus
 from tco.models import RunKind
 from tco.models import RunStatus
 from tco.models import SweepChunk
-from tco.runs.services import sweep_run_start
-from tco.runs.services import sweep_runs_reap
+from tco.services.runs import sweep_run_start
+from tco.services.runs import sweep_runs_reap
 from tests.faults.outages import broker
 from tests.faults.outages import free_port
 from tests.tco.test_runs_worker import PRICE

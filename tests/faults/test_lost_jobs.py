@@ -3,7 +3,7 @@
 Workers and this process use a private redis-server (tests/faults/outages.py): a restart of it
 keeps nothing, so every queued message is lost, as on the machine's Redis. A SIGKILLed worker
 acknowledges nothing, and Redis would hand its message out again only after the one-hour
-visibility timeout; the reapers (config/jobs.py), called here as beat calls them every minute,
+visibility timeout; the reapers (core/jobs.py), called here as beat calls them every minute,
 ask the worker named on each running job whether it still holds it, and send again what no
 live worker holds or what waited past ``JOBS_RESEND_PENDING_AFTER_S``.
 
@@ -31,12 +31,12 @@ from tco.models import RepriceStatus
 from tco.models import RunKind
 from tco.models import RunStatus
 from tco.models import SweepChunk
-from tco.planning import plan_create
-from tco.planning import plans_reap
-from tco.runs.services import sweep_chunk_compute
-from tco.runs.services import sweep_run_start
-from tco.runs.services import sweep_runs_reap
+from tco.services.plans import plan_create
+from tco.services.plans import plans_reap
 from tco.services.repricing import reprice_jobs_reap
+from tco.services.runs import sweep_chunk_compute
+from tco.services.runs import sweep_run_start
+from tco.services.runs import sweep_runs_reap
 from tests.catalog.test_refresh import FEED_SETTINGS
 from tests.catalog.test_refresh import lambda_payload
 from tests.faults.outages import kill

@@ -31,9 +31,9 @@ from tco.models import RunStatus
 from tco.models import SweepChunk
 from tco.models import SweepRun
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
-from tco.runs.services import run_inputs
-from tco.runs.services import sweep_run_start
-from tco.runs.services import sweep_runs_reap
+from tco.services.runs import run_inputs
+from tco.services.runs import sweep_run_start
+from tco.services.runs import sweep_runs_reap
 from tests.tco.test_runs_worker import PRICE
 from tests.tco.test_runs_worker import SAVING
 from tests.tco.test_runs_worker import result_frame

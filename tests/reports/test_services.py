@@ -21,8 +21,8 @@ from reports.services import report_export_request
 from reports.services import report_export_run
 from tco.models import RunKind
 from tco.models import RunStatus
-from tco.runs.services import sweep_run_start
 from tco.services.evaluation import scenario_evaluate
+from tco.services.runs import sweep_run_start
 from tests.reports.test_pdf_report import ENGINE_PATH
 from tests.reports.test_pdf_report import SNAKE_CASE
 from tests.reports.test_pdf_report import poppler

@@ -27,11 +27,11 @@ from tco.models import PriceAlert
 from tco.models import RunKind
 from tco.models import ScenarioSnapshot
 from tco.models import SnapshotReason
-from tco.planning import scenario_plan_inputs
-from tco.runs.services import run_inputs
-from tco.runs.services import sweep_run_start
 from tco.services.evaluation import option_figures
 from tco.services.evaluation import scenario_evaluate
+from tco.services.plans import scenario_plan_inputs
+from tco.services.runs import run_inputs
+from tco.services.runs import sweep_run_start
 from tco.services.scenarios import ApprovalRefused
 from tco.services.scenarios import scenario_approve
 from tco.services.scenarios import scenario_clone

@@ -21,7 +21,7 @@ from tco.engine.examples import rich_scenario
 from tco.engine.figures import scalar
 from tco.engine.inputs import RentOption
 from tco.engine.residual import resale_share
-from tco.side_by_side import Column
+from tco.services.side_by_side import Column
 
 LONG_NAME = "AWS p5.48xlarge (8x H100 SXM5 80 GB), cheapest region, on-demand, reserved 1 year"
 

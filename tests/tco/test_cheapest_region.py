@@ -18,7 +18,7 @@ from django.utils import timezone
 from catalog.models import CloudOffering
 from catalog.models import PricePoint
 from catalog.models import Source
-from tco.admin_result import cache_key
+from tco.admin.result import cache_key
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.models import ScenarioSnapshot

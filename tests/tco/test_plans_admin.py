@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tco.planning import plan_create
+from tco.services.plans import plan_create
 
 pytestmark = pytest.mark.django_db
 

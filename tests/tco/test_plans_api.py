@@ -11,7 +11,7 @@ import pytest
 from tco.engine.plan import make_plan
 from tco.models import PlanStatus
 from tco.models import ProcurementPlan
-from tco.planning import scenario_plan_inputs
+from tco.services.plans import scenario_plan_inputs
 
 pytestmark = pytest.mark.django_db
 

@@ -18,10 +18,10 @@ from tco.engine.plan.uncertainty import cases_of
 from tco.engine.plan.uncertainty import reevaluate
 from tco.engine.plan.uncertainty import summarise
 from tco.models import PlanStatus
-from tco.planning import draw_chunk
-from tco.planning import plan_create
-from tco.planning import scenario_plan_inputs
-from tco.planning import uncertainty_of
+from tco.services.plans import draw_chunk
+from tco.services.plans import plan_create
+from tco.services.plans import scenario_plan_inputs
+from tco.services.plans import uncertainty_of
 from tests.worker import WorkerProcess
 
 pytestmark = pytest.mark.worker

@@ -24,12 +24,12 @@ from tco.runs.errors import RunSpecError
 from tco.runs.limits import CHUNKS_IN_FLIGHT
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
 from tco.runs.limits import RUN_STALL_DEADLINE_S
-from tco.runs.services import _store_chunk
-from tco.runs.services import sweep_chunk_compute
-from tco.runs.services import sweep_run_cancel
-from tco.runs.services import sweep_run_start
-from tco.runs.services import sweep_runs_reap
 from tco.services.engine_inputs import engine_case
+from tco.services.runs import _store_chunk
+from tco.services.runs import sweep_chunk_compute
+from tco.services.runs import sweep_run_cancel
+from tco.services.runs import sweep_run_start
+from tco.services.runs import sweep_runs_reap
 from tco.tasks import sweep_chunk_task
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]

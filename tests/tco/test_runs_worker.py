@@ -28,11 +28,11 @@ from tco.models import SweepRun
 from tco.runs.compute import monte_carlo_chunk_frame
 from tco.runs.limits import CHUNKS_IN_FLIGHT
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
-from tco.runs.services import run_inputs
-from tco.runs.services import run_spec
-from tco.runs.services import sweep_run_cancel
-from tco.runs.services import sweep_run_start
-from tco.runs.services import sweep_runs_reap
+from tco.services.runs import run_inputs
+from tco.services.runs import run_spec
+from tco.services.runs import sweep_run_cancel
+from tco.services.runs import sweep_run_start
+from tco.services.runs import sweep_runs_reap
 from tests.worker import WorkerProcess
 
 pytestmark = pytest.mark.worker

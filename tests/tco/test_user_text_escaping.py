@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from config.csv_cells import inert
+from core.csv_cells import inert
 from tco.models import SweepRun
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]

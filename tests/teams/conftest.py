@@ -26,7 +26,7 @@ from tco.models import RentOption
 from tco.models import Scenario
 from tco.models import SweepRun
 from tco.models import Winner
-from tco.runs.services import sweep_run_start
+from tco.services.runs import sweep_run_start
 from tco.services.scenarios import scenario_save
 from teams.models import Role
 from tests.teams.members import member

@@ -1,7 +1,7 @@
 """One sheet comparing several scenarios side by side: their key figures, their cumulative costs
 month by month and one chart of them (issue 16).
 
-The figures are each scenario's own evaluation (``tco.side_by_side``), so they equal its page;
+The figures are each scenario's own evaluation (``tco.services.side_by_side``), so they equal its page;
 the saving and the ranking are formulas over them, carrying their values like every formula.
 """
 
@@ -38,7 +38,7 @@ from reports.builders.excel.monthly import start_table
 from reports.builders.excel.writer import PrintSetup
 from reports.builders.excel.writer import save
 from reports.formatting import timestamp
-from tco.side_by_side import Column
+from tco.services.side_by_side import Column
 
 SHEET = "Side by side"
 FIRST_FIGURE_ROW = 5

@@ -13,9 +13,9 @@ from tco.models import RunStatus
 from tco.models import Scenario
 from tco.models import SweepRun
 from tco.runs.errors import RunSpecError
-from tco.runs.services import sweep_run_start
 from tco.runs.specs import axis_from_text
 from tco.runs.specs import distribution_from_text
+from tco.services.runs import sweep_run_start
 
 POLL_EVERY_S = 0.5
 

@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from django.core.management.base import CommandError
 
-from config.csv_cells import inert_frame
+from core.csv_cells import inert_frame
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import monthly_frame
 from tco.services.scenario_documents import scenario_document_data

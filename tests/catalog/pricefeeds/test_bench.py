@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.pricefeeds import RESERVED_TERMS
+from benchmarks.pricefeeds import main
+from benchmarks.pricefeeds import write_synthetic_offer
 from catalog.pricefeeds import PricingModel
 from catalog.pricefeeds import parse_offer
-from catalog.pricefeeds.bench import RESERVED_TERMS
-from catalog.pricefeeds.bench import main
-from catalog.pricefeeds.bench import write_synthetic_offer
 from catalog.pricefeeds.mapping import default_instance_map
 
 

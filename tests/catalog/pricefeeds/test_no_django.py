@@ -11,7 +11,7 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 
 def test_importing_the_price_feeds_loads_no_django_module() -> None:
     code = (
-        "import sys, catalog.pricefeeds, catalog.pricefeeds.bench; "
+        "import sys, catalog.pricefeeds, benchmarks.pricefeeds; "
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'django'); "
         "print(loaded); sys.exit(1 if loaded else 0)"
     )

@@ -27,8 +27,8 @@ from django.db.models import F
 from django.db.models import Q
 from django.utils import timezone
 
-from config import jobs
 from config.queues import Queue
+from core import jobs
 from tco import engine
 from tco.models import ACTIVE_STATUSES
 from tco.models import ChunkStatus
@@ -224,7 +224,7 @@ def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
     """Fail runs past their deadline; queue again the chunks and finishers that were lost.
 
     A chunk whose worker no longer holds its task (killed, restarted) is queued again at once
-    (config/jobs.py). A pending or running run with no chunk finished for
+    (core/jobs.py). A pending or running run with no chunk finished for
     ``REQUEUE_STALLED_AFTER_S`` lost its queued chunks (a Redis restart emptied the queue, or
     a send failed while the broker was down): its unfinished queued chunks are queued again,
     once per stall, and the queue is topped up (or the complete run moved on to its finisher).

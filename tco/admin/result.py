@@ -38,7 +38,7 @@ from tco.services.evaluation import option_phrase
 from tco.services.evaluation import scenario_evaluate
 from tco.services.repricing import scenario_alert_today
 from tco.services.sizing import Sizing
-from tco.useful_work import useful_work
+from tco.services.useful_work import useful_work
 
 CACHE_SECONDS = 24 * 3600
 RESULT_TEMPLATE = "admin/tco/scenario/result.html"

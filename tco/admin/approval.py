@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 
 from reports.services import citations
-from tco.admin_result import stale_prices
+from tco.admin.result import stale_prices
 from tco.engine.vocabulary import RESULTS
 from tco.engine.vocabulary import input_term
 from tco.models import Scenario

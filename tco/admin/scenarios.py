@@ -23,15 +23,12 @@ from reports.admin import export_excel
 from reports.admin import export_pdf
 from reports.builders.pdf import PDF_CONTENT_TYPE
 from reports.builders.pdf import build_side_by_side_pdf
-from tco import admin_alerts  # noqa: F401  (register the alert, plan and run admins)
-from tco import admin_plans  # noqa: F401  (register the alert, plan and run admins)
-from tco import admin_runs  # noqa: F401  (register the alert, plan and run admins)
-from tco.admin_approval import what_is_signed
-from tco.admin_labels import OptionalJSONField
-from tco.admin_labels import RentOptionForm
-from tco.admin_labels import VocabularyLabelsForm
-from tco.admin_labels import change_row
-from tco.admin_result import scenario_result
+from tco.admin.approval import what_is_signed
+from tco.admin.labels import OptionalJSONField
+from tco.admin.labels import RentOptionForm
+from tco.admin.labels import VocabularyLabelsForm
+from tco.admin.labels import change_row
+from tco.admin.result import scenario_result
 from tco.charts.canvas import inline_svg
 from tco.charts.side_by_side import side_by_side_figure
 from tco.engine import MAX_RENT_OPTIONS
@@ -50,10 +47,10 @@ from tco.services.scenarios import revision_check
 from tco.services.scenarios import scenario_approve
 from tco.services.scenarios import scenario_clone
 from tco.services.scenarios import scenario_next_version
+from tco.services.side_by_side import SideBySideError
+from tco.services.side_by_side import side_by_side
+from tco.services.side_by_side import workbook_response
 from tco.services.sizing_spec import validated_sizing_spec
-from tco.side_by_side import SideBySideError
-from tco.side_by_side import side_by_side
-from tco.side_by_side import workbook_response
 from teams.admin_mixins import ListedRowsFilter
 from teams.admin_mixins import TeamScopedAdminMixin
 from teams.admin_mixins import TeamScopedInlineMixin

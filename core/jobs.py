@@ -42,7 +42,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from config.celery_app import app as celery_app
-from config.task_retries import RETRIES
+from core.task_retries import RETRIES
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 The plan: demand from 64 accelerators growing 4 % a month for 60 months, three system types
 (lead times 2-4 months), on-demand, 1- and 3-year reserved and spot offers, a site power
-limit. ``python -m tco.engine.plan.bench`` (or ``python -m tco.bench``) prints the figures.
+limit. ``python -m benchmarks.plan`` (or ``python -m benchmarks``) prints the figures.
 """
 
 from __future__ import annotations

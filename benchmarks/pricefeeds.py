@@ -1,7 +1,7 @@
 """Benchmark: stream a synthetic AWS EC2 offer file of a chosen size through the JSON parser.
 
-Run ``python -m catalog.pricefeeds.bench`` (about 500 MB, the size of the real us-east-1
-file) or ``python -m catalog.pricefeeds.bench --size-mb 20`` for a quick run. The file is
+Run ``python -m benchmarks.pricefeeds`` (about 500 MB, the size of the real us-east-1
+file) or ``python -m benchmarks.pricefeeds --size-mb 20`` for a quick run. The file is
 written in the real format (Jackson pretty-print, products before terms, 12 reserved terms
 per Linux box), parsed once in a child process for time and peak RSS, once more under
 tracemalloc for the Python heap peak, then deleted.

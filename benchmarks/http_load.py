@@ -1,6 +1,6 @@
 """The evaluate endpoint under concurrent clients on gunicorn, beside a trivial endpoint.
 
-Called by ``python -m tco.bench``. Builds a throw-away SQLite database with the
+Called by ``python -m benchmarks``. Builds a throw-away SQLite database with the
 catalog and the demo scenarios in a temporary folder, starts gunicorn on
 127.0.0.1 (one worker per core), and has ``CLIENTS`` threads post
 ``/api/v1/scenarios/{id}/evaluate/`` (evaluation, IRR, sensitivity and

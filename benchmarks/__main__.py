@@ -1,9 +1,9 @@
-"""Throughput and memory: ``python -m tco.bench [--repeats N]`` (run from the project root).
+"""Throughput and memory: ``python -m benchmarks [--repeats N]`` (run from the project root).
 
 A thin driver: each area keeps its measurements in its own module (the engine in
-``tco.bench_engine``, the evaluate endpoint on gunicorn in ``tco.bench_http``,
-sweeps through Celery in ``tco.bench_celery``, procurement plans in
-``tco.engine.plan.bench``) and is called from ``main`` below. Figures are per
+``benchmarks.engine``, the evaluate endpoint on gunicorn in ``benchmarks.http_load``,
+sweeps through Celery in ``benchmarks.celery_sweeps``, procurement plans in
+``benchmarks.plan``) and is called from ``main`` below. Figures are per
 core; the machine's other load moves them, so the engine's measurements are
 repeated and printed as their best and their median.
 """
@@ -14,13 +14,13 @@ import os
 
 # One BLAS thread, set before NumPy loads OpenBLAS: the figures are per core, and extra BLAS
 # threads only slow the engine's small matrix products down (measured: 59,000 vs 43,000
-# points/s). Celery worker processes get the same setting (tco/bench_celery.py).
+# points/s). Celery worker processes get the same setting (benchmarks/celery_sweeps.py).
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 import argparse  # noqa: E402
 
-from tco.engine.plan import bench as plan_bench  # noqa: E402
+from benchmarks import plan as plan_bench  # noqa: E402
 
 CELERY_SWEEP_POINTS = (10_000, 100_000, 1_000_000)
 CELERY_WORKER_PROCESSES = (1, 2)
@@ -35,12 +35,12 @@ def main() -> None:
     )
     options = parser.parse_args()
 
-    from tco.bench_engine import engine_lines
+    from benchmarks.engine import engine_lines
 
     for line in engine_lines(options.repeats):
         print(line, flush=True)
     if not options.engine_only:
-        from tco.bench_http import http_lines
+        from benchmarks.http_load import http_lines
 
         for line in http_lines():
             print(line, flush=True)
@@ -50,16 +50,16 @@ def main() -> None:
 
 
 def print_page_latencies() -> None:
-    """The scenario page and /healthz, cold and warm (tco/bench_pages.py)."""
-    from tco.bench_pages import print_pages
+    """The scenario page and /healthz, cold and warm (benchmarks/pages.py)."""
+    from benchmarks.pages import print_pages
 
     print_pages()
 
 
 def print_celery_sweeps() -> None:
     """Sweeps end to end through Celery with 1 and 2 worker processes (needs Redis, PostgreSQL)."""
-    from tco.bench_celery import celery_unavailable_reason
-    from tco.bench_celery import measure_celery_sweeps
+    from benchmarks.celery_sweeps import celery_unavailable_reason
+    from benchmarks.celery_sweeps import measure_celery_sweeps
 
     reason = celery_unavailable_reason()
     if reason:

@@ -6,12 +6,12 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from tco.admin_labels import spec_block
+from tco.admin.labels import spec_block
 from tco.charts.canvas import inline_svg
 from tco.charts.plan_capacity import capacity_figure
 from tco.models import PlanStatus
 from tco.models import ProcurementPlan
-from tco.plan_tables import plan_tables
+from tco.services.plan_tables import plan_tables
 from teams.admin_mixins import TeamScopedAdminMixin
 
 

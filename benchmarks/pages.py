@@ -1,6 +1,6 @@
 """Latency of the pages people wait for: a scenario's admin page and /healthz.
 
-Called by ``python -m tco.bench``. It serves requests in process through Django's test client
+Called by ``python -m benchmarks``. It serves requests in process through Django's test client
 (no network, no server in the way) against the configured database, which it migrates and
 fills with the catalog and the demo scenarios (both idempotent). The scenario page is timed
 cold (its cached evaluation dropped before each request: what every load cost before the
@@ -69,7 +69,7 @@ def measure_pages() -> list[Latency]:
     from django.test import Client
 
     from config.celery_app import WORKER_STATUS_KEY
-    from tco.admin_result import cache_key
+    from tco.admin.result import cache_key
     from tco.models import Scenario
 
     call_command("migrate", verbosity=0)

@@ -1,6 +1,6 @@
 """Sweeps end to end through Celery workers on Redis, next to the engine alone on the same points.
 
-Called by ``python -m tco.bench`` when REDIS_URL is set and DATABASE_URL points at PostgreSQL
+Called by ``python -m benchmarks`` when REDIS_URL is set and DATABASE_URL points at PostgreSQL
 (the workers write chunks concurrently). It migrates that database and loads the catalog and
 the demo scenarios into it (both idempotent), then sweeps the "8x H100 training cluster" demo
 (three rent options) over utilisation x electricity price at a 120-month horizon. Each
@@ -18,7 +18,7 @@ HORIZON_MONTHS = 120
 DEMO_SCENARIO = "8x H100 training cluster"
 POLL_EVERY_S = 0.1
 # Each worker process computes on one core: BLAS threads on top would oversubscribe the
-# machine (set by tco/bench.py before NumPy is imported).
+# machine (set by benchmarks/__main__.py before NumPy is imported).
 ONE_BLAS_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -116,11 +116,11 @@ def _engine_seconds(scenario, points: int) -> float:
 
 
 def _celery_measurement(scenario, points: int, processes: int, engine_seconds: float) -> CeleryMeasurement:
+    from benchmarks.worker_process import WorkerProcess
     from config.celery_app import app
-    from config.worker_process import WorkerProcess
     from tco.models import RunKind
     from tco.models import RunStatus
-    from tco.runs.services import sweep_run_start
+    from tco.services.runs import sweep_run_start
 
     app.control.purge()
     passed_on = ("DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG", "DATABASE_URL", "REDIS_URL", *ONE_BLAS_THREAD)

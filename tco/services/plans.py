@@ -1,7 +1,7 @@
 """Procurement plans: check and save a spec, solve it on a worker, re-evaluate it over draws.
 
 Each step that must happen once is claimed with a conditional UPDATE (as runs are, see
-tco/runs/services.py), so a redelivered task changes nothing twice.
+tco/services/runs.py), so a redelivered task changes nothing twice.
 """
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from config import jobs
 from config.queues import Queue
+from core import jobs
 from tco.engine.inputs import InputError
 from tco.engine.plan import PlanInputs
 from tco.engine.plan import make_plan
@@ -209,7 +209,7 @@ def plans_reap(*, now: datetime | None = None) -> jobs.Reaped:
     A solving plan whose worker no longer holds its task is queued to solve again; a queued
     plan, or a drawing one with no draw chunk finished, sent longer than
     ``JOBS_RESEND_PENDING_AFTER_S`` ago is sent again (its unfinished draw chunks); after
-    ``JOBS_MAX_ATTEMPTS`` sends it is failed with the reason (config/jobs.py).
+    ``JOBS_MAX_ATTEMPTS`` sends it is failed with the reason (core/jobs.py).
     """
     return jobs.reap(PLAN_JOBS, now=now)
 

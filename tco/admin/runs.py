@@ -21,7 +21,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from tco import engine
-from tco.admin_labels import spec_block
+from tco.admin.labels import spec_block
 from tco.charts.breakeven_heatmap import breakeven_heatmap_figure
 from tco.charts.canvas import inline_svg
 from tco.charts.saving_histogram import saving_histogram_figure
@@ -39,9 +39,6 @@ from tco.models import SweepRun
 from tco.runs.errors import RunSpecError
 from tco.runs.limits import MAX_CHUNK_POINTS
 from tco.runs.limits import MAX_RUN_POINTS
-from tco.runs.services import MAX_SEED
-from tco.runs.services import sweep_run_cancel
-from tco.runs.services import sweep_run_start
 from tco.runs.specs import DEFAULT_HISTOGRAM_BINS
 from tco.runs.specs import DEFAULT_STEP_SHARE
 from tco.runs.specs import axis_from_text
@@ -51,6 +48,9 @@ from tco.selectors import scenarios_for
 from tco.selectors import sweep_runs_for
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
+from tco.services.runs import MAX_SEED
+from tco.services.runs import sweep_run_cancel
+from tco.services.runs import sweep_run_start
 from teams.admin_mixins import ListedRowsFilter
 from teams.admin_mixins import TeamScopedAdminMixin
 from teams.models import Role

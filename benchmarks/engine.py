@@ -1,4 +1,4 @@
-"""Engine measurements for ``python -m tco.bench``, each beside the plain-Python reference.
+"""Engine measurements for ``python -m benchmarks``, each beside the plain-Python reference.
 
 The batches vary the inputs a sweep or Monte Carlo run varies, drawn from a
 fixed seed, on ``tco.engine.examples.rich_scenario`` (every cost line,
