@@ -5,7 +5,9 @@ import sys
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    from config.settings import COMMAND_LINE_DEFAULT
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", COMMAND_LINE_DEFAULT)
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

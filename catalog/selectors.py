@@ -24,6 +24,7 @@ from catalog.models import Accelerator
 from catalog.models import AcceleratorThroughput
 from catalog.models import CloudOffering
 from catalog.models import PricePoint
+from catalog.models import Source
 from catalog.models import SystemSku
 
 #: Newest first; among prices of the same as-of date the last retrieved is the one in force.
@@ -214,3 +215,26 @@ def offerings_with_price_at(
         )[:1]
     )
     return offerings.annotate(price_in_force=Subquery(in_force))
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A document the figures came from, as a reader finds it: title, publisher or URL, date."""
+
+    key: str
+    title: str
+    where: str  # the URL, or the kind of document and its path
+    dated: dt.date | None
+
+
+def source_citations(keys: Collection[str], *, team_id: int | None) -> tuple[Citation, ...]:
+    """The catalog sources of these keys, each with its title, where and date, by key: public
+    sources and those of the team ``team_id`` (another team's are not theirs to cite)."""
+    by_key: dict[str, Source] = {}
+    rows = (Source.objects.filter(visible_rows([team_id] if team_id else []), key__in=set(keys))
+            .order_by("key", F("team").asc(nulls_last=True)))
+    for row in rows:
+        by_key.setdefault(row.key, row)  # a key both public and the team's: the team's own
+    return tuple(Citation(key=row.key, title=row.title,
+                          where=row.url or f"{row.get_kind_display()}: {row.document}".rstrip(": "),
+                          dated=row.published_on or row.retrieved_on) for row in by_key.values())

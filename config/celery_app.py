@@ -8,8 +8,10 @@ from celery.signals import worker_ready
 from celery.signals import worker_shutdown
 from django_structlog.celery.steps import DjangoStructLogInitStep
 
-# Production unless told otherwise, like config/wsgi.py: `make run` sets the local settings.
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
+from config.settings import COMMAND_LINE_DEFAULT
+
+# The same default as manage.py (config/settings/__init__.py); the image sets production.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", COMMAND_LINE_DEFAULT)
 # One BLAS thread per worker process: the engine is vectorised already, and several threads
 # per process oversubscribe the cores that the worker processes share (measured by benchmarks).
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):

@@ -8,6 +8,9 @@ from django.db.models import QuerySet
 from django.http import FileResponse
 from django.http import Http404
 from django.http import HttpRequest
+from django.http import HttpResponse
+from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path
 from django.urls import reverse
 from django.utils.html import format_html
@@ -16,9 +19,17 @@ from reports.choices import ExportStatus
 from reports.choices import PaperSize
 from reports.choices import ReportFormat
 from reports.models import ReportExport
+from reports.responses import side_by_side_pdf_response
+from reports.responses import side_by_side_workbook_response
 from reports.services import report_export_regenerate
 from reports.services import report_export_request
 from reports.services import report_file_name
+from tco.admin.scenarios import ScenarioAdmin
+from tco.charts.canvas import inline_svg
+from tco.charts.side_by_side import side_by_side_figure
+from tco.models import Scenario
+from tco.services.side_by_side import SideBySideError
+from tco.services.side_by_side import side_by_side
 from teams.admin_mixins import TeamScopedAdminMixin
 from teams.admin_mixins import TeamScopedInlineMixin
 from teams.models import Role
@@ -146,3 +157,64 @@ def export_excel(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Q
 def export_pdf(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     """Scenario action: queue a PDF report of each selected scenario."""
     _export_selected(modeladmin, request, queryset, ReportFormat.PDF)
+
+
+class ScenarioWithReportsAdmin(ScenarioAdmin):
+    """The scenario admin with what this app adds: its report exports (inline and actions) and
+    the side-by-side comparison (page, PDF and workbook)."""
+
+    inlines = [*ScenarioAdmin.inlines, ReportExportInline]
+    actions = ["side_by_side_selected", "side_by_side_pdf_selected", *ScenarioAdmin.actions,
+               export_excel, export_pdf]
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [path("side-by-side/workbook/", view(self.side_by_side_workbook_view),
+                     name="tco_scenario_side_by_side_workbook"),
+                *super().get_urls()]
+
+    def side_by_side_workbook_view(self, request: HttpRequest) -> HttpResponse:
+        """The side-by-side page's scenarios (``?ids=``, among the user's) as one Excel sheet."""
+        try:
+            ids = [int(part) for part in request.GET.get("ids", "").split(",") if part]
+        except ValueError:
+            raise Http404("Give comma-separated scenario ids.") from None
+        visible = {s.pk: s for s in self.get_queryset(request).filter(pk__in=ids)}
+        if any(pk not in visible for pk in ids):
+            raise Http404("No such scenario in your teams.")
+        try:
+            return side_by_side_workbook_response(side_by_side([visible[pk] for pk in ids]))
+        except SideBySideError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return HttpResponseRedirect(reverse("admin:tco_scenario_changelist"))
+
+    def _side_by_side_columns(self, request, queryset) -> list | None:
+        """The selected scenarios' columns, or None after telling the user why they cannot be."""
+        try:
+            return side_by_side(list(queryset.order_by("name", "version")))
+        except SideBySideError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return None
+
+    @admin.action(description="Show selected scenarios side by side", permissions=["view"])
+    def side_by_side_selected(self, request, queryset):
+        columns = self._side_by_side_columns(request, queryset)
+        if columns is None:
+            return None
+        ids = ",".join(str(column.scenario_id) for column in columns)
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta,
+                   "title": "Scenarios side by side", "columns": columns,
+                   "workbook_url": f"{reverse('admin:tco_scenario_side_by_side_workbook')}?ids={ids}",
+                   "chart_svg": inline_svg(side_by_side_figure(columns))}
+        return TemplateResponse(request, "admin/tco/scenario/side_by_side.html", context)
+
+    @admin.action(description="Side-by-side PDF of selected scenarios", permissions=["view"])
+    def side_by_side_pdf_selected(self, request, queryset):
+        columns = self._side_by_side_columns(request, queryset)
+        if columns is None:
+            return None
+        return side_by_side_pdf_response(columns, author=str(request.user))
+
+
+admin.site.unregister(Scenario)
+admin.site.register(Scenario, ScenarioWithReportsAdmin)

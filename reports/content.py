@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from catalog.selectors import Citation
 from tco import engine
 from tco.engine.figures import finite_or_none
 from tco.engine.figures import scalar
@@ -47,16 +48,6 @@ class ReportMeta:
     status: str = "Draft"  # or "Approved by <who> on <when>"
     sources: tuple[Citation, ...] = ()
     stale_after_days: int = 30
-
-
-@dataclass(frozen=True)
-class Citation:
-    """A document the figures came from, as a reader finds it: title, publisher or URL, date."""
-
-    key: str
-    title: str
-    where: str  # the URL, or the kind of document and its path
-    dated: date | None
 
 
 @dataclass(frozen=True)

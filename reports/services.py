@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import re
 import time
 from datetime import date
 from datetime import datetime
@@ -28,13 +27,11 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import F
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
-from catalog.models import Source
-from catalog.selectors import visible_rows
+from catalog.selectors import source_citations
 from config.queues import Queue
 from core import jobs
 from reports.builders.excel import build_workbook
@@ -43,7 +40,6 @@ from reports.choices import ExportStatus
 from reports.choices import FailureType
 from reports.choices import PaperSize
 from reports.choices import ReportFormat
-from reports.content import Citation
 from reports.content import RecordedPlan
 from reports.content import RecordedRun
 from reports.content import ReportContent
@@ -192,8 +188,8 @@ def report_content_for(
             "Facility": scenario.facility.name,
         },
         status=_status(scenario),
-        sources=citations([a.source for a in evaluation.assumptions]
-                          + [p.source for p in evaluation.prices], team_id=scenario.team_id),
+        sources=source_citations([key for a in evaluation.assumptions for key in a.source_keys],
+                                 team_id=scenario.team_id),
         stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
     )
     return ReportContent(
@@ -211,22 +207,6 @@ def _status(scenario: Scenario) -> str:
         return "Draft (not approved)"
     who = scenario.approved_by.get_full_name() or scenario.approved_by.get_username()
     return f"Approved by {who} on {timestamp(scenario.approved_at)}"
-
-
-def citations(source_texts: list[str], *, team_id: int | None) -> tuple[Citation, ...]:
-    """The catalog sources named in the texts (by key), each with its title, where and date:
-    public sources and those of the team ``team_id`` (another team's are not theirs to cite)."""
-    text = " ".join(source_texts)
-    sources = Source.objects.filter(visible_rows([team_id] if team_id else []))
-    keys = sorted(key for key in sources.values_list("key", flat=True)
-                  if re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", text))
-    by_key: dict[str, Source] = {}
-    for row in sources.filter(key__in=keys).order_by("key", F("team").asc(nulls_last=True)):
-        by_key.setdefault(row.key, row)  # a key both public and the team's: the team's own
-    rows = by_key.values()
-    return tuple(Citation(key=row.key, title=row.title,
-                          where=row.url or f"{row.get_kind_display()}: {row.document}".rstrip(": "),
-                          dated=row.published_on or row.retrieved_on) for row in rows)
 
 
 def report_build(*, content: ReportContent, format: str) -> bytes:

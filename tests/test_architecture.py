@@ -65,3 +65,26 @@ def test_nothing_outside_the_api_layer_imports_from_it() -> None:
                       if any(name == package or name.startswith(package + ".")
                              for package in API_PACKAGES)]
     assert offenders == []
+
+
+def test_tco_has_at_most_twelve_top_level_modules() -> None:
+    # Everything else lives in the packages named for what it is: admin, api, services, engine...
+    modules = sorted(path.name for path in (ROOT / "tco").glob("*.py"))
+    assert len(modules) <= 12, modules
+
+
+def _imports_package(imported: set[str], package: str) -> list[str]:
+    return sorted(name for name in imported if name == package or name.startswith(package + "."))
+
+
+def test_no_module_of_tco_imports_reports() -> None:
+    # reports builds on tco (its exports read evaluations); tco reaching back would make a circle.
+    assert [f"{path} imports {name}" for path, imported in _production_modules()
+            if path.parts[0] == "tco" for name in _imports_package(imported, "reports")] == []
+
+
+def test_only_benchmarks_and_tests_import_the_benchmarks() -> None:
+    # The service never imports its benchmarks; the tests share the worker harness with them.
+    assert [f"{path} imports {name}" for path, imported in _production_modules()
+            if path.parts[0] != "benchmarks"
+            for name in _imports_package(imported, "benchmarks")] == []

@@ -77,3 +77,17 @@ def test_request_log_lines_carry_a_request_id(client, caplog):
     finished = [e for e in events if e.get("event") == "request_finished"]
     assert finished and finished[0]["request_id"]
     assert json.dumps(finished[0]["request_id"])  # JSON-serialisable, as the formatter needs
+
+
+def test_the_worker_and_manage_py_load_the_same_settings_when_none_are_named():
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    probe = "from django.conf import settings; print(settings.SETTINGS_MODULE)"
+
+    worker = subprocess.run(
+        [sys.executable, "-c", f"import config.celery_app, django; django.setup(); {probe}"],
+        cwd=REPO, capture_output=True, text=True, timeout=120, env=env)
+    manage = subprocess.run([sys.executable, "manage.py", "shell", "-c", probe], cwd=REPO,
+                            capture_output=True, text=True, timeout=120, env=env)
+
+    assert worker.returncode == 0, worker.stderr
+    assert worker.stdout.split()[-1] == manage.stdout.split()[-1] == "config.settings.local"

@@ -22,8 +22,8 @@ from matplotlib.figure import Figure
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher
 
+from catalog.selectors import Citation
 from reports.content import BomLine
-from reports.content import Citation
 from reports.content import RecordedPlan
 from reports.content import RecordedRun
 from reports.content import ReportContent

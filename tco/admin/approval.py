@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 
-from reports.services import citations
+from catalog.selectors import source_citations
 from tco.admin.result import stale_prices
 from tco.engine.vocabulary import RESULTS
 from tco.engine.vocabulary import input_term
@@ -41,8 +41,10 @@ def what_is_signed(scenario: Scenario, user: AbstractBaseUser) -> dict[str, Any]
 def signed_figures(evaluation: Evaluation, *, team_id: int | None) -> dict[str, Any]:
     """The figures, prices (with their sources' titles) and warnings of an evaluation, as text;
     the warnings include every price older than the staleness limit."""
-    titles = {c.key: f"{c.title} ({c.key})" for c in
-              citations([price.source for price in evaluation.prices], team_id=team_id)}
+    priced = {price.path for price in evaluation.prices}
+    titles = {c.key: f"{c.title} ({c.key})" for c in source_citations(
+        [key for a in evaluation.assumptions if a.path in priced for key in a.source_keys],
+        team_id=team_id)}
     return {
         "options": [(row["name"], "Buy" if row["winner"] == "buy" else "Rent",
                      RESULTS["rent.npv_saving_usd"].show(row["npv_saving_usd"]),

@@ -18,19 +18,12 @@ from django.urls import path
 from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
-from reports.admin import ReportExportInline
-from reports.admin import export_excel
-from reports.admin import export_pdf
-from reports.builders.pdf import PDF_CONTENT_TYPE
-from reports.builders.pdf import build_side_by_side_pdf
 from tco.admin.approval import what_is_signed
 from tco.admin.labels import OptionalJSONField
 from tco.admin.labels import RentOptionForm
 from tco.admin.labels import VocabularyLabelsForm
 from tco.admin.labels import change_row
 from tco.admin.result import scenario_result
-from tco.charts.canvas import inline_svg
-from tco.charts.side_by_side import side_by_side_figure
 from tco.engine import MAX_RENT_OPTIONS
 from tco.models import ApiOption
 from tco.models import RentOption
@@ -47,9 +40,6 @@ from tco.services.scenarios import revision_check
 from tco.services.scenarios import scenario_approve
 from tco.services.scenarios import scenario_clone
 from tco.services.scenarios import scenario_next_version
-from tco.services.side_by_side import SideBySideError
-from tco.services.side_by_side import side_by_side
-from tco.services.side_by_side import workbook_response
 from tco.services.sizing_spec import validated_sizing_spec
 from teams.admin_mixins import ListedRowsFilter
 from teams.admin_mixins import TeamScopedAdminMixin
@@ -146,9 +136,9 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
     autocomplete_fields = ["accelerator", "system", "facility"]
     readonly_fields = ["owner", "created_at", "updated_at", "status", "version",
                        "previous_version", "approved_by", "approved_at", "revision"]
-    inlines = [RentOptionInline, ApiOptionInline, ReportExportInline]
-    actions = ["side_by_side_selected", "side_by_side_pdf_selected", "clone_selected", "approve_selected",
-               export_excel, export_pdf]
+    # The reports app adds its exports and the side-by-side comparison (reports/admin.py).
+    inlines = [RentOptionInline, ApiOptionInline]
+    actions = ["clone_selected", "approve_selected"]
     fieldsets = [
         (None, {"fields": ["name", "description", ("prices_as_of", "price_range_point"), "team",
                            ("owner", "created_at", "updated_at"),
@@ -286,8 +276,6 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
         return [path("<int:pk>/clone/", view(self.clone_view), name="tco_scenario_clone"),
                 path("<int:pk>/approve/", view(self.approve_view), name="tco_scenario_approve"),
                 path("<int:pk>/compare/", view(self.compare_view), name="tco_scenario_compare"),
-                path("side-by-side/workbook/", view(self.side_by_side_workbook_view),
-                     name="tco_scenario_side_by_side_workbook"),
                 *super().get_urls()]
 
     def _scenario(self, request: HttpRequest, pk: int, role: Role) -> Scenario:
@@ -352,51 +340,6 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
             context.update(old=old, new=new, diff=diff,
                            changes=[change_row(c.field, c.old, c.new) for c in diff.changes])
         return TemplateResponse(request, "admin/tco/scenario/compare.html", context)
-
-    def side_by_side_workbook_view(self, request: HttpRequest) -> HttpResponse:
-        """The side-by-side page's scenarios (``?ids=``, among the user's) as one Excel sheet."""
-        try:
-            ids = [int(part) for part in request.GET.get("ids", "").split(",") if part]
-        except ValueError:
-            raise Http404("Give comma-separated scenario ids.") from None
-        visible = {s.pk: s for s in self.get_queryset(request).filter(pk__in=ids)}
-        if any(pk not in visible for pk in ids):
-            raise Http404("No such scenario in your teams.")
-        try:
-            return workbook_response(side_by_side([visible[pk] for pk in ids]))
-        except SideBySideError as exc:
-            self.message_user(request, exc.message, messages.ERROR)
-            return HttpResponseRedirect(reverse("admin:tco_scenario_changelist"))
-
-    def _side_by_side_columns(self, request, queryset) -> list | None:
-        """The selected scenarios' columns, or None after telling the user why they cannot be."""
-        try:
-            return side_by_side(list(queryset.order_by("name", "version")))
-        except SideBySideError as exc:
-            self.message_user(request, exc.message, messages.ERROR)
-            return None
-
-    @admin.action(description="Show selected scenarios side by side", permissions=["view"])
-    def side_by_side_selected(self, request, queryset):
-        columns = self._side_by_side_columns(request, queryset)
-        if columns is None:
-            return None
-        ids = ",".join(str(column.scenario_id) for column in columns)
-        context = {**self.admin_site.each_context(request), "opts": self.model._meta,
-                   "title": "Scenarios side by side", "columns": columns,
-                   "workbook_url": f"{reverse('admin:tco_scenario_side_by_side_workbook')}?ids={ids}",
-                   "chart_svg": inline_svg(side_by_side_figure(columns))}
-        return TemplateResponse(request, "admin/tco/scenario/side_by_side.html", context)
-
-    @admin.action(description="Side-by-side PDF of selected scenarios", permissions=["view"])
-    def side_by_side_pdf_selected(self, request, queryset):
-        columns = self._side_by_side_columns(request, queryset)
-        if columns is None:
-            return None
-        response = HttpResponse(build_side_by_side_pdf(columns, author=str(request.user)),
-                                content_type=PDF_CONTENT_TYPE)
-        response["Content-Disposition"] = 'attachment; filename="scenarios-side-by-side.pdf"'
-        return response
 
     @admin.action(description="Clone selected scenarios", permissions=["change"])
     def clone_selected(self, request, queryset):

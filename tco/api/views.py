@@ -3,8 +3,6 @@ for budgeting tools. Every scenario read goes through tco.selectors.scenarios_fo
 team's scenario is not found (404); writes need the analyst role, approval the approver role."""
 from __future__ import annotations
 
-from django.http import HttpResponse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample
 from drf_spectacular.utils import OpenApiParameter
 from drf_spectacular.utils import OpenApiResponse
@@ -13,14 +11,10 @@ from rest_framework import status
 from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from reports.builders.excel import XLSX_CONTENT_TYPE
-from reports.builders.pdf import PDF_CONTENT_TYPE
-from reports.builders.pdf import build_side_by_side_pdf
 from tco.api.concurrency import Frozen
 from tco.api.concurrency import RevisionConflict
 from tco.api.concurrency import sent_revision
@@ -30,6 +24,8 @@ from tco.api.serializers import HistoryRecordSerializer
 from tco.api.serializers import ScenarioSerializer
 from tco.api.serializers import SideBySideSerializer
 from tco.api.serializers import input_error
+from tco.api.side_by_side import SIDE_BY_SIDE_IDS
+from tco.api.side_by_side import side_by_side_columns
 from tco.models import Scenario
 from tco.models import StaleRevision
 from tco.selectors import scenarios_for
@@ -48,10 +44,6 @@ from tco.services.scenarios import scenario_create
 from tco.services.scenarios import scenario_delete
 from tco.services.scenarios import scenario_update
 from tco.services.scenarios import unsaved_evaluate
-from tco.services.side_by_side import Column
-from tco.services.side_by_side import SideBySideError
-from tco.services.side_by_side import side_by_side
-from tco.services.side_by_side import workbook_response
 from teams.models import Role
 from teams.permissions import TeamRolePermission
 
@@ -70,9 +62,6 @@ SCENARIO_EXAMPLE = OpenApiExample(
 IF_MATCH = OpenApiParameter(
     "If-Match", location=OpenApiParameter.HEADER, required=False,
     description="The ETag (revision) the edit was made on; or send `revision` in the body.")
-SIDE_BY_SIDE_IDS = OpenApiParameter(
-    "ids", str, required=True,
-    description="Comma-separated scenario ids, 2 to 12, in the order to show them (versions are scenarios).")
 CONFLICT = OpenApiResponse(description="Stale revision (the body names the current one), or an "
                                        "approved scenario that does not allow this.")
 
@@ -229,40 +218,8 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def side_by_side(self, request):
         """Several scenarios side by side: each one's key figures against its cheapest rent
         option, and the cumulative costs for one chart; the figures its own evaluation gives."""
-        return Response(SideBySideSerializer(self._side_by_side_columns(request), many=True).data)
-
-    @extend_schema(parameters=[SIDE_BY_SIDE_IDS],
-                   responses={(200, PDF_CONTENT_TYPE): OpenApiTypes.BINARY})
-    @action(detail=False, methods=["get"], url_path="side-by-side/pdf")
-    def side_by_side_pdf(self, request):
-        """The side-by-side view as a PDF: the key-figures table and the cumulative-cost chart."""
-        pdf = build_side_by_side_pdf(self._side_by_side_columns(request), author=str(request.user))
-        response = HttpResponse(pdf, content_type=PDF_CONTENT_TYPE)
-        response["Content-Disposition"] = 'attachment; filename="scenarios-side-by-side.pdf"'
-        return response
-
-    def _side_by_side_columns(self, request) -> list[Column]:
-        """The columns of the scenarios ``?ids=`` names, among the user's; a 400 naming ``ids``."""
-        try:
-            ids = [int(part) for part in request.query_params.get("ids", "").split(",") if part]
-        except ValueError as exc:
-            raise ValidationError({"ids": ["give comma-separated scenario ids"]}) from exc
-        visible = {s.pk: s for s in self.get_queryset().filter(pk__in=ids)}
-        missing = [pk for pk in ids if pk not in visible]
-        if missing:
-            raise ValidationError({"ids": [f"no scenario {pk} among yours" for pk in missing]})
-        try:
-            return side_by_side([visible[pk] for pk in ids])
-        except SideBySideError as exc:
-            raise ValidationError({exc.field: [exc.message]}) from exc
-
-    @extend_schema(parameters=[SIDE_BY_SIDE_IDS],
-                   responses={(200, XLSX_CONTENT_TYPE): OpenApiTypes.BINARY})
-    @action(detail=False, methods=["get"], url_path="side-by-side/workbook")
-    def side_by_side_workbook(self, request):
-        """The same comparison as one Excel sheet: key figures per scenario, cumulative costs
-        by month and their chart."""
-        return workbook_response(self._side_by_side_columns(request))
+        return Response(SideBySideSerializer(side_by_side_columns(request, self.get_queryset()),
+                                             many=True).data)
 
     @extend_schema(request=None, responses={201: ScenarioSerializer})
     @action(detail=True, methods=["post"])

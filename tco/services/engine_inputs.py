@@ -66,6 +66,7 @@ class Assumption:
     origin: str  # "scenario", "catalog", "sizing" or "default" (tco/services/stated_defaults.py)
     source: str
     as_of: date | None = None
+    source_keys: tuple[str, ...] = ()  # the catalog sources the figure came from, by key
 
 
 @dataclass(frozen=True)
@@ -156,8 +157,13 @@ def _float(value: Decimal | float | int | None) -> float:
     return math.nan if value is None else float(value)
 
 
+def _field_source_keys(row: Any, field: str) -> tuple[str, ...]:
+    """The catalog sources a row gives for one of its fields, by key."""
+    return tuple((getattr(row, "field_sources", None) or {}).get(field) or ())
+
+
 def _source_label(row: Any, field: str) -> str:
-    keys = (getattr(row, "field_sources", None) or {}).get(field)
+    keys = _field_source_keys(row, field)
     what = f"catalog {row._meta.verbose_name} {row}"
     return f"{what}: {', '.join(keys)}" if keys else what
 
@@ -193,7 +199,8 @@ class _Recorder:
             raise ScenarioInputError(field, f"not given, and {type(row).__name__} '{row}' has no "
                                             f"{row_field} to fall back to")
         self.assumptions.append(
-            Assumption(path, _float(value), unit, "catalog", _source_label(row, row_field)))
+            Assumption(path, _float(value), unit, "catalog", _source_label(row, row_field),
+                       source_keys=_field_source_keys(row, row_field)))
         return _float(value)
 
     def default(self, path: str, own: Any, field: str, key: str | None = None) -> float:
@@ -246,10 +253,19 @@ class _Recorder:
                         for other in others)
                     + f". To cost another figure, give it as the scenario's "
                       f"{input_term(path).label.lower()}."))
-        self.assumptions.append(Assumption(path, float(amount), unit, "catalog", source,
-                                           point.as_of))
+        self.assumptions.append(Assumption(
+            path, float(amount), unit, "catalog", source, point.as_of,
+            source_keys=(point.source.key, *(other.source.key for other in others))))
         return float(amount)
 
+
+#: Units of the catalog tables' figures (cooling technologies, a facility's existing cooling).
+CATALOG_TABLE_UNITS = {
+    "max_kw_per_rack": "kW/rack",
+    "existing_cooling_max_kw_per_rack": "kW/rack",
+    "capex_usd_per_kw": "USD/kW",
+    "opex_usd_per_kw_month": "USD/kW-month",
+}
 
 #: Sources whose prices differ by more than this share are said to disagree (a warning).
 DISAGREEMENT = Decimal("0.10")
@@ -286,7 +302,7 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
         workload=_workload(scenario, record, sizing),
         buy=_buy(scenario, record),
         facility=_facility(scenario, record),
-        cooling=_cooling_tiers(),
+        cooling=_cooling_tiers(record),
         rent=tuple(_rent(index, option, scenario, record) for index, option in enumerate(options)),
         finance=engine.Finance(
             horizon_months=record.scenario("finance.horizon_months", scenario.horizon_months,
@@ -451,7 +467,7 @@ def _api(index: int, option: ApiOption, record: _Recorder) -> engine.ApiOption:
         record.assumptions.append(Assumption(f"{prefix}.{name}", float(getattr(row, name)),
                                              "USD/Mtoken", "catalog",
                                              f"token API price {row}: {row.source}{example}",
-                                             row.as_of))
+                                             row.as_of, source_keys=(row.source.key,)))
         return float(getattr(row, name))
 
     limit = option.rate_limit_tokens_per_month
@@ -506,19 +522,25 @@ def _facility(scenario: Scenario, record: _Recorder) -> engine.Facility:
     )
 
 
-def _cooling_tiers() -> tuple[engine.CoolingTier, ...]:
+def _cooling_tiers(record: _Recorder) -> tuple[engine.CoolingTier, ...]:
+    """The catalog's cooling technologies by rack density, each figure recorded with its sources."""
     tiers = sorted(CoolingTechnology.objects.all(),
                    key=lambda t: math.inf if t.max_kw_per_rack is None else t.max_kw_per_rack)
     if not tiers:
         raise ScenarioInputError("facility", "the catalog has no cooling technologies; "
                                              "run load_catalog")
-    return tuple(
-        engine.CoolingTier(name=tier.name,
-                           max_kw_per_rack=math.inf if tier.max_kw_per_rack is None
-                           else float(tier.max_kw_per_rack),
-                           capex_usd_per_kw=float(tier.capex_usd_per_kw),
-                           opex_usd_per_kw_month=float(tier.opex_usd_per_kw_month))
-        for tier in tiers)
+    built = []
+    for index, tier in enumerate(tiers):
+        figures = {"max_kw_per_rack": math.inf if tier.max_kw_per_rack is None
+                   else float(tier.max_kw_per_rack),
+                   "capex_usd_per_kw": float(tier.capex_usd_per_kw),
+                   "opex_usd_per_kw_month": float(tier.opex_usd_per_kw_month)}
+        for name, value in figures.items():
+            record.assumptions.append(Assumption(
+                f"cooling.{index}.{name}", value, CATALOG_TABLE_UNITS[name], "catalog",
+                _source_label(tier, name), source_keys=_field_source_keys(tier, name)))
+        built.append(engine.CoolingTier(name=tier.name, **figures))
+    return tuple(built)
 
 
 def _rent(index: int, option: RentOption, scenario: Scenario,

@@ -34,6 +34,7 @@ from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.models import ScenarioSnapshot
+from tco.services.engine_inputs import CATALOG_TABLE_UNITS
 from tco.services.engine_inputs import Assumption
 from tco.services.engine_inputs import EngineCase
 from tco.services.engine_inputs import EvaluationWarning
@@ -47,12 +48,6 @@ from tco.services.zero_costs import zero_cost_warnings
 
 # Units of engine inputs that no scenario or catalog record describes (cooling tiers and
 # the facility's existing cooling come straight from the catalog tables).
-CATALOG_TABLE_UNITS = {
-    "max_kw_per_rack": "kW/rack",
-    "existing_cooling_max_kw_per_rack": "kW/rack",
-    "capex_usd_per_kw": "USD/kW",
-    "opex_usd_per_kw_month": "USD/kW-month",
-}
 
 # The footprint's flags, in words a reader acts on.
 FOOTPRINT_WARNINGS = {
@@ -252,18 +247,13 @@ def every_input(inputs: engine.Scenario,
     rows = []
     for path in engine.numeric_input_paths(inputs):
         value = float(engine.get_input(inputs, path))
-        origin = known.get(path) or _catalog_table_assumption(path)
-        rows.append(Assumption(path, value, origin.unit, origin.origin, origin.source,
-                               origin.as_of))
+        rows.append(replace(known.get(path) or _catalog_table_assumption(path), value=value))
     return tuple(rows)
 
 
 def _catalog_table_assumption(path: str) -> Assumption:
-    """Where an input nobody recorded comes from: the catalog's cooling table or facility profile."""
+    """Where an input nobody recorded comes from: the facility profile's cooling."""
     unit = CATALOG_TABLE_UNITS.get(path.rsplit(".", 1)[-1], "")
-    if path.startswith("cooling."):
-        return Assumption(path, np.nan, unit, "catalog",
-                          "catalog cooling technologies (seed-003 tiers)")
     if path == "facility.existing_cooling_max_kw_per_rack":
         return Assumption(path, np.nan, unit, "catalog",
                           "catalog facility profile: its cooling technology")

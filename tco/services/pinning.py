@@ -64,7 +64,8 @@ def pinned_case(case: EngineCase, snapshot: ScenarioSnapshot) -> EngineCase:
                                    {row["path"]: _float(row["value"]) for row in rows})
     assumptions = tuple(
         Assumption(row["path"], _float(row["value"]), row["unit"], row["origin"], row["source"],
-                   None if row["as_of"] is None else date.fromisoformat(row["as_of"]))
+                   None if row["as_of"] is None else date.fromisoformat(row["as_of"]),
+                   tuple(row["source_keys"]))
         for row in pin["assumptions"])
     prices = tuple(PriceUsed(row["price_point_id"], row["target"], Decimal(row["amount"]),
                              row["currency"], date.fromisoformat(row["as_of"]), row["source"],

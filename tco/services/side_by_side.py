@@ -10,8 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from django.http import HttpResponse
-from django.utils import timezone
 
 from tco.engine.figures import finite_or_none
 from tco.engine.figures import scalar
@@ -90,16 +88,3 @@ def side_by_side(scenarios: Sequence[Scenario]) -> list[Column]:
             raise SideBySideError("ids", f"scenario {scenario.pk} ({scenario.name}) cannot be "
                                          f"evaluated: {exc}") from exc
     return columns
-
-
-def workbook_response(columns: Sequence[Column]) -> HttpResponse:
-    """The side-by-side comparison as an .xlsx download."""
-    # Imported here: the reports app builds on this module's Column.
-    from reports.builders.excel import XLSX_CONTENT_TYPE
-    from reports.builders.excel.side_by_side import build_side_by_side_workbook
-
-    now = timezone.now()
-    response = HttpResponse(build_side_by_side_workbook(columns, generated_at=now),
-                            content_type=XLSX_CONTENT_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="scenarios-side-by-side-{now:%Y%m%d-%H%M}.xlsx"'
-    return response

@@ -12,13 +12,15 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
+from catalog.selectors import Citation
 from reports.builders.pdf import build_pdf
-from reports.content import Citation
 from reports.content import RecordedRun
 from reports.formatting import format_usd_cents
 from tco.engine import ApiOption
 from tco.engine import TokenMix
+from tco.services.engine_inputs import Assumption
 from tco.services.engine_inputs import PriceUsed
+from tco.services.evaluation import evaluation_of
 from tests.reports.conftest import FORMULA_LIKE_NAME
 from tests.reports.conftest import MONTE_CARLO
 from tests.reports.conftest import SWEEP
@@ -116,11 +118,19 @@ def test_each_recorded_run_has_its_chapter_with_its_figures(tmp_path):
     assert re.search(r"Instance price, spot +2 +\$20\.00 +\$40\.00", body)
 
 
-def test_it_lists_the_assumptions_with_their_sources(text):
+def test_it_lists_the_assumptions_with_their_sources(tmp_path):
+    recorded = Assumption("buy.system_price_usd", 0.0, "USD/system", "catalog",
+                          "catalog system dgx-h100: seed-003", source_keys=("seed-003",))
+    content = content_for(rich_scenario())
+    content = dataclasses.replace(content, evaluation=evaluation_of(rich_scenario(), recorded=[recorded]))
+    path = tmp_path / "sources.pdf"
+    path.write_bytes(build_pdf(content))
+    text = poppler("pdftotext", "-layout", str(path), "-")
     assumptions = text[text.rindex("Assumptions and sources") :]
 
     assert "System price" in assumptions and "buy.system_price_usd" not in assumptions
     assert "seed-003" in assumptions  # no catalog source cited: the text names it as recorded
+    assert "not recorded" in assumptions  # an input nobody recorded says so
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])

@@ -15,8 +15,8 @@ from catalog.models import AcceleratorPowerCap
 from catalog.models import CloudOffering
 from catalog.models import PricePoint
 from catalog.models import Source
+from catalog.selectors import source_citations
 from catalog.services import quote_file_import
-from reports.services import citations
 from teams.models import Role
 from tests.teams.conftest import client_of
 from tests.teams.conftest import scenario_body
@@ -138,7 +138,8 @@ def test_a_report_cites_only_its_own_teams_sources(beta_quote):
     Source.objects.filter(pk=beta_quote.source_id).update(title="Beta's NDA with AWS, confidential")
 
     def cited_by(slug: str) -> list[str]:
-        return [c.title for c in citations(["Beta NDA deal; seed-003"], team_id=team(slug).pk)]
+        keys = [beta_quote.source.key, "seed-003"]
+        return [c.title for c in source_citations(keys, team_id=team(slug).pk)]
 
     assert "Beta's NDA with AWS, confidential" in cited_by("beta")
     assert "Beta's NDA with AWS, confidential" not in cited_by("alpha")
