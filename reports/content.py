@@ -22,10 +22,12 @@ from tco.engine.figures import finite_or_none
 from tco.engine.figures import scalar
 from tco.engine.vocabulary import input_label
 from tco.services.engine_inputs import Assumption
+from tco.services.engine_inputs import EvaluationWarning
 from tco.services.engine_inputs import PriceUsed
 from tco.services.evaluation import Evaluation
 from tco.services.evaluation import option_figures
 from tco.services.evaluation import option_phrase
+from tco.services.evaluation import stale_price_warnings
 
 MONTE_CARLO = "monte_carlo"
 
@@ -145,8 +147,16 @@ class ReportContent:
                            f"{option_phrase(now)} (approved: {option_phrase(signed)})")
                           for signed, now in zip(option_figures(evaluation.result),
                                                  option_figures(evaluation.today.result), strict=True)]
-        notes += [("Warning", warning.message) for warning in evaluation.warnings]
+        # Prices are aged on the day the report was made, by the same rule as the evaluation's.
+        notes += [("Warning", warning.message) for warning in evaluation.warnings
+                  if warning.code != "stale_price"]
+        notes += [("Warning", warning.message) for warning in self.stale_prices()]
         return tuple(notes)
+
+    def stale_prices(self) -> tuple[EvaluationWarning, ...]:
+        """A warning for every price older than the staleness limit when the report was made."""
+        return stale_price_warnings(self.prices, today=self.meta.generated_at.date(),
+                                    stale_after_days=self.meta.stale_after_days)
 
 
 def key_figures(result: engine.Result) -> dict[str, Any]:

@@ -12,6 +12,7 @@ Refusals name the input in words, the value given and what is allowed:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -111,6 +112,30 @@ API_OPTION_INPUTS: Mapping[str, str] = {
     "minimum_usd_per_month": "api.minimum_usd_per_month",
     "rate_limit_tokens_per_month": "api.rate_limit_tokens_per_month",
 }
+# Inputs with no bounds of their own (a curve), by the field that sets them.
+UNBOUNDED_INPUTS: Mapping[str, str] = {"residual_curve": "buy.residual_curve"}
+# The inverse, derived: the field to name when the engine refuses an input. A check on the whole
+# token mix (its shares add up to 1) names the share people set last.
+FIELD_OF_INPUT: Mapping[str, str] = {
+    **{path: field for field, path in (*SCENARIO_INPUTS.items(), *UNBOUNDED_INPUTS.items())},
+    "tokens": "token_output_share",
+}
+OPTION_FIELDS: Mapping[str, tuple[str, Mapping[str, str]]] = {
+    "rent": ("rent_options", {path.split(".")[1]: field for field, path in RENT_OPTION_INPUTS.items()}),
+    "api": ("api_options", {path.split(".")[1]: field for field, path in API_OPTION_INPUTS.items()}),
+}
+OPTION_PATH = re.compile(r"^(rent|api)\.(\d+)\.(\w+)$")
+
+
+def field_for(path: str) -> str:
+    """The scenario field behind an engine input path: ``facility.pue`` -> ``pue``,
+    ``rent.0.upfront_usd_per_instance`` -> ``rent_options[0].upfront_usd``."""
+    option = OPTION_PATH.match(path)
+    if option:
+        kind, index, name = option.groups()
+        options, fields = OPTION_FIELDS[kind]
+        return f"{options}[{index}].{fields.get(name, name)}"
+    return FIELD_OF_INPUT.get(path, path)
 
 
 @dataclass(frozen=True)

@@ -62,10 +62,22 @@ def price_age(
     return PriceAge(known_on=known_on, age_days=age_days, is_stale=age_days > limit)
 
 
-def price_point_age(point: PricePoint, *, today: dt.date | None = None) -> PriceAge:
-    """Age of a stored price (select_related("last_check") saves a query per point)."""
+def checked_on(point: PricePoint) -> dt.date | None:
+    """The last day a refresh found a stored price current; None when none has
+    (select_related("last_check") saves a query per point)."""
     try:
-        checked_on = timezone.localdate(point.last_check.checked_at)
+        return timezone.localdate(point.last_check.checked_at)
     except ObjectDoesNotExist:
-        checked_on = None
-    return price_age(as_of=point.as_of, checked_on=checked_on, today=today)
+        return None
+
+
+def price_point_age(point: PricePoint, *, today: dt.date | None = None) -> PriceAge:
+    """Age of a stored price."""
+    return price_age(as_of=point.as_of, checked_on=checked_on(point), today=today)
+
+
+def stale_sentence(target: str, age: PriceAge, *, stale_after_days: int) -> str:
+    """What a reader is told of a stale price, in every place that shows one."""
+    return (f"The price of {target} is {age.age_days:,} days old (last known current on "
+            f"{age.known_on.isoformat()}), older than the {stale_after_days}-day limit: check it "
+            "before signing.")

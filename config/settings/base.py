@@ -161,6 +161,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DJANGO_UPLOAD_MAX_BYTES", default=10 * 10
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 REST_FRAMEWORK = {
+    # Service refusals (bad input, four eyes, frozen approvals) as 400/403/409.
+    "EXCEPTION_HANDLER": "tco.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",

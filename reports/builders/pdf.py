@@ -11,7 +11,6 @@ import math
 import re
 from collections.abc import Sequence
 from datetime import UTC
-from datetime import date
 from datetime import datetime
 from typing import TYPE_CHECKING
 from typing import Any
@@ -22,6 +21,8 @@ from matplotlib.figure import Figure
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher
 
+from catalog.refresh.freshness import PriceAge
+from catalog.refresh.freshness import price_age
 from catalog.selectors import Citation
 from reports.content import BomLine
 from reports.content import RecordedPlan
@@ -56,6 +57,7 @@ from tco.engine.vocabulary import Kind
 from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import line_label
 from tco.engine.vocabulary import show
+from tco.services.engine_inputs import PriceUsed
 from tco.services.plan_tables import plan_tables
 from tco.services.useful_work import useful_work
 
@@ -132,7 +134,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
              "dated": "" if source.dated is None else source.dated.isoformat()}
             for number, source in enumerate(meta.sources, start=1)
         ],
-        "stale_prices": _stale_prices(content),
+        "stale_prices": [warning.message for warning in content.stale_prices()],
         "is_draft": not meta.status.startswith("Approved"),
         "page_size": CSS_PAGE_SIZES[meta.paper_size],
         "generated": timestamp(meta.generated_at),
@@ -177,8 +179,8 @@ def report_context(content: ReportContent) -> dict[str, Any]:
                 "amount": show(float(price.amount), Kind.USD_PRICE),
                 "unit": input_term(price.path).unit if price.path else "",
                 "as_of": price.as_of.isoformat(),
-                "age": _age_days(price.as_of, content),
-                "stale": _age_days(price.as_of, content) > meta.stale_after_days,
+                "age": f"{_age(price, content).age_days:,}",
+                "stale": _age(price, content).is_stale,
                 "source": cite(price.source),
             }
             for price in content.prices
@@ -213,17 +215,10 @@ def _bom_row(line: BomLine) -> dict[str, str]:
             "unit_price": format_usd_cents(line.unit_price_usd), "amount": format_usd_cents(line.amount_usd)}
 
 
-def _age_days(as_of: date, content: ReportContent) -> int:
-    return (content.meta.generated_at.date() - as_of).days
-
-
-def _stale_prices(content: ReportContent) -> list[str]:
-    """A sentence for every price older than the staleness limit when the report was made."""
-    limit = content.meta.stale_after_days
-    return [f"The price of {price.target} is {_age_days(price.as_of, content):,} days old "
-            f"(as of {price.as_of.isoformat()}), older than the {limit}-day limit: check it "
-            "before signing."
-            for price in content.prices if _age_days(price.as_of, content) > limit]
+def _age(price: PriceUsed, content: ReportContent) -> PriceAge:
+    """How old a price was when the report was made (the catalog's rule)."""
+    return price_age(as_of=price.as_of, checked_on=price.checked_on,
+                     today=content.meta.generated_at.date(), stale_after_days=content.meta.stale_after_days)
 
 
 def _png(figure: Figure) -> str:

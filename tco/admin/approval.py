@@ -7,7 +7,6 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 
 from catalog.selectors import source_citations
-from tco.admin.result import stale_prices
 from tco.engine.vocabulary import RESULTS
 from tco.engine.vocabulary import input_term
 from tco.models import Scenario
@@ -39,8 +38,8 @@ def what_is_signed(scenario: Scenario, user: AbstractBaseUser) -> dict[str, Any]
 
 
 def signed_figures(evaluation: Evaluation, *, team_id: int | None) -> dict[str, Any]:
-    """The figures, prices (with their sources' titles) and warnings of an evaluation, as text;
-    the warnings include every price older than the staleness limit."""
+    """The figures, prices (with their sources' titles) and warnings of an evaluation (every
+    price older than the staleness limit among them), as text."""
     priced = {price.path for price in evaluation.prices}
     titles = {c.key: f"{c.title} ({c.key})" for c in source_citations(
         [key for a in evaluation.assumptions if a.path in priced for key in a.source_keys],
@@ -54,5 +53,5 @@ def signed_figures(evaluation: Evaluation, *, team_id: int | None) -> dict[str, 
         "prices": [(price.target, input_term(price.path).show_with_unit(float(price.amount)),
                     price.as_of.isoformat(), titles.get(price.source, price.source))
                    for price in evaluation.prices],
-        "warnings": [warning.message for warning in evaluation.warnings] + stale_prices(evaluation),
+        "warnings": [warning.message for warning in evaluation.warnings],
     }

@@ -2,7 +2,7 @@
 "Pue" and "System price usd" Django makes of field names.
 
 A model field given its own ``verbose_name`` keeps it; the rest are labelled by the engine
-input they feed (``tco.services.engine_inputs.ENGINE_PATH_TO_FIELD``).
+input they feed (``tco.inputs``, the one table of fields and engine inputs).
 """
 
 from __future__ import annotations
@@ -20,23 +20,14 @@ from tco.engine.vocabulary import INPUTS
 from tco.engine.vocabulary import Kind
 from tco.engine.vocabulary import Term
 from tco.engine.vocabulary import generic_path
+from tco.inputs import RENT_OPTION_INPUTS
+from tco.inputs import SCENARIO_INPUTS
+from tco.inputs import UNBOUNDED_INPUTS
 from tco.models import RentOption
 from tco.models import Scenario
-from tco.services.engine_inputs import ENGINE_PATH_TO_FIELD
 
-# A scenario field is named as its input's last part (``facility.pue`` -> ``pue``) unless the
-# engine's map says otherwise.
-SCENARIO_PATHS = {
-    ENGINE_PATH_TO_FIELD.get(path, path.rsplit(".", 1)[1]): path
-    for path in INPUTS
-    if not path.startswith(("rent.", "cooling."))
-} | {
-    # Owned space: the scenario overrides the facility's figures under these names.
-    "buildout_capex_usd_per_kw": "facility.owned_buildout_usd_per_kw",
-    "buildout_opex_usd_per_kw_month": "facility.owned_opex_usd_per_kw_month",
-}
-# Rent option fields are named as their engine inputs, but for these.
-RENT_PATHS = {"upfront_usd": "rent.*.upfront_usd_per_instance"}
+SCENARIO_PATHS = {**SCENARIO_INPUTS, **UNBOUNDED_INPUTS}
+RENT_PATHS = {field: f"rent.*.{path.split('.')[1]}" for field, path in RENT_OPTION_INPUTS.items()}
 KIND_UNITS = {Kind.USD: "USD", Kind.USD_PRICE: "USD", Kind.SHARE: "0-1"}
 
 

@@ -12,15 +12,14 @@ import math
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count
 from django.db.models import Max
 from django.db.models import Q
 from django.template.loader import render_to_string
-from django.utils import timezone
 
 from catalog.models import PricePoint
+from catalog.refresh.freshness import price_age
 from tco.charts.canvas import inline_svg
 from tco.charts.cumulative_cost import cumulative_cost_figure
 from tco.engine.figures import item
@@ -69,9 +68,11 @@ def cache_key(scenario: Scenario) -> str:
                         offering__instance_type=option.offering.instance_type,
                         offering__pricing_model=option.offering.pricing_model)
     prices = PricePoint.objects.filter(rented | Q(system_id=scenario.system_id))
-    seen = prices.aggregate(last=Max("id"), count=Count("id"))
+    # A refresh that confirms a price makes it younger: the warnings change with the last check.
+    seen = prices.aggregate(last=Max("id"), count=Count("id"), checked=Max("last_check__checked_at"))
+    checked = seen["checked"] and seen["checked"].timestamp()
     return (f"scenario-result:{scenario.pk}:{scenario.revision}:{scenario.prices_as_of}:"
-            f"{seen['last']}:{seen['count']}:{ENGINE_VERSION}")
+            f"{seen['last']}:{seen['count']}:{checked}:{ENGINE_VERSION}")
 
 
 def scenario_result(scenario: Scenario) -> dict[str, Any]:
@@ -95,8 +96,8 @@ def scenario_result(scenario: Scenario) -> dict[str, Any]:
     return {**shown, "price_age_days": _age_days(shown["oldest_price"])}
 
 
-def _age_days(as_of: dt.date | None) -> int | None:
-    return None if as_of is None else (timezone.localdate() - as_of).days
+def _age_days(known_on: dt.date | None) -> int | None:
+    return None if known_on is None else price_age(as_of=known_on, checked_on=None).age_days
 
 
 def result_context(evaluation: Evaluation) -> dict[str, Any]:
@@ -115,7 +116,9 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
     footprint = [(RESULTS[f"footprint.{name}"].heading(),
                   RESULTS[f"footprint.{name}"].show(item(getattr(result.footprint, name))))
                  for name in FOOTPRINT_ROWS]
-    oldest = min((price.as_of for price in evaluation.prices), default=None)
+    # The day the least recently confirmed price was last known to hold (the catalog's rule).
+    oldest = min((price_age(as_of=price.as_of, checked_on=price.checked_on).known_on
+                  for price in evaluation.prices), default=None)
     frame = monthly_frame(result)
     return {
         **_sizing_context(evaluation.sizing),
@@ -126,7 +129,6 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
         "npv_saving": RESULTS["rent.npv_saving_usd"].show(saving),
         "breakeven": RESULTS["rent.breakeven_month"].show(item(cheapest.breakeven_month)),
         "oldest_price": oldest,
-        "stale_prices": stale_prices(evaluation),
         "warnings": [warning.message for warning in evaluation.warnings],
         "key_columns": columns,
         "key_rows": key_rows,
@@ -160,15 +162,6 @@ def _headline(cheapest: Any, saving: float, horizon: int) -> str:
                 f"(NPV); buying {breakeven}.")
     return (f"Rent {cheapest.name}: {usd_short(-saving)} less than buying over {horizon} months "
             f"(NPV); buying {breakeven}.")
-
-
-def stale_prices(evaluation: Evaluation) -> list[str]:
-    """A note on every price older than the staleness limit."""
-    limit = settings.PRICE_STALE_AFTER_DAYS
-    today = timezone.localdate()
-    return [f"The price of {price.target} is {(today - price.as_of).days} days old "
-            f"(as of {price.as_of.isoformat()}); prices older than {limit} days may have moved."
-            for price in evaluation.prices if (today - price.as_of).days > limit]
 
 
 def _column_heading(column: str) -> str:

@@ -201,6 +201,9 @@ class InputAssumptionSerializer(serializers.Serializer):
     origin = serializers.ChoiceField(choices=["scenario", "catalog", "sizing", "default"])
     source = serializers.CharField()
     as_of = serializers.DateField(allow_null=True)
+    source_keys = serializers.ListField(
+        child=serializers.CharField(), help_text="The catalog sources it came from, by key "
+                                                 "(see /api/v1/sources/).")
 
 
 class PriceUsedSerializer(serializers.Serializer):
@@ -215,6 +218,9 @@ class PriceUsedSerializer(serializers.Serializer):
     source = serializers.CharField()
     path = serializers.CharField(help_text="The engine input it priced, e.g. "
                                            "rent.0.price_usd_per_instance_hour.")
+    checked_on = serializers.DateField(
+        allow_null=True, help_text="The last day a price refresh found it current; its age runs "
+                                   "from the later of this and as_of.")
 
 
 class EvaluationWarningSerializer(serializers.Serializer):

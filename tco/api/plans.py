@@ -119,7 +119,6 @@ class PlanViewSet(ScenarioJobViewSet):
 
     serializer_class = PlanSerializer
     filterset_class = PlanFilterSet
-    spec_error = PlanSpecError
     job_name = "plan"
     done_status = PlanStatus.DONE
 

@@ -156,7 +156,6 @@ class SweepRunViewSet(ScenarioJobViewSet):
 
     serializer_class = SweepRunSerializer
     filterset_class = SweepRunFilterSet
-    spec_error = RunSpecError
     job_name = "run"
     done_status = RunStatus.DONE
     ordering_fields = ["created_at", "status"]

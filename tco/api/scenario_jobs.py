@@ -13,7 +13,6 @@ from rest_framework import serializers
 from rest_framework import status
 from rest_framework import viewsets
 from rest_framework.exceptions import APIException
-from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from tco.errors import FieldError
@@ -45,7 +44,6 @@ class ScenarioJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
 
     permission_classes = [TeamRolePermission]
     team_path = "scenario__team"
-    spec_error: type[FieldError] = FieldError  # how the app's service refuses a spec
     job_name = "job"  # as messages name it: "the run is pending, not done"
     done_status = "done"
 
@@ -70,12 +68,9 @@ class ScenarioJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         return start.validated_data
 
     def start(self, service: Callable[..., Any], **kwargs: Any) -> Response:
-        """Start a job through the app's ``service``: 202 with it, or 400 where it refuses the spec."""
-        try:
-            job = service(**kwargs)
-        except self.spec_error as exc:
-            raise ValidationError(self.refusal(exc)) from exc
-        return self.accepted(job)
+        """Start a job through the app's ``service``: 202 with it; a refused spec rises as a
+        400 where ``refusal`` puts it (tco/api/errors.py)."""
+        return self.accepted(service(**kwargs))
 
     def done_job(self) -> Any:
         """The job asked for, once it is done; before, 409 (it has no result yet)."""

@@ -3,7 +3,6 @@
 The evaluation's output is declared in tco/api/evaluation.py."""
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rest_framework import serializers
@@ -17,13 +16,9 @@ from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE
-from tco.services.engine_inputs import ScenarioInputError
 from tco.services.sizing_spec import SizingSpecSerializer
-from tco.services.sizing_spec import nested_error
 from teams.models import Team
 from teams.selectors import teams_of
-
-NESTED_FIELD = re.compile(r"^(rent_options|api_options)\[(\d+)\]\.(\w+)$")
 
 
 class RentOptionSerializer(serializers.ModelSerializer):
@@ -61,7 +56,7 @@ class ScenarioSerializer(serializers.ModelSerializer):
     """A scenario as budgeting tools send it; catalog rows are named by slug (offerings by id).
 
     It shapes input and output only: the scenario services pick the team and refuse, naming
-    the field, a scenario that cannot be evaluated (``input_error`` makes that a 400).
+    the field, a scenario that cannot be evaluated (answered with a 400).
     """
 
     accelerator = serializers.SlugRelatedField(slug_field="slug", queryset=Accelerator.objects.all())
@@ -128,18 +123,6 @@ class ScenarioSerializer(serializers.ModelSerializer):
         request = self.context.get("request")
         if request is not None:  # none when the schema is generated
             self.fields["team"].queryset = teams_of(request.user)
-
-
-def input_error(exc: ScenarioInputError) -> serializers.ValidationError:
-    """A scenario refusal as a 400 in DRF's nested shape: rent_options errors keyed by the
-    option's index, sizing errors by the spec's path."""
-    nested = NESTED_FIELD.match(exc.field)
-    if exc.field.startswith("sizing."):
-        return serializers.ValidationError(nested_error(exc.field, exc.message))
-    if not nested:
-        return serializers.ValidationError({exc.field: [exc.message]})
-    kind, index, field = nested.group(1), int(nested.group(2)), nested.group(3)
-    return serializers.ValidationError({kind: {index: {field: [exc.message]}}})
 
 
 class FieldChangeSerializer(serializers.Serializer):

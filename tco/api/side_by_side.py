@@ -9,7 +9,6 @@ from rest_framework.request import Request
 
 from tco.models import Scenario
 from tco.services.side_by_side import Column
-from tco.services.side_by_side import SideBySideError
 from tco.services.side_by_side import side_by_side
 
 SIDE_BY_SIDE_IDS = OpenApiParameter(
@@ -27,7 +26,4 @@ def side_by_side_columns(request: Request, scenarios: QuerySet[Scenario]) -> lis
     missing = [pk for pk in ids if pk not in visible]
     if missing:
         raise ValidationError({"ids": [f"no scenario {pk} among yours" for pk in missing]})
-    try:
-        return side_by_side([visible[pk] for pk in ids])
-    except SideBySideError as exc:
-        raise ValidationError({exc.field: [exc.message]}) from exc
+    return side_by_side([visible[pk] for pk in ids])

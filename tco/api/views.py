@@ -10,12 +10,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework import viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tco.api.concurrency import Frozen
 from tco.api.concurrency import RevisionConflict
 from tco.api.concurrency import sent_revision
 from tco.api.concurrency import with_etag
@@ -23,21 +21,17 @@ from tco.api.evaluation import EvaluationSerializer
 from tco.api.serializers import HistoryRecordSerializer
 from tco.api.serializers import ScenarioSerializer
 from tco.api.serializers import SideBySideSerializer
-from tco.api.serializers import input_error
 from tco.api.side_by_side import SIDE_BY_SIDE_IDS
 from tco.api.side_by_side import side_by_side_columns
 from tco.models import Scenario
 from tco.models import StaleRevision
 from tco.selectors import scenarios_for
-from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_evaluate
 from tco.services.history import field_changes
 from tco.services.history import scenario_records
 from tco.services.history import state_at
 from tco.services.repricing import scenario_alert_today
 from tco.services.repricing import scenario_snapshot_save
-from tco.services.scenarios import ApprovalRefused
-from tco.services.scenarios import ScenarioFrozen
 from tco.services.scenarios import scenario_approve
 from tco.services.scenarios import scenario_clone
 from tco.services.scenarios import scenario_create
@@ -98,12 +92,9 @@ class ScenarioViewSet(viewsets.ModelViewSet):
 
     def perform_create(self, serializer):
         data = dict(serializer.validated_data)
-        try:
-            serializer.instance = scenario_create(data=data, rent_options=data.pop("rent_options"),
-                                                  api_options=data.pop("api_options", ()),
-                                                  user=self.request.user)
-        except ScenarioInputError as exc:
-            raise input_error(exc) from exc
+        serializer.instance = scenario_create(data=data, rent_options=data.pop("rent_options"),
+                                              api_options=data.pop("api_options", ()),
+                                              user=self.request.user)
 
     @extend_schema(parameters=[IF_MATCH], responses={
         200: ScenarioSerializer, 201: OpenApiResponse(ScenarioSerializer, description=(
@@ -124,10 +115,6 @@ class ScenarioViewSet(viewsets.ModelViewSet):
                 api_options=data.pop("api_options", None), user=request.user, revision=sent)
         except StaleRevision as exc:
             raise RevisionConflict(sent=sent, current=exc.current) from exc
-        except ScenarioInputError as exc:
-            raise input_error(exc) from exc
-        except ScenarioFrozen as exc:
-            raise Frozen(str(exc)) from exc
         data = self.get_serializer(saved).data
         if not is_new_version:
             return Response(data)
@@ -145,10 +132,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance):
-        try:
-            scenario_delete(scenario=instance)
-        except ScenarioFrozen as exc:
-            raise Frozen(str(exc)) from exc
+        scenario_delete(scenario=instance)
 
     @extend_schema(request=None, parameters=[IF_MATCH], responses={
         200: ScenarioSerializer,
@@ -169,12 +153,6 @@ class ScenarioViewSet(viewsets.ModelViewSet):
             scenario = scenario_approve(scenario=scenario, approved_by=request.user, revision=sent)
         except StaleRevision as exc:
             raise RevisionConflict(sent=sent, current=exc.current) from exc
-        except ScenarioFrozen as exc:
-            raise Frozen(str(exc)) from exc
-        except ApprovalRefused as exc:
-            raise PermissionDenied(str(exc)) from exc
-        except ScenarioInputError as exc:
-            raise input_error(exc) from exc
         return Response(self.get_serializer(scenario).data)
 
     @extend_schema(responses=HistoryRecordSerializer(many=True))
@@ -200,10 +178,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         price alerts raised since it was approved (one is raised when today's prices flip the
         winner or move breakeven by the configured months)."""
         scenario = self.get_object()
-        try:
-            evaluation = scenario_evaluate(scenario=scenario)
-        except ScenarioInputError as exc:
-            raise input_error(exc) from exc
+        evaluation = scenario_evaluate(scenario=scenario)
         body = evaluation.to_dict()
         if evaluation.pinned_at is None:
             scenario_snapshot_save(scenario=scenario, evaluation=evaluation)
@@ -243,10 +218,6 @@ class EvaluateView(APIView):
                                         context={"request": request})
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
-        try:
-            evaluation = unsaved_evaluate(data=data, rent_options=data.pop("rent_options"),
-                                          api_options=data.pop("api_options", ()),
-                                          user=request.user)
-        except ScenarioInputError as exc:
-            raise input_error(exc) from exc
+        evaluation = unsaved_evaluate(data=data, rent_options=data.pop("rent_options"),
+                                      api_options=data.pop("api_options", ()), user=request.user)
         return Response(EvaluationSerializer(evaluation.to_dict()).data)

@@ -7,7 +7,6 @@ report can trace each figure. Decimals become floats here and nowhere else.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -22,6 +21,7 @@ from catalog.choices import PricingModel
 from catalog.models import CloudOffering
 from catalog.models import CoolingTechnology
 from catalog.models import PricePoint
+from catalog.refresh.freshness import checked_on
 from catalog.selectors import other_sources_prices
 from catalog.selectors import price_at
 from catalog.selectors import range_point
@@ -33,6 +33,7 @@ from tco.engine.sizing import SizingInputError
 from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import sentence_labels
 from tco.errors import FieldError
+from tco.inputs import field_for
 from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
@@ -85,6 +86,7 @@ class PriceUsed:
     as_of: date
     source: str
     path: str = ""
+    checked_on: date | None = None  # the last day a price refresh found it current
 
 
 @dataclass(frozen=True)
@@ -117,42 +119,6 @@ class EngineCase:
 
 
 # Engine input path -> scenario field, for inputs a user sets on the scenario itself.
-ENGINE_PATH_TO_FIELD = {
-    "workload.accelerators": "accelerators",
-    "workload.utilisation": "utilisation",
-    "workload.hours_per_month": "hours_per_month",
-    "workload.tokens_per_s_per_accelerator": "tokens_per_s_per_accelerator",
-    "buy.system_price_usd": "system_price_usd",
-    "finance.horizon_months": "horizon_months",
-    "finance.discount_rate_per_year": "discount_rate_per_year",
-    "buy.residual_curve": "residual_curve",
-    "buy.residual_decline_per_year": "residual_decline_per_year",
-    "buy.next_generation_launch_month": "next_generation_launch_month",
-    "buy.next_generation_value_drop": "next_generation_value_drop",
-    "buy.embodied_kg_co2e_per_system": "embodied_kg_co2e_per_system",
-    "facility.grid_kg_co2e_per_kwh": "grid_kg_co2e_per_kwh",
-    "carbon.default_grid_kg_co2e_per_kwh": "cloud_grid_kg_co2e_per_kwh",
-    "carbon.cloud_pue": "cloud_pue",
-    "carbon.price_usd_per_tonne": "carbon_price_usd_per_tonne",
-    "tokens": "token_output_share",
-    **{f"goodput.{name}": name for name in (
-        "failures_per_accelerator_hour", "accelerators_per_job", "checkpoint_interval_h",
-        "checkpoint_cost_h", "restart_h")},
-    **{f"tokens.{name}": f"token_{name}" for name in (
-        "input_share", "cached_input_share", "output_share")},
-}
-OPTION_PATH = re.compile(r"^(rent|api)\.(\d+)\.(\w+)$")
-
-
-def field_for(path: str) -> str:
-    """The scenario field behind an engine input path (for error messages)."""
-    option = OPTION_PATH.match(path)
-    if option:
-        kind, index, name = option.groups()
-        return f"{kind}_options[{index}].{name}"
-    return ENGINE_PATH_TO_FIELD.get(path, path)
-
-
 def _float(value: Decimal | float | int | None) -> float:
     return math.nan if value is None else float(value)
 
@@ -230,7 +196,7 @@ class _Recorder:
         # not its slug; an offering by its provider, instance, region and pricing.
         target = point.system.label if point.system_id is not None else str(point.offering)
         self.prices.append(PriceUsed(point.id, target, amount, point.currency,
-                                     point.as_of, str(point.source), path))
+                                     point.as_of, str(point.source), path, checked_on(point)))
         source = f"{choice}; " if choice else ""
         source += f"price point {point.id} ({point.source}, as of {point.as_of}"
         if point.amount_high is not None:

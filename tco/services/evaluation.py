@@ -18,13 +18,17 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from dataclasses import dataclass
 from dataclasses import replace
+from datetime import date
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.conf import settings
 from django.utils import timezone
 
+from catalog.refresh.freshness import price_age
+from catalog.refresh.freshness import stale_sentence
 from tco import engine
 from tco.engine.figures import finite_or_none
 from tco.engine.figures import item
@@ -155,7 +159,20 @@ def evaluation_of(inputs: engine.Scenario, *, recorded: Sequence[Assumption] = (
                       prices=tuple(prices), sizing=sizing,
                       # A pinned case brings the footprint warnings it was approved with.
                       warnings=tuple(dict.fromkeys((*warnings, *footprint_warnings(result),
-                                                    *zero_cost_warnings(inputs)))))
+                                                    *zero_cost_warnings(inputs),
+                                                    *stale_price_warnings(prices)))))
+
+
+def stale_price_warnings(prices: Sequence[PriceUsed], *, today: date | None = None,
+                         stale_after_days: int | None = None) -> tuple[EvaluationWarning, ...]:
+    """A warning for every price older than the staleness limit on ``today`` (default: the
+    local date), aged by the catalog's one rule: from the later of its as-of date and the
+    last day a refresh found it current. Default limit: ``settings.PRICE_STALE_AFTER_DAYS``."""
+    limit = settings.PRICE_STALE_AFTER_DAYS if stale_after_days is None else stale_after_days
+    aged = [(price, price_age(as_of=price.as_of, checked_on=price.checked_on, today=today,
+                              stale_after_days=limit)) for price in prices]
+    return tuple(EvaluationWarning("stale_price", stale_sentence(price.target, age, stale_after_days=limit))
+                 for price, age in aged if age.is_stale)
 
 
 def scenario_evaluate(*, scenario: Scenario, rent_options: list[RentOption] | None = None,
@@ -268,11 +285,13 @@ def footprint_warnings(result: engine.Result) -> tuple[EvaluationWarning, ...]:
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:
-    """Dates and Decimals as strings, NaN/inf as None, so the row is JSON-ready."""
+    """Dates and Decimals as strings, NaN/inf as None, tuples (of keys) as lists: JSON-ready."""
     out = {}
     for key, value in row.items():
         if isinstance(value, float):
             value = finite_or_none(value)
+        elif isinstance(value, tuple):
+            value = list(value)
         elif not isinstance(value, (int, float, str, type(None))):
             value = str(value)
         out[key] = value

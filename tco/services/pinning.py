@@ -69,7 +69,8 @@ def pinned_case(case: EngineCase, snapshot: ScenarioSnapshot) -> EngineCase:
         for row in pin["assumptions"])
     prices = tuple(PriceUsed(row["price_point_id"], row["target"], Decimal(row["amount"]),
                              row["currency"], date.fromisoformat(row["as_of"]), row["source"],
-                             row.get("path", ""))
+                             row.get("path", ""),
+                             row.get("checked_on") and date.fromisoformat(row["checked_on"]))
                    for row in snapshot.prices)
     warnings = tuple(EvaluationWarning(**row) for row in pin["warnings"])
     return EngineCase(inputs, assumptions, prices, case.sizing, warnings)

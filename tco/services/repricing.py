@@ -72,7 +72,7 @@ def scenario_snapshot_save(*, scenario: Scenario, evaluation: Evaluation,
         scenario=scenario, reason=reason, refresh_job=refresh_job, engine_version=ENGINE_VERSION,
         prices=[{"price_point_id": p.price_point_id, "target": p.target, "amount": str(p.amount),
                  "currency": p.currency, "as_of": p.as_of.isoformat(), "source": p.source,
-                 "path": p.path}
+                 "path": p.path, "checked_on": p.checked_on and p.checked_on.isoformat()}
                 for p in prices],
         options=snapshot_options(scenario, evaluation), pinned=pinned)
     snapshot.price_points.set(PricePoint.objects.filter(pk__in=[p.price_point_id for p in prices]))

@@ -59,8 +59,10 @@ def test_every_input_is_listed_with_its_recorded_provenance_or_its_catalog_table
         300_000.0,
         "price point 7 (seed-004)",
     )
+    # Engine inputs alone record no catalog rows: their cooling tiers say so rather than cite a
+    # source they never came from (a stored scenario records each tier with its sources).
     assert rows["cooling.5.max_kw_per_rack"].value == math.inf
-    assert rows["cooling.5.max_kw_per_rack"].source == "catalog cooling technologies (seed-003 tiers)"
+    assert rows["cooling.5.max_kw_per_rack"].source == "not recorded"
     assert rows["workload.utilisation"].source == "not recorded"
     assert (
         describe_path("rent.2.price_usd_per_instance_hour", inputs)

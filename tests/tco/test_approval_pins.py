@@ -191,7 +191,7 @@ def test_the_confirmation_page_names_prices_as_people_do_and_notes_old_ones(
     assert '<td class="date">2025-01-01</td>' in page  # kept on one line
     title = Source.objects.get(key="seed-004").title
     assert f"{title} (seed-004)" in page
-    assert f"The price of {DGX} is " in page and "prices older than 30 days may have moved" in page
+    assert f"The price of {DGX} is " in page and "older than the 30-day limit" in page
     assert "give it as the scenario&#x27;s system price" in page and "system_price_usd" not in page
 
 

@@ -134,3 +134,15 @@ def test_the_admin_form_accepts_values_within_bounds(demo_scenarios):
                        discount_rate_per_year="0.08")
 
     assert form.is_valid(), form.errors
+
+
+def test_the_field_behind_each_engine_input_comes_from_the_one_table():
+    from tco.inputs import SCENARIO_INPUTS
+    from tco.inputs import field_for
+
+    # Every bounded field round-trips, also where the engine names the input otherwise.
+    assert {field: field_for(path) for field, path in SCENARIO_INPUTS.items()} == {
+        field: field for field in SCENARIO_INPUTS}
+    assert (field_for("facility.pue"), field_for("rent.1.upfront_usd_per_instance"),
+            field_for("tokens"), field_for("api.0.minimum_usd_per_month")) == (
+        "pue", "rent_options[1].upfront_usd", "token_output_share", "api_options[0].minimum_usd_per_month")

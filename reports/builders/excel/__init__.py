@@ -64,7 +64,7 @@ def build_workbook(content: ReportContent) -> bytes:
     write_rent_sheet(sheets["Rent cash flows"], content)
     comparison = write_comparison(sheets["Comparison"], content)
     write_summary(sheets["Summary"], content, comparison)
-    write_prices(sheets["Prices"], content.prices)
+    write_prices(sheets["Prices"], content)
     add_recorded_sheets(wb, content)
     for plan in content.plans:
         write_plan_sheet(wb.create_sheet("Procurement plan"), plan)

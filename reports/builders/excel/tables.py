@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from catalog.refresh.freshness import price_age
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import NOTE_FONT
 from reports.builders.excel.cells import NUMBER
@@ -38,7 +39,6 @@ from tco.engine.vocabulary import result_term
 from tco.runs.compute import BUY_COST_COLUMN
 from tco.runs.compute import OPTION_METRICS
 from tco.runs.compute import WINNER_COLUMN
-from tco.services.engine_inputs import PriceUsed
 
 PRICES_SHEET = "Prices"
 SWEEP_SHEET = "Sweep"
@@ -78,24 +78,34 @@ HEAT_SCALE = {
 }
 
 
-def write_prices(ws: Sheet, prices: tuple[PriceUsed, ...]) -> None:
-    """The catalog price points the evaluation used, with their dates and sources."""
+def write_prices(ws: Sheet, content: ReportContent) -> None:
+    """The catalog price points the evaluation used, with their dates, age and sources."""
+    meta = content.meta
     title(
         ws,
         "Price snapshot",
         "Catalog prices the evaluation used. Prices typed into the scenario are "
-        "on the Assumptions sheet with origin 'scenario'.",
+        "on the Assumptions sheet with origin 'scenario'. Age on "
+        f"{meta.generated_at.date().isoformat()}, from the later of the as-of date and the last "
+        f"day a refresh found the price current; older than {meta.stale_after_days} days is stale.",
     )
-    set_widths(ws, {"A": 12, "B": 48, "C": 16, "D": 10, "E": 12, "F": 60})
-    header_row(ws, 4, ("Price point", "Applies to", "Amount", "Currency", "As of", "Source"))
+    set_widths(ws, {"A": 12, "B": 48, "C": 16, "D": 10, "E": 12, "F": 14, "G": 16, "H": 60})
+    header_row(ws, 4, ("Price point", "Applies to", "Amount", "Currency", "As of",
+                       "Last known current", "Age [days]", "Source"))
     ws.freeze("A5")
-    for row, price in enumerate(prices, start=5):
+    for row, price in enumerate(content.prices, start=5):
+        age = price_age(as_of=price.as_of, checked_on=price.checked_on,
+                        today=meta.generated_at.date(), stale_after_days=meta.stale_after_days)
         ws.cell(row=row, column=1, value=price.price_point_id)
         put_text(ws.cell(row=row, column=2), price.target)
         put_number(ws.cell(row=row, column=3), float(price.amount), USD_PRICE)
         put_text(ws.cell(row=row, column=4), price.currency)
         ws.cell(row=row, column=5, value=price.as_of).number_format = "yyyy-mm-dd"
-        put_text(ws.cell(row=row, column=6), price.source)
+        ws.cell(row=row, column=6, value=age.known_on).number_format = "yyyy-mm-dd"
+        put_text(ws.cell(row=row, column=7), f"{age.age_days:,} (stale)" if age.is_stale
+                 else f"{age.age_days:,}")
+        put_text(ws.cell(row=row, column=8), price.source)
+    prices = content.prices
     if not prices:
         put_text(ws.cell(row=5, column=2), "No catalog price used: every price was given in the scenario.")
     ws.print_title_rows = "4:4"
