@@ -10,9 +10,6 @@ every attempt leaves its own job row.
 
 from __future__ import annotations
 
-from typing import Any
-
-from celery import Task
 from celery import shared_task
 
 from catalog.models import RefreshStatus
@@ -26,8 +23,8 @@ from catalog.refresh.limits import REFRESH_SOFT_TIME_LIMIT_S
 from catalog.refresh.limits import REFRESH_TIME_LIMIT_S
 from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.refresh.services import price_refresh_run
-from core import jobs
 from core.jobs import REAP_DELIVERY
+from core.jobs import JobTask
 from core.task_retries import transient_retries
 
 # An outage of a provider's price API usually lasts minutes to hours: try again 15 minutes and
@@ -55,16 +52,10 @@ def refresh_prices_task(self, provider: str, location: str | None = None, attemp
     return job.pk
 
 
-class QuoteImportTask(Task):
-    """When the task gives up (transient errors past their retries), its import is failed."""
-
-    def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
-        jobs.fail(QUOTE_IMPORT_JOBS, kwargs.get("import_id", args[0] if args else None),
-                  f"Nothing was imported: the import stopped ({type(exc).__name__}).")
-
-
 # Idempotent: a price already recorded is counted unchanged, never written twice.
-@shared_task(base=QuoteImportTask, acks_late=True, reject_on_worker_lost=True, **transient_retries(),
+@shared_task(base=JobTask, job_argument="import_id", jobs=QUOTE_IMPORT_JOBS,
+             failure_message="Nothing was imported: the import stopped ({name}).", acks_late=True,
+             reject_on_worker_lost=True, **transient_retries(),
              soft_time_limit=QUOTE_IMPORT_SOFT_TIME_LIMIT_S, time_limit=QUOTE_IMPORT_TIME_LIMIT_S)
 def quote_import_task(import_id: int) -> None:
     """Check and write one uploaded quote file, all or nothing (send it to the default queue)."""

@@ -42,6 +42,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from config.celery_app import app as celery_app
+from core.shown_errors import without_paths
 from core.task_retries import RETRIES
 
 logger = logging.getLogger(__name__)
@@ -193,6 +194,29 @@ def fail(kind: JobKind, pk: int, error: str) -> None:
     """Fail the job ``pk`` of ``kind`` with ``error`` (its task gave up), unless it is done."""
     kind.model.objects.filter(pk=pk).exclude(status=kind.done).update(
         **kind.failed, error=error[:10_000], finished_at=timezone.now())
+
+
+class JobTask(Task):
+    """A task working on one job row: when it gives up (an error past its retries, a time
+    limit), the job is failed with a message its users may read (no server paths).
+
+    A task names the argument holding its job's id and its kind of job rows in its decorator
+    (``job_argument="plan_id", jobs=PLAN_JOBS``); a job whose failure records more overrides
+    ``fail``.
+    """
+
+    job_argument = ""
+    jobs: JobKind
+    failure_message = "{name}: {error}"
+
+    def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
+        self.fail(kwargs.get(self.job_argument, args[0] if args else None), exc)
+
+    def fail(self, job_id: int, exc: Exception) -> None:
+        fail(self.jobs, job_id, self.message(exc))
+
+    def message(self, exc: Exception) -> str:
+        return without_paths(self.failure_message.format(name=type(exc).__name__, error=exc))
 
 
 def send(task: Task, args: tuple = (), kwargs: dict[str, Any] | None = None, *, queue: str) -> bool:

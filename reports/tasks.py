@@ -8,12 +8,10 @@ queue (sent there by reports/services.py), so a big sweep never delays an export
 
 from __future__ import annotations
 
-from typing import Any
-
-from celery import Task
 from celery import shared_task
 
 from core.jobs import REAP_DELIVERY
+from core.jobs import JobTask
 from core.task_retries import RETRIES
 from reports.choices import FailureType
 from reports.services import REPORT_SOFT_TIME_LIMIT_S
@@ -23,16 +21,14 @@ from reports.services import report_export_run
 from reports.services import report_exports_reap
 
 
-class ReportExportTask(Task):
+class ReportExportTask(JobTask):
     """When the task gives up (transient errors past their retries), its export is failed."""
 
-    def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
-        export_id = kwargs.get("export_id", args[0] if args else None)
-        report_export_fail(
-            export_id=export_id,
-            failure_type=FailureType.SYSTEM,
-            error=f"The report could not be built ({type(exc).__name__}).",
-        )
+    job_argument = "export_id"
+    failure_message = "The report could not be built ({name})."
+
+    def fail(self, job_id: int, exc: Exception) -> None:
+        report_export_fail(export_id=job_id, failure_type=FailureType.SYSTEM, error=self.message(exc))
 
 
 @shared_task(
@@ -48,7 +44,7 @@ def report_export_task(export_id: int) -> None:
     report_export_run(export_id=export_id)
 
 
-# Beat sends it to the default queue every minute (reports/migrations/0003_schedule_export_reaper.py).
+# Beat sends it to the default queue every minute (reports/migrations/0002_job_recovery.py).
 @shared_task(**REAP_DELIVERY)
 def report_exports_reap_task() -> None:
     """Send again, or fail, the exports whose worker died or whose message was lost (periodic)."""

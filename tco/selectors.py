@@ -7,7 +7,6 @@ from django.db.models import QuerySet
 from tco.models import PriceAlert
 from tco.models import ProcurementPlan
 from tco.models import Scenario
-from tco.models import ScenarioSnapshot
 from tco.models import SweepRun
 from teams.models import Role
 from teams.selectors import User
@@ -27,11 +26,6 @@ def sweep_runs_for(user: User, *, role: Role = Role.VIEWER) -> QuerySet[SweepRun
 def price_alerts_for(user: User) -> QuerySet[PriceAlert]:
     """Price alerts on the scenarios of ``user``'s teams."""
     return for_teams(PriceAlert.objects.all(), user, team_path="scenario__team")
-
-
-def snapshots_for(user: User) -> QuerySet[ScenarioSnapshot]:
-    """Price snapshots of the scenarios of ``user``'s teams."""
-    return for_teams(ScenarioSnapshot.objects.all(), user, team_path="scenario__team")
 
 
 def plans_for(user: User, *, role: Role = Role.VIEWER) -> QuerySet[ProcurementPlan]:

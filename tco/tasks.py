@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery import Task
 from celery import shared_task
 from django.db import reset_queries
 from django.dispatch import receiver
 
 from catalog.refresh.signals import prices_refreshed
-from core import jobs
 from core.jobs import REAP_DELIVERY
-from core.shown_errors import without_paths
+from core.jobs import JobTask
 from core.task_retries import RETRIES
 from tco.runs.limits import CHUNK_SOFT_TIME_LIMIT_S
 from tco.runs.limits import CHUNK_TIME_LIMIT_S
@@ -42,19 +40,18 @@ from tco.services.runs import sweep_run_finish
 from tco.services.runs import sweep_runs_reap
 
 
-class RunTask(Task):
+class RunTask(JobTask):
     """A task of one run: when it gives up, the run is failed with a failure type."""
+
+    job_argument = "run_id"
 
     def before_start(self, task_id: str, args: tuple, kwargs: dict) -> None:
         # With DEBUG on (local development) Django keeps the last 9,000 queries of a worker
         # process, and each chunk's UPDATE carries its Parquet bytes: ~6 MB a chunk, never freed.
         reset_queries()
 
-    def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
-        run_id = kwargs.get("run_id", args[0] if args else None)
-        # Celery logs the whole exception; the run's users read it without the server's paths.
-        sweep_run_fail(run_id=run_id, failure_type=failure_type_of(exc),
-                       error=without_paths(f"{type(exc).__name__}: {exc}"))
+    def fail(self, job_id: int, exc: Exception) -> None:
+        sweep_run_fail(run_id=job_id, failure_type=failure_type_of(exc), error=self.message(exc))
 
 
 # Sent to Queue.SWEEPS by tco/services/runs.py (Celery 5.7 deprecates a queue on the task).
@@ -87,16 +84,9 @@ def jobs_reap_task() -> None:
     reprice_jobs_reap()
 
 
-class RepriceTask(Task):
-    """When the task gives up (transient errors past their retries), its re-pricing is failed."""
-
-    def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
-        jobs.fail(REPRICE_JOBS, kwargs.get("reprice_id", args[0] if args else None),
-                  without_paths(f"{type(exc).__name__}: {exc}"))
-
-
 # Idempotent: a second run finds the new snapshots and nothing more to alert on.
-@shared_task(base=RepriceTask, acks_late=True, reject_on_worker_lost=True, **RETRIES,
+@shared_task(base=JobTask, job_argument="reprice_id", jobs=REPRICE_JOBS, acks_late=True,
+             reject_on_worker_lost=True, **RETRIES,
              soft_time_limit=REPRICE_SOFT_TIME_LIMIT_S, time_limit=REPRICE_TIME_LIMIT_S)
 def scenarios_reprice_task(reprice_id: int) -> None:
     """Re-evaluate the saved scenarios whose prices a refresh changed; alert on large moves."""
@@ -109,23 +99,16 @@ def reprice_after_refresh(sender: Any, job_id: int, **kwargs: Any) -> None:
     reprice_job_request(refresh_job_id=job_id)
 
 
-class PlanTask(Task):
-    """A task of one procurement plan: when it gives up, the plan is failed with the error."""
-
-    def on_failure(self, exc: Exception, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
-        plan_id = kwargs.get("plan_id", args[0] if args else None)
-        jobs.fail(PLAN_JOBS, plan_id, without_paths(f"{type(exc).__name__}: {exc}"))
-
-
-
-@shared_task(base=PlanTask, acks_late=True, reject_on_worker_lost=True, **RETRIES,
+@shared_task(base=JobTask, job_argument="plan_id", jobs=PLAN_JOBS, acks_late=True,
+             reject_on_worker_lost=True, **RETRIES,
              soft_time_limit=PLAN_SOFT_TIME_LIMIT_S, time_limit=PLAN_TIME_LIMIT_S)
 def plan_solve_task(plan_id: int) -> None:
     """Solve a procurement plan (a redelivered, already claimed plan returns at once)."""
     plan_solve(plan_id=plan_id)
 
 
-@shared_task(base=PlanTask, acks_late=True, reject_on_worker_lost=True, **RETRIES,
+@shared_task(base=JobTask, job_argument="plan_id", jobs=PLAN_JOBS, acks_late=True,
+             reject_on_worker_lost=True, **RETRIES,
              soft_time_limit=PLAN_SOFT_TIME_LIMIT_S, time_limit=PLAN_TIME_LIMIT_S)
 def plan_draws_task(plan_id: int, index: int) -> None:
     """Re-evaluate a plan over one chunk of its Monte Carlo draws."""

@@ -1,6 +1,6 @@
 """Template filters that show a figure in the vocabulary's format (``tco.engine.vocabulary``):
-``{{ total|usd }}`` -> $1,234.56, ``{{ price|usd_price }}`` -> $3.37, ``{{ share|percent }}``
--> 79.7%, ``{{ month|month }}`` -> 32 or never, ``{{ tonnes|quantity:1 }}`` -> 1,461.4.
+``{{ total|usd }}`` -> $1,234.56, ``{{ price|usd_price }}`` -> $3.37,
+``{{ month|month }}`` -> 32 or never, ``{{ tonnes|quantity:1 }}`` -> 1,461.4.
 None shows as a dash: the figure does not apply."""
 from __future__ import annotations
 
@@ -27,11 +27,6 @@ def usd(value: Any) -> str:
 @register.filter
 def usd_price(value: Any) -> str:
     return _shown(value, Kind.USD_PRICE)
-
-
-@register.filter
-def percent(value: Any) -> str:
-    return _shown(value, Kind.SHARE)
 
 
 @register.filter

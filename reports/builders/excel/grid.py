@@ -7,42 +7,33 @@ it with XlsxWriter, each formula with its value, so the file shows its figures i
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
-_COORDINATE = re.compile(r"^\$?([A-Z]{1,3})\$?(\d+)$")
+from xlsxwriter.utility import xl_cell_to_rowcol
+from xlsxwriter.utility import xl_col_to_name
 
 
 def get_column_letter(column: int) -> str:
-    """1 -> 'A', 27 -> 'AA'."""
-    letters = ""
-    while column:
-        column, remainder = divmod(column - 1, 26)
-        letters = chr(65 + remainder) + letters
-    return letters
-
-
-def column_index(letters: str) -> int:
-    """'A' -> 1, 'AA' -> 27."""
-    index = 0
-    for letter in letters:
-        index = index * 26 + ord(letter) - 64
-    return index
+    """1 -> 'A', 27 -> 'AA' (openpyxl's name, XlsxWriter's 0-based function)."""
+    return xl_col_to_name(column - 1)
 
 
 def coordinate(reference: str) -> tuple[int, int]:
     """'$B$5' or 'B5' -> (row 5, column 2)."""
-    match = _COORDINATE.match(reference)
-    if match is None:
-        raise ValueError(f"not a cell reference: {reference!r}")
-    return int(match.group(2)), column_index(match.group(1))
+    row, column = xl_cell_to_rowcol(reference)
+    return row + 1, column + 1
+
+
+def column_index(letters: str) -> int:
+    """'A' -> 1, 'AA' -> 27."""
+    return coordinate(f"{letters}1")[1]
 
 
 def quote_sheetname(title: str) -> str:
+    """Always quoted (XlsxWriter quotes only where needed): formulas.py reads one form."""
     return "'{}'".format(title.replace("'", "''"))
-
 
 @dataclass
 class Cell:
