@@ -7,6 +7,5 @@ class TcoConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Connects the receiver that re-prices saved scenarios after a price refresh.
-        from tco import signals  # noqa: F401  (the run file receiver too)
-        from tco import tasks  # noqa: F401  (the run file receiver too)
+        # Connects the receivers: re-pricing after a price refresh, a deleted run's result file.
+        from tco import signals  # noqa: F401

@@ -7,13 +7,9 @@ on their own queue so a big sweep never starves report or price-refresh jobs.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from celery import shared_task
 from django.db import reset_queries
-from django.dispatch import receiver
 
-from catalog.refresh.signals import prices_refreshed
 from core.jobs import REAP_DELIVERY
 from core.jobs import JobTask
 from core.task_retries import RETRIES
@@ -30,7 +26,6 @@ from tco.services.plans import plans_reap
 from tco.services.repricing import REPRICE_JOBS
 from tco.services.repricing import REPRICE_SOFT_TIME_LIMIT_S
 from tco.services.repricing import REPRICE_TIME_LIMIT_S
-from tco.services.repricing import reprice_job_request
 from tco.services.repricing import reprice_job_run
 from tco.services.repricing import reprice_jobs_reap
 from tco.services.runs import failure_type_of
@@ -91,12 +86,6 @@ def jobs_reap_task() -> None:
 def scenarios_reprice_task(reprice_id: int) -> None:
     """Re-evaluate the saved scenarios whose prices a refresh changed; alert on large moves."""
     reprice_job_run(reprice_id=reprice_id)
-
-
-@receiver(prices_refreshed, dispatch_uid="tco.reprice_after_refresh")
-def reprice_after_refresh(sender: Any, job_id: int, **kwargs: Any) -> None:
-    """Queue the re-pricing of a refresh that wrote prices (tco/apps.py connects it)."""
-    reprice_job_request(refresh_job_id=job_id)
 
 
 @shared_task(base=JobTask, job_argument="plan_id", jobs=PLAN_JOBS, acks_late=True,

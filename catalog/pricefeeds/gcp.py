@@ -33,6 +33,7 @@ from catalog.pricefeeds.errors import MalformedPayload
 from catalog.pricefeeds.keyed import KeyedFeed
 from catalog.pricefeeds.mapping import GcpMachineType
 from catalog.pricefeeds.money import HOURLY_QUANTUM
+from catalog.pricefeeds.money import HOURS_PER_YEAR
 from catalog.pricefeeds.money import units_nanos_amount
 from catalog.pricefeeds.records import ComponentPrice
 from catalog.pricefeeds.records import FeedResult
@@ -54,7 +55,7 @@ USAGE_TYPES = {
     "Commit3Yr": PricingModel.RESERVED_3Y,
 }
 # GCP turns per-month resources (local SSD) into hours with 730 hours a month.
-HOURS_PER_MONTH = 730
+HOURS_PER_MONTH = HOURS_PER_YEAR // 12  # Google prices local SSD per GiB-month
 USAGE_UNITS = {"gpu": "h", "vcpu": "h", "ram": "GiBy.h", "local_ssd": "GiBy.mo"}
 # SKUs that also read "<GPU or family> ... running in", but are not the VM price (section 3.3).
 DECOYS = (

@@ -79,13 +79,18 @@ class PricingModel(StrEnum):
     SPOT = "spot"
 
 
+#: Hours in an average month (8,760 / 12): what a monthly figure is costed over unless a scenario
+#: says otherwise.
+HOURS_PER_MONTH = 8760 / 12
+
+
 @dataclass(frozen=True)
 class Workload:
     """What has to be computed: how many accelerators, how busy, and how fast."""
 
     accelerators: Numeric = numeric(low_open=True)
     utilisation: Numeric = share()
-    hours_per_month: Numeric = numeric(730.0, low_open=True)
+    hours_per_month: Numeric = numeric(HOURS_PER_MONTH, low_open=True)
     tokens_per_s_per_accelerator: Numeric = numeric(math.nan, low_open=True, nan_allowed=True)
 
 

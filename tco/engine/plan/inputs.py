@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from enum import StrEnum
 
+from tco.engine.inputs import HOURS_PER_MONTH
 from tco.engine.inputs import BuyOption
 from tco.engine.inputs import CoolingTier
 from tco.engine.inputs import Facility
@@ -37,7 +38,7 @@ class Demand:
 
     accelerators: tuple[float, ...]
     utilisation: tuple[float, ...]
-    hours_per_month: float = 730.0
+    hours_per_month: float = HOURS_PER_MONTH
 
     @property
     def horizon_months(self) -> int:
@@ -50,7 +51,7 @@ class Demand:
         growth_per_month: float,
         months: int,
         utilisation: float,
-        hours_per_month: float = 730.0,
+        hours_per_month: float = HOURS_PER_MONTH,
     ) -> Demand:
         """Demand starting at ``start`` accelerators and growing by a share each month.
 
