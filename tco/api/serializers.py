@@ -12,6 +12,8 @@ from catalog.models import Accelerator
 from catalog.models import FacilityProfile
 from catalog.models import SystemSku
 from tco import engine
+from tco.inputs import SCENARIO_INPUTS
+from tco.inputs import UNBOUNDED_INPUTS
 from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
@@ -91,29 +93,12 @@ class ScenarioSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Scenario
+        # Every engine input the scenario sets (tco/inputs.py) is a field; a new one is added there.
         fields = [
             "id", "team", "owner", "status", "version", "previous_version", "approved_by",
             "approved_at", "revision", "name", "description", "created_at", "updated_at",
-            "prices_as_of", "price_range_point",
-            "accelerator", "accelerators", "utilisation", "hours_per_month", "precision",
-            "tokens_per_s_per_accelerator", "sizing",
-            "system", "system_price_usd", "network_usd_per_system", "network_share_of_compute",
-            "storage_usd", "racks_install_usd_per_rack", "spares_share", "power_cap_share",
-            "power_cap_throughput_loss", "support_share_per_year", "staff_fte_per_system",
-            "staff_usd_per_fte_year", "licence_usd_per_accelerator_year",
-            "facility", "electricity_usd_per_kwh", "electricity_escalation_per_year", "pue",
-            "colocation_usd_per_kw_month", "buildout_capex_usd_per_kw",
-            "buildout_opex_usd_per_kw_month", "rack_power_limit_kw", "rack_units_per_rack",
-            "horizon_months", "discount_rate_per_year", "depreciation_months",
-            "residual_value_share", "financed_share", "loan_rate_per_year", "loan_term_months",
-            "residual_curve", "residual_decline_per_year", "next_generation_launch_month",
-            "next_generation_value_drop",
-            "failures_per_accelerator_hour", "accelerators_per_job", "checkpoint_interval_h",
-            "checkpoint_cost_h", "restart_h",
-            "grid_kg_co2e_per_kwh", "embodied_kg_co2e_per_system", "cloud_grid_kg_co2e_per_kwh",
-            "cloud_pue", "carbon_price_usd_per_tonne",
-            "token_input_share", "token_cached_input_share", "token_output_share",
-            "rent_options", "api_options",
+            "prices_as_of", "price_range_point", "accelerator", "precision", "sizing", "system",
+            "facility", *SCENARIO_INPUTS, *UNBOUNDED_INPUTS, "rent_options", "api_options",
         ]
         read_only_fields = ["id", "owner", "status", "version", "previous_version", "approved_at",
                             "created_at", "updated_at"]
