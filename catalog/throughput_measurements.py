@@ -120,7 +120,8 @@ def write(upsert_by_key: Upsert, data_dir: Path = DATA_DIR) -> Counter:
             "tensor_parallel": row.get("tensor_parallel"), "precision": row["precision"],
             "serving_software": row.get("software", ""), "concurrency": batch,
             "input_tokens": row.get("input_tokens"), "output_tokens": row.get("output_tokens"),
-            "tokens_per_s": Decimal(str(row["tokens_per_s"])).quantize(Decimal("0.01")), "physically_possible": possible,
+            "tokens_per_s": Decimal(str(row["tokens_per_s"])).quantize(Decimal("0.01")),
+            "physically_possible": possible,
             "judgement": arithmetic, "calibrated": possible and not claim, "note": note,
         }
         counter[upsert_by_key(ThroughputMeasurement, "key", where, {"key": row["key"], **values})] += 1

@@ -213,6 +213,111 @@ def batch1_ceiling_tokens_per_s(model: ModelShape, accelerator: AcceleratorSpec,
             * np.asarray(accelerator.memory_bandwidth_gb_per_s) / bytes_per_token_gb)
 
 
+@dataclass(frozen=True)
+class ServingWork:
+    """What a configuration asks of its hardware, before any efficiency: bytes and FLOPs per
+    decode step and per prefill, and what the hardware offers. Fields broadcast, so the work of
+    many configurations can be stacked (`stack`) and timed at once."""
+
+    batch: Numeric
+    replicas: Numeric
+    output_tokens: Numeric
+    read_bytes: Numeric
+    bandwidth_bytes_per_s: Numeric
+    decode_flops: Numeric
+    prefill_flops: Numeric
+    peak_flops: Numeric
+    all_reduces: Numeric
+    all_reduce_transfer_s: Numeric
+
+    @classmethod
+    def stack(cls, works: list[ServingWork]) -> ServingWork:
+        """Many configurations' work as arrays, one element each."""
+        return cls(**{name: np.array([float(getattr(w, name)) for w in works])
+                      for name in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class ServingTimes:
+    """Seconds per decode step (and its parts) and per prefill at a given efficiency."""
+
+    memory_s: Numeric
+    compute_s: Numeric
+    communication_s: Numeric
+    step_s: Numeric
+    prefill_s: Numeric
+    tokens_per_s: Numeric
+
+
+def serving_times(work: ServingWork, efficiency: Efficiency) -> ServingTimes:
+    """Time the work at ``efficiency``; output tokens/s of the whole fleet."""
+    memory_s = np.asarray(work.read_bytes) / (np.asarray(work.bandwidth_bytes_per_s)
+                                              * np.asarray(efficiency.memory_bandwidth))
+    compute_s = np.asarray(work.decode_flops) / (np.asarray(work.peak_flops)
+                                                 * np.asarray(efficiency.decode_compute))
+    communication_s = np.asarray(work.all_reduces) * (
+        np.asarray(efficiency.all_reduce_latency_s) + np.asarray(work.all_reduce_transfer_s))
+    step_s = np.maximum(memory_s, compute_s) + communication_s
+    prefill_s = np.asarray(work.prefill_flops) / (np.asarray(work.peak_flops)
+                                                  * np.asarray(efficiency.prefill_compute))
+    batch = np.asarray(work.batch)
+    per_replica = batch / (batch * prefill_s / np.asarray(work.output_tokens) + step_s)
+    return ServingTimes(memory_s, compute_s, communication_s, step_s, prefill_s,
+                        per_replica * np.asarray(work.replicas))
+
+
+def serving_work(
+    setup: ServingSetup,
+    *,
+    headroom_fraction: Numeric = DEFAULT_HEADROOM_FRACTION,
+    max_concurrency_per_replica: Numeric = DEFAULT_MAX_CONCURRENCY_PER_REPLICA,
+) -> tuple[ServingWork, dict[str, Any]]:
+    """The work of ``setup`` and its memory figures (weights, KV room, concurrency limits)."""
+    model, accelerator = setup.model, setup.accelerator
+    devices = np.asarray(setup.tensor_parallel, dtype=np.float64)
+    inputs = np.asarray(setup.input_tokens, dtype=np.float64)
+    outputs = np.asarray(setup.output_tokens, dtype=np.float64)
+    peak_flops = (np.asarray(accelerator.tflops_at(setup.arithmetic_precision,
+                                                   "ServingSetup.precision"))
+                  * FLOPS_PER_TFLOPS * devices)
+
+    weights_gb = weights_memory_gb(model.parameters, setup.precision)
+    usable_gb = devices * np.asarray(accelerator.memory_gb) * (1.0 - np.asarray(headroom_fraction))
+    room_gb = usable_gb - weights_gb
+    per_request_gb = kv_cache_memory_gb(model, inputs + outputs, 1.0, setup.kv_precision)
+    by_kv = np.where(room_gb > 0, np.floor(np.maximum(room_gb, 0.0) / per_request_gb), 0.0)
+    asked = np.asarray(setup.concurrency, dtype=np.float64) / np.asarray(setup.replicas)
+    wanted = np.where(np.isnan(asked), max_concurrency_per_replica, asked)
+    fits = np.minimum(wanted, by_kv) >= 1.0
+    batch = np.where(fits, np.maximum(np.minimum(wanted, by_kv), 1.0), np.nan)
+
+    context = inputs + outputs / 2.0
+    read_gb = (weights_gb * weights_touched_share(model, batch)
+               + batch * kv_cache_memory_gb(model, context, 1.0, setup.kv_precision))
+    link = np.asarray(setup.interconnect_gb_per_s, dtype=np.float64)
+    link = np.where(np.isnan(link), PCIE4_X16_GB_PER_S, link) * BYTES_PER_GB
+    # Ring all-reduce: each device sends and receives 2 (t - 1) / t of the activations.
+    reduce_bytes = batch * np.asarray(model.hidden_size) * ACTIVATION_BYTES
+    work = ServingWork(
+        batch=batch,
+        replicas=np.asarray(setup.replicas, dtype=np.float64),
+        output_tokens=outputs,
+        read_bytes=read_gb * BYTES_PER_GB,
+        bandwidth_bytes_per_s=np.asarray(accelerator.memory_bandwidth_gb_per_s) * BYTES_PER_GB
+        * devices,
+        decode_flops=batch * (2.0 * np.asarray(model.parameters_per_token)
+                              + _attention_flops_per_token(model, context)),
+        prefill_flops=inputs * (2.0 * np.asarray(model.parameters_per_token)
+                                + _attention_flops_per_token(model, inputs / 2.0)),
+        peak_flops=peak_flops,
+        all_reduces=np.where(devices > 1.0, ALL_REDUCES_PER_LAYER * np.asarray(model.layers), 0.0),
+        all_reduce_transfer_s=2.0 * (devices - 1.0) / devices * reduce_bytes / link,
+    )
+    memory = {"fits": fits, "by_kv": by_kv, "wanted": wanted, "weights_gb": weights_gb,
+              "room_gb": room_gb}
+    return work, memory
+
+
 def serving_throughput(
     setup: ServingSetup,
     efficiency: Efficiency | None = None,
@@ -229,70 +334,32 @@ def serving_throughput(
     weights and 0.20 GB of cache (1,500 tokens), 4.85 ms, about 206 tokens/s
     before the prefill's share.
     """
-    eff = efficiency or Efficiency()
-    model, accelerator = setup.model, setup.accelerator
-    devices = np.asarray(setup.tensor_parallel, dtype=np.float64)
-    replicas = np.asarray(setup.replicas, dtype=np.float64)
-    inputs = np.asarray(setup.input_tokens, dtype=np.float64)
-    outputs = np.asarray(setup.output_tokens, dtype=np.float64)
-    peak_flops = (np.asarray(accelerator.tflops_at(setup.arithmetic_precision,
-                                                   "ServingSetup.precision"))
-                  * FLOPS_PER_TFLOPS * devices)
-    bandwidth = np.asarray(accelerator.memory_bandwidth_gb_per_s) * BYTES_PER_GB * devices
-
-    weights_gb = weights_memory_gb(model.parameters, setup.precision)
-    usable_gb = devices * np.asarray(accelerator.memory_gb) * (1.0 - np.asarray(headroom_fraction))
-    room_gb = usable_gb - weights_gb
-    per_request_gb = kv_cache_memory_gb(model, inputs + outputs, 1.0, setup.kv_precision)
-    by_kv = np.where(room_gb > 0, np.floor(np.maximum(room_gb, 0.0) / per_request_gb), 0.0)
-    asked = np.asarray(setup.concurrency, dtype=np.float64) / replicas
-    wanted = np.where(np.isnan(asked), max_concurrency_per_replica, asked)
-    batch = np.minimum(wanted, by_kv)
-    fits = batch >= 1.0
-    batch = np.where(fits, np.maximum(batch, 1.0), np.nan)
-
-    context = inputs + outputs / 2.0
-    read_bytes = (weights_gb * weights_touched_share(model, batch)
-                  + batch * kv_cache_memory_gb(model, context, 1.0, setup.kv_precision)
-                  ) * BYTES_PER_GB
-    memory_s = read_bytes / (bandwidth * np.asarray(eff.memory_bandwidth))
-    decode_flops = batch * (2.0 * np.asarray(model.parameters_per_token)
-                            + _attention_flops_per_token(model, context))
-    compute_s = decode_flops / (peak_flops * np.asarray(eff.decode_compute))
-    link = np.asarray(setup.interconnect_gb_per_s, dtype=np.float64)
-    link = np.where(np.isnan(link), PCIE4_X16_GB_PER_S, link) * BYTES_PER_GB
-    # Ring all-reduce: each device sends and receives 2 (t - 1) / t of the activations.
-    reduce_bytes = batch * np.asarray(model.hidden_size) * ACTIVATION_BYTES
-    per_reduce_s = (np.asarray(eff.all_reduce_latency_s)
-                    + 2.0 * (devices - 1.0) / devices * reduce_bytes / link)
-    communication_s = np.where(devices > 1.0, ALL_REDUCES_PER_LAYER
-                               * np.asarray(model.layers) * per_reduce_s, 0.0)
-    step_s = np.maximum(memory_s, compute_s) + communication_s
-
-    prefill_flops = inputs * (2.0 * np.asarray(model.parameters_per_token)
-                              + _attention_flops_per_token(model, inputs / 2.0))
-    prefill_s = prefill_flops / (peak_flops * np.asarray(eff.prefill_compute))
-    per_replica = batch / (batch * prefill_s / outputs + step_s)
-    tokens_per_s = per_replica * replicas
+    work, memory = serving_work(setup, headroom_fraction=headroom_fraction,
+                                max_concurrency_per_replica=max_concurrency_per_replica)
+    times = serving_times(work, efficiency or Efficiency())
+    fits, room_gb = memory["fits"], memory["room_gb"]
+    batch = np.asarray(work.batch)
     reason = np.where(fits, "", np.where(room_gb <= 0, "the weights fill the replica's memory",
                                          "no room for one request's KV cache"))
     return ThroughputEstimate(
         fits=as_output(fits),
         reason=as_output(reason),
-        tokens_per_s=as_output(tokens_per_s),
-        tokens_per_s_per_accelerator=as_output(tokens_per_s / np.asarray(setup.accelerators)),
+        tokens_per_s=as_output(times.tokens_per_s),
+        tokens_per_s_per_accelerator=as_output(times.tokens_per_s
+                                               / np.asarray(setup.accelerators)),
         concurrency_per_replica=as_output(batch),
-        max_concurrency_per_replica_by_kv_cache=as_output(by_kv),
-        kv_cache_limited=as_output(fits & (by_kv < wanted)),
-        decode_step_s=as_output(step_s),
-        decode_memory_s=as_output(memory_s),
-        decode_compute_s=as_output(compute_s),
-        decode_communication_s=as_output(communication_s),
-        decode_bound=as_output(np.select([~fits, memory_s >= compute_s], ["", "memory"],
-                                         default="compute")),
-        prefill_s_per_request=as_output(prefill_s),
-        decode_tokens_per_s_per_replica=as_output(batch / step_s),
-        prefill_tokens_per_s_per_replica=as_output(inputs / prefill_s),
-        weights_gb=as_output(weights_gb),
+        max_concurrency_per_replica_by_kv_cache=as_output(memory["by_kv"]),
+        kv_cache_limited=as_output(fits & (memory["by_kv"] < memory["wanted"])),
+        decode_step_s=as_output(times.step_s),
+        decode_memory_s=as_output(times.memory_s),
+        decode_compute_s=as_output(times.compute_s),
+        decode_communication_s=as_output(times.communication_s),
+        decode_bound=as_output(np.select([~fits, times.memory_s >= times.compute_s],
+                                         ["", "memory"], default="compute")),
+        prefill_s_per_request=as_output(times.prefill_s),
+        decode_tokens_per_s_per_replica=as_output(batch / times.step_s),
+        prefill_tokens_per_s_per_replica=as_output(np.asarray(setup.input_tokens)
+                                                   / times.prefill_s),
+        weights_gb=as_output(memory["weights_gb"]),
         kv_cache_room_gb=as_output(room_gb),
     )
