@@ -123,6 +123,11 @@ def throughput_answer(data: dict[str, Any]) -> dict[str, Any]:
         "all_tokens_per_output_token": result.all_tokens_factor(),
         "estimate": jsonable(result.estimate), "nearest_measurements": result.nearest,
         "calibration": result.calibration,
+        # Ready for a Monte Carlo run of a scenario (POST /api/v1/runs/): its throughput drawn
+        # over the estimate's range, so every figure downstream carries the efficiency's spread.
+        "monte_carlo_distribution": {"path": "workload.tokens_per_s_per_accelerator",
+                                     "kind": "triangular", "low": low, "mode": figure,
+                                     "high": high},
     }
     price = data.get("price_usd_per_accelerator_hour")
     if price is not None:

@@ -116,3 +116,19 @@ def test_the_measurements_are_listed_with_their_source_and_judgement(api, catalo
     assert claim["physically_possible"] is False and claim["calibrated"] is False
     assert "it does not fit" in claim["judgement"]
     assert claim["source"] == "seed-003"
+
+
+def test_a_monte_carlo_run_can_draw_the_throughput_over_its_range(api, catalog, demo_scenarios):
+    from tco.services.engine_inputs import engine_case
+    from tco.services.runs import run_spec
+
+    answer = throughput(api, **L40S_8B).json()
+    distribution = answer["monte_carlo_distribution"]
+    assert (distribution["low"], distribution["mode"], distribution["high"]) == (
+        answer["tokens_per_s_per_accelerator_low"], answer["tokens_per_s_per_accelerator"],
+        answer["tokens_per_s_per_accelerator_high"])
+    scenario = demo_scenarios["Inference fleet: 32x L40S vs cloud"]
+    spec = run_spec("monte_carlo", {"samples": 1000, "distributions": [distribution]},
+                    engine_case(scenario).inputs)
+    low, high = spec.distributions["workload.tokens_per_s_per_accelerator"].support()
+    assert (low, high) == (distribution["low"], distribution["high"])
