@@ -27,6 +27,7 @@ from tco.engine.sizing import SizingInputError
 from tco.engine.sizing import fit_inference
 from tco.engine.sizing.results import jsonable
 from tco.services.sizing import accelerator_spec
+from tco.services.sizing_spec import EngineEnumField
 from tco.services.sizing_spec import nested_error
 from tco.services.sizing_throughput import Stated
 from tco.services.sizing_throughput import api_breakeven
@@ -48,8 +49,7 @@ class ThroughputRequestSerializer(serializers.Serializer):
     accelerator = serializers.SlugRelatedField(slug_field="slug", queryset=Accelerator.objects.all(),
                                                help_text="Catalog accelerator slug.")
     model = serializers.ChoiceField(choices=list(MODEL_PRESETS), help_text="Model preset key.")
-    precision = serializers.ChoiceField(choices=[p.value for p in Precision], default="bf16",
-                                        help_text="Weights' number format.")
+    precision = EngineEnumField(Precision, default="bf16", help_text="Weights' number format.")
     accelerators = serializers.IntegerField(min_value=1, required=False, help_text=(
         "Accelerators of the fleet; default: one replica of the fewest that hold the model."))
     tensor_parallel = serializers.IntegerField(min_value=1, required=False, help_text=(
@@ -79,6 +79,38 @@ class ThroughputRequestSerializer(serializers.Serializer):
             raise serializers.ValidationError({"price_usd_per_accelerator_hour": [
                 "needed to compare with the API"]})
         return attrs
+
+
+class ThroughputResultSerializer(serializers.Serializer):
+    """Output tokens/s of a configuration with its range, and what it rests on."""
+
+    accelerator = serializers.CharField(help_text="Catalog accelerator slug.")
+    model = serializers.CharField()
+    accelerators = serializers.IntegerField(help_text="[count]")
+    tensor_parallel = serializers.IntegerField(help_text="Accelerators per model copy.")
+    replicas = serializers.IntegerField(help_text="Model copies.")
+    basis = serializers.CharField(help_text="The estimate, or the stated measurement and its "
+                                            "source.")
+    tokens_per_s = serializers.FloatField(help_text="Output tokens/s of the fleet.")
+    tokens_per_s_low = serializers.FloatField(help_text="Low end of its range [tokens/s].")
+    tokens_per_s_high = serializers.FloatField(help_text="High end of its range [tokens/s].")
+    tokens_per_s_per_accelerator = serializers.FloatField()
+    tokens_per_s_per_accelerator_low = serializers.FloatField()
+    tokens_per_s_per_accelerator_high = serializers.FloatField()
+    all_tokens_per_output_token = serializers.FloatField(help_text="(input + output) / output "
+                                                                   "tokens of a request.")
+    estimate = serializers.DictField(help_text="Prefill and decode times [s], the decode bound, "
+                                               "concurrency and KV-cache limit, memory [GB].")
+    nearest_measurements = serializers.ListField(child=serializers.DictField(), help_text=(
+        "The published measurements nearest to the configuration, with estimate / measured."))
+    calibration = serializers.DictField(help_text="Fitted efficiencies and the range factors.")
+    monte_carlo_distribution = serializers.DictField(help_text=(
+        "A triangular distribution of the scenario's tokens/s per accelerator over the range."))
+    cost = serializers.DictField(required=False, help_text="USD per million output tokens at "
+                                                           "the figure, low and high.")
+    api_breakeven = serializers.DictField(required=False, help_text=(
+        "Output tokens a month above which the fleet costs less than the API, and the fleet's "
+        "capacity at the figure and at both ends of its range."))
 
 
 def _layout(data: dict[str, Any]) -> tuple[int, int]:
@@ -154,7 +186,7 @@ class ThroughputView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=ThroughputRequestSerializer,
-                   responses={200: serializers.JSONField()}, examples=[EXAMPLE])
+                   responses=ThroughputResultSerializer, examples=[EXAMPLE])
     def post(self, request):
         """Output tokens/s with its range and nearest measurements; with a price, cost per
         million tokens and the API breakeven volume, each with its range."""
