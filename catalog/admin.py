@@ -357,9 +357,9 @@ class ThroughputMeasurementAdmin(SourcedRowAdmin):
     """Published throughputs the estimate is calibrated on, and the seeds' claims judged (loaded
     from catalog/data/throughput_measurements.yaml; an edit here changes the calibration)."""
 
-    list_display = ("key", "accelerator", "accelerators", "model_key", "precision",
-                    "serving_software", "concurrency", "input_tokens", "output_tokens",
-                    "tokens_per_s", "physically_possible", "calibrated", "source")
+    list_display = ("key", "accelerator", "accelerators", "model_key", "precision", "load",
+                    "input_tokens", "output_tokens", "tokens_per_s", "physically_possible",
+                    "calibrated")
     list_filter = ("kind", "calibrated", "physically_possible", "precision",
                    ("source", ListedRowsFilter), "accelerator__vendor")
     search_fields = ("key", "model_key", "accelerator__slug", "serving_software", "where",
@@ -367,3 +367,7 @@ class ThroughputMeasurementAdmin(SourcedRowAdmin):
     autocomplete_fields = ("accelerator", "source")
     list_select_related = ("accelerator", "source")
     readonly_fields = ("judgement", "physically_possible")
+
+    @admin.display(description="requests in flight", ordering="concurrency")
+    def load(self, obj: ThroughputMeasurement) -> str:
+        return "all queued" if obj.concurrency is None else f"{obj.concurrency:,.0f}"

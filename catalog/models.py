@@ -950,7 +950,7 @@ class ThroughputMeasurement(models.Model):
         "Requests in flight (batch size); empty: all requests queued at once, the engine chose."))
     input_tokens = models.PositiveIntegerField(null=True, blank=True)
     output_tokens = models.PositiveIntegerField(null=True, blank=True)
-    tokens_per_s = models.DecimalField(max_digits=12, decimal_places=2,
+    tokens_per_s = models.DecimalField("output tokens/s", max_digits=12, decimal_places=2,
                                        validators=[validate_positive],
                                        help_text="Output tokens per second of the configuration.")
     physically_possible = models.BooleanField(default=True)
