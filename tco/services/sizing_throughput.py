@@ -18,6 +18,7 @@ from typing import Any
 from catalog.models import Accelerator
 from catalog.models import ThroughputMeasurement
 from catalog.models import ThroughputMeasurementKind
+from tco.engine.inputs import HOURS_PER_MONTH
 from tco.engine.metrics import SECONDS_PER_HOUR
 from tco.engine.metrics import cost_per_million_tokens_usd
 from tco.engine.model_presets import model_preset
@@ -36,7 +37,6 @@ from tco.engine.sizing.throughput import serving_throughput
 from tco.services.sizing import accelerator_spec
 
 _CACHE: dict[tuple, Calibration] = {}
-HOURS_PER_MONTH = 730.0  # 8,760 / 12, as the cost model counts a month
 
 
 def serving_setup(*, model: ModelShape, accelerator: Accelerator, accelerators: float,
