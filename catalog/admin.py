@@ -32,6 +32,7 @@ from catalog.models import PricePoint
 from catalog.models import QuoteImport
 from catalog.models import Source
 from catalog.models import SystemSku
+from catalog.models import ThroughputMeasurement
 from catalog.models import TokenApiPrice
 from catalog.quote_imports import quote_import_request
 from catalog.refresh.admin import PriceAgeMixin
@@ -349,3 +350,24 @@ class PowerDensityReferenceAdmin(SourcedRowAdmin):
     list_display = PowerDensityReference.TABLE_COLUMNS
     list_filter = (("source", ListedRowsFilter),)
     search_fields = ("configuration", "cooling_note", "note")
+
+
+@admin.register(ThroughputMeasurement)
+class ThroughputMeasurementAdmin(SourcedRowAdmin):
+    """Published throughputs the estimate is calibrated on, and the seeds' claims judged (loaded
+    from catalog/data/throughput_measurements.yaml; an edit here changes the calibration)."""
+
+    list_display = ("key", "accelerator", "accelerators", "model_key", "precision", "load",
+                    "input_tokens", "output_tokens", "tokens_per_s", "physically_possible",
+                    "calibrated")
+    list_filter = ("kind", "calibrated", "physically_possible", "precision",
+                   ("source", ListedRowsFilter), "accelerator__vendor")
+    search_fields = ("key", "model_key", "accelerator__slug", "serving_software", "where",
+                     "judgement")
+    autocomplete_fields = ("accelerator", "source")
+    list_select_related = ("accelerator", "source")
+    readonly_fields = ("judgement", "physically_possible")
+
+    @admin.display(description="requests in flight", ordering="concurrency")
+    def load(self, obj: ThroughputMeasurement) -> str:
+        return "all queued" if obj.concurrency is None else f"{obj.concurrency:,.0f}"

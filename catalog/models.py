@@ -918,3 +918,53 @@ class QuoteImport(RecoverableJob):
         if not self.rows_total:
             return 0
         return min(99, 100 * self.rows_checked // self.rows_total)
+
+
+class ThroughputMeasurementKind(models.TextChoices):
+    """A measurement with its configuration, or a document's bare claim."""
+
+    MEASUREMENT = "measurement", "Published measurement"
+    SEED_CLAIM = "seed_claim", "Seed document's claim"
+
+
+class ThroughputMeasurement(models.Model):
+    """A published serving throughput and the configuration it was measured on (see
+    catalog/data/throughput_measurements.yaml); the throughput estimate is calibrated on the rows
+    marked ``calibrated``."""
+
+    key = models.SlugField(max_length=80, unique=True)
+    kind = models.CharField(max_length=16, choices=ThroughputMeasurementKind.choices)
+    source = models.ForeignKey(Source, on_delete=models.PROTECT,
+                               related_name="throughput_measurements")
+    where = models.CharField(max_length=300, help_text="Where in the document the figure is.")
+    model_key = models.CharField(max_length=64, help_text="Model preset of the sizing "
+                                 "(tco.engine.model_presets).")
+    model_note = models.CharField(max_length=200, blank=True)
+    accelerator = models.ForeignKey(Accelerator, on_delete=models.PROTECT,
+                                    related_name="throughput_measurements")
+    accelerators = models.PositiveIntegerField(validators=[validate_positive])
+    tensor_parallel = models.PositiveIntegerField(null=True, blank=True)
+    precision = models.CharField(max_length=8, help_text="Weights' number format.")
+    serving_software = models.CharField(max_length=120, blank=True)
+    concurrency = models.FloatField(null=True, blank=True, help_text=(
+        "Requests in flight (batch size); empty: all requests queued at once, the engine chose."))
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    tokens_per_s = models.DecimalField("output tokens/s", max_digits=12, decimal_places=2,
+                                       validators=[validate_positive],
+                                       help_text="Output tokens per second of the configuration.")
+    physically_possible = models.BooleanField(default=True)
+    judgement = models.TextField(blank=True, help_text="The memory and bandwidth arithmetic.")
+    calibrated = models.BooleanField(default=False, help_text="The estimate is fitted on it.")
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["kind", "accelerator__slug", "key"]
+        constraints = [
+            _known("kind", ThroughputMeasurementKind, "catalog_throughput_measurement_kind_known"),
+            models.CheckConstraint(condition=Q(tokens_per_s__gt=0),
+                                   name="catalog_throughput_measurement_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.key

@@ -24,6 +24,7 @@ from django.db.models import F
 from django.utils import timezone
 from simple_history.utils import bulk_create_with_history
 
+from catalog import throughput_measurements
 from catalog import token_api_examples
 from catalog.choices import SourceKind
 from catalog.datafiles import DATA_DIR
@@ -44,6 +45,7 @@ from catalog.models import PowerDensityReference
 from catalog.models import PricePoint
 from catalog.models import Source
 from catalog.models import SystemSku
+from catalog.models import ThroughputMeasurement
 from catalog.models import TokenApiPrice
 from catalog.selectors import visible_rows
 from teams.models import Team
@@ -151,6 +153,8 @@ def catalog_load(*, data_dir: Path = DATA_DIR) -> dict[str, Counter]:
         for outcome in write(data):
             counter[outcome] += 1
         counts[str(model._meta.verbose_name_plural)] = counter
+    counts[str(ThroughputMeasurement._meta.verbose_name_plural)] = throughput_measurements.write(
+        upsert_by_key, data_dir)
     return counts
 
 
@@ -175,6 +179,12 @@ def _checked(label: str, existing: _ExistingRows, lookup: dict[str, Any], values
             f"{field}: {message}" if field else message for field, message in _field_errors(exc)
         )
         raise CatalogDataError(f"{label}: {details}") from exc
+
+
+def upsert_by_key(model: type[models.Model], key: str, label: str, record: dict[str, Any]) -> str:
+    """Create or update one row found by its ``key`` field; say which (see `_upsert`)."""
+    values = {k: v for k, v in record.items() if k != key}
+    return _checked(label, _ExistingRows(model, (key,)), {key: record[key]}, values)
 
 
 def _write_by_key(model: type[models.Model], key: str, file_name: str, records: list[dict[str, Any]]):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework.routers import SimpleRouter
 
+from catalog.api import throughput
 from catalog.api import views
 
 router = SimpleRouter()
@@ -17,4 +18,5 @@ router.register("quote-imports", views.QuoteImportViewSet)
 router.register("cooling-technologies", views.CoolingTechnologyViewSet)
 router.register("facility-profiles", views.FacilityProfileViewSet)
 router.register("power-densities", views.PowerDensityReferenceViewSet)
+router.register("throughput-measurements", throughput.ThroughputMeasurementViewSet)
 urlpatterns = router.urls

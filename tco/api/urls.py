@@ -6,6 +6,7 @@ from tco.api.plans import PlanViewSet
 from tco.api.runs import SweepRunViewSet
 from tco.api.sizing import ModelPresetListView
 from tco.api.sizing import SizingView
+from tco.api.sizing_throughput import ThroughputView
 from tco.api.views import EvaluateView
 from tco.api.views import ScenarioViewSet
 from tco.api.vocabulary import VocabularyView
@@ -20,6 +21,7 @@ urlpatterns = [
     path("evaluate/", EvaluateView.as_view(), name="evaluate"),
     path("sizing/", SizingView.as_view(), name="sizing"),
     path("sizing/presets/", ModelPresetListView.as_view(), name="sizing-presets"),
+    path("sizing/throughput/", ThroughputView.as_view(), name="sizing-throughput"),
     path("vocabulary/", VocabularyView.as_view(), name="vocabulary"),
     *router.urls,
 ]

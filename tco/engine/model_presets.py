@@ -23,6 +23,11 @@ LLAMA_3_SOURCE = (
     "Llama 3.1 model cards and config.json"
 )
 
+LLAMA_2_SOURCE = (
+    "Touvron et al. 2023, 'Llama 2: Open Foundation and Fine-Tuned Chat Models', Table 1 (4k "
+    "context, GQA for 70B); exact counts and shape from the meta-llama/Llama-2-*-hf config.json"
+)
+
 MODEL_PRESETS: Mapping[str, ModelShape] = MappingProxyType(
     {
         "bert-base": ModelShape(
@@ -100,6 +105,90 @@ MODEL_PRESETS: Mapping[str, ModelShape] = MappingProxyType(
             max_context_length=2_048,
             source="Brown et al. 2020, GPT-3, Table 2.1 (175.0B, 96 layers, d_model 12288, "
             "96 heads of 128, context 2048); GPT-2 vocabulary",
+        ),
+        "llama-2-7b": ModelShape(
+            name="Llama 2 7B",
+            parameters=6_738_415_616,
+            layers=32,
+            hidden_size=4_096,
+            attention_heads=32,
+            kv_heads=32,
+            head_dim=128,
+            vocab_size=32_000,
+            max_context_length=4_096,
+            source=LLAMA_2_SOURCE,
+        ),
+        "llama-2-70b": ModelShape(
+            name="Llama 2 70B",
+            parameters=68_976_648_192,
+            layers=80,
+            hidden_size=8_192,
+            attention_heads=64,
+            kv_heads=8,
+            head_dim=128,
+            vocab_size=32_000,
+            max_context_length=4_096,
+            source=LLAMA_2_SOURCE,
+        ),
+        "mixtral-8x7b": ModelShape(
+            name="Mixtral 8x7B (MoE, 12.9B active)",
+            parameters=46.7e9,
+            active_parameters=12.9e9,
+            layers=32,
+            hidden_size=4_096,
+            attention_heads=32,
+            kv_heads=8,
+            head_dim=128,
+            vocab_size=32_000,
+            max_context_length=32_768,
+            source="Mistral AI, 'Mixtral of experts' (2023-12-11): 46.7B total, 12.9B used per "
+            "token; shape from mistralai/Mixtral-8x7B-v0.1 config.json (32 layers, hidden 4096, "
+            "32 heads, 8 KV heads, 8 experts of which 2 per token)",
+        ),
+        "qwen3-30b-a3b": ModelShape(
+            name="Qwen3-30B-A3B (MoE, 3.3B active)",
+            parameters=30.5e9,
+            active_parameters=3.3e9,
+            layers=48,
+            hidden_size=2_048,
+            attention_heads=32,
+            kv_heads=4,
+            head_dim=128,
+            vocab_size=151_936,
+            max_context_length=32_768,
+            source="Qwen/Qwen3-30B-A3B model card: 30.5B total, 3.3B activated, 48 layers, 32 Q "
+            "and 4 KV heads, 128 experts (8 activated), 32,768 tokens natively; hidden size, "
+            "head_dim and vocabulary from its config.json",
+        ),
+        "qwen3-235b-a22b": ModelShape(
+            name="Qwen3-235B-A22B (MoE, 22B active)",
+            parameters=235e9,
+            active_parameters=22e9,
+            layers=94,
+            hidden_size=4_096,
+            attention_heads=64,
+            kv_heads=4,
+            head_dim=128,
+            vocab_size=151_936,
+            max_context_length=32_768,
+            source="Qwen/Qwen3-235B-A22B model card: 235B total, 22B activated, 94 layers, 64 Q "
+            "and 4 KV heads, 128 experts (8 activated), 32,768 tokens natively; hidden size, "
+            "head_dim and vocabulary from its config.json",
+        ),
+        "llama-4-maverick": ModelShape(
+            name="Llama 4 Maverick 17Bx128E (MoE, 17B active)",
+            parameters=400e9,
+            active_parameters=17e9,
+            layers=48,
+            hidden_size=5_120,
+            attention_heads=40,
+            kv_heads=8,
+            head_dim=128,
+            vocab_size=202_048,
+            max_context_length=1_048_576,
+            source="meta-llama/Llama-4-Maverick-17B-128E-Instruct model card: 17B activated, "
+            "400B total, 128 experts, 1M context; shape from its config.json (48 layers, hidden "
+            "5120, 40 heads, 8 KV heads of 128)",
         ),
         # Multi-head latent attention caches, per token and layer, one
         # compressed latent of kv_lora_rank 512 plus a shared RoPE key of 64,

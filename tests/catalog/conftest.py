@@ -22,11 +22,13 @@ from catalog.models import PowerDensityReference
 from catalog.models import PricePoint
 from catalog.models import Source
 from catalog.models import SystemSku
+from catalog.models import ThroughputMeasurement
 from catalog.models import TokenApiPrice
 
 RETRIEVED = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 # Referencing rows first, so PROTECT foreign keys never block a delete.
 CATALOG_MODELS = (
+    ThroughputMeasurement,
     PricePoint,
     CloudOffering,
     AcceleratorPowerCap,

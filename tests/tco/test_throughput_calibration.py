@@ -1,0 +1,104 @@
+"""The throughput estimate against every published measurement the catalog stores, and the
+seeds' claims judged (figures from catalog/data/throughput_measurements.yaml)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from catalog.models import ThroughputMeasurement
+from catalog.models import ThroughputMeasurementKind
+from tco.engine.sizing.throughput import serving_throughput
+from tco.services.sizing_throughput import calibration
+from tco.services.sizing_throughput import measurement_of
+
+ACCELERATORS = {"h100-sxm-80gb", "h200-sxm-141gb", "b200-sxm-192gb", "mi300x-oam-192gb",
+                "l40s-pcie-48gb"}
+
+
+@pytest.fixture(scope="module")
+def fitted(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        return calibration()
+
+
+@pytest.mark.django_db
+def test_the_catalog_holds_twenty_sourced_measurements_across_five_accelerators(catalog):
+    rows = ThroughputMeasurement.objects.filter(kind=ThroughputMeasurementKind.MEASUREMENT)
+    assert rows.count() >= 20
+    assert {row.accelerator.slug for row in rows} == ACCELERATORS
+    mixture_of_experts = {"qwen3-235b-a22b", "qwen3-30b-a3b", "llama-4-maverick"}
+    assert mixture_of_experts <= {row.model_key for row in rows}
+    assert {"llama-3.1-8b", "llama-3.1-70b", "llama-2-7b"} <= {row.model_key for row in rows}
+    for row in rows:
+        assert row.source.url.startswith("https://"), row.key
+        assert row.source.published_on is not None and row.where and row.serving_software
+        assert row.input_tokens and row.output_tokens and row.tokens_per_s > 0
+
+
+def test_every_stored_measurement_is_estimated_within_half_to_twice(fitted):
+    calibration_result, rows, _ = fitted
+    ratios = dict(zip(calibration_result.keys, calibration_result.ratios, strict=True))
+    assert len(ratios) == len(rows) >= 20
+    outside = {key: round(r, 2) for key, r in ratios.items() if not 0.5 <= r <= 2.0}
+    assert outside == {}
+    assert 0.8 <= calibration_result.median_ratio <= 1.25
+
+
+def test_leave_one_out_predicts_each_measurement_within_its_range_most_of_the_time(fitted):
+    calibration_result, _, _ = fitted
+    loo = np.asarray(calibration_result.leave_one_out_ratios)
+    assert np.all((loo > 0.4) & (loo < 2.5))
+    # The range is the 10th-90th percentile of these ratios: about 80 % fall inside it.
+    inside = (1 / loo >= calibration_result.range_low) & (1 / loo <= calibration_result.range_high)
+    assert 0.7 <= inside.mean() <= 0.9
+    assert calibration_result.range_low < 1 < calibration_result.range_high
+
+
+def test_the_fitted_efficiencies_are_shares_of_peak(fitted):
+    efficiency = fitted[0].efficiency
+    for share in (efficiency.memory_bandwidth, efficiency.decode_compute,
+                  efficiency.prefill_compute):
+        assert 0.05 < share <= 1.0
+
+
+@pytest.mark.django_db
+def test_no_estimate_at_batch_1_beats_bandwidth_over_bytes_per_token(catalog, fitted):
+    """Batch 1: every token reads the active weights once, so tokens/s <= devices x bandwidth /
+    weight bytes, at the fitted efficiencies and at the most generous ones."""
+    from tco.engine.sizing.throughput import Efficiency
+
+    calibration_result, rows, measurements = fitted
+    for measurement in measurements:
+        setup = measurement.setup
+        one = type(setup)(**{**setup.__dict__, "concurrency": float(setup.replicas)})
+        bytes_per_token = (float(setup.model.parameters_per_token)
+                           * {"fp16": 2, "bf16": 2, "fp8": 1, "fp4": 0.5}[setup.precision.value])
+        ceiling = (float(setup.accelerators) * float(setup.accelerator.memory_bandwidth_gb_per_s)
+                   * 1e9 / bytes_per_token)
+        for efficiency in (calibration_result.efficiency, Efficiency(1.0, 1.0, 1.0, 0.0)):
+            assert float(serving_throughput(one, efficiency).tokens_per_s) <= ceiling
+
+
+@pytest.mark.django_db
+def test_seed_batch1_claims_beyond_bandwidth_are_flagged_and_never_calibrated(catalog):
+    claim = ThroughputMeasurement.objects.get(key="seed003-llama3-8b-h100-fp16-b1")
+    # 8.03e9 parameters x 2 bytes = 16.1 GB a token; 3,350 GB/s / 16.1 GB = 209 tokens/s.
+    assert (claim.physically_possible, claim.calibrated) == (False, False)
+    assert "3,350 GB/s / 16.1 GB = 209 tokens/s at most, against 800 claimed" in claim.judgement
+    l40s = ThroughputMeasurement.objects.get(key="seed003-cost-70b-int8-l40s")
+    assert "70.6 GB of weights; 1 x NVIDIA L40S 48GB hold 48 GB: it does not fit" in l40s.judgement
+    batch_128 = ThroughputMeasurement.objects.get(key="seed003-llama3-8b-h100-fp16-b128")
+    assert (batch_128.physically_possible, batch_128.calibrated) == (True, False)
+    impossible = ThroughputMeasurement.objects.filter(key__startswith="seed003",
+                                                      physically_possible=False)
+    assert impossible.count() == 8  # both batch-1 rows of the throughput table, six cost rows
+    assert not ThroughputMeasurement.objects.filter(physically_possible=False,
+                                                    calibrated=True).exists()
+
+
+@pytest.mark.django_db
+def test_a_measurement_is_estimated_from_its_own_configuration(catalog, fitted):
+    row = ThroughputMeasurement.objects.get(key="trtllm05-llama2-7b-l40s-b64-128-128")
+    estimate = serving_throughput(measurement_of(row).setup, fitted[0].efficiency)
+    assert float(estimate.concurrency_per_replica) == 64
+    assert estimate.decode_bound == "memory"
