@@ -1,6 +1,8 @@
 """The Celery application; configuration comes from Django settings (CELERY_*)."""
 import logging.config
 import os
+import sys
+from pathlib import Path
 
 from celery import Celery
 from celery.signals import setup_logging
@@ -10,8 +12,11 @@ from django_structlog.celery.steps import DjangoStructLogInitStep
 
 from config.settings import COMMAND_LINE_DEFAULT
 
-# The same default as manage.py (config/settings/__init__.py); the image sets production.
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", COMMAND_LINE_DEFAULT)
+# A `celery` command (worker, beat) defaults to the settings manage.py defaults to
+# (config/settings/__init__.py); the image sets production. Only there: the web server imports
+# this module too (through config/__init__.py) and must keep its own default, production.
+if Path(sys.argv[0]).name == "celery" or Path(sys.argv[0]).parent.name == "celery":
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", COMMAND_LINE_DEFAULT)
 # One BLAS thread per worker process: the engine is vectorised already, and several threads
 # per process oversubscribe the cores that the worker processes share (measured by benchmarks).
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
