@@ -220,7 +220,7 @@ def fit_build(system: System, count: int, racks: Sequence[Rack], rooms: Sequence
     by_room = {room.name: room for room in rooms}
     cooling_left = {room.name: room.cooling_kw for room in rooms}
     placements: list[Placement] = []
-    blocked: list[tuple[Rack, float]] = []  # racks whose power limited them, and the power they had left
+    spare: list[tuple[Rack, float]] = []  # racks that suit the system, and the power they have left
     left = count
     for rack in racks:
         room = by_room.get(rack.room)
@@ -236,15 +236,16 @@ def fit_build(system: System, count: int, racks: Sequence[Rack], rooms: Sequence
             placements.append(Placement(rack.name, rack.room, here, here * system.power_kw, available))
             cooling_left[rack.room] -= here * system.power_kw
             left -= here
-        if left and by_power < by_units and by_power <= by_cooling:
-            blocked.append((rack, available - here * system.power_kw))
+        spare.append((rack, available - here * system.power_kw))
         if not left:
             break
-    return SiteFit(tuple(placements), left, _shortfalls(system, left, racks, rooms, cooling_left, blocked))
+    return SiteFit(tuple(placements), left, _shortfalls(system, left, rooms, cooling_left, spare))
 
 
-def _shortfalls(system: System, left: int, racks: Sequence[Rack], rooms: Sequence[Room],
-                cooling_left: dict[str, float], blocked: list[tuple[Rack, float]]) -> tuple[Shortfall, ...]:
+def _shortfalls(system: System, left: int, rooms: Sequence[Room], cooling_left: dict[str, float],
+                spare: list[tuple[Rack, float]]) -> tuple[Shortfall, ...]:
+    """Why ``left`` systems found no place: no room with their cooling; no rack whose feeds have
+    power for one more (named by the rack with the most to spare); a room out of cooling."""
     if not left:
         return ()
     need = left * system.power_kw
@@ -255,13 +256,14 @@ def _shortfalls(system: System, left: int, racks: Sequence[Rack], rooms: Sequenc
         return (Shortfall("site", f"{system.name} needs {SystemCooling(system.cooling)} cooling; the site's "
                                   f"rooms offer {media} cooling only", need),)
     found: list[Shortfall] = []
-    if blocked:
-        rack, spare = max(blocked, key=lambda item: item[1])
+    most = max(spare, key=lambda item: item[1], default=None)
+    if most is not None and most[1] < system.power_kw:
+        rack, kw = most
         primary = [f for f in rack.feeds if FeedType(f.type) == FeedType.PRIMARY] or list(rack.feeds)
         where = (f"feed '{primary[0].name}' (rack {rack.name}, {rack.room})" if primary
                  else f"rack {rack.name} ({rack.room})")
-        found.append(Shortfall(where, f"gives {spare:.2f} kW; {what} needs {need:.2f} kW, short by "
-                                      f"{need - spare:.2f} kW", need - spare))
+        found.append(Shortfall(where, f"gives {kw:.2f} kW; {what} needs {need:.2f} kW, short by "
+                                      f"{need - kw:.2f} kW", need - kw))
     for room in suited:
         spare = cooling_left[room.name]
         if math.isfinite(room.cooling_kw) and spare < system.power_kw:
