@@ -434,7 +434,8 @@ def _power_cap_loss(scenario: Scenario, record: _Recorder, given: float) -> floa
     index = next(i for i, a in enumerate(record.assumptions) if a.path == path)
     record.assumptions[index] = Assumption(path, loss.loss, "share", "catalog",
                                            f"power-cap table of {scenario.system.accelerator}: "
-                                           f"{loss.describe()}")
+                                           f"{loss.describe()}",
+                                           source_keys=tuple(dict.fromkeys(k for k in loss.sources if k)))
     return loss.loss
 
 
