@@ -28,8 +28,12 @@ from catalog.selectors import price_at
 from catalog.selectors import range_point
 from catalog.selectors import regional_prices
 from catalog.selectors import throughput_ratio
+from sites.scenario_site import site_fit_problem
+from sites.scenario_site import site_rack_limit_kw
 from tco import engine
 from tco.choices import PriceRangePoint
+from tco.engine.footprint import accelerators_to_buy
+from tco.engine.footprint import systems_needed
 from tco.engine.sizing import SizingInputError
 from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import sentence_labels
@@ -298,6 +302,8 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
             for name in ("input_share", "cached_input_share", "output_share")}),
         api=tuple(_api(index, option, record) for index, option in enumerate(api_options)),
     )
+    if scenario.site is not None:
+        _check_site(scenario, inputs, record)
     _check_system_fits_rack(inputs)
     return EngineCase(inputs, tuple(record.assumptions), tuple(record.prices), sizing,
                       tuple(record.warnings))
@@ -413,6 +419,21 @@ def _buy(scenario: Scenario, record: _Recorder) -> engine.BuyOption:
     )
 
 
+def _check_site(scenario: Scenario, inputs: engine.Scenario, record: _Recorder) -> None:
+    """A build that does not fit the site's feeds, racks or cooling: refused when not one system
+    fits, else warned about; either way naming the feed, rack or room and the shortfall in kW."""
+    buy = inputs.buy
+    accelerators = accelerators_to_buy(inputs.workload.accelerators, buy.power_cap_throughput_loss)
+    systems = systems_needed(accelerators, buy.accelerators_per_system)
+    problem = site_fit_problem(scenario.site, scenario.system, int(systems), float(buy.power_cap_share))
+    if problem is None:
+        return
+    sentence, placed = problem
+    if not placed:
+        raise ScenarioInputError("site", sentence)
+    record.warnings.append(EvaluationWarning("does_not_fit_site", sentence))
+
+
 def _power_cap_loss(scenario: Scenario, record: _Recorder, given: float) -> float:
     """The throughput a power cap costs: the scenario's measured figure when it gives one (not 0),
     else the catalog's table for the accelerator at the cap, interpolated (its midpoint, the range
@@ -494,8 +515,14 @@ def _api(index: int, option: ApiOption, record: _Recorder) -> engine.ApiOption:
 def _rack_limit(scenario: Scenario, record: _Recorder, technologies: list[CoolingTechnology]) -> float:
     """The facility's rack power limit, lowered to what the system's kind of cooling handles."""
     path = "facility.rack_power_limit_kw"
-    given = record.either(path, scenario.rack_power_limit_kw, "kW", "rack_power_limit_kw",
-                          scenario.facility, "rack_power_limit_kw")
+    from_site = None if scenario.site is None or scenario.rack_power_limit_kw is not None \
+        else site_rack_limit_kw(scenario.site)
+    if from_site is not None:
+        given, why = from_site
+        record.assumptions.append(Assumption(path, given, "kW", "site", why))
+    else:
+        given = record.either(path, scenario.rack_power_limit_kw, "kW", "rack_power_limit_kw",
+                              scenario.facility, "rack_power_limit_kw")
     limit = cooled_rack_limit(scenario.system, technologies, given)
     if limit is None:
         return given
@@ -518,6 +545,11 @@ def _facility(scenario: Scenario, record: _Recorder,
         if own is None and not applies:
             # Only the facility's own kind of space is paid for: colocation or build-out.
             return record.scenario(f"facility.{name}", 0, unit, field)
+        at_site = None if scenario.site is None else getattr(scenario.site, field, None)
+        if own is None and at_site is not None:
+            record.assumptions.append(Assumption(f"facility.{name}", float(at_site), unit, "site",
+                                                 f"site {scenario.site}: {field}"))
+            return float(at_site)
         return record.either(f"facility.{name}", own, unit, field, profile, row_field or field)
 
     max_cooling = profile.max_cooling.max_kw_per_rack
@@ -686,9 +718,11 @@ def _equivalence(prefix: str, field: str, option: RentOption, scenario: Scenario
 
 def _check_system_fits_rack(inputs: engine.Scenario) -> None:
     buy, facility = inputs.buy, inputs.facility
-    if buy.system_power_max_kw > facility.rack_power_limit_kw:
+    # A power cap lowers what a system draws, so a capped system may fit where it would not.
+    draw = buy.system_power_max_kw * buy.power_cap_share
+    if draw > facility.rack_power_limit_kw:
         raise ScenarioInputError(
-            "system", f"one system draws {buy.system_power_max_kw:g} kW, more than the rack "
+            "system", f"one system draws {draw:g} kW, more than the rack "
                       f"power limit of {facility.rack_power_limit_kw:g} kW: it cannot be racked")
     if buy.system_rack_units > facility.rack_units_per_rack:
         raise ScenarioInputError(

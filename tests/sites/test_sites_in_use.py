@@ -83,3 +83,64 @@ def test_a_plans_site_reads_its_limits_and_prices_from_the_site(imported_site):
     with pytest.raises(PlanInputError) as refused:
         with_site_rows({"sites": [{"site": "nowhere"}]})
     assert refused.value.path == "sites.0.site"
+
+
+def _scenario_at(site, *, power_cap_share="1"):
+    """8 H100s in DGX H100s (10.2 kW each) at the site, its prices left to the site."""
+    from decimal import Decimal
+
+    from catalog.models import Accelerator
+    from catalog.models import CloudOffering
+    from catalog.models import FacilityProfile
+    from catalog.models import SystemSku
+    from tco.models import RentOption
+    from tco.models import Scenario
+    from tco.services.scenarios import scenario_save
+
+    planner = member("planner")
+    scenario = Scenario(
+        team=planner.memberships.get().team, owner=planner, name="8x H100 at Frankfurt",
+        accelerator=Accelerator.objects.get(slug="h100-sxm-80gb"), accelerators=8,
+        utilisation=Decimal("1"), system=SystemSku.objects.get(slug="dgx-h100"),
+        system_price_usd=Decimal("400000"), facility=FacilityProfile.objects.get(slug="colo-air"),
+        site=site, power_cap_share=Decimal(power_cap_share), horizon_months=36,
+        discount_rate_per_year=Decimal("0"), depreciation_months=60)
+    p5 = CloudOffering.objects.get(provider="aws", instance_type="p5.48xlarge", pricing_model="on_demand")
+    return scenario_save(scenario=scenario, rent_options=[
+        RentOption(name="p5 on demand", offering=p5, price_usd_per_instance_hour=Decimal("50"))])
+
+
+def test_a_scenario_at_a_site_over_its_feeds_is_refused_naming_the_feed_and_the_shortfall(imported_site):
+    from tco.services.engine_inputs import ScenarioInputError
+    from tco.services.evaluation import scenario_evaluate
+
+    scenario = _scenario_at(imported_site)
+    with pytest.raises(ScenarioInputError) as refused:
+        scenario_evaluate(scenario=scenario, pinned=False)
+    # One DGX H100 draws 10.2 kW; the best rack's A/B pair carries 8.65 kW.
+    assert refused.value.field == "site"
+    assert "1 of 1 NVIDIA DGX H100 (8x H100 SXM5 80 GB) do not fit site Frankfurt DC1" in str(refused.value)
+    assert "feed 'R01-A' (rack R01, Hall 1): gives 8.65 kW; one NVIDIA DGX H100" in str(refused.value)
+    assert "short by 1.55 kW" in str(refused.value)
+
+
+def test_a_scenario_at_a_site_takes_its_prices_and_rack_power_and_warns_what_does_not_fit(imported_site):
+    from tco.services.evaluation import scenario_evaluate
+
+    # Capped to 80 % (8.16 kW) a DGX H100 fits a rack's 8.65 kW. The cap's catalog loss (at 560 W:
+    # 9-14.8 %, 11.9 % used) needs 8 / 0.881 = 9.1 accelerators: 2 systems. The site cools 12 kW of
+    # air-cooled IT, so the second (16.32 kW in all) is warned about, naming the room.
+    evaluation = scenario_evaluate(scenario=_scenario_at(imported_site, power_cap_share="0.8"), pinned=False)
+    by_path = {a.path: a for a in evaluation.assumptions}
+    electricity = by_path["facility.electricity_usd_per_kwh"]
+    assert (electricity.value, electricity.origin, electricity.source) == (
+        0.21, "site", "site Frankfurt DC1: electricity_usd_per_kwh")
+    assert by_path["facility.pue"].value == 1.35
+    assert by_path["facility.colocation_usd_per_kw_month"].value == 180.0
+    limit = by_path["facility.rack_power_limit_kw"]
+    assert limit.origin == "site" and limit.value == pytest.approx(FEED_KW, abs=1e-4)
+    assert "rack R01's feeds (R01-A, R01-B) carry 8.65 kW with each A/B pair counted once" in limit.source
+    assert float(evaluation.result.footprint.systems) == 2
+    (warning,) = [w for w in evaluation.warnings if w.code == "does_not_fit_site"]
+    assert warning.message.startswith("1 of 2 NVIDIA DGX H100 (8x H100 SXM5 80 GB) do not fit site "
+                                      "Frankfurt DC1 (1 placed in 1 racks): room Hall 1: cools 12.00 kW")
