@@ -160,9 +160,13 @@ class NetBoxImportAdmin(admin.ModelAdmin):
     def progress(self, job: NetBoxImport) -> str:
         return f"{job.progress_percent} % ({job.steps_done} of {job.steps_total} kinds of objects read)"
 
+    KINDS = {"sites": "Sites", "locations": "Rooms (locations)", "racks": "Racks",
+             "power-panels": "Power panels", "power-feeds": "Power feeds"}
+
     @admin.display(description="What changed")
     def what_changed(self, job: NetBoxImport) -> str:
-        changes = job.changes or {}
+        changes = {part: {self.KINDS.get(kind, kind): rows for kind, rows in found.items()}
+                   for part, found in (job.changes or {}).items()}
         rows = [(kind, "created", ", ".join(names)) for kind, names in changes.get("created", {}).items()]
         rows += [(kind, f"updated {name}", "; ".join(f"{field}: {old} → {new}"
                                                      for field, (old, new) in fields.items()))

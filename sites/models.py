@@ -19,7 +19,7 @@ from tco.engine.sites import feed_available_kw
 
 
 def _netbox_id() -> models.PositiveIntegerField:
-    return models.PositiveIntegerField(null=True, blank=True, unique=True,
+    return models.PositiveIntegerField("NetBox id", null=True, blank=True, unique=True,
                                        help_text="The row's id in NetBox; empty for rows typed here.")
 
 
@@ -32,14 +32,16 @@ class Site(models.Model):
     name = models.CharField(max_length=100, unique=True)
     slug = models.SlugField(max_length=100, unique=True)
     netbox_id = _netbox_id()
-    electricity_usd_per_kwh = models.DecimalField(max_digits=8, decimal_places=4, null=True, blank=True,
+    electricity_usd_per_kwh = models.DecimalField("electricity (USD/kWh)", max_digits=8, decimal_places=4,
+                                                  null=True, blank=True,
                                                   help_text="The site's own electricity price.")
-    pue = models.DecimalField(max_digits=4, decimal_places=2, null=True, blank=True,
+    pue = models.DecimalField("PUE", max_digits=4, decimal_places=2, null=True, blank=True,
                               help_text="Power usage effectiveness (at least 1).")
     colocation_usd_per_kw_month = models.DecimalField(
-        max_digits=10, decimal_places=2, null=True, blank=True,
+        "colocation (USD per kW-month)", max_digits=10, decimal_places=2, null=True, blank=True,
         help_text="Per contracted IT kW; empty for owned space.")
-    it_capacity_kw = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True,
+    it_capacity_kw = models.DecimalField("IT capacity (kW)", max_digits=10, decimal_places=2,
+                                         null=True, blank=True,
                                          help_text="IT power the site may draw in all, whatever its feeds.")
 
     class Meta:
@@ -62,7 +64,7 @@ class SiteCooling(models.Model):
 
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="cooling")
     technology = models.ForeignKey(CoolingTechnology, on_delete=models.PROTECT, related_name="+")
-    capacity_kw = models.DecimalField(max_digits=10, decimal_places=2)
+    capacity_kw = models.DecimalField("capacity (kW)", max_digits=10, decimal_places=2)
 
     class Meta:
         verbose_name = "cooling capacity"
@@ -101,7 +103,7 @@ class RackPosition(models.Model):
     room = models.ForeignKey(Room, on_delete=models.SET_NULL, null=True, blank=True, related_name="racks")
     name = models.CharField(max_length=100)
     netbox_id = _netbox_id()
-    units = models.PositiveSmallIntegerField(default=42, help_text="Usable height [U].")
+    units = models.PositiveSmallIntegerField("height (U)", default=42, help_text="Usable height.")
 
     class Meta:
         ordering = ["site", "name"]
@@ -150,9 +152,9 @@ class PowerFeed(models.Model):
     supply = models.CharField(max_length=2, choices=[("ac", "AC"), ("dc", "DC")], default="ac")
     phase = models.CharField(max_length=12, choices=[(p.value, p.value.capitalize()) for p in Phase],
                              default=Phase.SINGLE)
-    voltage = models.DecimalField(max_digits=7, decimal_places=1, help_text="[V]")
-    amperage = models.DecimalField(max_digits=7, decimal_places=1, help_text="[A]")
-    max_utilisation = models.DecimalField(max_digits=4, decimal_places=3,
+    voltage = models.DecimalField("voltage (V)", max_digits=7, decimal_places=1)
+    amperage = models.DecimalField("amperage (A)", max_digits=7, decimal_places=1)
+    max_utilisation = models.DecimalField("maximum utilisation", max_digits=4, decimal_places=3,
                                           help_text="Share of the breaker's rating usable continuously "
                                                     "(0.8 for 80 %).")
 
