@@ -7,11 +7,13 @@ from celery import Task
 from celery import shared_task
 
 from core import jobs
+from core.jobs import REAP_DELIVERY
 from core.task_retries import transient_retries
 from sites.netbox import NETBOX_IMPORT_JOBS
 from sites.netbox import NETBOX_IMPORT_SOFT_TIME_LIMIT_S
 from sites.netbox import NETBOX_IMPORT_TIME_LIMIT_S
 from sites.netbox import netbox_import_run
+from sites.netbox import netbox_imports_reap
 
 
 class NetBoxImportTask(Task):
@@ -28,3 +30,10 @@ class NetBoxImportTask(Task):
 def netbox_import_task(import_id: int) -> None:
     """Import the sites, racks, panels and feeds one job names from NetBox, all or nothing."""
     netbox_import_run(import_id=import_id)
+
+
+# Beat sends it to the default queue every minute (sites/migrations/0002_i27_schedule_reaper.py).
+@shared_task(**REAP_DELIVERY)
+def netbox_imports_reap_task() -> None:
+    """Try again, or fail, the NetBox imports whose worker died or whose message was lost (periodic)."""
+    netbox_imports_reap()
