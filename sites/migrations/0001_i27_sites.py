@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('catalog', '0011_i27_system_cooling'),
+        ('catalog', '0012_i27_system_cooling'),
     ]
 
     operations = [

@@ -24,7 +24,7 @@ def shipped_cooling(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('catalog', '0010_unique_keys_say_what_exists'),
+        ('catalog', '0011_i28_throughput_measurements'),
     ]
 
     operations = [
