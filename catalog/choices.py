@@ -126,6 +126,21 @@ class Currency(models.TextChoices):
     SGD = "SGD", "Singapore dollar"
 
 
+class SystemCooling(models.TextChoices):
+    """How a system's heat leaves it: which rooms it can run in."""
+
+    AIR = "air", "Air-cooled"
+    LIQUID = "liquid", "Liquid cooling required"
+    EITHER = "either", "Air or liquid"
+
+
+class CoolingMedium(models.TextChoices):
+    """Which systems a cooling technology serves: air-cooled ones or liquid-cooled ones."""
+
+    AIR = "air", "Air-cooled systems"
+    LIQUID = "liquid", "Liquid-cooled systems"
+
+
 class Rating(models.TextChoices):
     """Qualitative level the seeds use for cooling cost and complexity."""
 

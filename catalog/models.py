@@ -17,6 +17,7 @@ from simple_history.models import HistoricalRecords
 
 from catalog.choices import PRICING_WORDS
 from catalog.choices import AcceleratorKind
+from catalog.choices import CoolingMedium
 from catalog.choices import Currency
 from catalog.choices import FacilityKind
 from catalog.choices import FormFactor
@@ -26,6 +27,7 @@ from catalog.choices import Provider
 from catalog.choices import QuoteImportStatus
 from catalog.choices import Rating
 from catalog.choices import SourceKind
+from catalog.choices import SystemCooling
 from catalog.choices import SystemKind
 from catalog.choices import Vendor
 from catalog.validators import validate_not_negative
@@ -343,6 +345,7 @@ class SystemSku(CatalogEntry):
         "rack_units",
         "purchase_price_low_usd",
         "purchase_price_high_usd",
+        "cooling",
     )
 
     vendor = models.CharField(max_length=64, help_text="Who sells or builds it.")
@@ -357,6 +360,10 @@ class SystemSku(CatalogEntry):
     rack_units = models.PositiveSmallIntegerField(null=True, blank=True, validators=[validate_positive])
     purchase_price_low_usd = _figure(14, 2, help_text="Low end of the planning price range.")
     purchase_price_high_usd = _figure(14, 2, help_text="High end; empty for an open-ended '$X+'.")
+    cooling = models.CharField(
+        max_length=8, choices=SystemCooling.choices, blank=True,
+        help_text="Air-cooled systems are never placed in liquid-only rooms or cooling tiers, "
+                  "liquid-cooled ones never in air-cooled rooms; empty when no source says (either).")
 
     class Meta:
         ordering = ["kind", "slug"]
@@ -388,6 +395,8 @@ class SystemSku(CatalogEntry):
                 name="catalog_systemsku_price_range_ordered",
             ),
             _known("kind", SystemKind, "catalog_systemsku_kind_known"),
+            models.CheckConstraint(condition=Q(cooling__in=["", *SystemCooling.values]),
+                                   name="catalog_systemsku_cooling_known"),
         ]
 
     @property
@@ -599,6 +608,7 @@ class CoolingTechnology(CatalogEntry):
         "relative_opex_per_kw",
         "capex_usd_per_kw",
         "opex_usd_per_kw_month",
+        "medium",
     )
 
     min_kw_per_rack = models.DecimalField(
@@ -612,6 +622,10 @@ class CoolingTechnology(CatalogEntry):
     relative_opex_per_kw = _figure(6, 2, null=False, help_text="Air (CRAC/CRAH) = 1.0.")
     capex_usd_per_kw = _figure(10, 2, null=False)
     opex_usd_per_kw_month = _figure(10, 2, null=False)
+    medium = models.CharField(
+        max_length=8, choices=CoolingMedium.choices, blank=True,
+        help_text="Air-cooled systems (room air, in-row, rear-door heat exchangers) or "
+                  "liquid-cooled ones (cold plates, immersion); empty when no source says (any system).")
 
     class Meta:
         ordering = ["min_kw_per_rack", "slug"]
@@ -632,6 +646,8 @@ class CoolingTechnology(CatalogEntry):
             _positive("relative_opex_per_kw"),
             _positive("capex_usd_per_kw"),
             _positive("opex_usd_per_kw_month"),
+            models.CheckConstraint(condition=Q(medium__in=["", *CoolingMedium.values]),
+                                   name="catalog_cooling_medium_known"),
         ]
 
     def clean(self) -> None:

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "catalog",
     "tco",
     "reports",
+    "sites.apps.SitesConfig",
 ]
 
 MIDDLEWARE = [
@@ -287,6 +288,10 @@ PRICE_FEED_HOSTS = env.list("PRICE_FEED_HOSTS", default=[
     "pricing.us-east-1.amazonaws.com", "prices.azure.com", "cloudbilling.googleapis.com",
     "cloud.lambda.ai", "api.runpod.io",
 ])
+# NetBox (sites/netbox.py): the DCIM sites, racks and power feeds are imported from; its API
+# token (read-only is enough). Empty URL: no NetBox configured, imports are refused.
+NETBOX_URL = env.str("NETBOX_URL", default="")
+NETBOX_TOKEN = env.str("NETBOX_TOKEN", default="")
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
 # Re-pricing after a refresh alerts when a scenario's winner flips or its breakeven month moves
 # by at least this many months (a move to or from "never" always counts).

@@ -154,7 +154,7 @@ class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
         ("Buy: operations", {"fields": [("support_share_per_year", "licence_usd_per_accelerator_year"),
                                         ("staff_fte_per_system", "staff_usd_per_fte_year")]}),
         ("Facility (empty = the profile's figure)", {"fields": [
-            "facility", ("electricity_usd_per_kwh", "electricity_escalation_per_year", "pue"),
+            ("facility", "site"), ("electricity_usd_per_kwh", "electricity_escalation_per_year", "pue"),
             ("colocation_usd_per_kw_month", "buildout_capex_usd_per_kw",
              "buildout_opex_usd_per_kw_month"),
             ("rack_power_limit_kw", "rack_units_per_rack")]}),

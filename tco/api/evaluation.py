@@ -198,7 +198,7 @@ class InputAssumptionSerializer(serializers.Serializer):
     path = serializers.CharField(help_text="The engine input, e.g. buy.system_price_usd.")
     value = FigureField()
     unit = serializers.CharField()
-    origin = serializers.ChoiceField(choices=["scenario", "catalog", "sizing", "default"])
+    origin = serializers.ChoiceField(choices=["scenario", "catalog", "site", "sizing", "default"])
     source = serializers.CharField()
     as_of = serializers.DateField(allow_null=True)
     source_keys = serializers.ListField(

@@ -11,6 +11,7 @@ from catalog.api.serializers import VisibleOfferingField
 from catalog.models import Accelerator
 from catalog.models import FacilityProfile
 from catalog.models import SystemSku
+from sites.models import Site
 from tco import engine
 from tco.inputs import SCENARIO_INPUTS
 from tco.inputs import UNBOUNDED_INPUTS
@@ -65,6 +66,10 @@ class ScenarioSerializer(serializers.ModelSerializer):
     system = serializers.SlugRelatedField(slug_field="slug", queryset=SystemSku.objects.all())
     facility = serializers.SlugRelatedField(slug_field="slug",
                                             queryset=FacilityProfile.objects.all())
+    site = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Site.objects.all(), required=False, allow_null=True,
+        help_text="The site the systems run at (by slug): its prices and racks' power fill what "
+                  "the scenario leaves empty, and a build over its feeds is warned about.")
     rent_options = RentOptionSerializer(many=True, max_length=engine.MAX_RENT_OPTIONS)
     api_options = ApiOptionSerializer(
         many=True, required=False, max_length=engine.MAX_RENT_OPTIONS,
@@ -98,7 +103,7 @@ class ScenarioSerializer(serializers.ModelSerializer):
             "id", "team", "owner", "status", "version", "previous_version", "approved_by",
             "approved_at", "revision", "name", "description", "created_at", "updated_at",
             "prices_as_of", "price_range_point", "accelerator", "precision", "sizing", "system",
-            "facility", *SCENARIO_INPUTS, *UNBOUNDED_INPUTS, "rent_options", "api_options",
+            "facility", "site", *SCENARIO_INPUTS, *UNBOUNDED_INPUTS, "rent_options", "api_options",
         ]
         read_only_fields = ["id", "owner", "status", "version", "previous_version", "approved_at",
                             "created_at", "updated_at"]

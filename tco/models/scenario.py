@@ -128,6 +128,11 @@ class Scenario(models.Model):
     # Facility (empty = the facility profile's figure)
     facility = models.ForeignKey("catalog.FacilityProfile", on_delete=models.PROTECT,
                                  related_name="+")
+    site = models.ForeignKey(
+        "dcim_sites.Site", on_delete=models.PROTECT, null=True, blank=True, related_name="+",
+        help_text="Where the systems run: the site's prices and its racks' power fill what the "
+                  "scenario leaves empty (before the facility profile's), and a build that does not "
+                  "fit its feeds, racks or cooling is warned about.")
     electricity_usd_per_kwh = models.DecimalField(**RATE, null=True, blank=True)
     electricity_escalation_per_year = models.DecimalField(**RATE, default=0)
     pue = models.DecimalField(**PUE, null=True, blank=True)

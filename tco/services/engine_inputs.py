@@ -21,14 +21,19 @@ from catalog.choices import PricingModel
 from catalog.models import CloudOffering
 from catalog.models import CoolingTechnology
 from catalog.models import PricePoint
+from catalog.models import SystemSku
 from catalog.refresh.freshness import checked_on
 from catalog.selectors import other_sources_prices
 from catalog.selectors import price_at
 from catalog.selectors import range_point
 from catalog.selectors import regional_prices
 from catalog.selectors import throughput_ratio
+from sites.scenario_site import site_fit_problem
+from sites.scenario_site import site_rack_limit_kw
 from tco import engine
 from tco.choices import PriceRangePoint
+from tco.engine.footprint import accelerators_to_buy
+from tco.engine.footprint import systems_needed
 from tco.engine.sizing import SizingInputError
 from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import sentence_labels
@@ -41,6 +46,9 @@ from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE
 from tco.services.sizing import Sizing
 from tco.services.sizing import size_spec
 from tco.services.stated_defaults import DEFAULTS
+from tco.services.system_fit import catalog_cap_loss
+from tco.services.system_fit import cooled_rack_limit
+from tco.services.system_fit import cooling_technologies_for
 
 # Catalog pricing models -> the engine's billing rule and the committed term it implies.
 PRICING = {
@@ -264,11 +272,12 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
     record = _Recorder(scenario.prices_as_of or timezone.localdate(), scenario.price_range_point,
                        _teams(scenario))
     sizing = _sizing(scenario)
+    technologies = _cooling_technologies(scenario.system)
     inputs = engine.Scenario(
         workload=_workload(scenario, record, sizing),
         buy=_buy(scenario, record),
-        facility=_facility(scenario, record),
-        cooling=_cooling_tiers(record),
+        facility=_facility(scenario, record, technologies),
+        cooling=_cooling_tiers(technologies, record),
         rent=tuple(_rent(index, option, scenario, record) for index, option in enumerate(options)),
         finance=engine.Finance(
             horizon_months=record.scenario("finance.horizon_months", scenario.horizon_months,
@@ -293,6 +302,8 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
             for name in ("input_share", "cached_input_share", "output_share")}),
         api=tuple(_api(index, option, record) for index, option in enumerate(api_options)),
     )
+    if scenario.site is not None:
+        _check_site(scenario, inputs, record)
     _check_system_fits_rack(inputs)
     return EngineCase(inputs, tuple(record.assumptions), tuple(record.prices), sizing,
                       tuple(record.warnings))
@@ -374,7 +385,7 @@ def _buy(scenario: Scenario, record: _Recorder) -> engine.BuyOption:
     curve = tuple((float(month), float(share)) for month, share in scenario.residual_curve or ())
     # No idle figure in the catalog: cost the system at full draw, the conservative choice.
     idle_field = "power_max_kw" if system.power_idle_kw is None else "power_idle_kw"
-    return engine.BuyOption(
+    head = dict(
         accelerators_per_system=record.either("buy.accelerators_per_system", None, "count",
                                               "system", system, "accelerators_per_system"),
         system_price_usd=_system_price(scenario, record),
@@ -384,8 +395,14 @@ def _buy(scenario: Scenario, record: _Recorder) -> engine.BuyOption:
                                            system, idle_field),
         system_rack_units=record.either("buy.system_rack_units", None, "U", "system", system,
                                         "rack_units"),
-        **{name: record.scenario(f"buy.{name}", value, units.get(name, "share"), name)
-           for name, value in own.items()},
+    )
+    recorded = {name: record.scenario(f"buy.{name}", value, units.get(name, "share"), name)
+                for name, value in own.items()}
+    recorded["power_cap_throughput_loss"] = _power_cap_loss(scenario, record,
+                                                            recorded["power_cap_throughput_loss"])
+    return engine.BuyOption(
+        **head,
+        **recorded,
         residual_curve=curve,
         residual_decline_per_year=record.optional(
             "buy.residual_decline_per_year", scenario.residual_decline_per_year, "1/year",
@@ -400,6 +417,47 @@ def _buy(scenario: Scenario, record: _Recorder) -> engine.BuyOption:
             "buy.embodied_kg_co2e_per_system", scenario.embodied_kg_co2e_per_system,
             "embodied_kg_co2e_per_system"),
     )
+
+
+def _check_site(scenario: Scenario, inputs: engine.Scenario, record: _Recorder) -> None:
+    """A build that does not fit the site's feeds, racks or cooling: refused when not one system
+    fits, else warned about; either way naming the feed, rack or room and the shortfall in kW."""
+    buy = inputs.buy
+    accelerators = accelerators_to_buy(inputs.workload.accelerators, buy.power_cap_throughput_loss)
+    systems = systems_needed(accelerators, buy.accelerators_per_system)
+    problem = site_fit_problem(scenario.site, scenario.system, int(systems), float(buy.power_cap_share))
+    if problem is None:
+        return
+    sentence, placed = problem
+    if not placed:
+        raise ScenarioInputError("site", sentence)
+    record.warnings.append(EvaluationWarning("does_not_fit_site", sentence))
+
+
+def _power_cap_loss(scenario: Scenario, record: _Recorder, given: float) -> float:
+    """The throughput a power cap costs: the scenario's measured figure when it gives one (not 0),
+    else the catalog's table for the accelerator at the cap, interpolated (its midpoint, the range
+    and source in the assumption)."""
+    share = float(scenario.power_cap_share)
+    if share >= 1 or given > 0:
+        return given
+    path = "buy.power_cap_throughput_loss"
+    try:
+        loss = catalog_cap_loss(scenario.system, share)
+    except engine.InputError as exc:
+        raise ScenarioInputError("power_cap_throughput_loss", exc.message) from None
+    if loss is None:
+        record.warnings.append(EvaluationWarning(
+            "power_cap_without_loss",
+            f"The power cap ({share:.0%} of maximum power) costs no throughput: the catalog has no "
+            f"power-cap table for {scenario.system.accelerator}. Give the throughput loss you measured."))
+        return given
+    index = next(i for i, a in enumerate(record.assumptions) if a.path == path)
+    record.assumptions[index] = Assumption(path, loss.loss, "share", "catalog",
+                                           f"power-cap table of {scenario.system.accelerator}: "
+                                           f"{loss.describe()}",
+                                           source_keys=tuple(dict.fromkeys(k for k in loss.sources if k)))
+    return loss.loss
 
 
 def _goodput(scenario: Scenario, record: _Recorder) -> engine.Goodput:
@@ -454,7 +512,29 @@ def _api(index: int, option: ApiOption, record: _Recorder) -> engine.ApiOption:
     )
 
 
-def _facility(scenario: Scenario, record: _Recorder) -> engine.Facility:
+def _rack_limit(scenario: Scenario, record: _Recorder, technologies: list[CoolingTechnology]) -> float:
+    """The facility's rack power limit, lowered to what the system's kind of cooling handles."""
+    path = "facility.rack_power_limit_kw"
+    from_site = None if scenario.site is None or scenario.rack_power_limit_kw is not None \
+        else site_rack_limit_kw(scenario.site)
+    if from_site is not None:
+        given, why = from_site
+        record.assumptions.append(Assumption(path, given, "kW", "site", why))
+    else:
+        given = record.either(path, scenario.rack_power_limit_kw, "kW", "rack_power_limit_kw",
+                              scenario.facility, "rack_power_limit_kw")
+    limit = cooled_rack_limit(scenario.system, technologies, given)
+    if limit is None:
+        return given
+    keys = (*_field_source_keys(scenario.system, "cooling"),
+            *_field_source_keys(technologies[-1], "max_kw_per_rack"))
+    record.assumptions[-1] = Assumption(path, limit.kw, "kW", "catalog", limit.reason,
+                                        source_keys=tuple(dict.fromkeys(keys)))
+    return limit.kw
+
+
+def _facility(scenario: Scenario, record: _Recorder,
+              technologies: list[CoolingTechnology]) -> engine.Facility:
     profile = scenario.facility
     colocation = profile.kind == FacilityKind.COLOCATION
 
@@ -465,13 +545,18 @@ def _facility(scenario: Scenario, record: _Recorder) -> engine.Facility:
         if own is None and not applies:
             # Only the facility's own kind of space is paid for: colocation or build-out.
             return record.scenario(f"facility.{name}", 0, unit, field)
+        at_site = None if scenario.site is None else getattr(scenario.site, field, None)
+        if own is None and at_site is not None:
+            record.assumptions.append(Assumption(f"facility.{name}", float(at_site), unit, "site",
+                                                 f"site {scenario.site}: {field}"))
+            return float(at_site)
         return record.either(f"facility.{name}", own, unit, field, profile, row_field or field)
 
     max_cooling = profile.max_cooling.max_kw_per_rack
     return engine.Facility(
         electricity_usd_per_kwh=pick("electricity_usd_per_kwh", "USD/kWh"),
         pue=pick("pue", "ratio"),
-        rack_power_limit_kw=pick("rack_power_limit_kw", "kW"),
+        rack_power_limit_kw=_rack_limit(scenario, record, technologies),
         rack_units_per_rack=pick("rack_units_per_rack", "U"),
         existing_cooling_max_kw_per_rack=math.inf if max_cooling is None else float(max_cooling),
         electricity_escalation_per_year=record.scenario(
@@ -488,15 +573,24 @@ def _facility(scenario: Scenario, record: _Recorder) -> engine.Facility:
     )
 
 
-def _cooling_tiers(record: _Recorder) -> tuple[engine.CoolingTier, ...]:
-    """The catalog's cooling technologies by rack density, each figure recorded with its sources."""
-    tiers = sorted(CoolingTechnology.objects.all(),
-                   key=lambda t: math.inf if t.max_kw_per_rack is None else t.max_kw_per_rack)
-    if not tiers:
+def _cooling_technologies(system: SystemSku) -> list[CoolingTechnology]:
+    """The catalog's cooling technologies that suit the system's cooling, by rack density (an
+    air-cooled system never gets a liquid tier, a liquid-cooled one never an air tier)."""
+    if not CoolingTechnology.objects.exists():
         raise ScenarioInputError("facility", "the catalog has no cooling technologies; "
                                              "run load_catalog")
+    technologies = cooling_technologies_for(system)
+    if not technologies:
+        raise ScenarioInputError("system", f"{system.label} is {system.get_cooling_display().lower()}, "
+                                           f"and the catalog has no {system.cooling} cooling technology")
+    return technologies
+
+
+def _cooling_tiers(technologies: list[CoolingTechnology],
+                   record: _Recorder) -> tuple[engine.CoolingTier, ...]:
+    """The cooling technologies as the engine's tiers, each figure recorded with its sources."""
     built = []
-    for index, tier in enumerate(tiers):
+    for index, tier in enumerate(technologies):
         figures = {"max_kw_per_rack": math.inf if tier.max_kw_per_rack is None
                    else float(tier.max_kw_per_rack),
                    "capex_usd_per_kw": float(tier.capex_usd_per_kw),
@@ -624,9 +718,11 @@ def _equivalence(prefix: str, field: str, option: RentOption, scenario: Scenario
 
 def _check_system_fits_rack(inputs: engine.Scenario) -> None:
     buy, facility = inputs.buy, inputs.facility
-    if buy.system_power_max_kw > facility.rack_power_limit_kw:
+    # A power cap lowers what a system draws, so a capped system may fit where it would not.
+    draw = buy.system_power_max_kw * buy.power_cap_share
+    if draw > facility.rack_power_limit_kw:
         raise ScenarioInputError(
-            "system", f"one system draws {buy.system_power_max_kw:g} kW, more than the rack "
+            "system", f"one system draws {draw:g} kW, more than the rack "
                       f"power limit of {facility.rack_power_limit_kw:g} kW: it cannot be racked")
     if buy.system_rack_units > facility.rack_units_per_rack:
         raise ScenarioInputError(

@@ -17,6 +17,8 @@ from django.utils import timezone
 
 from config.queues import Queue
 from core import jobs
+from sites.plan_sites import cooling_media
+from sites.plan_sites import with_site_rows
 from tco.engine.inputs import InputError
 from tco.engine.plan import PlanInputs
 from tco.engine.plan import make_plan
@@ -54,7 +56,8 @@ def scenario_plan_inputs(scenario: Scenario, spec: Any) -> PlanInputs:
     except ScenarioInputError as exc:
         raise PlanSpecError(f"scenario.{exc.field}", exc.message) from exc
     try:
-        inputs = plan_inputs(spec, case.inputs, system_name=scenario.system.name)
+        inputs = plan_inputs(with_site_rows(spec), case.inputs, system_name=scenario.system.name,
+                             cooling_media=cooling_media())
         validate_plan(inputs)
     except InputError as exc:
         raise PlanSpecError(exc.path, exc.message) from exc

@@ -9,6 +9,7 @@ reference accelerators per accelerator, as in like-for-like comparisons).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from enum import StrEnum
@@ -83,6 +84,24 @@ class OwnedChoice:
     service_life_months: float = math.inf
     equivalence: float = 1.0
     can_order: bool = True
+    site: str = ""  # the PlanSite it is placed at ("" when the plan has no sites)
+
+
+@dataclass(frozen=True)
+class PlanSite:
+    """A site the plan may place owned systems at, with its own facility costs and limits.
+
+    ``facility`` replaces the scenario's (electricity, PUE, space, rack limits) for the
+    systems placed here. ``it_power_kw`` caps their maximum IT draw, ``racks`` their racks,
+    and ``cooling_kw`` the IT heat per cooling medium ("air", "liquid"); a medium it does not
+    name cools nothing here. ``math.inf`` means no limit.
+    """
+
+    name: str
+    facility: Facility
+    it_power_kw: float = math.inf
+    racks: float = math.inf
+    cooling_kw: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -126,7 +145,7 @@ class Limits:
 
 @dataclass(frozen=True)
 class PlanInputs:
-    """Everything a plan needs; ``facility`` and ``cooling`` place every owned choice."""
+    """Everything a plan needs; ``facility`` and ``cooling`` place every owned choice not at a site."""
 
     demand: Demand
     owned: tuple[OwnedChoice, ...]
@@ -135,6 +154,15 @@ class PlanInputs:
     cooling: tuple[CoolingTier, ...]
     discount_rate_per_year: float
     limits: Limits = field(default_factory=Limits)
+    sites: tuple[PlanSite, ...] = ()
+    cooling_media: Mapping[str, str] = field(default_factory=dict)  # cooling tier name -> medium
+
+    def facility_of(self, choice: OwnedChoice) -> Facility:
+        """Where a choice's systems run: its site's facility, else the scenario's."""
+        for site in self.sites:
+            if site.name == choice.site:
+                return site.facility
+        return self.facility
 
 
 class PlanInputError(InputError):

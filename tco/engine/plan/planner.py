@@ -24,6 +24,7 @@ from tco.engine.plan.validation import validate_plan
 LIMIT_LABELS = {
     "site_power": ("site power", "kW"),
     "site_racks": ("site racks", "rack"),
+    "site_cooling": ("site cooling", "kW"),
     "capex_budget": ("capex budget", "USD"),
     "spot_share": ("spot share cap", "accelerator"),
     "min_owned_share": ("minimum owned share", "accelerator"),
@@ -222,9 +223,7 @@ def explain(solution: Solution) -> list[dict[str, Any]]:
         lp_value = float(sum(relief[i] for i in rows))
         saving = None
         if at_limit and family != "spot_share":
-            looser = build_program(
-                replace(program.inputs, limits=_loosen(program.inputs.limits, family, step))
-            )
+            looser = build_program(_loosened(program.inputs, family, step))
             saving = solution.npv_usd - solve_program(looser).npv_usd
         label, unit = LIMIT_LABELS[family]
         binds = (saving or 0.0) > CENT or lp_value > CENT
@@ -249,7 +248,7 @@ def _relaxation_step(program: Program, family: str) -> tuple[float, str]:
     """One unit of a limit that can change a plan made of whole systems."""
     inputs = program.inputs
     orderable = [c for c in inputs.owned if c.can_order]
-    if family == "site_power" and orderable:
+    if family in ("site_power", "site_cooling") and orderable:
         choice = min(orderable, key=lambda c: program.units[c.name].it_kw_max)
         kw = program.units[choice.name].it_kw_max
         return kw, f"{kw:,.1f} kW (one more {choice.name})"
@@ -264,9 +263,20 @@ def _relaxation_step(program: Program, family: str) -> tuple[float, str]:
 
 def _granularity(program: Program, family: str) -> float:
     """Slack below which a limit counts as full: less than one whole system, rack or system's capex."""
-    if family in ("site_power", "site_racks", "capex_budget"):
+    if family in ("site_power", "site_racks", "site_cooling", "capex_budget"):
         return _relaxation_step(program, family)[0]
     return 0.0
+
+
+def _loosened(inputs: PlanInputs, family: str, step: float) -> PlanInputs:
+    """The plan with one limit family a step looser, at every site as well as plan-wide."""
+    what = {"site_power": "it_power_kw", "site_racks": "racks"}.get(family)
+    sites = tuple(
+        replace(site, **({what: getattr(site, what) + step} if what else {}),
+                cooling_kw={medium: kw + step for medium, kw in site.cooling_kw.items()}
+                if family == "site_cooling" else site.cooling_kw)
+        for site in inputs.sites)
+    return replace(inputs, sites=sites, limits=_loosen(inputs.limits, family, step))
 
 
 def _loosen(limits: Limits, family: str, step: float) -> Limits:

@@ -34,6 +34,7 @@ from tco.engine.finance import discount_factors
 from tco.engine.inputs import PricingModel
 from tco.engine.plan.inputs import CapexTiming
 from tco.engine.plan.inputs import PlanInputs
+from tco.engine.plan.inputs import PlanSite
 from tco.engine.plan.inputs import RentChoice
 from tco.engine.plan.unit_costs import SystemUnitCosts
 from tco.engine.plan.unit_costs import system_unit_costs
@@ -58,6 +59,7 @@ CATEGORIES = (
 LIMIT_FAMILIES = (
     "site_power",
     "site_racks",
+    "site_cooling",
     "capex_budget",
     "spot_share",
     "min_owned_share",
@@ -69,7 +71,7 @@ LIMIT_FAMILIES = (
 class Row:
     family: str
     month: int  # the month (or first month of the period) the row is about
-    choice: str = ""
+    choice: str = ""  # the owned choice, rent choice or (for a site's limits) the site it is about
 
 
 @dataclass
@@ -183,6 +185,13 @@ def build_program(
     owned_terms: dict[int, list[tuple[int, float]]] = defaultdict(list)
     rent_terms: dict[int, list[tuple[int, float]]] = defaultdict(list)
     period = limits.capex_period_months
+    # Per site (what, site, medium[, month]): terms and what existing systems already use.
+    site_limits = {site.name: site for site in inputs.sites}
+    site_terms: dict[tuple[str, str, str, int], list[tuple[int, float]]] = defaultdict(list)
+    site_used: dict[tuple[str, str, str], NDArray[np.float64]] = defaultdict(lambda: np.zeros(horizon + 1))
+
+    def medium_of(unit: SystemUnitCosts) -> str:
+        return inputs.cooling_media.get(unit.cooling_tier, "")
 
     for choice in inputs.owned:
         unit = units[choice.name]
@@ -205,9 +214,13 @@ def build_program(
                     fixed_cash[category][m] += usd * in_service[m]
                 fixed_cash["energy"][m] += unit.idle_energy_usd_per_month * escalation[m - 1] * in_service[m]
         power_used += unit.it_kw_max * in_service
+        site_used[("power", choice.site, "")] += unit.it_kw_max * in_service
+        site_used[("cooling", choice.site, medium_of(unit))] += unit.it_kw_max * in_service
         existing_racks = math.ceil(choice.existing_systems / unit.systems_per_rack - 1e-9)
-        needs_racks = unit.rack_capex_usd > 0 or math.isfinite(limits.site_racks)
+        needs_racks = (unit.rack_capex_usd > 0 or math.isfinite(limits.site_racks)
+                       or math.isfinite(site_limits.get(choice.site, PlanSite("", inputs.facility)).racks))
         racks_used[1:] += existing_racks
+        site_used[("racks", choice.site, "")][1:] += existing_racks
         most = math.ceil(peak / unit.accelerators_per_system - 1e-9) + 1
         orders[choice.name], racks[choice.name] = {}, {}
         # Systems (and racks) arriving (+1) or retiring (-1) in each month, for the stock rows.
@@ -243,8 +256,11 @@ def build_program(
         fitted = _stock(build, rack_changes, horizon, "racks_installed", choice.name)
         for m, f in fleet.items():
             power_terms[m].append((f, unit.it_kw_max))
+            site_terms[("power", choice.site, "", m)].append((f, unit.it_kw_max))
+            site_terms[("cooling", choice.site, medium_of(unit), m)].append((f, unit.it_kw_max))
         for m, r in fitted.items():
             rack_terms[m].append((r, 1.0))
+            site_terms[("racks", choice.site, "", m)].append((r, 1.0))
         if needs_racks:
             for m in months:
                 terms = [(fleet[m], 1.0)] if m in fleet else []
@@ -314,6 +330,7 @@ def build_program(
             build.row(power_terms[m], -np.inf, limits.site_it_power_kw - power_used[m], Row("site_power", m))
         if math.isfinite(limits.site_racks) and rack_terms[m]:
             build.row(rack_terms[m], -np.inf, limits.site_racks - racks_used[m], Row("site_racks", m))
+        _site_rows(build, inputs, site_terms, site_used, m)
         if limits.min_rented_share > 0:
             build.row(
                 rent_terms[m], limits.min_rented_share * demand[m - 1], np.inf, Row("min_rented_share", m)
@@ -398,6 +415,24 @@ def build_program(
         shortfall=shortfall,
         penalty=penalty,
     )
+
+
+def _site_rows(build: _Builder, inputs: PlanInputs,
+               terms: dict[tuple[str, str, str, int], list[tuple[int, float]]],
+               used: dict[tuple[str, str, str], NDArray[np.float64]], m: int) -> None:
+    """Month m's rows of each site: its IT power, its racks, and its cooling per medium."""
+    for site in inputs.sites:
+        bounds = [("power", "", "site_power", site.it_power_kw), ("racks", "", "site_racks", site.racks)]
+        media = {medium for (what, name, medium, month) in terms if what == "cooling" and name == site.name}
+        # A medium the site does not name cools nothing there: its systems cannot go there.
+        bounds += [("cooling", medium, "site_cooling", site.cooling_kw.get(medium, 0.0 if site.cooling_kw
+                                                                           else math.inf))
+                   for medium in sorted(media) if medium]
+        for what, medium, family, bound in bounds:
+            row_terms = terms.get((what, site.name, medium, m))
+            if row_terms and math.isfinite(bound):
+                spent = used[(what, site.name, medium)][m] if (what, site.name, medium) in used else 0.0
+                build.row(row_terms, -np.inf, bound - spent, Row(family, m, site.name))
 
 
 def _add_rent_choice(

@@ -10,13 +10,18 @@ Example::
      "rent": [{"name": "p5 on demand"}, {"name": "p5 spot", "spot_share_cap": 0.2}],
      "limits": {"site_it_power_kw": 100, "site_racks": 4, "capex_usd_per_period": 1e6,
                 "capex_period_months": 3, "min_owned_share": 0, "min_rented_share": 0},
+     "sites": [{"name": "Frankfurt", "it_power_kw": 500, "racks": 10, "cooling_kw": {"air": 48},
+                "facility": {"electricity_usd_per_kwh": 0.2, "pue": 1.4}}],  # own costs and limits
      "uncertainty": {"draws": 1000, "seed": 7,
                      "growth_delta_per_month": {"kind": "triangular", "low": -0.02, "mode": 0, "high": 0.02},
                      "rent_price_factor": {"kind": "triangular", "low": 0.8, "mode": 1, "high": 1.2}}}
 
 Demand ``start`` defaults to the scenario's accelerators (sized from its workload
 when it has a sizing); ``utilisation`` to the scenario's; ``owned`` to one choice
-of the scenario's system; ``rent`` to all of the scenario's rent options.
+of the scenario's system; ``rent`` to all of the scenario's rent options. With ``sites``,
+each system to buy may be placed at every site (an owned item's ``site`` pins it to one), as
+one choice per site named "<system> at <site>" with the site's facility and limits; existing
+systems stay at the first.
 """
 
 from __future__ import annotations
@@ -29,12 +34,14 @@ from dataclasses import replace
 from typing import Any
 
 from tco.engine.inputs import BuyOption
+from tco.engine.inputs import Facility
 from tco.engine.inputs import Scenario
 from tco.engine.plan.inputs import Demand
 from tco.engine.plan.inputs import Limits
 from tco.engine.plan.inputs import OwnedChoice
 from tco.engine.plan.inputs import PlanInputError
 from tco.engine.plan.inputs import PlanInputs
+from tco.engine.plan.inputs import PlanSite
 from tco.engine.plan.inputs import RentChoice
 
 MAX_MONTHS = 240
@@ -48,13 +55,21 @@ OWNED_KEYS = {
     "equivalence",
     "can_order",
     "buy",
+    "site",
 }
 RENT_KEYS = {"name", "spot_share_cap", "equivalence"}
-SPEC_KEYS = {"demand", "utilisation", "owned", "rent", "limits", "uncertainty"}
+SPEC_KEYS = {"demand", "utilisation", "owned", "rent", "limits", "uncertainty", "sites"}
+SITE_KEYS = {"name", "it_power_kw", "racks", "cooling_kw", "facility"}
+COOLING_MEDIA = ("air", "liquid")
 
 
-def plan_inputs(spec: Any, scenario: Scenario, *, system_name: str = "owned system") -> PlanInputs:
-    """PlanInputs from a spec and the scenario it plans for; ``PlanInputError`` names the field."""
+def plan_inputs(spec: Any, scenario: Scenario, *, system_name: str = "owned system",
+                cooling_media: dict[str, str] | None = None) -> PlanInputs:
+    """PlanInputs from a spec and the scenario it plans for; ``PlanInputError`` names the field.
+
+    ``cooling_media`` maps each cooling tier's name to the medium it serves (air, liquid), for
+    the sites' cooling limits.
+    """
     spec = _mapping(spec, "spec")
     unknown = set(spec) - SPEC_KEYS
     if unknown:
@@ -69,6 +84,14 @@ def plan_inputs(spec: Any, scenario: Scenario, *, system_name: str = "owned syst
     if not isinstance(owned_spec, list):
         raise PlanInputError("owned", "must be a list of systems to buy")
     owned = tuple(_owned(item, index, scenario.buy, system_name) for index, item in enumerate(owned_spec))
+    sites_spec = spec.get("sites", [])
+    if not isinstance(sites_spec, list):
+        raise PlanInputError("sites", "must be a list of sites")
+    sites = tuple(_site(item, index, scenario.facility) for index, item in enumerate(sites_spec))
+    if len({site.name for site in sites}) < len(sites):
+        raise PlanInputError("sites", "names a site twice")
+    if sites:
+        owned = _at_sites(owned, owned_spec, sites)
     by_name = {option.name: option for option in scenario.rent}
     rent_spec = spec.get("rent", [{"name": name} for name in by_name])
     if not isinstance(rent_spec, list):
@@ -82,7 +105,58 @@ def plan_inputs(spec: Any, scenario: Scenario, *, system_name: str = "owned syst
         cooling=scenario.cooling,
         discount_rate_per_year=float(scenario.finance.discount_rate_per_year),
         limits=_limits(spec.get("limits", {})),
+        sites=sites,
+        cooling_media=dict(cooling_media or {}),
     )
+
+
+def _site(raw: Any, index: int, facility: Facility) -> PlanSite:
+    path = f"sites.{index}"
+    raw = _mapping(raw, path)
+    unknown = set(raw) - SITE_KEYS
+    if unknown:
+        raise PlanInputError(f"{path}.{sorted(unknown)[0]}", "is not a setting of a site")
+    name = str(raw.get("name") or "").strip()
+    if not name:
+        raise PlanInputError(f"{path}.name", "give the site a name")
+    overrides = _mapping(raw.get("facility", {}), f"{path}.facility")
+    names = {f.name for f in fields(Facility)}
+    for key, value in overrides.items():
+        if key not in names:
+            raise PlanInputError(f"{path}.facility.{key}", "is not a facility input")
+        overrides[key] = _number(value, f"{path}.facility.{key}")
+    cooling = _mapping(raw.get("cooling_kw", {}), f"{path}.cooling_kw")
+    for medium, value in cooling.items():
+        if medium not in COOLING_MEDIA:
+            raise PlanInputError(f"{path}.cooling_kw.{medium}", "must be air or liquid")
+        cooling[medium] = _at_least_zero(value, f"{path}.cooling_kw.{medium}")
+    limits = {key: _at_least_zero(raw[key], f"{path}.{key}") for key in ("it_power_kw", "racks")
+              if raw.get(key) is not None}
+    return PlanSite(name=name, facility=replace(facility, **overrides), cooling_kw=cooling, **limits)
+
+
+def _at_sites(owned: tuple[OwnedChoice, ...], owned_spec: list[Any], sites: tuple[PlanSite, ...]
+              ) -> tuple[OwnedChoice, ...]:
+    """Each system to buy as one choice per site it may go to (existing systems at the first)."""
+    names = [site.name for site in sites]
+    placed = []
+    for index, (choice, raw) in enumerate(zip(owned, owned_spec, strict=True)):
+        pinned = raw.get("site")
+        if pinned is not None and pinned not in names:
+            raise PlanInputError(f"owned.{index}.site",
+                                 f"must name one of the plan's sites ({', '.join(names)})")
+        where = [pinned] if pinned is not None else names
+        for number, site in enumerate(where):
+            placed.append(replace(choice, name=f"{choice.name} at {site}", site=site,
+                                  existing_systems=choice.existing_systems if number == 0 else 0))
+    return tuple(placed)
+
+
+def _at_least_zero(raw: Any, path: str) -> float:
+    value = _number(raw, path)
+    if value < 0:
+        raise PlanInputError(path, "must be 0 or more")
+    return value
 
 
 def demand_from_csv(text: str) -> list[float]:

@@ -60,14 +60,15 @@ def system_unit_costs(inputs: PlanInputs, choice: OwnedChoice) -> SystemUnitCost
     buy = choice.buy
     throughput_share = 1.0 - buy.power_cap_throughput_loss
     engine_inputs = _one_rack_scenario(inputs, choice)
-    footprint = fleet_footprint(engine_inputs.workload, buy, inputs.facility, inputs.cooling)
+    facility = inputs.facility_of(choice)
+    footprint = fleet_footprint(engine_inputs.workload, buy, facility, inputs.cooling)
     systems = float(footprint.systems)
     racks = float(footprint.racks)
     capex = capex_usd(engine_inputs, footprint)
     opex = opex_usd_per_month(engine_inputs, footprint, capex)
     per_system_hardware = hardware_capex_usd({**capex, "storage": np.float64(0.0)}) / systems
     hours = inputs.demand.hours_per_month
-    price = inputs.facility.electricity_usd_per_kwh
+    price = facility.electricity_usd_per_kwh
     idle_kw = float(footprint.system_power_idle_kw)
     swing_kw = float(footprint.system_power_max_kw) - idle_kw
     accelerators = float(buy.accelerators_per_system) * throughput_share * choice.equivalence
@@ -85,10 +86,10 @@ def system_unit_costs(inputs: PlanInputs, choice: OwnedChoice) -> SystemUnitCost
         staff_usd_per_month=float(opex["staff"]) / systems,
         licences_usd_per_month=float(opex["licences"]) / systems,
         idle_energy_usd_per_month=float(
-            energy_cost_usd(facility_power_kw(idle_kw, inputs.facility.pue), hours, price)
+            energy_cost_usd(facility_power_kw(idle_kw, facility.pue), hours, price)
         ),
         busy_energy_usd_per_month=float(
-            energy_cost_usd(facility_power_kw(swing_kw, inputs.facility.pue), hours, price)
+            energy_cost_usd(facility_power_kw(swing_kw, facility.pue), hours, price)
         )
         / accelerators,
         residual_value_share=float(buy.residual_value_share),
@@ -98,7 +99,7 @@ def system_unit_costs(inputs: PlanInputs, choice: OwnedChoice) -> SystemUnitCost
 
 def _one_rack_scenario(inputs: PlanInputs, choice: OwnedChoice) -> Scenario:
     """An engine scenario whose workload fills exactly one rack of the choice's systems."""
-    buy, facility = choice.buy, inputs.facility
+    buy, facility = choice.buy, inputs.facility_of(choice)
     fit = systems_per_rack(
         facility.rack_power_limit_kw,
         capped_power_kw(buy.system_power_max_kw, buy.power_cap_share),

@@ -15,7 +15,9 @@ ENGINE_MODULES = [
     "tco.engine.footprint",
     "tco.engine.metrics",
     "tco.engine.power",
+    "tco.engine.power_caps",
     "tco.engine.rent",
+    "tco.engine.sites",
     "tco.engine.timeline",
     "tco.engine.vocabulary",
 ]
