@@ -1,19 +1,20 @@
 """What a finished run stores in the database: the figures a person reads first.
 
-Summaries read the assembled Parquet file one column at a time (8 MB per column at 10^6
-points), never the whole table. Every figure is a plain number or None (NaN, infinity and
-"never breaks even" are None), so the summary fits PostgreSQL's jsonb.
+Summaries read the run's result one column at a time (8 MB per column at 10^6 points), never
+the whole table: ``column(name)`` gives that column over every part, in point order. Every
+figure is a plain number or None (NaN, infinity and "never breaks even" are None), so the
+summary fits PostgreSQL's jsonb.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import fields
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
+import pyarrow as pa
 from numpy.typing import NDArray
 
 from tco import engine
@@ -33,14 +34,17 @@ HEATMAP_MAX_CELLS = 50
 SENSITIVITY_ROW_FIELDS = [field.name for field in fields(engine.SensitivityRow)]
 
 
-def sweep_summary(path: Path, spec: SweepSpec, option_names: Sequence[str]) -> dict[str, Any]:
+ColumnSource = Callable[[str], pa.ChunkedArray]
+
+
+def sweep_summary(column: ColumnSource, spec: SweepSpec, option_names: Sequence[str]) -> dict[str, Any]:
     """Ranges of the saving and breakeven per rent option, winner shares and a heat map.
 
     The heat map shows the (lower) median breakeven month (never = None) over the spec's heat-map
     axes; the other axes are folded into each cell's median, and an axis of more than
     ``HEATMAP_MAX_CELLS`` values is grouped into that many runs of neighbouring values.
     """
-    table = _ColumnReader(path)
+    table = _ColumnReader(column)
     options = {}
     for name in option_names:
         saving = table.column(option_column(name, "npv_saving_usd"))
@@ -65,10 +69,10 @@ def sweep_summary(path: Path, spec: SweepSpec, option_names: Sequence[str]) -> d
 
 
 def monte_carlo_summary(
-    path: Path, spec: MonteCarloSpec, option_names: Sequence[str], seed: int
+    column: ColumnSource, spec: MonteCarloSpec, option_names: Sequence[str], seed: int
 ) -> dict[str, Any]:
     """P10/P50/P90 of the saving and breakeven, P(buying wins) and a histogram per rent option."""
-    table = _ColumnReader(path)
+    table = _ColumnReader(column)
     options = {}
     for name in option_names:
         npv_saving = table.column(option_column(name, "npv_saving_usd"))
@@ -114,16 +118,16 @@ def stored_tornado(summary: dict[str, Any]) -> engine.Tornado:
 
 
 class _ColumnReader:
-    """Reads single columns of a Parquet file as NumPy arrays."""
+    """Reads single columns of a run's result as NumPy arrays."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, source: ColumnSource) -> None:
+        self.source = source
 
     def column(self, name: str) -> NDArray[Any]:
-        return pq.read_table(self.path, columns=[name]).column(0).to_numpy()
+        return self.source(name).to_numpy()
 
     def winner_shares(self) -> dict[str, float]:
-        winners = pq.read_table(self.path, columns=[WINNER_COLUMN]).column(0).to_pandas()
+        winners = self.source(WINNER_COLUMN).to_pandas()
         shares = winners.value_counts(normalize=True, sort=False)
         return {str(name): float(share) for name, share in shares.items()}
 
