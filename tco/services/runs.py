@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.exceptions import TimeLimitExceeded
 from django.conf import settings
@@ -101,6 +102,11 @@ def run_part_names(run: SweepRun) -> list[str]:
     """The storage names of a run's counted parts, in point order."""
     return list(SweepChunk.objects.filter(run_id=run.pk, status=ChunkStatus.DONE)
                 .order_by("index").values_list("result_name", flat=True))
+
+
+def run_result_frame(run: SweepRun) -> pd.DataFrame:
+    """A finished run's whole result, one row per point (for results small enough to hold)."""
+    return pa.concat_tables(part_table(name) for name in run_part_names(run)).to_pandas()
 
 
 def sweep_run_start(
