@@ -62,15 +62,20 @@ def run_objects_delete(run_id: int) -> int:
     return len(files)
 
 
-def part_table(name: str, columns: Sequence[str] | None = None) -> pa.Table:
-    """One part (or some of its columns), read in one request."""
+def part_table(name: str) -> pa.Table:
+    """One whole part, read in one request."""
     with default_storage.open(name, "rb") as handle:
-        return pq.read_table(pa.BufferReader(handle.read()), columns=columns)
+        return pq.read_table(pa.BufferReader(handle.read()))
 
 
 def parts_column(names: Sequence[str], column: str) -> pa.ChunkedArray:
-    """One column over every part, in point order."""
-    return pa.chunked_array([part_table(name, [column]).column(0) for name in names])
+    """One column over every part, in point order: Parquet reads only that column's bytes from a
+    seekable file (a folder storage); an object store's file is fetched whole."""
+    arrays = []
+    for name in names:
+        with default_storage.open(name, "rb") as handle:
+            arrays.append(pq.read_table(handle, columns=[column]).column(0))
+    return pa.chunked_array(arrays)
 
 
 def parquet_stream(names: Sequence[str]) -> Iterator[bytes]:

@@ -83,7 +83,11 @@ QUEUED_STATUSES = (RunStatus.PENDING, RunStatus.RUNNING)
 
 
 def run_spec(kind: str, raw: Any, inputs: engine.Scenario, *, max_points: int = MAX_RUN_POINTS) -> RunSpec:
-    """The parsed, checked spec of a run of ``kind``; RunSpecError when it cannot run."""
+    """The parsed, checked spec of a run of ``kind``; RunSpecError when it cannot run.
+
+    A started run's spec is parsed again with its own point count as the limit: the request
+    limit was checked when it started.
+    """
     if kind == RunKind.SWEEP:
         return parse_sweep_spec(raw, inputs, max_points=max_points)
     if kind == RunKind.MONTE_CARLO:
@@ -117,19 +121,21 @@ def sweep_run_start(
     seed: int | None = None,
     chunk_size: int | None = None,
     created_by: Any = None,
+    max_points: int = MAX_RUN_POINTS,
 ) -> SweepRun:
     """Check the spec, create the run and its chunks, and queue the first chunks on commit.
 
     Raises RunSpecError (nothing written, nothing queued) when the scenario cannot be
     evaluated, the spec cannot run, or its result would not fit the team's storage quota.
     Chunk rows are created as their chunks are queued, a few at a time, so a request
-    writes the same few rows whatever the run's size.
+    writes the same few rows whatever the run's size. ``max_points`` is the request limit;
+    only operators' tools (a benchmark, a command) raise it.
     """
     try:
         case = scenario_check(scenario=scenario, pinned=True)
     except ScenarioInputError as exc:
         raise RunSpecError("scenario", f"cannot be evaluated: {exc}") from None
-    parsed = run_spec(kind, spec, case.inputs)
+    parsed = run_spec(kind, spec, case.inputs, max_points=max_points)
     size = _chunk_size(kind, parsed, case.inputs, chunk_size)
     total = parsed.points_total
     quota_check(scenario.team, parsed, case.inputs)
@@ -367,9 +373,10 @@ def _longest_horizon_months(spec: RunSpec, inputs: engine.Scenario) -> int:
 def _chunk_plan(run_id: int) -> tuple[engine.Scenario, RunSpec]:
     """A run's inputs and parsed spec, parsed once per worker process: both are fixed when the run
     starts, and a Monte Carlo spec's check evaluates up to 1,024 scenarios."""
-    engine_inputs, kind, spec = SweepRun.objects.values_list("engine_inputs", "kind", "spec").get(pk=run_id)
+    engine_inputs, kind, spec, points = SweepRun.objects.values_list(
+        "engine_inputs", "kind", "spec", "points_total").get(pk=run_id)
     inputs = scenario_from_json(engine_inputs)
-    return inputs, run_spec(kind, spec, inputs)
+    return inputs, run_spec(kind, spec, inputs, max_points=points)
 
 
 def _chunk_frame(run: SweepRun, chunk: SweepChunk) -> pd.DataFrame:
@@ -468,7 +475,7 @@ def _send_finish(run_id: int) -> None:
 
 def _summary(run: SweepRun, parts: list[str]) -> dict[str, Any]:
     inputs = run_inputs(run)
-    spec = run_spec(run.kind, run.spec, inputs)
+    spec = run_spec(run.kind, run.spec, inputs, max_points=run.points_total)
     names = [option.name for option in inputs.rent]
     column = partial(parts_column, parts)
     if isinstance(spec, SweepSpec):
