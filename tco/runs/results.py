@@ -25,8 +25,12 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from core.csv_cells import inert_frame
+from tco.runs.compute import WINNER_COLUMN
 
 RUNS_FOLDER = "runs"
+# Only the winner repeats a few values; dictionary-encoding the float columns made writing a
+# 40,000-point part 6x slower (97 vs 16 ms) and the part larger (3.0 vs 2.6 MB).
+DICTIONARY_COLUMNS = [WINNER_COLUMN]
 # Rows per row group of a download, and per CSV piece: a few MB at a time.
 ROW_GROUP_ROWS = 65_536
 
@@ -39,7 +43,7 @@ def run_folder(run_id: int) -> str:
 def part_save(run_id: int, index: int, frame: pd.DataFrame) -> tuple[str, int]:
     """Store a chunk's table as its own Parquet object; its storage name and size [bytes]."""
     sink = pa.BufferOutputStream()
-    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), sink)
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), sink, use_dictionary=DICTIONARY_COLUMNS)
     payload = sink.getvalue().to_pybytes()
     name = f"{run_folder(run_id)}/part-{index:06d}-{secrets.token_hex(6)}.parquet"
     return default_storage.save(name, ContentFile(payload)), len(payload)
@@ -74,7 +78,7 @@ def parts_column(names: Sequence[str], column: str) -> pa.ChunkedArray:
     arrays = []
     for name in names:
         with default_storage.open(name, "rb") as handle:
-            arrays.append(pq.read_table(handle, columns=[column]).column(0))
+            arrays.extend(pq.read_table(handle, columns=[column]).column(0).chunks)
     return pa.chunked_array(arrays)
 
 
@@ -84,7 +88,7 @@ def parquet_stream(names: Sequence[str]) -> Iterator[bytes]:
     writer: pq.ParquetWriter | None = None
     for batch in _fixed_batches(part_table(name) for name in names):
         if writer is None:
-            writer = pq.ParquetWriter(sink, batch.schema)
+            writer = pq.ParquetWriter(sink, batch.schema, use_dictionary=DICTIONARY_COLUMNS)
         writer.write_table(batch)
         yield sink.take()
     if writer is not None:

@@ -171,8 +171,9 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
     chunk = SweepChunk.objects.get(run_id=run_id, index=index)
     if chunk.status != ChunkStatus.DONE:
         now = timezone.now()
-        SweepRun.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
-            status=RunStatus.RUNNING, started_at=now)
+        if run.status == RunStatus.PENDING:
+            SweepRun.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
+                status=RunStatus.RUNNING, started_at=now)
         SweepChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
             status=ChunkStatus.RUNNING, claimed_at=now, attempts=F("attempts") + 1, **jobs.claim_fields())
         _store_chunk(run, chunk, *part_save(run_id, index, _chunk_frame(run, chunk)))
