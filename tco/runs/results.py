@@ -82,6 +82,17 @@ def parts_column(names: Sequence[str], column: str) -> pa.ChunkedArray:
     return pa.chunked_array(arrays)
 
 
+def parts_batches(names: Sequence[str], columns: Sequence[str]) -> Iterator[pa.Table]:
+    """Some columns over every part, in point order, in blocks of ROW_GROUP_ROWS rows: the same
+    blocks whatever the chunking, and memory that of one block and one part."""
+    def tables() -> Iterator[pa.Table]:
+        for name in names:
+            with default_storage.open(name, "rb") as handle:
+                yield pq.read_table(handle, columns=list(columns))
+
+    return _fixed_batches(tables())
+
+
 def parquet_stream(names: Sequence[str]) -> Iterator[bytes]:
     """The parts as one Parquet file, a row group at a time (memory follows ROW_GROUP_ROWS)."""
     sink = _Drain()

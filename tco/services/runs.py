@@ -57,6 +57,7 @@ from tco.runs.quota import quota_check
 from tco.runs.results import part_delete
 from tco.runs.results import part_save
 from tco.runs.results import part_table
+from tco.runs.results import parts_batches
 from tco.runs.results import parts_column
 from tco.runs.snapshot import scenario_from_json
 from tco.runs.snapshot import scenario_to_json
@@ -478,9 +479,8 @@ def _summary(run: SweepRun, parts: list[str]) -> dict[str, Any]:
     inputs = run_inputs(run)
     spec = run_spec(run.kind, run.spec, inputs, max_points=run.points_total)
     names = [option.name for option in inputs.rent]
-    column = partial(parts_column, parts)
     if isinstance(spec, SweepSpec):
-        return sweep_summary(column, spec, names)
+        return sweep_summary(partial(parts_batches, parts), spec, names)
     if isinstance(spec, MonteCarloSpec):
-        return monte_carlo_summary(column, spec, names, run.seed)
+        return monte_carlo_summary(partial(parts_column, parts), spec, names, run.seed)
     return sensitivity_summary(part_table(parts[0]).to_pandas(), spec.step_share)
