@@ -24,7 +24,7 @@ def assembled_file_as_one_part(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tco', '0019_spares_help_text'),
+        ('tco', '0020_pinned_source_keys'),
     ]
 
     operations = [
