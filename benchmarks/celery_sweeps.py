@@ -5,6 +5,9 @@ Called by ``python -m benchmarks`` when REDIS_URL is set and DATABASE_URL points
 the demo scenarios into it (both idempotent), then sweeps the "8x H100 training cluster" demo
 (three rent options) over utilisation x electricity price at a 120-month horizon. Each
 (worker processes, points) pair gets a fresh worker, so its peak memory is that run's alone.
+The service chooses the chunk size, as it does for a client that names none; runs of more
+than the request limit (10^6 points) are started as an operator would, with a raised limit.
+Each run is deleted after it is measured (its parts in storage with it).
 """
 from __future__ import annotations
 
@@ -36,7 +39,8 @@ class CeleryMeasurement:
         """A printable row."""
         label = f"celery, {self.processes} worker process{'es' if self.processes > 1 else ''}"
         throughput = f"{self.points / self.celery_seconds:>13,.0f}/s"
-        engine = f"engine alone {self.engine_seconds:.3f} s: {self.celery_seconds / self.engine_seconds:.2f}x"
+        engine = (f"{self.engine_seconds / self.celery_seconds:.2f}x the engine alone on one core, "
+                  f"{self.points / self.engine_seconds:,.0f}/s")
         return (f"{label:<42} {self.points:>9,d} {self.celery_seconds:9.3f} s {throughput} "
                 f"{self.worker_peak_rss_mb:6.0f} MB RSS ({engine})")
 
@@ -106,8 +110,9 @@ def _engine_seconds(scenario, points: int) -> float:
     from tco.services.engine_inputs import engine_case
 
     inputs = engine_case(scenario).inputs
-    spec = parse_sweep_spec(sweep_spec(points), inputs)
+    spec = parse_sweep_spec(sweep_spec(points), inputs, max_points=points)
     size = chunk_points_for(HORIZON_MONTHS)
+    engine.evaluate(engine.with_overrides(inputs, spec.overrides(0, size)), detail=False)  # loads the kernel
     start_time = time.perf_counter()
     for start in range(0, points, size):
         engine.evaluate(engine.with_overrides(inputs, spec.overrides(start, min(start + size, points))),
@@ -120,6 +125,7 @@ def _celery_measurement(scenario, points: int, processes: int, engine_seconds: f
     from config.celery_app import app
     from tco.models import RunKind
     from tco.models import RunStatus
+    from tco.runs.limits import MAX_RUN_POINTS
     from tco.services.runs import sweep_run_start
 
     app.control.purge()
@@ -128,7 +134,8 @@ def _celery_measurement(scenario, points: int, processes: int, engine_seconds: f
         name: os.environ[name] for name in passed_on}).start()
     try:
         start_time = time.perf_counter()
-        run = sweep_run_start(scenario=scenario, kind=RunKind.SWEEP, spec=sweep_spec(points))
+        run = sweep_run_start(scenario=scenario, kind=RunKind.SWEEP, spec=sweep_spec(points),
+                              max_points=max(points, MAX_RUN_POINTS))
         while run.is_active:
             time.sleep(POLL_EVERY_S)
             run.refresh_from_db()
@@ -136,6 +143,7 @@ def _celery_measurement(scenario, points: int, processes: int, engine_seconds: f
         if run.status != RunStatus.DONE:
             raise RuntimeError(f"run {run.pk} ended {run.status}: {run.error}")
         peak_mb = _peak_rss_mb(worker.process.pid)
+        run.delete()
     finally:
         worker.stop()
     return CeleryMeasurement(points, processes, seconds, engine_seconds, peak_mb)
@@ -154,3 +162,21 @@ def _peak_rss_mb(process_group: int) -> float:
         except (OSError, IndexError, StopIteration):
             continue  # the process ended while we looked
     return max(peaks)
+
+
+def main() -> None:
+    """``python -m benchmarks.celery_sweeps [POINTS ...]``: only these measurements."""
+    import sys
+
+    for variable in (*ONE_BLAS_THREAD, "NUMBA_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
+    reason = celery_unavailable_reason()
+    if reason:
+        raise SystemExit(f"celery sweeps: not measured ({reason})")
+    sizes = tuple(int(text.replace("_", "")) for text in sys.argv[1:]) or (1_000_000,)
+    for measurement in measure_celery_sweeps(sizes, (1, 2)):
+        print(measurement.line(), flush=True)
+
+
+if __name__ == "__main__":
+    main()

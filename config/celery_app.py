@@ -6,6 +6,7 @@ from pathlib import Path
 
 from celery import Celery
 from celery.signals import setup_logging
+from celery.signals import worker_init
 from celery.signals import worker_ready
 from celery.signals import worker_shutdown
 from django_structlog.celery.steps import DjangoStructLogInitStep
@@ -35,6 +36,16 @@ def use_django_logging(**kwargs):
     from django.conf import settings
 
     logging.config.dictConfig(settings.LOGGING)
+
+
+@worker_init.connect
+def load_engine_kernel(**kwargs):
+    """Load the engine's compiled kernel (from Numba's cache) in the worker's main process, before
+    it forks its pool: each pool process then has it, instead of loading it on its first chunk."""
+    from tco.engine import evaluate
+    from tco.engine.examples import rich_scenario
+
+    evaluate(rich_scenario(), detail=False)
 
 
 # Where /healthz keeps the last worker ping (core/health.py).

@@ -21,7 +21,6 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-import pandas as pd
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -58,6 +57,7 @@ from tco.services.engine_inputs import PriceUsed
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation
 from tco.services.evaluation import scenario_evaluate
+from tco.services.runs import run_result_frame
 
 logger = logging.getLogger(__name__)
 
@@ -302,9 +302,8 @@ def _latest_runs(scenario: Scenario, kind: str) -> tuple[RecordedRun, ...]:
     if run is None:
         return ()
     points = None
-    if kind == RunKind.SWEEP and run.points_total <= SWEEP_SHEET_MAX_POINTS and run.result_file:
-        with run.result_file.open("rb") as handle:
-            points = pd.read_parquet(handle).drop(columns="point", errors="ignore")
+    if kind == RunKind.SWEEP and run.points_total <= SWEEP_SHEET_MAX_POINTS:
+        points = run_result_frame(run).drop(columns="point", errors="ignore")
     return (
         RecordedRun(
             run_id=run.pk,

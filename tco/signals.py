@@ -1,7 +1,8 @@
 """Receivers: a price refresh that wrote prices re-prices the saved scenarios; a deleted run takes
-its result file with it (also when its scenario's deletion cascades)."""
+its stored objects with it (also when its scenario's deletion cascades)."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -10,15 +11,14 @@ from django.dispatch import receiver
 
 from catalog.refresh.signals import prices_refreshed
 from tco.models import SweepRun
+from tco.runs.results import run_objects_delete
 from tco.services.repricing import reprice_job_request
 
 
-@receiver(post_delete, sender=SweepRun, dispatch_uid="tco.delete_run_result_file")
-def delete_run_result_file(sender: type[SweepRun], instance: SweepRun, **kwargs: Any) -> None:
-    if instance.result_file:
-        # Only once the deletion is committed: a rolled-back delete keeps its file.
-        stored = instance.result_file
-        transaction.on_commit(lambda: stored.storage.delete(stored.name))
+@receiver(post_delete, sender=SweepRun, dispatch_uid="tco.delete_run_result_objects")
+def delete_run_result_objects(sender: type[SweepRun], instance: SweepRun, **kwargs: Any) -> None:
+    # Only once the deletion is committed: a rolled-back delete keeps its objects.
+    transaction.on_commit(partial(run_objects_delete, instance.pk))
 
 
 @receiver(prices_refreshed, dispatch_uid="tco.reprice_after_refresh")

@@ -156,6 +156,21 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# Run results and report files go through the storage API: the folder above, or, with
+# S3_BUCKET set, an S3-compatible object store (AWS S3, MinIO, ...) that web and workers on any
+# machine share with no shared disk. Object names are unique, so nothing checks for overwrites.
+S3_BUCKET = env.str("S3_BUCKET", default="")
+if S3_BUCKET:
+    STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
+        "bucket_name": S3_BUCKET,
+        "endpoint_url": env.str("S3_ENDPOINT_URL", default="") or None,
+        "region_name": env.str("S3_REGION", default="") or None,
+        "access_key": env.str("S3_ACCESS_KEY_ID", default="") or None,
+        "secret_key": env.str("S3_SECRET_ACCESS_KEY", default="") or None,
+        "file_overwrite": True,
+        "default_acl": None,
+        "querystring_auth": True,
+    }}
 
 # Uploaded price and quote files are read in memory; refuse anything larger outright.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DJANGO_UPLOAD_MAX_BYTES", default=10 * 1024 * 1024)
@@ -268,6 +283,11 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 5, "interval_start": 0, "inte
 JOBS_MAX_ATTEMPTS = env.int("JOBS_MAX_ATTEMPTS", default=3)
 JOBS_RESEND_PENDING_AFTER_S = env.int("JOBS_RESEND_PENDING_AFTER_S", default=300)
 JOBS_WORKER_REPLY_TIMEOUT_S = env.float("JOBS_WORKER_REPLY_TIMEOUT_S", default=2.0)
+# Worker processes consuming the sweeps queue, over all machines: a run the client does not
+# size is cut into a few chunks per process (tco/runs/limits.py).
+SWEEP_WORKER_PROCESSES = env.int("SWEEP_WORKER_PROCESSES", default=2)
+# Stored run results a team may hold, over all its runs (a request limit, tco/runs/quota.py).
+RUN_RESULTS_QUOTA_BYTES = env.int("RUN_RESULTS_QUOTA_BYTES", default=5 * 1024**3)
 
 # JSON lines with request and task ids (django-structlog); DJANGO_LOG_FORMAT=console for humans.
 LOGGING = logging_config(level=env.str("DJANGO_LOG_LEVEL", default="INFO"),

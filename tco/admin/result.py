@@ -1,9 +1,7 @@
 """The result on a scenario's admin page and in the scenario list, in the vocabulary's words.
 
 Evaluating a scenario and drawing its chart take most of a second, so the page reads a cached
-rendering keyed by what can change the figures: the scenario's revision (bumped by every save,
-its rent options included), its price date, the catalog prices of its system and offerings (a
-refresh or a quote adds a row) and the engine's version.
+rendering keyed by what can change the figures (tco/services/evaluation_cache.py).
 """
 from __future__ import annotations
 
@@ -13,17 +11,12 @@ from typing import Any
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count
-from django.db.models import Max
-from django.db.models import Q
 from django.template.loader import render_to_string
 
-from catalog.models import PricePoint
 from catalog.refresh.freshness import price_age
 from tco.charts.canvas import inline_svg
 from tco.charts.cumulative_cost import cumulative_cost_figure
 from tco.engine.figures import item
-from tco.engine.version import ENGINE_VERSION
 from tco.engine.vocabulary import INPUTS
 from tco.engine.vocabulary import RESULTS
 from tco.engine.vocabulary import line_label
@@ -35,11 +28,12 @@ from tco.services.evaluation import monthly_frame
 from tco.services.evaluation import option_figures
 from tco.services.evaluation import option_phrase
 from tco.services.evaluation import scenario_evaluate
+from tco.services.evaluation_cache import CACHE_SECONDS
+from tco.services.evaluation_cache import evaluation_key as cache_key
 from tco.services.repricing import scenario_alert_today
 from tco.services.sizing import Sizing
 from tco.services.useful_work import useful_work
 
-CACHE_SECONDS = 24 * 3600
 RESULT_TEMPLATE = "admin/tco/scenario/result.html"
 # What the scenario list shows of a result, kept beside the page's rendered result.
 SUMMARY = ("winner", "npv_saving", "breakeven", "oldest_price")
@@ -56,23 +50,6 @@ KEY_FIGURES = (
 FOOTPRINT_ROWS = ("accelerators_bought", "systems", "racks", "systems_per_rack", "kw_per_rack",
                   "it_kw_max", "facility_kw_max", "facility_kw_average", "mwh_per_year",
                   "cooling_tier_name", "needs_new_cooling")
-
-
-def cache_key(scenario: Scenario) -> str:
-    """What the figures depend on, besides the catalog's slow-moving physical data."""
-    options = list(scenario.rent_options.select_related("offering"))
-    rented = Q(offering_id__in=[option.offering_id for option in options])
-    for option in options:
-        if option.cheapest_region:  # a price in any region of its instance type may be cheapest
-            rented |= Q(offering__provider=option.offering.provider,
-                        offering__instance_type=option.offering.instance_type,
-                        offering__pricing_model=option.offering.pricing_model)
-    prices = PricePoint.objects.filter(rented | Q(system_id=scenario.system_id))
-    # A refresh that confirms a price makes it younger: the warnings change with the last check.
-    seen = prices.aggregate(last=Max("id"), count=Count("id"), checked=Max("last_check__checked_at"))
-    checked = seen["checked"] and seen["checked"].timestamp()
-    return (f"scenario-result:{scenario.pk}:{scenario.revision}:{scenario.prices_as_of}:"
-            f"{seen['last']}:{seen['count']}:{checked}:{ENGINE_VERSION}")
 
 
 def scenario_result(scenario: Scenario) -> dict[str, Any]:

@@ -5,7 +5,6 @@ from typing import Any
 
 import django_filters
 from django.db.models import QuerySet
-from django.http import FileResponse
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample
@@ -28,17 +27,22 @@ from tco.models import Scenario
 from tco.models import SweepRun
 from tco.runs.errors import RunSpecError
 from tco.runs.limits import MAX_CHUNK_POINTS
-from tco.runs.tables import parquet_to_csv
+from tco.runs.quota import QUOTA_FIELD
+from tco.runs.quota import team_usage
+from tco.runs.results import csv_stream
+from tco.runs.results import parquet_stream
 from tco.selectors import scenarios_for
 from tco.selectors import sweep_runs_for
 from tco.services.runs import MAX_SEED
+from tco.services.runs import run_part_names
 from tco.services.runs import sweep_run_cancel
 from tco.services.runs import sweep_run_start
 from teams.selectors import User
+from teams.selectors import teams_of
 
 PARQUET_MEDIA_TYPE = "application/vnd.apache.parquet"
 # Refusals about these go under their own key; every other one is about the spec.
-START_FIELDS = ("scenario", "kind", "seed", "chunk_size")
+START_FIELDS = ("scenario", "kind", "seed", "chunk_size", QUOTA_FIELD)
 
 START_EXAMPLES = [
     OpenApiExample("Sweep: utilisation x electricity price", request_only=True,
@@ -69,7 +73,8 @@ class RunStartSerializer(serializers.Serializer):
                                     help_text="Monte Carlo only; empty = a random seed, stored on the run.")
     chunk_size = serializers.IntegerField(required=False, allow_null=True, min_value=1,
                                           max_value=MAX_CHUNK_POINTS,
-                                          help_text="Points per chunk; empty = sized to the memory budget.")
+                                          help_text="Points per chunk, at least the points / 1,024; empty = "
+                                                    "chosen from the points, memory budget and workers.")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -110,6 +115,18 @@ class SweepRunSerializer(serializers.ModelSerializer):
 
     def _url(self, name: str, run: SweepRun) -> str:
         return reverse(name, args=[run.pk], request=self.context.get("request"))
+
+
+class RunStorageSerializer(serializers.Serializer):
+    """A team's stored run results against its quota."""
+
+    team = serializers.SlugField()
+    runs = serializers.IntegerField(help_text="Runs of the team's scenarios, whatever their status.")
+    used_bytes = serializers.IntegerField()
+    quota_bytes = serializers.IntegerField(help_text="RUN_RESULTS_QUOTA_BYTES.")
+    used_share = serializers.FloatField(help_text="Used / quota, 0-1.")
+    used = serializers.CharField(help_text="Used, as a person reads it (1.06 GB).")
+    quota = serializers.CharField()
 
 
 class SweepRunFilterSet(django_filters.FilterSet):
@@ -189,8 +206,9 @@ class SweepRunViewSet(ScenarioJobViewSet):
     def result_parquet(self, request, pk=None):
         """The full result, one row per point."""
         run = self.done_job()
-        return FileResponse(run.result_file.open("rb"), as_attachment=True, filename=f"run-{run.pk}.parquet",
-                            content_type=PARQUET_MEDIA_TYPE)
+        response = StreamingHttpResponse(parquet_stream(run_part_names(run)), content_type=PARQUET_MEDIA_TYPE)
+        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.parquet"'
+        return response
 
     @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
     @action(detail=True, methods=["get"], url_path=r"result\.csv", url_name="result-csv",
@@ -198,9 +216,15 @@ class SweepRunViewSet(ScenarioJobViewSet):
     def result_csv(self, request, pk=None):
         """The full result as CSV, streamed a batch of rows at a time."""
         run = self.done_job()
-        response = StreamingHttpResponse(_closing_csv(run), content_type="text/csv")
+        response = StreamingHttpResponse(csv_stream(run_part_names(run)), content_type="text/csv")
         response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.csv"'
         return response
+
+    @extend_schema(responses={200: RunStorageSerializer(many=True)})
+    @action(detail=False, methods=["get"])
+    def storage(self, request):
+        """Each of the user's teams: the run results it stores against its quota."""
+        return Response([usage.to_json() for usage in team_usage(teams_of(request.user))])
 
     @extend_schema(request=None, responses={202: SweepRunSerializer, 409: OpenApiResponse(
         description="The run had already ended.")})
@@ -212,8 +236,4 @@ class SweepRunViewSet(ScenarioJobViewSet):
             raise JobConflict(f"the run has already ended ({run.status})")
         return self.accepted(run)
 
-
-def _closing_csv(run: SweepRun):
-    with run.result_file.open("rb") as handle:
-        yield from parquet_to_csv(handle)
 

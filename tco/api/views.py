@@ -3,6 +3,7 @@ for budgeting tools. Every scenario read goes through tco.selectors.scenarios_fo
 team's scenario is not found (404); writes need the analyst role, approval the approver role."""
 from __future__ import annotations
 
+from django.core.cache import cache
 from drf_spectacular.utils import OpenApiExample
 from drf_spectacular.utils import OpenApiParameter
 from drf_spectacular.utils import OpenApiResponse
@@ -27,6 +28,8 @@ from tco.models import Scenario
 from tco.models import StaleRevision
 from tco.selectors import scenarios_for
 from tco.services.evaluation import scenario_evaluate
+from tco.services.evaluation_cache import CACHE_SECONDS
+from tco.services.evaluation_cache import evaluation_key
 from tco.services.history import field_changes
 from tco.services.history import scenario_records
 from tco.services.history import state_at
@@ -178,6 +181,17 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         price alerts raised since it was approved (one is raised when today's prices flip the
         winner or move breakeven by the configured months)."""
         scenario = self.get_object()
+        if scenario.is_approved:  # its alerts can be raised between two identical evaluations
+            return Response(self._evaluated(scenario))
+        # A draft's answer (and its snapshot) changes only with what the key names.
+        key = f"api-evaluation:{evaluation_key(scenario)}"
+        body = cache.get(key)
+        if body is None:
+            body = self._evaluated(scenario)
+            cache.set(key, body, CACHE_SECONDS)
+        return Response(body)
+
+    def _evaluated(self, scenario: Scenario) -> dict:
         evaluation = scenario_evaluate(scenario=scenario)
         body = evaluation.to_dict()
         if evaluation.pinned_at is None:
@@ -186,7 +200,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
             scenario_alert_today(scenario=scenario, evaluation=evaluation)
             body["pinned"]["price_alerts"] = scenario.price_alerts.filter(
                 created_at__gte=scenario.approved_at)
-        return Response(EvaluationSerializer(body).data)
+        return EvaluationSerializer(body).data
 
     @extend_schema(parameters=[SIDE_BY_SIDE_IDS], responses={200: SideBySideSerializer(many=True)})
     @action(detail=False, methods=["get"], url_path="side-by-side")

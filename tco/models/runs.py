@@ -21,6 +21,7 @@ ACTIVE_STATUSES = (RunStatus.PENDING, RunStatus.RUNNING, RunStatus.FINISHING)
 
 
 def _result_path(run: SweepRun, filename: str) -> str:
+    """Where the assembled result file was stored (named by migration 0002; runs keep parts now)."""
     return f"runs/{run.pk}/{filename}"
 
 
@@ -55,8 +56,8 @@ class SweepRun(models.Model):
     deadline_at = models.DateTimeField(help_text="Still unfinished by then: failed as timed out.")
     failure_type = models.CharField(max_length=8, choices=FailureType.choices, blank=True)
     error = models.TextField(blank=True)
-    result_file = models.FileField(upload_to=_result_path, blank=True,
-                                   help_text="Full result, one row per point (Parquet).")
+    result_bytes = models.BigIntegerField(
+        default=0, help_text="Stored size of the result's parts, counted in the team's quota [bytes].")
     summary = models.JSONField(null=True, blank=True)
 
     class Meta:
@@ -86,7 +87,10 @@ class SweepRun(models.Model):
 
 
 class SweepChunk(models.Model):
-    """One slice of a run's points; its result travels as Parquet bytes in the database."""
+    """One slice of a run's points; its result is one Parquet object in storage (tco/runs/results.py).
+
+    Rows are created a few at a time, as chunks are queued, not one per chunk when the run starts.
+    """
 
     run = models.ForeignKey(SweepRun, on_delete=models.CASCADE, related_name="chunks")
     index = models.PositiveIntegerField()
@@ -99,8 +103,9 @@ class SweepChunk(models.Model):
     worker = models.CharField(max_length=200, blank=True, help_text="The worker computing it.")
     task_id = models.CharField(max_length=64, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    result = models.BinaryField(null=True, blank=True,
-                                help_text="Parquet table of the slice; cleared once assembled.")
+    result_name = models.CharField(max_length=255, blank=True,
+                                   help_text="Storage name of the slice's Parquet part; set once, when done.")
+    result_bytes = models.BigIntegerField(default=0, help_text="Size of that part [bytes].")
 
     class Meta:
         ordering = ["run", "index"]

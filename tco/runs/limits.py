@@ -17,10 +17,18 @@ CHUNK_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024
 # about 0.5 s on one core of the 2-core benchmark machine.
 RNG_BLOCK_POINTS = 8_192
 
-# Chunk bounds: at 120 months the budget gives 32,768 points (~222 MB traced, ~2 s at
-# ~18,000 points/s); short horizons stop at the upper bound so progress still moves.
+# Chunk bounds: at 120 months the budget gives 32,768 points (~222 MB traced, ~60 ms of the
+# compiled kernel); short horizons stop at the upper bound so progress still moves.
 MIN_CHUNK_POINTS = 1
 MAX_CHUNK_POINTS = 65_536
+# A chunk costs a task message, two small UPDATEs and one stored object whatever its size: a
+# run has at most this many, so a requested chunk size has a floor of points / MAX_RUN_CHUNKS.
+MAX_RUN_CHUNKS = 1_024
+# Chunks the service cuts a run into per worker process (when the client names no size): a
+# few each, so the processes finish together and a slow one holds up little.
+CHUNKS_PER_WORKER = 4
+# Below this a chosen chunk is mostly overhead (message, UPDATEs, object, ~10 ms): no smaller.
+MIN_CHOSEN_CHUNK_POINTS = 4_096
 
 # Largest grid or sample a run accepts: 10^6 points at 120 months is ~31 chunks of work.
 MAX_RUN_POINTS = 1_000_000
@@ -53,21 +61,40 @@ FINISH_DEADLINE_S = FINISH_TIME_LIMIT_S + 60
 
 
 
-def chunk_points_for(horizon_months: int, *, align: int = 1) -> int:
-    """Points per chunk that keep the engine inside the memory budget [points].
+def chunk_points_for(
+    horizon_months: int, *, points: int | None = None, workers: int = 1, align: int = 1
+) -> int:
+    """Points per chunk: inside the memory budget, and small enough that every worker process
+    gets ``CHUNKS_PER_WORKER`` chunks of the run, but not below ``MIN_CHOSEN_CHUNK_POINTS``.
 
     Parameters
     ----------
     horizon_months : int
         Longest horizon any point of the run can have [months].
+    points : int, optional
+        Points of the run; None = size to the memory budget alone.
+    workers : int
+        Worker processes consuming the sweeps queue (over all machines).
     align : int
         Chunks are a whole number of these points (the RNG block for Monte Carlo).
 
     Examples
     --------
-    >>> chunk_points_for(120, align=8192)  # 256 MiB / (56 B x 121) = 39,614 -> 4 blocks
+    >>> chunk_points_for(120, align=8192)  # 256 MiB / (56 B x 121) = 39,615 -> 4 blocks
     32768
+    >>> chunk_points_for(120, points=1_000_000, workers=2)  # the memory budget binds
+    39615
+    >>> chunk_points_for(120, points=100_000, workers=2)  # 100,000 / (2 x 4)
+    12500
     """
     fitting = CHUNK_MEMORY_BUDGET_BYTES // (ENGINE_BYTES_PER_POINT_MONTH * (horizon_months + 1))
+    if points is not None:
+        shared = -(-points // (max(workers, 1) * CHUNKS_PER_WORKER))
+        fitting = min(fitting, max(shared, MIN_CHOSEN_CHUNK_POINTS, smallest_chunk_points(points)))
     bounded = max(MIN_CHUNK_POINTS, min(MAX_CHUNK_POINTS, fitting))
     return max(align, bounded // align * align)
+
+
+def smallest_chunk_points(points: int) -> int:
+    """The smallest chunk a run of ``points`` may be cut into (``MAX_RUN_CHUNKS`` chunks)."""
+    return max(MIN_CHUNK_POINTS, -(-points // MAX_RUN_CHUNKS))

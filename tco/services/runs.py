@@ -7,21 +7,19 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
 from datetime import timedelta
+from functools import lru_cache
 from functools import partial
-from pathlib import Path
-from tempfile import TemporaryDirectory
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.exceptions import TimeLimitExceeded
-from django.core.files import File
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.db.models import Q
@@ -48,11 +46,19 @@ from tco.runs.limits import CHUNKS_IN_FLIGHT
 from tco.runs.limits import FINISH_DEADLINE_S
 from tco.runs.limits import FINISH_TIME_LIMIT_S
 from tco.runs.limits import MAX_CHUNK_POINTS
+from tco.runs.limits import MAX_RUN_CHUNKS
 from tco.runs.limits import MAX_RUN_POINTS
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
 from tco.runs.limits import RNG_BLOCK_POINTS
 from tco.runs.limits import RUN_STALL_DEADLINE_S
 from tco.runs.limits import chunk_points_for
+from tco.runs.limits import smallest_chunk_points
+from tco.runs.quota import quota_check
+from tco.runs.results import part_delete
+from tco.runs.results import part_save
+from tco.runs.results import part_table
+from tco.runs.results import parts_batches
+from tco.runs.results import parts_column
 from tco.runs.snapshot import scenario_from_json
 from tco.runs.snapshot import scenario_to_json
 from tco.runs.specs import MonteCarloSpec
@@ -64,14 +70,10 @@ from tco.runs.specs import parse_sweep_spec
 from tco.runs.summaries import monte_carlo_summary
 from tco.runs.summaries import sensitivity_summary
 from tco.runs.summaries import sweep_summary
-from tco.runs.tables import frame_to_parquet_bytes
-from tco.runs.tables import parquet_bytes_to_table
-from tco.runs.tables import write_parquet
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
 
 RunSpec = SweepSpec | MonteCarloSpec | SensitivitySpec
-RESULT_FILENAME = "result.parquet"
 # Seeds fit PostgreSQL's bigint.
 MAX_SEED = 2**63 - 1
 HORIZON_PATH = "finance.horizon_months"
@@ -82,7 +84,11 @@ QUEUED_STATUSES = (RunStatus.PENDING, RunStatus.RUNNING)
 
 
 def run_spec(kind: str, raw: Any, inputs: engine.Scenario, *, max_points: int = MAX_RUN_POINTS) -> RunSpec:
-    """The parsed, checked spec of a run of ``kind``; RunSpecError when it cannot run."""
+    """The parsed, checked spec of a run of ``kind``; RunSpecError when it cannot run.
+
+    A started run's spec is parsed again with its own point count as the limit: the request
+    limit was checked when it started.
+    """
     if kind == RunKind.SWEEP:
         return parse_sweep_spec(raw, inputs, max_points=max_points)
     if kind == RunKind.MONTE_CARLO:
@@ -97,6 +103,17 @@ def run_inputs(run: SweepRun) -> engine.Scenario:
     return scenario_from_json(run.engine_inputs)
 
 
+def run_part_names(run: SweepRun) -> list[str]:
+    """The storage names of a run's counted parts, in point order."""
+    return list(SweepChunk.objects.filter(run_id=run.pk, status=ChunkStatus.DONE)
+                .order_by("index").values_list("result_name", flat=True))
+
+
+def run_result_frame(run: SweepRun) -> pd.DataFrame:
+    """A finished run's whole result, one row per point (for results small enough to hold)."""
+    return pa.concat_tables(part_table(name) for name in run_part_names(run)).to_pandas()
+
+
 def sweep_run_start(
     *,
     scenario: Scenario,
@@ -105,20 +122,24 @@ def sweep_run_start(
     seed: int | None = None,
     chunk_size: int | None = None,
     created_by: Any = None,
+    max_points: int = MAX_RUN_POINTS,
 ) -> SweepRun:
     """Check the spec, create the run and its chunks, and queue the first chunks on commit.
 
     Raises RunSpecError (nothing written, nothing queued) when the scenario cannot be
-    evaluated or the spec cannot run.
+    evaluated, the spec cannot run, or its result would not fit the team's storage quota.
+    Chunk rows are created as their chunks are queued, a few at a time, so a request
+    writes the same few rows whatever the run's size. ``max_points`` is the request limit;
+    only operators' tools (a benchmark, a command) raise it.
     """
     try:
         case = scenario_check(scenario=scenario, pinned=True)
     except ScenarioInputError as exc:
         raise RunSpecError("scenario", f"cannot be evaluated: {exc}") from None
-    parsed = run_spec(kind, spec, case.inputs)
+    parsed = run_spec(kind, spec, case.inputs, max_points=max_points)
     size = _chunk_size(kind, parsed, case.inputs, chunk_size)
     total = parsed.points_total
-    bounds = [(start, min(start + size, total)) for start in range(0, total, size)]
+    quota_check(scenario.team, parsed, case.inputs)
     if kind == RunKind.MONTE_CARLO and seed is None:
         seed = secrets.randbelow(MAX_SEED)
     elif seed is not None:
@@ -129,12 +150,8 @@ def sweep_run_start(
             scenario=scenario, created_by=created_by, kind=kind, spec=parsed.to_json(),
             seed=seed if kind == RunKind.MONTE_CARLO else None,
             engine_inputs=scenario_to_json(case.inputs), points_total=parsed.points_total,
-            chunk_size=size, chunks_total=len(bounds), progressed_at=now,
+            chunk_size=size, chunks_total=math.ceil(total / size), progressed_at=now,
             deadline_at=now + timedelta(seconds=RUN_STALL_DEADLINE_S),
-        )
-        SweepChunk.objects.bulk_create(
-            SweepChunk(run=run, index=index, start=start, stop=stop)
-            for index, (start, stop) in enumerate(bounds)
         )
         _queue_chunks(run.pk)
     run.refresh_from_db()
@@ -145,52 +162,48 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
     """Compute one chunk, store its table once, count it once, and move the run along.
 
     A run that is no longer active (cancelled, failed, deleted) is left alone; a chunk that
-    is already DONE (a redelivered message) is not computed again.
+    is already DONE (a redelivered message) is not computed again. The chunk's table goes
+    straight to storage as the run's part; the database gets its name and a count.
     """
-    run = SweepRun.objects.filter(pk=run_id, status__in=(RunStatus.PENDING, RunStatus.RUNNING)).first()
+    run = (SweepRun.objects.filter(pk=run_id, status__in=(RunStatus.PENDING, RunStatus.RUNNING))
+           .only("pk", "kind", "seed", "status").first())
     if run is None:
         return
-    chunk = SweepChunk.objects.defer("result").get(run_id=run_id, index=index)
+    chunk = SweepChunk.objects.get(run_id=run_id, index=index)
     if chunk.status != ChunkStatus.DONE:
         now = timezone.now()
-        SweepRun.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
-            status=RunStatus.RUNNING, started_at=now)
+        if run.status == RunStatus.PENDING:
+            SweepRun.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
+                status=RunStatus.RUNNING, started_at=now)
         SweepChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
             status=ChunkStatus.RUNNING, claimed_at=now, attempts=F("attempts") + 1, **jobs.claim_fields())
-        _store_chunk(run, chunk, frame_to_parquet_bytes(_chunk_frame(run, chunk)))
+        _store_chunk(run, chunk, *part_save(run_id, index, _chunk_frame(run, chunk)))
     _queue_chunks(run_id)
     _finish_if_complete(run_id)
 
 
 def sweep_run_finish(*, run_id: int) -> None:
-    """Assemble the chunks into one Parquet file and store it with the summary (once).
+    """Summarise a complete run from its parts' columns and mark it DONE (once).
 
-    Only a run in FINISHING is assembled; if two finishers race (a redelivery), the one whose
-    FINISHING -> DONE update wins keeps its file and the other deletes its own.
+    Nothing is assembled: the parts are the result. Only a run in FINISHING is summarised; if
+    two finishers race (a redelivery), the FINISHING -> DONE update lets one of them win.
     """
     if not SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).update(**jobs.claim_fields()):
         return
     run = SweepRun.objects.get(pk=run_id)
-    storage = run.result_file.storage
-    with TemporaryDirectory() as folder:
-        path = Path(folder) / RESULT_FILENAME
-        write_parquet(_chunk_tables(run), path)
-        summary = _summary(run, path)
-        with path.open("rb") as handle:
-            name = storage.save(run.result_file.field.generate_filename(run, RESULT_FILENAME), File(handle))
-    won = SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).update(
-        status=RunStatus.DONE, progress=100, finished_at=timezone.now(), summary=summary, result_file=name)
-    if won:
-        # The Parquet file now holds every row; the chunk copies only took space.
-        SweepChunk.objects.filter(run_id=run_id).update(result=None)
-    else:
-        storage.delete(name)
+    summary = _summary(run, run_part_names(run))
+    SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).update(
+        status=RunStatus.DONE, progress=100, finished_at=timezone.now(), summary=summary)
 
 
 def sweep_run_cancel(*, run: SweepRun) -> bool:
-    """Stop an active run: no more chunks are queued and queued ones return at once."""
-    cancelled = SweepRun.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES).update(
-        status=RunStatus.CANCELLED, finished_at=timezone.now())
+    """Stop an active run: no more chunks are queued, queued ones return at once, and the rows
+    of chunks no worker began are removed (the parts done so far stay until the run is deleted)."""
+    with transaction.atomic():
+        cancelled = SweepRun.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES).update(
+            status=RunStatus.CANCELLED, finished_at=timezone.now())
+        if cancelled:
+            SweepChunk.objects.filter(run_id=run.pk, status=ChunkStatus.PENDING).delete()
     run.refresh_from_db()
     return bool(cancelled)
 
@@ -332,10 +345,17 @@ _DEADLINE_REASONS = {
 
 
 def _chunk_size(kind: str, spec: RunSpec, inputs: engine.Scenario, requested: int | None) -> int:
+    """The requested chunk size, checked, or one chosen from the points, the horizon and the workers."""
     align = RNG_BLOCK_POINTS if kind == RunKind.MONTE_CARLO else 1
+    horizon = _longest_horizon_months(spec, inputs)
     if requested is None:
-        return chunk_points_for(_longest_horizon_months(spec, inputs), align=align)
+        return chunk_points_for(horizon, points=spec.points_total, workers=settings.SWEEP_WORKER_PROCESSES,
+                                align=align)
+    smallest = smallest_chunk_points(spec.points_total)
     size = whole_number(requested, "chunk_size", low=1, high=MAX_CHUNK_POINTS)
+    if size < smallest:
+        raise RunSpecError("chunk_size", f"must be at least {smallest:,} for {spec.points_total:,} points "
+                                         f"(a run has at most {MAX_RUN_CHUNKS:,} chunks), got {size:,}")
     if size % align:
         raise RunSpecError("chunk_size", f"must be a multiple of {align:,} (one RNG block) for Monte Carlo")
     return size
@@ -351,9 +371,18 @@ def _longest_horizon_months(spec: RunSpec, inputs: engine.Scenario) -> int:
     return math.ceil(horizon)
 
 
+@lru_cache(maxsize=8)
+def _chunk_plan(run_id: int) -> tuple[engine.Scenario, RunSpec]:
+    """A run's inputs and parsed spec, parsed once per worker process: both are fixed when the run
+    starts, and a Monte Carlo spec's check evaluates up to 1,024 scenarios."""
+    engine_inputs, kind, spec, points = SweepRun.objects.values_list(
+        "engine_inputs", "kind", "spec", "points_total").get(pk=run_id)
+    inputs = scenario_from_json(engine_inputs)
+    return inputs, run_spec(kind, spec, inputs, max_points=points)
+
+
 def _chunk_frame(run: SweepRun, chunk: SweepChunk) -> pd.DataFrame:
-    inputs = run_inputs(run)
-    spec = run_spec(run.kind, run.spec, inputs)
+    inputs, spec = _chunk_plan(run.pk)
     if isinstance(spec, SweepSpec):
         return sweep_chunk_frame(inputs, spec, chunk.start, chunk.stop)
     if isinstance(spec, MonteCarloSpec):
@@ -361,24 +390,30 @@ def _chunk_frame(run: SweepRun, chunk: SweepChunk) -> pd.DataFrame:
     return sensitivity_frame(inputs, spec)
 
 
-def _store_chunk(run: SweepRun, chunk: SweepChunk, payload: bytes) -> None:
-    """Mark the chunk DONE with its table; count it on the run only if this update won."""
+def _store_chunk(run: SweepRun, chunk: SweepChunk, name: str, size: int) -> None:
+    """Mark the chunk DONE with its stored part; count it on the run only if this update won.
+
+    The copy of a chunk whose update lost (a second worker on a redelivered message) is deleted.
+    """
     now = timezone.now()
     with transaction.atomic():
         won = SweepChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
-            status=ChunkStatus.DONE, result=payload, finished_at=now)
+            status=ChunkStatus.DONE, result_name=name, result_bytes=size, finished_at=now)
         if won:
-            # 99 at most: 100 means the result is assembled and stored.
+            # 99 at most: 100 means the result is summarised.
             SweepRun.objects.filter(pk=run.pk).update(
                 chunks_done=F("chunks_done") + 1,
                 progress=(F("chunks_done") + 1) * 99 / F("chunks_total"),
+                result_bytes=F("result_bytes") + size,
                 progressed_at=now,
                 deadline_at=now + timedelta(seconds=RUN_STALL_DEADLINE_S),
             )
+    if not won:
+        part_delete(name)
 
 
 def _queue_chunks(run_id: int) -> None:
-    """Top the run's queued, unfinished chunks back up to ``CHUNKS_IN_FLIGHT``, on commit."""
+    """Create and queue the run's next chunks, up to ``CHUNKS_IN_FLIGHT`` unfinished, on commit."""
     with transaction.atomic():
         run = (SweepRun.objects.select_for_update()
                .filter(pk=run_id, status__in=(RunStatus.PENDING, RunStatus.RUNNING)).first())
@@ -389,7 +424,11 @@ def _queue_chunks(run_id: int) -> None:
         if not indexes:
             return
         SweepRun.objects.filter(pk=run_id).update(chunks_queued=indexes[-1] + 1)
-        SweepChunk.objects.filter(run_id=run_id, index__in=indexes).update(queued_at=timezone.now())
+        now = timezone.now()
+        SweepChunk.objects.bulk_create(
+            SweepChunk(run_id=run_id, index=index, start=index * run.chunk_size,
+                       stop=min((index + 1) * run.chunk_size, run.points_total), queued_at=now)
+            for index in indexes)
         transaction.on_commit(partial(_send_chunks, run_id, indexes))
 
 
@@ -436,19 +475,12 @@ def _send_finish(run_id: int) -> None:
     jobs.send(sweep_run_finish_task, (run_id,), queue=Queue.SWEEPS)
 
 
-def _chunk_tables(run: SweepRun) -> Iterator[pa.Table]:
-    """Chunk tables in point order, one fetched at a time."""
-    for index in range(run.chunks_total):
-        payload = SweepChunk.objects.values_list("result", flat=True).get(run_id=run.pk, index=index)
-        yield parquet_bytes_to_table(payload)
-
-
-def _summary(run: SweepRun, path: Path) -> dict[str, Any]:
+def _summary(run: SweepRun, parts: list[str]) -> dict[str, Any]:
     inputs = run_inputs(run)
-    spec = run_spec(run.kind, run.spec, inputs)
+    spec = run_spec(run.kind, run.spec, inputs, max_points=run.points_total)
     names = [option.name for option in inputs.rent]
     if isinstance(spec, SweepSpec):
-        return sweep_summary(path, spec, names)
+        return sweep_summary(partial(parts_batches, parts), spec, names)
     if isinstance(spec, MonteCarloSpec):
-        return monte_carlo_summary(path, spec, names, run.seed)
-    return sensitivity_summary(pd.read_parquet(path), spec.step_share)
+        return monte_carlo_summary(partial(parts_column, parts), spec, names, run.seed)
+    return sensitivity_summary(part_table(parts[0]).to_pandas(), spec.step_share)

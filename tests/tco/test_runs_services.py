@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import redis
 from django.conf import settings
+from django.core.files.storage import default_storage
 from django.utils import timezone
 from numpy.testing import assert_allclose
 from numpy.testing import assert_array_equal
@@ -24,6 +25,7 @@ from tco.runs.errors import RunSpecError
 from tco.runs.limits import CHUNKS_IN_FLIGHT
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
 from tco.runs.limits import RUN_STALL_DEADLINE_S
+from tco.runs.results import part_save
 from tco.services.engine_inputs import engine_case
 from tco.services.runs import _store_chunk
 from tco.services.runs import sweep_chunk_compute
@@ -31,6 +33,7 @@ from tco.services.runs import sweep_run_cancel
 from tco.services.runs import sweep_run_start
 from tco.services.runs import sweep_runs_reap
 from tco.tasks import sweep_chunk_task
+from tests.tco.run_results import result_frame
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
@@ -49,9 +52,6 @@ def start(scenario, kind, spec, **kwargs) -> SweepRun:
     return run
 
 
-def result_frame(run: SweepRun) -> pd.DataFrame:
-    with run.result_file.open("rb") as handle:
-        return pd.read_parquet(handle)
 
 
 def test_a_sweep_runs_to_done_with_hand_checkable_figures(run_scenario):
@@ -72,7 +72,10 @@ def test_a_sweep_runs_to_done_with_hand_checkable_figures(run_scenario):
     assert run.summary["options"]["p5 on demand"]["breakeven_month"] == {
         "min": 12.0, "max": 31.0, "never_share": 0.0}
     assert run.summary["heatmap"]["breakeven_month"]["p5 on demand"] == [[29.0, 12.0], [31.0, 12.0]]
-    assert SweepChunk.objects.filter(run=run, result__isnull=False).count() == 0  # assembled, cleared
+    # Each chunk's part is stored once, where it stays: nothing is assembled or copied.
+    parts = list(SweepChunk.objects.filter(run=run).order_by("index").values_list("result_name", flat=True))
+    assert [default_storage.exists(name) for name in parts] == [True] * 4
+    assert run.result_bytes == sum(default_storage.size(name) for name in parts)
 
 
 def test_a_sweep_matches_the_engine_called_directly(run_scenario):
@@ -151,7 +154,7 @@ def test_a_redelivered_chunk_is_written_and_counted_once(run_scenario):
         run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
                               spec={"axes": [{"path": PRICE, "values": [50, 60, 70]}]}, chunk_size=1)
     sweep_chunk_compute(run_id=run.pk, index=0)
-    first = bytes(SweepChunk.objects.get(run=run, index=0).result)
+    first = SweepChunk.objects.get(run=run, index=0).result_name
 
     sweep_chunk_compute(run_id=run.pk, index=0)  # the broker hands the same message out again
 
@@ -159,7 +162,8 @@ def test_a_redelivered_chunk_is_written_and_counted_once(run_scenario):
     chunk = SweepChunk.objects.get(run=run, index=0)
     assert run.chunks_done == 1
     assert chunk.attempts == 1  # the second delivery saw DONE and did not compute
-    assert bytes(chunk.result) == first
+    assert chunk.result_name == first
+    assert default_storage.listdir(f"runs/{run.pk}")[1] == [first.rsplit("/", 1)[1]]
 
 
 def test_a_second_worker_finishing_the_same_chunk_late_changes_nothing(run_scenario):
@@ -170,14 +174,17 @@ def test_a_second_worker_finishing_the_same_chunk_late_changes_nothing(run_scena
                               spec={"axes": [{"path": PRICE, "values": [50, 60]}]}, chunk_size=1)
     seen_by_second_worker = SweepChunk.objects.get(run=run, index=0)  # read before anyone finished
     sweep_chunk_compute(run_id=run.pk, index=0)
-    stored = bytes(SweepChunk.objects.get(run=run, index=0).result)
+    stored = SweepChunk.objects.get(run=run, index=0).result_name
+    second_copy, size = part_save(run.pk, 0, pd.DataFrame({"point": [0]}))
 
-    _store_chunk(run, seen_by_second_worker, b"the second worker's copy")
+    _store_chunk(run, seen_by_second_worker, second_copy, size)
 
     run.refresh_from_db()
     assert run.chunks_done == 1
     assert run.progress == 49  # 1 of 2 chunks x 99 // 2
-    assert bytes(SweepChunk.objects.get(run=run, index=0).result) == stored
+    assert SweepChunk.objects.get(run=run, index=0).result_name == stored
+    assert default_storage.exists(stored)
+    assert not default_storage.exists(second_copy)  # the loser deleted its own copy
 
 
 def test_the_last_chunk_moves_the_run_to_done_exactly_once(run_scenario):
@@ -214,7 +221,8 @@ def test_a_cancelled_run_stops_queuing_chunks(run_scenario):
     assert run.chunks_queued == CHUNKS_IN_FLIGHT
     assert run.chunks_done == 0
     assert more == []
-    assert not SweepChunk.objects.filter(run=run).exclude(status=ChunkStatus.PENDING).exists()
+    # Issue 25 finding 2: the rows of chunks no worker began are removed with the cancel.
+    assert not SweepChunk.objects.filter(run=run).exists()
 
 
 def test_a_task_that_gives_up_fails_the_run_as_a_system_error(run_scenario):
@@ -259,7 +267,8 @@ def test_the_reaper_finishes_a_run_whose_worker_died_right_after_its_last_chunk(
         run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
                               spec={"axes": [{"path": PRICE, "values": [50]}]})
     SweepRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING)
-    _store_chunk(run, SweepChunk.objects.get(run=run), b"parquet")  # ...and then the worker died
+    name, size = part_save(run.pk, 0, pd.DataFrame({"point": [0]}))
+    _store_chunk(run, SweepChunk.objects.get(run=run), name, size)  # ...and then the worker died
 
     with TestCase.captureOnCommitCallbacks() as finisher:
         sweep_runs_reap(now=timezone.now() + timedelta(seconds=REQUEUE_STALLED_AFTER_S + 1))

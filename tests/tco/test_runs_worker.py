@@ -33,6 +33,7 @@ from tco.services.runs import run_spec
 from tco.services.runs import sweep_run_cancel
 from tco.services.runs import sweep_run_start
 from tco.services.runs import sweep_runs_reap
+from tests.tco.run_results import result_frame
 from tests.worker import WorkerProcess
 
 pytestmark = pytest.mark.worker
@@ -77,11 +78,6 @@ def wait_for(run: SweepRun, condition, what: str) -> SweepRun:
 
 def finished(run: SweepRun) -> SweepRun:
     return wait_for(run, lambda r: not r.is_active, "finished")
-
-
-def result_frame(run: SweepRun) -> pd.DataFrame:
-    with run.result_file.open("rb") as handle:
-        return pd.read_parquet(handle)
 
 
 def sweep_grid(run: SweepRun) -> dict[str, np.ndarray]:
@@ -168,6 +164,6 @@ def test_a_cancelled_run_stops_queuing_chunks_on_a_live_worker(start_worker, run
     assert run.status == RunStatus.CANCELLED
     assert run.chunks_queued == queued_at_cancel
     assert queued_at_cancel <= run.chunks_done + CHUNKS_IN_FLIGHT < run.chunks_total
-    assert not SweepChunk.objects.filter(run=run, index__gte=queued_at_cancel).exclude(
-        status=ChunkStatus.PENDING).exists()
-    assert not run.result_file
+    assert not SweepChunk.objects.filter(run=run, index__gte=queued_at_cancel).exists()
+    assert not SweepChunk.objects.filter(run=run, status=ChunkStatus.PENDING).exists()
+    assert run.summary is None

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import csv
 import io
-from pathlib import Path
 
 import pytest
+from django.core.files.storage import default_storage
 
 from core.csv_cells import inert
 from tco.models import SweepRun
+from tco.services.runs import run_part_names
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
@@ -44,16 +45,19 @@ def test_rent_option_names_in_the_sweep_csv_are_inert(api, run_scenario, django_
     assert winners == ["'+cmd|' /C calc'!A0", "buy"]
 
 
-def test_deleting_a_run_deletes_its_parquet_file(api, run_scenario, django_capture_on_commit_callbacks):
+def test_deleting_a_run_deletes_its_stored_parts(api, run_scenario, django_capture_on_commit_callbacks):
     finished_sweep(api, run_scenario, django_capture_on_commit_callbacks)
     run = SweepRun.objects.get()
-    path = run.result_file.path
+    folder = f"runs/{run.pk}"
+    parts = run_part_names(run)
+    assert parts and all(default_storage.exists(name) for name in parts)
 
     with django_capture_on_commit_callbacks(execute=True):
         run.delete()
 
     assert not SweepRun.objects.exists()
-    assert not Path(path).exists()
+    assert not any(default_storage.exists(name) for name in parts)
+    assert default_storage.listdir(folder) == ([], [])
 
 
 def test_a_dollar_sign_pair_in_a_name_is_drawn_as_text_on_the_scenario_page(client, planner, run_scenario):

@@ -13,6 +13,7 @@ from tco.models import RunStatus
 from tco.models import Scenario
 from tco.models import SweepRun
 from tco.runs.errors import RunSpecError
+from tco.runs.quota import size_text
 from tco.runs.specs import axis_from_text
 from tco.runs.specs import distribution_from_text
 from tco.services.runs import sweep_run_start
@@ -35,7 +36,7 @@ class Command(BaseCommand):
                             help="a Monte Carlo input, e.g. utilisation=triangular(0.4,0.6,0.9)")
         parser.add_argument("--samples", type=int, default=10_000, help="Monte Carlo samples")
         parser.add_argument("--seed", type=int, help="Monte Carlo seed (default: random, printed)")
-        parser.add_argument("--chunk-size", type=int, help="points per chunk (default: memory budget)")
+        parser.add_argument("--chunk-size", type=int, help="points per chunk (default: chosen for you)")
         parser.add_argument("--no-wait", action="store_true", help="print the run id and return")
 
     def handle(self, *args, scenario_id: int, **options):
@@ -58,7 +59,8 @@ class Command(BaseCommand):
         run = _follow(run)
         if run.status != RunStatus.DONE:
             raise CommandError(f"run {run.pk} {run.status}: {run.error}")
-        self.stderr.write(f"result: {run.result_file.path}")
+        self.stderr.write(f"result: {run.chunks_total} Parquet parts, {size_text(run.result_bytes)}, "
+                          f"downloadable at /api/v1/runs/{run.pk}/result.parquet")
         self.stdout.write(json.dumps(run.summary, indent=2))
 
 

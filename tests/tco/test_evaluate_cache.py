@@ -1,0 +1,72 @@
+"""POST /api/v1/scenarios/{id}/evaluate/ evaluates a draft once per state of what its figures
+depend on: asked again unchanged, it answers the same body without the engine or the catalog
+reads; a save, a new price or a corrected price gives a new evaluation."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from catalog.models import PricePoint
+from tco.models import ScenarioSnapshot
+from tests.tco.scenario_body import p5
+from tests.tco.scenario_body import scenario_body
+from tests.teams.members import member
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def api(client, db):
+    cache.clear()
+    client.force_login(member("analyst", of="planning"))
+    return client
+
+
+@pytest.fixture
+def scenario_id(api, catalog):
+    # The rent price comes from the catalog, so a corrected price list moves the figures.
+    body = scenario_body(rent_options=[{"offering": p5().pk}])
+    created = api.post("/api/v1/scenarios/", body, content_type="application/json")
+    assert created.status_code == 201, created.json()
+    return created.json()["id"]
+
+
+def evaluate(api, pk):
+    with CaptureQueriesContext(connection) as queries:
+        response = api.post(f"/api/v1/scenarios/{pk}/evaluate/")
+    assert response.status_code == 200, response.json()
+    return response.json(), len(queries.captured_queries)
+
+
+def npv_saving(body) -> float:
+    return body["result"]["rent"][0]["npv_saving_usd"]
+
+
+def test_an_unchanged_draft_is_evaluated_once(api, scenario_id):
+    first, first_queries = evaluate(api, scenario_id)
+    again, again_queries = evaluate(api, scenario_id)
+
+    assert again == first
+    # The catalog reads, the snapshot and its price links happen on the first request only.
+    assert again_queries < first_queries / 2
+    assert ScenarioSnapshot.objects.filter(scenario_id=scenario_id).count() == 1
+
+
+def test_a_save_a_new_price_or_a_corrected_price_evaluates_again(api, scenario_id):
+    first, _ = evaluate(api, scenario_id)
+    etag = api.get(f"/api/v1/scenarios/{scenario_id}/")["ETag"]
+
+    api.patch(f"/api/v1/scenarios/{scenario_id}/", {"utilisation": "0.5"}, content_type="application/json",
+              headers={"If-Match": etag})
+    after_save, _ = evaluate(api, scenario_id)
+    for price in PricePoint.objects.filter(offering=p5()):  # a price list corrected in place
+        PricePoint.objects.filter(pk=price.pk).update(amount=price.amount + Decimal("1"))
+    after_correction, _ = evaluate(api, scenario_id)
+
+    assert npv_saving(after_save) != npv_saving(first)
+    assert npv_saving(after_correction) != npv_saving(after_save)
+    assert ScenarioSnapshot.objects.filter(scenario_id=scenario_id).count() == 3

@@ -1,0 +1,121 @@
+"""Run results in storage: chunk rows in proportion, one result whatever the chunking, a team quota.
+
+Issue 25's finding 2 (``chunk_size: 1`` wrote one row per point inside the request; a cancel
+left them pending) and finding 9 (run results had no quota) are the first tests here.
+"""
+from __future__ import annotations
+
+import pytest
+from django.core.files.storage import default_storage
+
+from tco.models import SweepChunk
+from tco.models import SweepRun
+from tco.runs.limits import CHUNKS_IN_FLIGHT
+from tests.tco.run_results import result_bytes
+from tests.tco.run_results import result_frame
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
+
+PRICE = "rent.0.price_usd_per_instance_hour"
+URL = "/api/v1/runs/"
+
+
+def start(api, scenario, spec, *, kind="sweep", **fields):
+    return api.post(URL, {"scenario": scenario.pk, "kind": kind, "spec": spec, **fields},
+                    content_type="application/json")
+
+
+def grid(points: int) -> dict:
+    """A one-axis sweep of ``points`` prices between $20 and $90."""
+    return {"axes": [{"path": PRICE, "low": 20, "high": 90, "count": points}]}
+
+
+def test_a_chunk_size_making_more_than_1024_chunks_is_refused_naming_the_limit(api, run_scenario):
+    response = start(api, run_scenario, grid(100_000), chunk_size=1)
+
+    assert response.status_code == 400
+    assert response.json() == {"chunk_size": [
+        "must be at least 98 for 100,000 points (a run has at most 1,024 chunks), got 1"]}
+    assert not SweepRun.objects.exists()
+
+
+def test_starting_a_large_run_writes_only_the_chunk_rows_it_queues(api, run_scenario,
+                                                                    django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks():  # queued, not run: the request's own writes only
+        response = start(api, run_scenario, grid(100_000), chunk_size=98)
+
+    assert response.status_code == 202, response.json()
+    run = SweepRun.objects.get()
+    assert run.chunks_total == 1_021  # 100,000 / 98, rounded up
+    assert SweepChunk.objects.filter(run=run).count() == CHUNKS_IN_FLIGHT
+
+    assert api.post(f"{URL}{run.pk}/cancel/").status_code == 202
+    assert not SweepChunk.objects.filter(run=run, status="pending").exists()
+
+
+def test_the_service_chooses_a_few_chunks_per_worker_process(api, run_scenario, settings,
+                                                             django_capture_on_commit_callbacks):
+    settings.SWEEP_WORKER_PROCESSES = 3
+    with django_capture_on_commit_callbacks():
+        response = start(api, run_scenario, grid(120_000))
+
+    # 120,000 points / (3 processes x 4 chunks each) = 10,000 points a chunk, 12 chunks.
+    assert (response.json()["chunk_size"], response.json()["chunks_total"]) == (10_000, 12)
+
+
+def test_the_downloaded_result_is_the_same_bytes_whatever_the_chunking(api, run_scenario,
+                                                                       django_capture_on_commit_callbacks):
+    spec = {"axes": [{"path": "utilisation", "start": 0.2, "stop": 1, "step": 0.1},
+                     {"path": "electricity_usd_per_kwh", "low": 0.05, "high": 0.25, "count": 5}]}
+    with django_capture_on_commit_callbacks(execute=True):
+        one = start(api, run_scenario, spec, chunk_size=45).json()
+        seven = start(api, run_scenario, spec, chunk_size=7).json()
+    one, seven = SweepRun.objects.get(pk=one["id"]), SweepRun.objects.get(pk=seven["id"])
+
+    assert (one.chunks_total, seven.chunks_total) == (1, 7)
+    assert result_bytes(one) == result_bytes(seven)
+    downloaded = api.get(api.get(f"{URL}{seven.pk}/").json()["result_parquet_url"])
+    assert b"".join(downloaded.streaming_content) == result_bytes(one)
+    assert list(result_frame(seven)["point"]) == list(range(45))
+    assert one.summary == seven.summary
+
+
+def test_a_run_that_could_take_the_team_over_its_quota_is_refused_naming_the_limit(
+        api, run_scenario, settings, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        first = start(api, run_scenario, grid(1_000))
+    used = SweepRun.objects.get(pk=first.json()["id"]).result_bytes
+    # One row: point, the buy cost per hour, the price and 4 figures of the one rent option, 8 bytes
+    # each, and a one-byte winner: 57 bytes; 1,000 points could take 57,000 bytes.
+    settings.RUN_RESULTS_QUOTA_BYTES = used + 56_999
+
+    refused = start(api, run_scenario, grid(1_000))
+    settings.RUN_RESULTS_QUOTA_BYTES = used + 57_000
+    with django_capture_on_commit_callbacks():
+        accepted = start(api, run_scenario, grid(1_000))
+
+    assert refused.status_code == 400
+    assert refused.json() == {"result_storage": [
+        f"this run could store up to 57.00 kB and team demo's 1 runs hold {used / 1000:,.2f} kB of its "
+        f"{(used + 56_999) / 1000:,.2f} kB quota for run results (RUN_RESULTS_QUOTA_BYTES): delete runs it "
+        "no longer needs, or run fewer points"]}
+    assert accepted.status_code == 202
+
+
+def test_the_storage_endpoint_shows_each_teams_usage_and_deleting_runs_frees_it(
+        api, run_scenario, settings, django_capture_on_commit_callbacks):
+    settings.RUN_RESULTS_QUOTA_BYTES = 10**6
+    with django_capture_on_commit_callbacks(execute=True):
+        start(api, run_scenario, grid(1_000))
+        start(api, run_scenario, grid(500))
+    runs = SweepRun.objects.all()
+    parts = SweepChunk.objects.values_list("result_name", flat=True)
+    stored = sum(default_storage.size(name) for name in parts)
+
+    usage = api.get(f"{URL}storage/").json()
+
+    assert usage == [{"team": "demo", "runs": 2, "used_bytes": stored, "quota_bytes": 10**6,
+                      "used_share": stored / 10**6, "used": f"{stored / 1000:,.2f} kB", "quota": "1.00 MB"}]
+    with django_capture_on_commit_callbacks(execute=True):
+        runs.delete()
+    assert api.get(f"{URL}storage/").json()[0]["used_bytes"] == 0
