@@ -847,6 +847,10 @@ class PriceRefreshJob(models.Model):
     rejections = models.JSONField(
         default=list, blank=True, help_text="Rejected rows: sku, reason and detail."
     )
+    warnings = models.JSONField(
+        default=list, blank=True,
+        help_text="What the refresh left out and why, in sentences (a region missing from a mirror).",
+    )
     error_code = models.CharField(max_length=64, blank=True)
     error = models.TextField(blank=True)
     # Recovery after a dead worker (catalog/refresh/recovery.py): each try has its own row.

@@ -308,6 +308,10 @@ PRICE_FEED_HOSTS = env.list("PRICE_FEED_HOSTS", default=[
     "pricing.us-east-1.amazonaws.com", "prices.azure.com", "cloudbilling.googleapis.com",
     "cloud.lambda.ai", "api.runpod.io",
 ])
+# The region whose feed price the catalog's own offering of an instance type (no region: the
+# seeds name none) takes, so a refresh updates the offering scenarios use instead of adding a twin.
+PRICE_REFRESH_CATALOG_REGIONS = env.dict("PRICE_REFRESH_CATALOG_REGIONS", default={
+    "aws": "us-east-1", "azure": "eastus", "gcp": "us-central1"})
 # NetBox (sites/netbox.py): the DCIM sites, racks and power feeds are imported from; its API
 # token (read-only is enough). Empty URL: no NetBox configured, imports are refused.
 NETBOX_URL = env.str("NETBOX_URL", default="")

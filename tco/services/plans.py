@@ -108,6 +108,21 @@ def plan_create(*, scenario: Scenario, name: str, spec: Any, created_by: Any = N
     return plan
 
 
+def plan_respec(*, plan: ProcurementPlan, name: str, spec: Any) -> bool:
+    """Give an ended plan a new name and spec and solve it again; False while one is under way.
+
+    The spec is checked as on create (``PlanSpecError`` changes nothing).
+    """
+    scenario_plan_inputs(plan.scenario, spec)
+    uncertainty_of(spec)
+    with transaction.atomic():
+        ended = ProcurementPlan.objects.filter(pk=plan.pk, status__in=(PlanStatus.DONE, PlanStatus.FAILED))
+        if not ended.update(name=name, spec=spec):
+            plan.refresh_from_db()
+            return False
+        return plan_resolve(plan=plan)
+
+
 def plan_resolve(*, plan: ProcurementPlan) -> bool:
     """Queue an ended plan's solve again (after its scenario changed); False while one is under way."""
     with transaction.atomic():
