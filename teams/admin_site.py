@@ -55,6 +55,15 @@ class TeamAdminSite(AdminSite):
                    "operations_apps": operations if request.user.is_staff else []}
         return super().index(request, {**context, **(extra_context or {})})
 
+    def get_urls(self):
+        from django.urls import path
+
+        from teams.admin_my_tokens import my_tokens_view
+
+        own = path("my-api-tokens/", self.admin_view(lambda request: my_tokens_view(request, self)),
+                   name="my_api_tokens")
+        return [own, *super().get_urls()]
+
     def autocomplete_view(self, request):
         return LabelledAutocompleteJsonView.as_view(admin_site=self)(request)
 

@@ -20,6 +20,8 @@ from tco.services.plans import MAX_DRAWS
 from tco.services.plans import PlanSpecError
 from tco.services.plans import scenario_plan_inputs
 from tco.services.plans import uncertainty_of
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import scenario_check
 
 MAX_CSV_BYTES = 1_000_000
 DEMAND_KINDS = [("growth", "Growing from a start by a monthly rate"),
@@ -99,11 +101,15 @@ class PlanForm(forms.Form):
         chosen = scenario
         if self.is_bound and self.data.get("scenario"):
             chosen = scenarios.filter(pk=self.data["scenario"]).first() or scenario
+        self.spot_options: set[str] = set()
         if chosen is not None:
             self.fields["scenario"].initial = chosen.pk
-            self.fields["rent_options"].choices = [
-                (option.name, f"{option.name} ({option.offering.get_pricing_model_display()})")
-                for option in chosen.rent_options.select_related("offering")]
+            try:  # the engine's names of the rent options, as the spec names them
+                options = scenario_check(scenario=chosen, pinned=True).inputs.rent
+            except ScenarioInputError:
+                options = ()  # the scenario field shows why it cannot be planned
+            self.fields["rent_options"].choices = [(option.name, option.name) for option in options]
+            self.spot_options = {option.name for option in options if option.pricing_model == "spot"}
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -130,8 +136,7 @@ class PlanForm(forms.Form):
             owned["service_life_months"] = cleaned["service_life_months"]
         spec["owned"] = [owned]
         chosen = cleaned.get("rent_options") or [name for name, _ in self.fields["rent_options"].choices]
-        spot = {option.name for option in scenario.rent_options.select_related("offering")
-                if option.offering.pricing_model == "spot"}
+        spot = self.spot_options
         cap = cleaned.get("spot_share_cap")
         spec["rent"] = [{"name": name} | ({"spot_share_cap": cap} if cap is not None and name in spot else {})
                         for name in chosen]

@@ -205,7 +205,8 @@ def test_machines_missing_a_component_are_reported_not_priced(samples: Path) -> 
         "a2-ultragpu-1g", "a2-ultragpu-2g", "a2-ultragpu-4g", "a2-ultragpu-8g",
         "a3-highgpu-1g", "a3-highgpu-2g", "a3-highgpu-4g", "a3-highgpu-8g",
     }
-    a3 = next(p for p in result.prices if (p.instance_type, p.pricing_model) == ("a3-highgpu-1g", "on_demand"))
+    a3 = next(p for p in result.prices
+              if (p.instance_type, p.pricing_model) == ("a3-highgpu-1g", "on_demand"))
     # 1 x H100 9.796550569 + 26 x 0.025498003 + 234 x 0.00222034 = 9.796550569 + 0.662948078
     # + 0.51955956 = 10.979058207 (11.0612 with the SSD)
     assert abs(a3.price_per_instance_hour - Decimal("10.979058207")) < Decimal("0.000001")
