@@ -16,12 +16,13 @@ from tco.engine.plan.inputs import PlanInputError
 from tco.engine.plan.spec import MAX_MONTHS
 from tco.engine.plan.spec import demand_from_csv
 from tco.models import Scenario
+from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import scenario_check
 from tco.services.plans import MAX_DRAWS
 from tco.services.plans import PlanSpecError
 from tco.services.plans import scenario_plan_inputs
+from tco.services.plans import seeded
 from tco.services.plans import uncertainty_of
-from tco.services.engine_inputs import ScenarioInputError
-from tco.services.evaluation import scenario_check
 
 MAX_CSV_BYTES = 1_000_000
 DEMAND_KINDS = [("growth", "Growing from a start by a monthly rate"),
@@ -119,7 +120,7 @@ class PlanForm(forms.Form):
         spec = self._spec(cleaned, scenario)
         try:
             scenario_plan_inputs(scenario, spec)
-            uncertainty_of(spec)
+            uncertainty_of(seeded(spec))  # the seed is drawn when the plan is saved
         except PlanSpecError as exc:
             self._add_spec_error(exc)
         cleaned["spec"] = spec
