@@ -33,11 +33,29 @@ from teams.admin_mixins import StaffWritesAdminMixin
 from teams.selectors import team_ids_of
 
 
+def money(amount) -> str:
+    """A price as people read it: separators, cents, and the fourth decimal only where it is not
+    zero (2,000,000.00; 21.9576; 3.06); "—" for none."""
+    if amount is None:
+        return "—"
+    shown = f"{amount:,.4f}"
+    return shown[:-2] if shown.endswith("00") else shown
+
+
 class PriceAgeMixin:
-    """An ``age`` column: days since the price was last known to hold, flagged when stale."""
+    """``price`` and ``price_high`` columns with separators, and an ``age`` column: days since
+    the price was last known to hold, flagged when stale."""
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).select_related("last_check")
+
+    @admin.display(description="price", ordering="amount")
+    def price(self, obj: PricePoint) -> str:
+        return money(obj.amount)
+
+    @admin.display(description="high end", ordering="amount_high")
+    def price_high(self, obj: PricePoint) -> str:
+        return money(obj.amount_high)
 
     @admin.display(description="age")
     def age(self, obj: PricePoint) -> str:
