@@ -14,7 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.urls import reverse
 
-from tco.admin.labels import spec_block
+from tco.admin.labels import spec_table
 from tco.admin.plan_form import PlanForm
 from tco.admin.plan_form import initial_from_spec
 from tco.charts.canvas import inline_svg
@@ -126,9 +126,9 @@ class ProcurementPlanAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
             return "-"
         return f"${plan.result['npv_saving_vs_best_baseline_usd']:,.0f}"
 
-    @admin.display(description="Demand, choices and uncertainty, as sent to the API")
+    @admin.display(description="Demand, choices, limits and uncertainty")
     def spec_shown(self, plan: ProcurementPlan) -> str:
-        return spec_block(plan.spec)
+        return spec_table(plan.spec)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         plan = self.get_object(request, object_id)
