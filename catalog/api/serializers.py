@@ -12,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
+from catalog.choices import Provider
 from catalog.choices import Rating
 from catalog.completeness import offering_missing
 from catalog.completeness import system_missing
@@ -359,13 +360,19 @@ class PriceRefreshJobSerializer(serializers.ModelSerializer):
 class RefreshRequestSerializer(serializers.Serializer):
     """A refresh to start now: the provider, and optionally its price list in its own format."""
 
-    provider = serializers.ChoiceField(choices=FEED_PROVIDERS)
+    provider = serializers.ChoiceField(choices=Provider.choices,
+                                       help_text=f"One with a price feed: {', '.join(FEED_PROVIDERS)}.")
     price_list = serializers.FileField(
         required=False,
         help_text="The provider's price list, for a site without internet: an Azure or GCP page "
         "(.json), a Lambda or RunPod answer (.json), or a .zip of pages or of an AWS mirror (the folder "
         "holding offers/v1.0/aws/index.json). Without it the provider's live feed is read.",
     )
+
+    def validate_provider(self, provider: str) -> str:
+        if provider not in FEED_PROVIDERS:
+            raise serializers.ValidationError(f"has no price feed; one of {', '.join(FEED_PROVIDERS)}")
+        return provider
 
 
 class RefreshStartedSerializer(serializers.Serializer):
