@@ -212,8 +212,9 @@ class SystemSkuAdmin(ProvenancedAdmin):
         return systems_with_completeness(queryset), may_have_duplicates
 
     def autocomplete_label(self, obj: SystemSku) -> str:
-        """The picker's words: complete systems by name, the others with what they lack."""
-        if obj.is_complete:
+        """The picker's words: complete systems by name, the others with what they lack (the
+        search annotates completeness; a selected row shown on a form is named only)."""
+        if getattr(obj, "is_complete", True):
             return obj.label
         return f"{obj.label} — incomplete: missing {', '.join(system_missing(obj))}"
 
@@ -245,8 +246,8 @@ class CloudOfferingAdmin(
         return offerings_with_completeness(queryset), may_have_duplicates
 
     def autocomplete_label(self, obj: CloudOffering) -> str:
-        """Complete offerings by name; the others say what they lack."""
-        if obj.is_complete:
+        """Complete offerings by name; the others say what they lack (as for systems)."""
+        if getattr(obj, "is_complete", True):
             return str(obj)
         return f"{obj} — incomplete: missing {', '.join(offering_missing(obj))}"
     inlines = (PriceHistoryInline,)
