@@ -135,6 +135,9 @@ def spec_table(spec: Any) -> str:
 def _spec_rows(value: Any, labels: tuple[str, ...]):
     if isinstance(value, dict):
         for key, item in value.items():
+            if key == "seed":  # an identifier, not a quantity: no separators
+                yield (*labels, "Seed"), str(item)
+                continue
             yield from _spec_rows(item, (*labels, _spec_word(key)))
     elif isinstance(value, list) and all(isinstance(item, dict) for item in value) and value:
         for index, item in enumerate(value, start=1):
