@@ -210,12 +210,13 @@ class Accelerator(ProvenancedModel):
     kind = models.CharField(max_length=8, choices=AcceleratorKind.choices)
     architecture = models.CharField(max_length=64, blank=True)
     year = models.PositiveSmallIntegerField(null=True, blank=True)
-    memory_gb = _figure(7, 1)
+    memory_gb = _figure(7, 1, verbose_name="memory (GB)")
     memory_type = models.CharField(max_length=32, blank=True)
-    memory_bandwidth_gb_per_s = _figure(8, 1)
-    tdp_w = models.PositiveIntegerField(null=True, blank=True, validators=[validate_positive])
+    memory_bandwidth_gb_per_s = _figure(8, 1, verbose_name="memory bandwidth (GB/s)")
+    tdp_w = models.PositiveIntegerField(null=True, blank=True, validators=[validate_positive],
+                                        verbose_name="TDP (W)")
     interconnect = models.CharField(max_length=64, blank=True)
-    interconnect_bandwidth_gb_per_s = _figure(8, 1)
+    interconnect_bandwidth_gb_per_s = _figure(8, 1, verbose_name="interconnect bandwidth (GB/s)")
     form_factor = models.CharField(max_length=16, choices=FormFactor.choices, blank=True)
 
     class Meta:
