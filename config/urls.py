@@ -22,6 +22,7 @@ for app_router in (catalog_router, tco_router, reports_router, sites_router):
     api_root.registry.extend(app_router.registry)
 ENDPOINTS = {
     "evaluate": "evaluate", "sizing": "sizing", "sizing/presets": "sizing-presets",
+    "sizing/throughput": "sizing-throughput", "vocabulary": "vocabulary",
     "price-refresh-jobs/refresh": "pricerefreshjob-refresh", "schema": "schema", "docs": "api-docs",
 }
 api_root_view = api_root.APIRootView.as_view(

@@ -204,7 +204,8 @@ def test_staff_pick_the_user_of_a_token_by_name(client, staff):
 def test_the_api_root_lists_every_endpoint(client):
     body = client.get("/api/v1/", HTTP_ACCEPT="application/json").json()
 
-    for name in ("evaluate", "sizing", "sizing/presets", "price-refresh-jobs/refresh", "scenarios", "plans"):
+    for name in ("evaluate", "sizing", "sizing/presets", "sizing/throughput", "vocabulary",
+                 "price-refresh-jobs/refresh", "scenarios", "plans"):
         assert name in body, name
     assert body["evaluate"].endswith("/api/v1/evaluate/")
 
