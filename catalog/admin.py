@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib import messages
+from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.http import HttpRequest
 from django.http import HttpResponse
@@ -13,6 +14,7 @@ from django.urls import path
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.html import format_html_join
+from django.utils.text import capfirst
 
 from catalog.completeness import offering_missing
 from catalog.completeness import offerings_with_completeness
@@ -40,6 +42,7 @@ from catalog.refresh.admin import PriceHistoryChartMixin
 from catalog.selectors import visible_rows
 from teams.admin_mixins import HiddenRowsNotFoundMixin
 from teams.admin_mixins import ListedRowsFilter
+from teams.admin_mixins import NamedPickersMixin
 from teams.admin_mixins import StaffWritesAdminMixin
 from teams.selectors import team_ids_of
 
@@ -48,18 +51,35 @@ HTTPS_URLS = {models.URLField: {"assume_scheme": "https"}}
 
 
 class ProvenanceMixin:
-    """Shows ``field_sources`` as one readable line per figure."""
+    """Shows ``field_sources`` as a table: each figure by its label, and its sources by title."""
 
     @admin.display(description="sources of each figure")
     def provenance(self, obj) -> str:
         if not obj.field_sources:
             return "—"
-        lines = format_html_join(
+        titles = dict(Source.objects.filter(key__in={k for keys in obj.field_sources.values() for k in keys})
+                      .values_list("key", "title"))
+        rows = format_html_join(
             "",
-            "<li><code>{}</code>: {}</li>",
-            ((name, ", ".join(keys)) for name, keys in sorted(obj.field_sources.items())),
+            "<tr><td>{}</td><td>{}</td></tr>",
+            ((_figure_label(obj, name), "; ".join(f"{titles.get(key, key)} ({key})" for key in keys))
+             for name, keys in sorted(obj.field_sources.items())),
         )
-        return format_html("<ul style='margin:0'>{}</ul>", lines)
+        return format_html("<table class='provenance'><thead><tr><th>Figure</th><th>Sources</th></tr>"
+                           "</thead><tbody>{}</tbody></table>", rows)
+
+    def formfield_for_dbfield(self, db_field, request: HttpRequest, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "field_sources" and field is not None:
+            field.label = "Sources of each figure, to edit (JSON: figure -> source keys)"
+        return field
+
+
+def _figure_label(obj, name: str) -> str:
+    try:
+        return capfirst(obj._meta.get_field(name).verbose_name)
+    except FieldDoesNotExist:
+        return name.replace("_", " ").capitalize()
 
 
 class PublicSourcesMixin:
@@ -76,8 +96,12 @@ class SourcedRowAdmin(PublicSourcesMixin, StaffWritesAdminMixin, admin.ModelAdmi
     """Rows each citing one public source, written by staff."""
 
 
-class ProvenancedAdmin(StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
-    """Catalog entries whose figures each name their sources, written by staff."""
+class ProvenancedAdmin(NamedPickersMixin, StaffWritesAdminMixin, ProvenanceMixin, admin.ModelAdmin):
+    """Catalog entries whose figures each name their sources, written by staff; pickers and the
+    autocomplete show them by name."""
+
+    def autocomplete_label(self, obj) -> str:
+        return obj.name
 
     readonly_fields = ("provenance",)
 
@@ -108,7 +132,7 @@ class VisibleRowsAdminMixin:
 
 
 # How a price reads wherever prices are listed.
-PRICE_COLUMNS = ("as_of", "amount", "amount_high", "currency", "age", "source")
+PRICE_COLUMNS = ("as_of", "price", "price_high", "currency", "age", "source")
 
 
 class PriceHistoryInline(VisibleRowsAdminMixin, StaffWritesAdminMixin, PriceAgeMixin, admin.TabularInline):
@@ -188,8 +212,9 @@ class SystemSkuAdmin(ProvenancedAdmin):
         return systems_with_completeness(queryset), may_have_duplicates
 
     def autocomplete_label(self, obj: SystemSku) -> str:
-        """The picker's words: complete systems by name, the others with what they lack."""
-        if obj.is_complete:
+        """The picker's words: complete systems by name, the others with what they lack (the
+        search annotates completeness; a selected row shown on a form is named only)."""
+        if getattr(obj, "is_complete", True):
             return obj.label
         return f"{obj.label} — incomplete: missing {', '.join(system_missing(obj))}"
 
@@ -201,6 +226,7 @@ class SystemSkuAdmin(ProvenancedAdmin):
 
 @admin.register(CloudOffering)
 class CloudOfferingAdmin(
+    NamedPickersMixin,
     HiddenRowsNotFoundMixin,
     VisibleRowsAdminMixin,
     StaffWritesAdminMixin,
@@ -220,8 +246,8 @@ class CloudOfferingAdmin(
         return offerings_with_completeness(queryset), may_have_duplicates
 
     def autocomplete_label(self, obj: CloudOffering) -> str:
-        """Complete offerings by name; the others say what they lack."""
-        if obj.is_complete:
+        """Complete offerings by name; the others say what they lack (as for systems)."""
+        if getattr(obj, "is_complete", True):
             return str(obj)
         return f"{obj} — incomplete: missing {', '.join(offering_missing(obj))}"
     inlines = (PriceHistoryInline,)

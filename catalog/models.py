@@ -210,12 +210,13 @@ class Accelerator(ProvenancedModel):
     kind = models.CharField(max_length=8, choices=AcceleratorKind.choices)
     architecture = models.CharField(max_length=64, blank=True)
     year = models.PositiveSmallIntegerField(null=True, blank=True)
-    memory_gb = _figure(7, 1)
+    memory_gb = _figure(7, 1, verbose_name="memory (GB)")
     memory_type = models.CharField(max_length=32, blank=True)
-    memory_bandwidth_gb_per_s = _figure(8, 1)
-    tdp_w = models.PositiveIntegerField(null=True, blank=True, validators=[validate_positive])
+    memory_bandwidth_gb_per_s = _figure(8, 1, verbose_name="memory bandwidth (GB/s)")
+    tdp_w = models.PositiveIntegerField(null=True, blank=True, validators=[validate_positive],
+                                        verbose_name="TDP (W)")
     interconnect = models.CharField(max_length=64, blank=True)
-    interconnect_bandwidth_gb_per_s = _figure(8, 1)
+    interconnect_bandwidth_gb_per_s = _figure(8, 1, verbose_name="interconnect bandwidth (GB/s)")
     form_factor = models.CharField(max_length=16, choices=FormFactor.choices, blank=True)
 
     class Meta:
@@ -352,14 +353,18 @@ class SystemSku(CatalogEntry):
     kind = models.CharField(max_length=16, choices=SystemKind.choices)
     accelerator = models.ForeignKey(Accelerator, on_delete=models.PROTECT, related_name="systems")
     accelerators_per_system = models.PositiveSmallIntegerField(validators=[validate_positive])
-    cpu = models.CharField(max_length=200, blank=True)
-    power_max_kw = _figure(8, 3)
+    cpu = models.CharField(max_length=200, blank=True, verbose_name="CPU")
+    power_max_kw = _figure(8, 3, verbose_name="power at full load (kW)")
     power_idle_kw = models.DecimalField(
-        max_digits=8, decimal_places=3, null=True, blank=True, validators=[validate_not_negative]
+        max_digits=8, decimal_places=3, null=True, blank=True, validators=[validate_not_negative],
+        verbose_name="power idle (kW)",
     )
-    rack_units = models.PositiveSmallIntegerField(null=True, blank=True, validators=[validate_positive])
-    purchase_price_low_usd = _figure(14, 2, help_text="Low end of the planning price range.")
-    purchase_price_high_usd = _figure(14, 2, help_text="High end; empty for an open-ended '$X+'.")
+    rack_units = models.PositiveSmallIntegerField(null=True, blank=True, validators=[validate_positive],
+                                                  verbose_name="height (rack units, U)")
+    purchase_price_low_usd = _figure(14, 2, verbose_name="purchase price, low (USD)",
+                                     help_text="Low end of the planning price range.")
+    purchase_price_high_usd = _figure(14, 2, verbose_name="purchase price, high (USD)",
+                                      help_text="High end; empty for an open-ended '$X+'.")
     cooling = models.CharField(
         max_length=8, choices=SystemCooling.choices, blank=True,
         help_text="Air-cooled systems are never placed in liquid-only rooms or cooling tiers, "
@@ -612,16 +617,20 @@ class CoolingTechnology(CatalogEntry):
     )
 
     min_kw_per_rack = models.DecimalField(
-        max_digits=7, decimal_places=1, null=True, blank=True, validators=[validate_not_negative]
+        max_digits=7, decimal_places=1, null=True, blank=True, validators=[validate_not_negative],
+        verbose_name="from (kW per rack)",
     )
-    max_kw_per_rack = _figure(7, 1, help_text="Empty when the tier has no upper bound.")
+    max_kw_per_rack = _figure(7, 1, verbose_name="to (kW per rack)",
+                              help_text="Empty when the tier has no upper bound.")
     capex_rating = models.CharField(max_length=16, choices=Rating.choices)
     opex_rating = models.CharField(max_length=16, choices=Rating.choices)
     complexity = models.CharField(max_length=16, choices=Rating.choices)
-    relative_capex_per_kw = _figure(6, 2, null=False, help_text="Air (CRAC/CRAH) = 1.0.")
-    relative_opex_per_kw = _figure(6, 2, null=False, help_text="Air (CRAC/CRAH) = 1.0.")
-    capex_usd_per_kw = _figure(10, 2, null=False)
-    opex_usd_per_kw_month = _figure(10, 2, null=False)
+    relative_capex_per_kw = _figure(6, 2, null=False, verbose_name="relative capex per kW",
+                                    help_text="Air (CRAC/CRAH) = 1.0.")
+    relative_opex_per_kw = _figure(6, 2, null=False, verbose_name="relative opex per kW",
+                                   help_text="Air (CRAC/CRAH) = 1.0.")
+    capex_usd_per_kw = _figure(10, 2, null=False, verbose_name="capex (USD per kW)")
+    opex_usd_per_kw_month = _figure(10, 2, null=False, verbose_name="opex (USD per kW-month)")
     medium = models.CharField(
         max_length=8, choices=CoolingMedium.choices, blank=True,
         help_text="Air-cooled systems (room air, in-row, rear-door heat exchangers) or "
@@ -672,13 +681,18 @@ class FacilityProfile(CatalogEntry):
     )
 
     kind = models.CharField(max_length=16, choices=FacilityKind.choices)
-    electricity_usd_per_kwh = _figure(8, 4, null=False)
-    pue = models.DecimalField(max_digits=4, decimal_places=2, help_text="Power usage effectiveness (>= 1).")
-    colocation_usd_per_kw_month = _figure(10, 2, help_text="Per contracted kW; colocation only.")
-    buildout_capex_usd_per_kw = _figure(10, 2, help_text="Owned space: build-out per IT kW.")
-    buildout_opex_usd_per_kw_month = _figure(10, 2, help_text="Owned space: running cost per IT kW.")
-    rack_power_limit_kw = _figure(7, 1, null=False)
-    rack_units_per_rack = models.PositiveSmallIntegerField(validators=[validate_positive])
+    electricity_usd_per_kwh = _figure(8, 4, null=False, verbose_name="electricity (USD per kWh)")
+    pue = models.DecimalField(max_digits=4, decimal_places=2, verbose_name="PUE",
+                              help_text="Power usage effectiveness (>= 1).")
+    colocation_usd_per_kw_month = _figure(10, 2, verbose_name="colocation (USD per kW-month)",
+                                          help_text="Per contracted kW; colocation only.")
+    buildout_capex_usd_per_kw = _figure(10, 2, verbose_name="build-out (USD per kW)",
+                                        help_text="Owned space: build-out per IT kW.")
+    buildout_opex_usd_per_kw_month = _figure(10, 2, verbose_name="space running cost (USD per kW-month)",
+                                             help_text="Owned space: running cost per IT kW.")
+    rack_power_limit_kw = _figure(7, 1, null=False, verbose_name="rack power limit (kW)")
+    rack_units_per_rack = models.PositiveSmallIntegerField(validators=[validate_positive],
+                                                           verbose_name="rack units per rack (U)")
     max_cooling = models.ForeignKey(
         CoolingTechnology,
         on_delete=models.PROTECT,
@@ -771,10 +785,13 @@ class TokenApiPrice(models.Model):
     provider = models.CharField(max_length=64)
     model_name = models.CharField(max_length=128)
     usd_per_million_input = models.DecimalField(max_digits=12, decimal_places=4,
+                                                verbose_name="input (USD per million tokens)",
                                                 validators=[validate_not_negative])
     usd_per_million_cached_input = models.DecimalField(max_digits=12, decimal_places=4,
+                                                       verbose_name="cached input (USD per million tokens)",
                                                        validators=[validate_not_negative])
     usd_per_million_output = models.DecimalField(max_digits=12, decimal_places=4,
+                                                 verbose_name="output (USD per million tokens)",
                                                  validators=[validate_not_negative])
     as_of = models.DateField(help_text="Date the prices apply from.")
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="token_api_prices")
@@ -846,6 +863,10 @@ class PriceRefreshJob(models.Model):
     )
     rejections = models.JSONField(
         default=list, blank=True, help_text="Rejected rows: sku, reason and detail."
+    )
+    warnings = models.JSONField(
+        default=list, blank=True,
+        help_text="What the refresh left out and why, in sentences (a region missing from a mirror).",
     )
     error_code = models.CharField(max_length=64, blank=True)
     error = models.TextField(blank=True)

@@ -15,14 +15,23 @@ from reports.api.urls import router as reports_router
 from sites.api.urls import router as sites_router
 from tco.api.urls import router as tco_router
 
-# /api/v1/ itself lists every collection of the apps' routers (browsable).
+# /api/v1/ itself lists every endpoint (browsable): the apps' routers' collections and the
+# endpoints that are not collections, by URL name.
 api_root = DefaultRouter()
 for app_router in (catalog_router, tco_router, reports_router, sites_router):
     api_root.registry.extend(app_router.registry)
+ENDPOINTS = {
+    "evaluate": "evaluate", "sizing": "sizing", "sizing/presets": "sizing-presets",
+    "sizing/throughput": "sizing-throughput", "vocabulary": "vocabulary",
+    "price-refresh-jobs/refresh": "pricerefreshjob-refresh", "schema": "schema", "docs": "api-docs",
+}
+api_root_view = api_root.APIRootView.as_view(
+    api_root_dict={**{prefix: api_root.routes[0].name.format(basename=basename)
+                      for prefix, _, basename in api_root.registry}, **ENDPOINTS})
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/v1/", api_root.get_api_root_view(), name="api-root"),
+    path("api/v1/", api_root_view, name="api-root"),
     path("api/v1/", include("catalog.api.urls")),
     path("api/v1/", include("tco.api.urls")),
     path("api/v1/", include("reports.api.urls")),

@@ -219,14 +219,15 @@ class JobTask(Task):
         return without_paths(self.failure_message.format(name=type(exc).__name__, error=exc))
 
 
-def send(task: Task, args: tuple = (), kwargs: dict[str, Any] | None = None, *, queue: str) -> bool:
+def send(task: Task, args: tuple = (), kwargs: dict[str, Any] | None = None, *, queue: str,
+         task_id: str | None = None) -> bool:
     """Queue ``task``; False (logged) when the broker stayed down through the publish retries.
 
     The job row keeps saying it waits, so the reaper sends it again later: an outage of the
     broker delays jobs but never fails the request or task that asked for them.
     """
     try:
-        task.apply_async(args, kwargs, queue=queue)
+        task.apply_async(args, kwargs, queue=queue, task_id=task_id)
     except kombu.exceptions.OperationalError as exc:
         logger.warning("could not queue %s%s on %s (%s); the reaper sends it again later",
                        task.name, args or kwargs, queue, exc)

@@ -122,3 +122,15 @@ class StaffOnlyAdminMixin(StaffWritesAdminMixin):
     """Rows only staff see and change: the price refresh schedules."""
 
     readers = "is_staff"
+
+
+class NamedPickersMixin:
+    """Pickers of related rows show each row as its admin's ``autocomplete_label`` names it
+    ("H200 SXM 141 GB", "Colocation, air-cooled"), the selected one too, not its slug."""
+
+    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs):
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        label = getattr(self.admin_site._registry.get(db_field.related_model), "autocomplete_label", None)
+        if field is not None and label is not None:
+            field.label_from_instance = label
+        return field

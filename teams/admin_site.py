@@ -43,6 +43,27 @@ class TeamAdminSite(AdminSite):
     index_title = "Buy or rent AI compute"
     site_url = None  # the service has no public site; the admin and the API are its faces
 
+    index_template = "admin/team_home.html"
+
+    def index(self, request, extra_context=None):
+        """The team home: the user's scenarios and their answers first, the models below."""
+        from teams.home import home_context  # reads scenarios, runs and exports: apps load first
+        from teams.home import split_app_list
+
+        work, operations = split_app_list(self.get_app_list(request))
+        context = {**home_context(request.user), "work_apps": work,
+                   "operations_apps": operations if request.user.is_staff else []}
+        return super().index(request, {**context, **(extra_context or {})})
+
+    def get_urls(self):
+        from django.urls import path
+
+        from teams.admin_my_tokens import my_tokens_view
+
+        own = path("my-api-tokens/", self.admin_view(lambda request: my_tokens_view(request, self)),
+                   name="my_api_tokens")
+        return [own, *super().get_urls()]
+
     def autocomplete_view(self, request):
         return LabelledAutocompleteJsonView.as_view(admin_site=self)(request)
 

@@ -1,6 +1,8 @@
-"""API tokens for budgeting tools, made and revoked by superusers. The key is shown once, when
-the token is made: only its SHA-512 digest is stored (django-rest-knox). Every token expires,
-at most API_TOKEN_TTL_DAYS after it was made."""
+"""API tokens for budgeting tools, made by staff for a user picked by name (superusers for anyone,
+other staff for users who are not staff), and revoked. Users make their own on "My API tokens"
+(teams/admin_my_tokens.py). The key is shown once, when the token is made: only its SHA-512
+digest is stored (django-rest-knox). Every token expires, at most API_TOKEN_TTL_DAYS after it
+was made."""
 from __future__ import annotations
 
 from django import forms
@@ -8,15 +10,20 @@ from django.contrib import admin
 from django.contrib import messages
 from django.contrib.admin import widgets
 from django.http import HttpRequest
-from django.utils import timezone
 from knox.admin import AuthTokenAdmin
 from knox.admin import AuthTokenCreateForm
 from knox.models import AuthToken
-from knox.settings import knox_settings
+
+from teams.models import ApiTokenName
+from teams.tokens import expiry_check
+from teams.tokens import latest_expiry
 
 
 class ApiTokenCreateForm(AuthTokenCreateForm):
-    """The user and the expiry: by default, and at the latest, the configured lifetime from now."""
+    """The user, a name and the expiry: by default, and at the latest, the configured lifetime
+    from now."""
+
+    name = forms.CharField(max_length=100, help_text="What uses it, e.g. \"budget sync\".")
 
     expiry = forms.SplitDateTimeField(
         widget=widgets.AdminSplitDateTime,
@@ -26,27 +33,28 @@ class ApiTokenCreateForm(AuthTokenCreateForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["expiry"].initial = self._latest()
-
-    @staticmethod
-    def _latest():
-        return timezone.now() + knox_settings.TOKEN_TTL
+        self.fields["expiry"].initial = latest_expiry()
 
     def clean_expiry(self):
-        expiry = self.cleaned_data["expiry"]
-        if expiry <= timezone.now():
-            raise forms.ValidationError("must be in the future")
-        if expiry > self._latest():
-            raise forms.ValidationError(f"at most {knox_settings.TOKEN_TTL.days} days from now "
-                                        "(API_TOKEN_TTL_DAYS)")
-        return expiry
+        return expiry_check(self.cleaned_data["expiry"])
+
+    def clean_user(self):
+        user = self.cleaned_data["user"]
+        maker = getattr(self, "maker", None)
+        other_staff = user != maker and (user.is_staff or user.is_superuser)
+        if maker is not None and not maker.is_superuser and other_staff:
+            raise forms.ValidationError("only a superuser makes tokens for other staff")
+        return user
 
 
 class ApiTokenAdmin(AuthTokenAdmin):
     """Tokens by user, creation and expiry; made (key shown once) and deleted, never edited."""
 
     add_form = ApiTokenCreateForm
-    list_display = ("user", "token_key_start", "created", "expiry")
+    list_display = ("user", "token_name", "token_key_start", "created", "expiry")
+    list_select_related = ("user", "label")
+    raw_id_fields = ()
+    autocomplete_fields = ("user",)  # picked by name, not typed as a numeric id
     readonly_fields = ("user", "created", "expiry")
     fields = ("user", "created", "expiry")
 
@@ -54,8 +62,18 @@ class ApiTokenAdmin(AuthTokenAdmin):
     def token_key_start(self, token: AuthToken) -> str:
         return f"{token.token_key[:4]}…"
 
+    @admin.display(description="Name")
+    def token_name(self, token: AuthToken) -> str:
+        label = getattr(token, "label", None)
+        return label.name if label is not None else "—"
+
     def get_fields(self, request: HttpRequest, obj=None):
-        return ("user", "expiry") if obj is None else self.fields
+        return ("user", "name", "expiry") if obj is None else self.fields
+
+    def get_form(self, request: HttpRequest, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        form.maker = request.user
+        return form
 
     def get_readonly_fields(self, request: HttpRequest, obj=None):
         return () if obj is None else self.readonly_fields
@@ -63,23 +81,31 @@ class ApiTokenAdmin(AuthTokenAdmin):
     def save_model(self, request: HttpRequest, obj: AuthToken, form, change: bool) -> None:
         admin.ModelAdmin.save_model(self, request, obj, form, change)
         if not change:
+            ApiTokenName.objects.create(token=obj, name=form.cleaned_data["name"])
             self.message_user(request, f"API token of {obj.user}, shown this once (only its digest "
                                        f"is kept): {form.token}", messages.WARNING)
 
+    def get_queryset(self, request: HttpRequest):
+        tokens = super().get_queryset(request)
+        if request.user.is_superuser:
+            return tokens
+        users = tokens.filter(user__is_staff=False, user__is_superuser=False)
+        return users | tokens.filter(user=request.user)
+
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return request.user.is_superuser
+        return request.user.is_staff
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return request.user.is_superuser
+        return request.user.is_staff
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return request.user.is_superuser
+        return request.user.is_staff
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return request.user.is_superuser
+        return request.user.is_staff
 
 
 admin.site.unregister(AuthToken)

@@ -84,3 +84,14 @@ def team_finance_defaults(team: Team | None) -> dict[str, FinanceFigure]:
         figures.update({row.field: FinanceFigure(row.value, row.reason)
                         for row in team.finance_defaults.all()})
     return figures
+
+
+class ApiTokenName(models.Model):
+    """The name a user gave an API token ("budget sync"), so they know which one to revoke."""
+
+    token = models.OneToOneField("knox.AuthToken", on_delete=models.CASCADE, primary_key=True,
+                                 related_name="label")
+    name = models.CharField(max_length=100)
+
+    def __str__(self) -> str:
+        return self.name

@@ -84,9 +84,10 @@ def test_a_superuser_makes_a_token_in_the_admin_and_reads_its_key_once(admin_cli
     user = get_user_model().objects.create_user("budget-tool")
     expiry = timezone.now() + dt.timedelta(days=7)
 
+    # A token has a name (issue 24), so its user knows which one to revoke.
     made = admin_client.post("/admin/knox/authtoken/add/", {
-        "user": user.pk, "expiry_0": expiry.strftime("%Y-%m-%d"), "expiry_1": expiry.strftime("%H:%M:%S")},
-        follow=True)
+        "user": user.pk, "name": "budget sync", "expiry_0": expiry.strftime("%Y-%m-%d"),
+        "expiry_1": expiry.strftime("%H:%M:%S")}, follow=True)
 
     (message,) = [str(m) for m in made.context["messages"] if "shown this once" in str(m)]
     key = message.rsplit(": ", 1)[1]
@@ -102,7 +103,8 @@ def test_a_token_cannot_outlive_the_configured_lifetime(admin_client, settings, 
     later = timezone.now() + dt.timedelta(days=31)
 
     refused = admin_client.post("/admin/knox/authtoken/add/", {
-        "user": user.pk, "expiry_0": later.strftime("%Y-%m-%d"), "expiry_1": later.strftime("%H:%M:%S")})
+        "user": user.pk, "name": "x", "expiry_0": later.strftime("%Y-%m-%d"),
+        "expiry_1": later.strftime("%H:%M:%S")})
 
     assert refused.status_code == 200
     assert refused.context["adminform"].form.errors["expiry"] == [
@@ -110,10 +112,21 @@ def test_a_token_cannot_outlive_the_configured_lifetime(admin_client, settings, 
     assert not AuthToken.objects.exists()
 
 
-def test_staff_who_are_not_superusers_cannot_make_tokens(client, db):
+def test_staff_who_are_not_superusers_make_tokens_for_users_but_not_for_other_staff(client, db):
+    # Issue 24: staff make tokens for others, picking the user by name; making one for another
+    # staff member (or a superuser) stays a superuser's act.
     client.force_login(get_user_model().objects.create_user("stella", is_staff=True))
+    expiry = timezone.now() + dt.timedelta(days=7)
+    form = {"name": "budget sync", "expiry_0": expiry.strftime("%Y-%m-%d"),
+            "expiry_1": expiry.strftime("%H:%M:%S")}
 
-    assert client.get("/admin/knox/authtoken/add/").status_code == 403
+    assert client.get("/admin/knox/authtoken/add/").status_code == 200
+    tool = get_user_model().objects.create_user("budget-tool")
+    assert client.post("/admin/knox/authtoken/add/", {**form, "user": tool.pk}).status_code == 302
+    boss = get_user_model().objects.create_superuser("boss", "b@example.com", "pw")
+    refused = client.post("/admin/knox/authtoken/add/", {**form, "user": boss.pk})
+    errors = refused.context["adminform"].form.errors
+    assert errors["user"] == ["only a superuser makes tokens for other staff"]
 
 
 def test_a_plain_key_from_before_keeps_working_and_is_no_longer_stored(db):

@@ -12,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
+from catalog.choices import Provider
 from catalog.choices import Rating
 from catalog.completeness import offering_missing
 from catalog.completeness import system_missing
@@ -27,6 +28,7 @@ from catalog.models import PriceRefreshJob
 from catalog.models import QuoteImport
 from catalog.models import Source
 from catalog.models import SystemSku
+from catalog.refresh.feeds import FEED_PROVIDERS
 from catalog.refresh.freshness import PriceAge
 from catalog.refresh.freshness import price_age
 from catalog.refresh.freshness import price_point_age
@@ -348,9 +350,36 @@ class PriceRefreshJobSerializer(serializers.ModelSerializer):
             "source_versions",
             "regions_skipped",
             "rejections",
+            "warnings",
             "error_code",
             "error",
+            "task_id",
         ]
+
+
+class RefreshRequestSerializer(serializers.Serializer):
+    """A refresh to start now: the provider, and optionally its price list in its own format."""
+
+    provider = serializers.ChoiceField(choices=Provider.choices,
+                                       help_text=f"One with a price feed: {', '.join(FEED_PROVIDERS)}.")
+    price_list = serializers.FileField(
+        required=False,
+        help_text="The provider's price list, for a site without internet: an Azure or GCP page "
+        "(.json), a Lambda or RunPod answer (.json), or a .zip of pages or of an AWS mirror (the folder "
+        "holding offers/v1.0/aws/index.json). Without it the provider's live feed is read.",
+    )
+
+    def validate_provider(self, provider: str) -> str:
+        if provider not in FEED_PROVIDERS:
+            raise serializers.ValidationError(f"has no price feed; one of {', '.join(FEED_PROVIDERS)}")
+        return provider
+
+
+class RefreshStartedSerializer(serializers.Serializer):
+    provider = serializers.CharField()
+    task_id = serializers.CharField(help_text="The job row of this refresh carries it.")
+    jobs = serializers.URLField(help_text="The job list filtered to this refresh: poll it until its "
+                                          "status is succeeded or failed.")
 
 
 class QuoteImportSerializer(serializers.ModelSerializer):

@@ -12,9 +12,11 @@ from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
 from rest_framework.exceptions import NotFound
+from rest_framework.permissions import IsAdminUser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 
 from catalog.api.permissions import IsStaffOrReadOnly
 from catalog.api.serializers import AcceleratorSerializer
@@ -27,6 +29,8 @@ from catalog.api.serializers import PriceAtQuerySerializer
 from catalog.api.serializers import PricePointSerializer
 from catalog.api.serializers import PriceRefreshJobSerializer
 from catalog.api.serializers import QuoteImportSerializer
+from catalog.api.serializers import RefreshRequestSerializer
+from catalog.api.serializers import RefreshStartedSerializer
 from catalog.api.serializers import SourceSerializer
 from catalog.api.serializers import SystemSkuSerializer
 from catalog.completeness import offerings_with_completeness
@@ -47,6 +51,10 @@ from catalog.models import PricePoint
 from catalog.models import PriceRefreshJob
 from catalog.models import QuoteImport
 from catalog.models import Source
+from catalog.refresh.on_demand import PriceListRefused
+from catalog.refresh.on_demand import RefreshNotQueued
+from catalog.refresh.on_demand import price_list_save
+from catalog.refresh.on_demand import refresh_request
 from catalog.selectors import price_at
 from catalog.selectors import price_history
 from catalog.selectors import visible_rows
@@ -58,6 +66,12 @@ class StillReferenced(APIException):
     status_code = status.HTTP_409_CONFLICT
     default_detail = "Other rows still refer to this one; remove or repoint them first."
     default_code = "protected"
+
+
+class QueueUnavailable(APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "The task queue cannot be reached; nothing was started, try again shortly."
+    default_code = "queue_unavailable"
 
 
 class CatalogViewSet(viewsets.ModelViewSet):
@@ -179,4 +193,31 @@ class PriceRefreshJobViewSet(viewsets.ReadOnlyModelViewSet):
 
     queryset = PriceRefreshJob.objects.all()
     serializer_class = PriceRefreshJobSerializer
-    filterset_fields = ["provider", "status", "error_code"]
+    filterset_fields = ["provider", "status", "error_code", "task_id"]
+
+    @extend_schema(request={"multipart/form-data": RefreshRequestSerializer,
+                            "application/json": RefreshRequestSerializer},
+                   responses={202: RefreshStartedSerializer})
+    @action(detail=False, methods=["post"], permission_classes=[IsAdminUser])
+    def refresh(self, request: Request) -> Response:
+        """Start a refresh of one provider now (staff), from its live feed or an uploaded price list.
+
+        Answers 202 with the task id; the refresh's job row carries it: poll ``jobs`` (the job
+        list filtered by it) until the job's status is succeeded or failed.
+        """
+        given = RefreshRequestSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        provider = given.validated_data["provider"]
+        location = None
+        if "price_list" in given.validated_data:
+            try:
+                location = price_list_save(provider=provider, files=[given.validated_data["price_list"]])
+            except PriceListRefused as exc:
+                raise serializers.ValidationError({"price_list": [str(exc)]}) from exc
+        try:
+            task_id = refresh_request(provider=provider, location=location)
+        except RefreshNotQueued as exc:
+            raise QueueUnavailable(str(exc)) from exc
+        jobs = reverse("pricerefreshjob-list", request=request) + f"?task_id={task_id}"
+        return Response({"provider": provider, "task_id": task_id, "jobs": jobs},
+                        status=status.HTTP_202_ACCEPTED)

@@ -308,8 +308,6 @@ def _machine_parts(
             ("vcpu", machine.family, Decimal(machine.vcpus)),
             ("ram", machine.family, Decimal(machine.memory_gib)),
         ]
-    if machine.local_ssd_gib:
-        wanted.append(("local_ssd", "", Decimal(machine.local_ssd_gib) / HOURS_PER_MONTH))
     parts = [(gpu, Decimal(machine.accelerators_per_instance))]
     missing = set()
     for kind, name, quantity in wanted:
@@ -318,6 +316,12 @@ def _machine_parts(
             missing.add(f"{name} {kind}".strip())
         else:
             parts.append((component, quantity))
+    # Bundled local SSD (A3: 750 GiB per GPU) is a separate SKU that a listing may leave out
+    # (Google's own A3 pages price the machine without it); it is under 1 % of the price, so
+    # the machine is priced without it and its price note says so (see _machine_price).
+    ssd = components.get(("local_ssd", "", model, region)) if machine.local_ssd_gib else None
+    if ssd is not None:
+        parts.append((ssd, Decimal(machine.local_ssd_gib) / HOURS_PER_MONTH))
     return missing or parts
 
 
@@ -326,8 +330,11 @@ def _machine_price(
 ) -> ParsedPrice:
     total = sum((c.price.price_per_unit * quantity for c, quantity in parts), Decimal(0))
     hourly = total.quantize(HOURLY_QUANTUM)
+    sku = "+".join(c.price.sku for c, _ in parts)
+    if machine.local_ssd_gib and not any(c.kind == "local_ssd" for c, _ in parts):
+        sku += f" (without its {machine.local_ssd_gib:,} GiB local SSD: no SSD SKU in the feed)"
     return ParsedPrice.hourly(
-        PROVIDER, machine, sku="+".join(c.price.sku for c, _ in parts), instance_type=machine.name,
+        PROVIDER, machine, sku=sku, instance_type=machine.name,
         region=gpu.price.region, pricing_model=gpu.price.pricing_model, price=hourly,
         currency=gpu.price.currency, effective_date=gpu.price.effective_date, source_url=gpu.price.source_url,
     )

@@ -16,7 +16,7 @@ from catalog.pricefeeds.records import ParsedPrice
 from catalog.pricefeeds.records import PricingModel
 from catalog.pricefeeds.records import RejectionReason
 from catalog.pricefeeds.sources import is_url
-from catalog.pricefeeds.sources import read_json_file
+from catalog.pricefeeds.sources import load_json_document
 
 PROVIDER = "runpod"
 RUNPOD_GRAPHQL_URL = "https://api.runpod.io/graphql"
@@ -63,7 +63,7 @@ class RunPodFeed(KeyedFeed):
                 address, provider=PROVIDER, body={"query": GPU_TYPES_QUERY}, headers=self.headers
             )
         else:
-            document = read_json_file(Path(self.location), provider=PROVIDER)
+            address, document = load_json_document(Path(self.location), provider=PROVIDER)
         gpu_types = _gpu_types(document, address=address)
         collector = ResultCollector(PROVIDER, self.limits)
         for gpu_type in gpu_types:

@@ -15,6 +15,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from urllib.parse import parse_qsl
+from urllib.parse import urlsplit
 
 from catalog.pricefeeds.errors import MalformedPayload
 from catalog.pricefeeds.errors import TooManyPages
@@ -72,9 +74,9 @@ def iter_json_pages(
 ) -> Iterator[tuple[str, Any]]:
     """Yield ``(address, page)`` for every page of a paged listing, live or local.
 
-    Live: follow ``next_page`` from the first URL until it returns None. Local: read the
-    files in order and check that every page but the last links to a next page, so a
-    missing last page is reported as TruncatedPayload instead of passing for the whole.
+    Live: follow ``next_page`` from the first URL until it returns None. Local: read every
+    file and put them in the order of their links (``pages_in_link_order``), so a missing last
+    page is reported as TruncatedPayload instead of passing for the whole.
     """
     if is_url(location):
         if client is None:
@@ -90,19 +92,33 @@ def iter_json_pages(
     files = page_files(Path(location) if isinstance(location, str) else location)
     if not files:
         raise MalformedPayload(provider, str(location), "no JSON pages found")
-    for number, path in enumerate(files, start=1):
-        page = read_json_file(path, provider=provider)
-        has_next = next_page(page, str(path)) is not None
-        is_last = number == len(files)
-        if has_next and is_last:
-            raise TruncatedPayload(
-                provider, str(path), "the last page links to a next page that was not supplied"
-            )
-        if not has_next and not is_last:
-            raise MalformedPayload(
-                provider, str(path), f"page {number} links to no next page but more files follow"
-            )
-        yield str(path), page
+    pages = [(str(path), read_json_file(path, provider=provider)) for path in files]
+    yield from pages_in_link_order(pages, provider=provider, next_page=next_page)
+
+
+def pages_in_link_order(
+    pages: Sequence[tuple[str, Any]], *, provider: str, next_page: NextPage
+) -> list[tuple[str, Any]]:
+    """Local pages in the order their own next-page links give, whatever their file names.
+
+    The page that links to no next page is the last one; the others come in the order of the
+    links they carry (Azure's ``$skip=1000`` before ``$skip=2000``; a token is opaque, so pages
+    linked by tokens keep their given order). A listing with no last page is truncated (its
+    last page was not supplied); one with two last pages mixes two listings.
+    """
+    links = [(next_page(page, address), address, page) for address, page in pages]
+    last = [(address, page) for link, address, page in links if link is None]
+    if not last:
+        raise TruncatedPayload(
+            provider, links[-1][1], "the last page links to a next page that was not supplied"
+        )
+    if len(last) > 1:
+        raise MalformedPayload(
+            provider, last[1][0], f"{len(last)} pages link to no next page; a listing has one last page"
+        )
+    onward = [(link, address, page) for link, address, page in links if link is not None]
+    ordered = sorted(onward, key=lambda row: _skip_of(row[0]))
+    return [(address, page) for _, address, page in ordered] + last
 
 
 def _iter_url_pages(
@@ -128,7 +144,17 @@ def _iter_url_pages(
 
 
 def _natural_key(path: Path) -> list[object]:
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
+    # By stem, so "prices.json" comes before "prices-page2.json" as page 1 before page 2.
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.stem)]
+
+
+def _skip_of(link: str) -> int:
+    """The offset a next-page link asks for (Azure's ``$skip``); 0 when it names none."""
+    query = dict(parse_qsl(urlsplit(link).query))
+    for name in ("$skip", "skip", "offset"):
+        if query.get(name, "").isdigit():
+            return int(query[name])
+    return 0
 
 
 def load_json_document(

@@ -31,6 +31,7 @@ from catalog.pricefeeds import LambdaCloudFeed
 from catalog.pricefeeds import ParsedPrice
 from catalog.pricefeeds import Rejection
 from catalog.pricefeeds import RunPodFeed
+from catalog.pricefeeds.errors import MissingSource
 from catalog.pricefeeds.sources import is_url
 
 T = TypeVar("T")
@@ -97,6 +98,7 @@ class FeedRun:
     rejections: tuple[Rejection, ...]
     source_versions: dict[str, str]  # region -> version read (AWS); empty for the other feeds
     regions_skipped: tuple[str, ...]  # AWS regions whose version had not changed
+    warnings: tuple[str, ...] = ()  # what was left out, e.g. a region missing from a local mirror
 
 
 def feed_fetch(
@@ -158,12 +160,22 @@ def _aws_fetch(
     rejections: list[Rejection] = []
     versions: dict[str, str] = {}
     skipped: list[str] = []
+    warnings: list[str] = []
     regions = feed_settings.aws_regions
     for region in progress(regions, desc="aws regions", total=len(regions)):
-        result = feed.fetch_region(region, last_version=last_versions.get(region))
+        try:
+            result = feed.fetch_region(region, last_version=last_versions.get(region))
+        except MissingSource as exc:
+            if is_url(root):
+                raise
+            # A mirror copies the regions its site needs: one it lacks is left out, not a failure.
+            warnings.append(f"Region {region} was not refreshed: {exc.record} {exc.reason}.")
+            continue
         versions[region] = str(result.source_version)
         if result.skipped:
             skipped.append(region)
         prices += result.prices
         rejections += result.rejections
-    return FeedRun(tuple(prices), tuple(rejections), versions, tuple(skipped))
+    if not versions:
+        raise MissingSource("aws", root, f"holds none of the regions {', '.join(regions)}")
+    return FeedRun(tuple(prices), tuple(rejections), versions, tuple(skipped), tuple(warnings))

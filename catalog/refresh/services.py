@@ -177,6 +177,7 @@ def _write(
     job.offerings_new = outcome.offerings_new
     job.source_versions = run.source_versions
     job.regions_skipped = list(run.regions_skipped)
+    job.warnings = list(run.warnings)
     job.rejections = rejections
     job.save()
     if outcome.written:

@@ -18,6 +18,8 @@ from decimal import ROUND_HALF_EVEN
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
+from django.db.models import Q
 from simple_history.utils import bulk_create_with_history
 
 from catalog.models import Accelerator
@@ -165,10 +167,13 @@ def unchanged_regions_check(
     Exactly the points ``previous_job`` found current in those regions are current still: the
     feed version they came from has not changed.
     """
+    regions = list(regions)
+    in_regions = Q(price_point__offering__region__in=regions)
+    if settings.PRICE_REFRESH_CATALOG_REGIONS.get(previous_job.provider) in regions:
+        # The catalog's own offerings hold that region's prices (see _offerings).
+        in_regions |= Q(price_point__offering__region=CloudOffering.UNSPECIFIED_REGION)
     ids = list(
-        PriceCheck.objects.filter(
-            job=previous_job, price_point__offering__region__in=list(regions)
-        ).values_list("price_point_id", flat=True)
+        PriceCheck.objects.filter(in_regions, job=previous_job).values_list("price_point_id", flat=True)
     )
     PriceCheck.objects.filter(price_point_id__in=ids).update(checked_at=checked_at, job=job)
     return len(ids)
@@ -182,6 +187,11 @@ def _offerings(
     # A feed prices the public catalog; an offering a team's quote introduced is the team's alone.
     public = CloudOffering.objects.filter(provider__in=providers, team__isnull=True)
     existing = {offering_key_of(o): o for o in public}
+    # The catalog's own offering of an instance type (from the seeds, no region) takes the
+    # price of the provider's catalog region, instead of the feed adding a twin beside it.
+    catalog_regions = settings.PRICE_REFRESH_CATALOG_REGIONS
+    own = {(o.provider, o.instance_type, o.pricing_model): o for o in public
+           if o.region == CloudOffering.UNSPECIFIED_REGION}
     accelerators = {
         a.slug: a for a in Accelerator.objects.filter(slug__in={p.accelerator_slug for p in prices.values()})
     }
@@ -198,6 +208,8 @@ def _offerings(
             )
             continue
         offering = existing.get(key)
+        if catalog_regions.get(price.provider) == price.region:
+            offering = own.get((price.provider, price.instance_type, str(price.pricing_model)), offering)
         if offering is None:
             offering = CloudOffering(
                 provider=price.provider,
@@ -250,7 +262,8 @@ def _price_point(
         source=source,
         source_url=price.source_url if is_url(price.source_url) else "",
         retrieved_at=retrieved_at,
-        note=price_note(price, amount, as_of=as_of, observed_on=observed_on),
+        note=price_note(price, amount, as_of=as_of, observed_on=observed_on,
+                        offering_region=offering.region),
     )
     point.full_clean(
         exclude=["offering", "system", "source"], validate_unique=False, validate_constraints=False
@@ -258,9 +271,12 @@ def _price_point(
     return point
 
 
-def price_note(price: ParsedPrice, amount: Decimal, *, as_of: dt.date, observed_on: dt.date) -> str:
+def price_note(price: ParsedPrice, amount: Decimal, *, as_of: dt.date, observed_on: dt.date,
+               offering_region: str | None = None) -> str:
     """Where a feed price came from, in words: sku, terms, rounding, version, read from where."""
     parts = [f"{price.provider} feed sku {price.sku}"]
+    if offering_region not in (None, price.region):
+        parts.append(f"the {price.region} price (the provider's catalog region)")
     terms = " ".join(part for part in (price.purchase_option, price.offering_class) if part)
     if terms:
         parts.append(terms)

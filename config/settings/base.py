@@ -189,7 +189,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    # ?page_size=N, at most 500 (core/pagination.py).
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.SizedPageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     # Tokens (created and revoked in the admin) for budgeting tools; sessions for the admin and
@@ -205,6 +206,8 @@ REST_FRAMEWORK = {
 # API tokens (django-rest-knox): stored as SHA-512 digests, the key shown once when created;
 # each expires API_TOKEN_TTL_DAYS after it was made (an expired one answers 401 and is deleted).
 # Clients keep sending "Authorization: Token <key>".
+# Named, so the teams app's token names (teams.ApiTokenName) can refer to the token model.
+KNOX_TOKEN_MODEL = "knox.AuthToken"
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=env.int("API_TOKEN_TTL_DAYS", default=90)),
     "AUTH_HEADER_PREFIX": "Token",
@@ -218,6 +221,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # Swagger UI served from our own static files: the docs work on an air-gapped deployment.
     "SWAGGER_UI_DIST": "SIDECAR",
+    # "Try it out" authenticates as budgeting tools do: Authorize with "Token <key>" (made on
+    # the admin's "My API tokens" page), kept across reloads. Only the token scheme is offered.
+    "AUTHENTICATION_WHITELIST": ["knox.auth.TokenAuthentication"],
+    "SWAGGER_UI_SETTINGS": {"persistAuthorization": True},
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -308,6 +315,10 @@ PRICE_FEED_HOSTS = env.list("PRICE_FEED_HOSTS", default=[
     "pricing.us-east-1.amazonaws.com", "prices.azure.com", "cloudbilling.googleapis.com",
     "cloud.lambda.ai", "api.runpod.io",
 ])
+# The region whose feed price the catalog's own offering of an instance type (no region: the
+# seeds name none) takes, so a refresh updates the offering scenarios use instead of adding a twin.
+PRICE_REFRESH_CATALOG_REGIONS = env.dict("PRICE_REFRESH_CATALOG_REGIONS", default={
+    "aws": "us-east-1", "azure": "eastus", "gcp": "us-central1"})
 # NetBox (sites/netbox.py): the DCIM sites, racks and power feeds are imported from; its API
 # token (read-only is enough). Empty URL: no NetBox configured, imports are refused.
 NETBOX_URL = env.str("NETBOX_URL", default="")

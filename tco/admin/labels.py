@@ -7,19 +7,20 @@ input they feed (``tco.inputs``, the one table of fields and engine inputs).
 
 from __future__ import annotations
 
-import json
 import re
 from decimal import Decimal
 from typing import Any
 
 from django import forms
 from django.utils.html import format_html
+from django.utils.html import format_html_join
 from django.utils.text import capfirst
 
 from tco.engine.vocabulary import INPUTS
 from tco.engine.vocabulary import Kind
 from tco.engine.vocabulary import Term
 from tco.engine.vocabulary import generic_path
+from tco.engine.vocabulary import input_term
 from tco.inputs import RENT_OPTION_INPUTS
 from tco.inputs import SCENARIO_INPUTS
 from tco.inputs import UNBOUNDED_INPUTS
@@ -104,6 +105,67 @@ def change_row(field: str, old: str | None, new: str | None) -> tuple[str, str |
     return owner + term.label, shown(old), shown(new)
 
 
-def spec_block(spec: Any) -> str:
-    """A run's or plan's stored request as indented JSON: its keys are the API's, as typed there."""
-    return format_html('<pre class="spec">{}</pre>', json.dumps(spec, indent=2))
+# The words of a run's or plan's request keys (the API's names), where the key's own words are
+# not enough; engine input paths are named by the vocabulary.
+SPEC_WORDS = {
+    "start": "accelerators in month 1", "growth_per_month": "growth per month (share)",
+    "months": "months planned", "table": "accelerators per month", "utilisation": "utilisation (0-1)",
+    "owned": "systems to buy", "rent": "rent options", "lead_time_months": "lead time (months)",
+    "existing_systems": "systems already owned", "existing_age_months": "age of those (months)",
+    "service_life_months": "service life (months)", "capex_timing": "capex paid at",
+    "spot_share_cap": "most of the demand on spot (0-1)", "equivalence": "equivalence factor",
+    "site_it_power_kw": "site IT power (kW)", "site_racks": "site racks",
+    "capex_usd_per_period": "capex budget per period (USD)", "capex_period_months": "budget period (months)",
+    "min_owned_share": "least share owned (0-1)", "min_rented_share": "least share rented (0-1)",
+    "draws": "Monte Carlo draws", "growth_delta_per_month": "growth spread per month",
+    "rent_price_factor": "rent price factor", "samples": "samples", "histogram_bins": "histogram bins",
+    "step_share": "step (share of each input)", "paths": "inputs moved", "heatmap_axes": "heat map axes",
+    "kind": "distribution", "low": "low", "mode": "most likely", "high": "high",
+}
+
+
+def spec_table(spec: Any) -> str:
+    """A run's or plan's stored request as a labelled table: each setting in words, engine inputs
+    by their labels, numbers with separators."""
+    rows = format_html_join("", "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
+                            ((" › ".join(labels), value) for labels, value in _spec_rows(spec, ())))
+    return format_html('<table class="spec">{}</table>', rows)
+
+
+def _spec_rows(value: Any, labels: tuple[str, ...]):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "seed":  # an identifier, not a quantity: no separators
+                yield (*labels, "Seed"), str(item)
+                continue
+            yield from _spec_rows(item, (*labels, _spec_word(key)))
+    elif isinstance(value, list) and all(isinstance(item, dict) for item in value) and value:
+        for index, item in enumerate(value, start=1):
+            named = item.get("name") or (input_term(item["path"]).label if "path" in item else None)
+            rest = {key: part for key, part in item.items() if key not in ("name", "path")}
+            if rest:
+                yield from _spec_rows(rest, (*labels, named or str(index)))
+            else:
+                yield labels, named or str(index)
+    elif isinstance(value, list):
+        yield labels, ", ".join(_spec_value(item) for item in value)
+    else:
+        yield labels, _spec_value(value)
+
+
+def _spec_word(key: str) -> str:
+    if "." in key:  # an engine input path, e.g. a Monte Carlo distribution's key
+        return input_term(key).label
+    return capfirst(SPEC_WORDS.get(key, key.replace("_", " ")))
+
+
+def _spec_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
+    if isinstance(value, str) and re.fullmatch(r"[a-z_]+(\.[a-z_0-9*]+)+", value):
+        return input_term(value).label
+    return "—" if value is None else str(value)

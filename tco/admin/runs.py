@@ -21,7 +21,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from tco import engine
-from tco.admin.labels import spec_block
+from tco.admin.labels import spec_table
 from tco.charts.breakeven_heatmap import breakeven_heatmap_figure
 from tco.charts.canvas import inline_svg
 from tco.charts.saving_histogram import saving_histogram_figure
@@ -142,7 +142,7 @@ class SweepRunAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="Axes, distributions or step, as parsed")
     def spec_shown(self, run: SweepRun) -> str:
-        return spec_block(run.spec)
+        return spec_table(run.spec)
 
     def has_change_permission(self, request: HttpRequest, obj: SweepRun | None = None) -> bool:
         return False  # a run's rows are written by its tasks only

@@ -42,6 +42,7 @@ from tco.services.scenarios import scenario_clone
 from tco.services.scenarios import scenario_next_version
 from tco.services.sizing_spec import validated_sizing_spec
 from teams.admin_mixins import ListedRowsFilter
+from teams.admin_mixins import NamedPickersMixin
 from teams.admin_mixins import TeamScopedAdminMixin
 from teams.admin_mixins import TeamScopedInlineMixin
 from teams.models import Role
@@ -50,7 +51,7 @@ from teams.selectors import has_role
 from teams.selectors import teams_of
 
 
-class RentOptionInline(TeamScopedInlineMixin, admin.StackedInline):
+class RentOptionInline(NamedPickersMixin, TeamScopedInlineMixin, admin.StackedInline):
     model = RentOption
     form = RentOptionForm
     extra = 0
@@ -69,8 +70,21 @@ class RentOptionInline(TeamScopedInlineMixin, admin.StackedInline):
     ]
 
 
+class ApiOptionForm(VocabularyLabelsForm):
+    """Per-token prices as typed (0.15, not 0.150000), labelled by their own field names."""
+
+    class Meta:
+        model = ApiOption
+        fields = "__all__"
+
+    @staticmethod
+    def path_of(field: str) -> None:
+        return None  # no engine vocabulary: the model's labels carry the units
+
+
 class ApiOptionInline(TeamScopedInlineMixin, admin.StackedInline):
     model = ApiOption
+    form = ApiOptionForm
     extra = 0
     verbose_name = "per-token API option"
     fieldsets = [(None, {"fields": [
@@ -119,7 +133,7 @@ class ScenarioAdminForm(VocabularyLabelsForm):
 
 
 @admin.register(Scenario)
-class ScenarioAdmin(TeamScopedAdminMixin, SimpleHistoryAdmin):
+class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin):
     """Scenarios of the user's teams. An approved one is frozen: saving it makes its next version.
 
     Its history lists every save (who, when, what changed); "Compare versions" shows the changed

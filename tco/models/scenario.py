@@ -341,15 +341,20 @@ class ApiOption(models.Model):
     price = models.ForeignKey("catalog.TokenApiPrice", on_delete=models.PROTECT, null=True,
                               blank=True, related_name="+",
                               help_text="Catalog prices; each price left empty below comes from it.")
-    usd_per_million_input = models.DecimalField(**MONEY, null=True, blank=True)
-    usd_per_million_cached_input = models.DecimalField(**MONEY, null=True, blank=True)
-    usd_per_million_output = models.DecimalField(**MONEY, null=True, blank=True)
+    usd_per_million_input = models.DecimalField(**MONEY, null=True, blank=True,
+                                                verbose_name="input (USD per million tokens)")
+    usd_per_million_cached_input = models.DecimalField(**MONEY, null=True, blank=True,
+                                                       verbose_name="cached input (USD per million tokens)")
+    usd_per_million_output = models.DecimalField(**MONEY, null=True, blank=True,
+                                                 verbose_name="output (USD per million tokens)")
     price_change_per_year = models.DecimalField(
         **RATE, default=0, help_text="Yearly change in the API's prices, e.g. -0.3.")
     minimum_usd_per_month = models.DecimalField(
-        **MONEY, default=0, help_text="Committed spend paid even when usage costs less.")
+        **MONEY, default=0, verbose_name="minimum spend (USD per month)",
+        help_text="Committed spend paid even when usage costs less.")
     rate_limit_tokens_per_month = models.BigIntegerField(
-        null=True, blank=True, help_text="Most tokens a month the API serves; empty = no limit.")
+        null=True, blank=True, verbose_name="rate limit (tokens per month)",
+        help_text="Most tokens a month the API serves; empty = no limit.")
 
     history = HistoricalRecords()
 

@@ -96,9 +96,7 @@ def plan_create(*, scenario: Scenario, name: str, spec: Any, created_by: Any = N
     """Check the spec, save the plan and queue its solve; ``PlanSpecError`` saves nothing."""
     if not isinstance(spec, dict):
         raise PlanSpecError("spec", "must be an object")
-    spec = dict(spec)
-    if isinstance(spec.get("uncertainty"), dict) and spec["uncertainty"].get("seed") is None:
-        spec["uncertainty"] = {**spec["uncertainty"], "seed": secrets.randbelow(MAX_SEED)}
+    spec = seeded(spec)
     scenario_plan_inputs(scenario, spec)
     uncertainty_of(spec)
     with transaction.atomic():
@@ -106,6 +104,30 @@ def plan_create(*, scenario: Scenario, name: str, spec: Any, created_by: Any = N
                                               attempts=1, queued_at=timezone.now())
         transaction.on_commit(partial(_send_solve, plan.pk))
     return plan
+
+
+def seeded(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec with a random seed for its uncertainty when it asks for draws and names none."""
+    spec = dict(spec)
+    if isinstance(spec.get("uncertainty"), dict) and spec["uncertainty"].get("seed") is None:
+        spec["uncertainty"] = {**spec["uncertainty"], "seed": secrets.randbelow(MAX_SEED)}
+    return spec
+
+
+def plan_respec(*, plan: ProcurementPlan, name: str, spec: Any) -> bool:
+    """Give an ended plan a new name and spec and solve it again; False while one is under way.
+
+    The spec is checked as on create (``PlanSpecError`` changes nothing).
+    """
+    spec = seeded(spec)
+    scenario_plan_inputs(plan.scenario, spec)
+    uncertainty_of(spec)
+    with transaction.atomic():
+        ended = ProcurementPlan.objects.filter(pk=plan.pk, status__in=(PlanStatus.DONE, PlanStatus.FAILED))
+        if not ended.update(name=name, spec=spec):
+            plan.refresh_from_db()
+            return False
+        return plan_resolve(plan=plan)
 
 
 def plan_resolve(*, plan: ProcurementPlan) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -65,7 +67,11 @@ def test_the_accelerator_page_shows_where_each_figure_comes_from(admin_client, c
 
     page = admin_client.get(_url(Accelerator, "change", h100.pk)).content.decode()
 
-    assert "<code>tdp_w</code>: seed-000, seed-002, seed-003, seed-004" in page
+    # Issue 24: the sources of each figure are a table, the figure by its label, each source by
+    # its title with its key.
+    row = re.search(r"<tr><td>TDP[^<]*</td><td>([^<]*)</td></tr>", page)
+    assert row is not None and all(f"({key})" in row.group(1)
+                                   for key in ("seed-000", "seed-002", "seed-003", "seed-004"))
     assert "1979.00" in page  # the with-sparsity rows are listed with the dense ones
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.utils import timezone
 
 from catalog.models import Accelerator
@@ -103,8 +104,13 @@ def refresh(provider: str, location: Path | str, **kwargs: Any) -> PriceRefreshJ
 def feed_price(provider: str, instance_type: str, region: str,
                pricing_model: str = "on_demand") -> PricePoint:
     """The price in force today of an offering, as the feed wrote it."""
-    offering = CloudOffering.objects.get(provider=provider, instance_type=instance_type, region=region,
-                                         pricing_model=pricing_model)
+    offerings = CloudOffering.objects.filter(provider=provider, instance_type=instance_type,
+                                             pricing_model=pricing_model)
+    # The catalog's own offering of an instance type (no region) takes the price of the
+    # provider's catalog region instead of a twin offering in that region (issue 24).
+    own = offerings.filter(region="unspecified").first()
+    catalog_region = settings.PRICE_REFRESH_CATALOG_REGIONS.get(provider)
+    offering = own if own is not None and region == catalog_region else offerings.get(region=region)
     point = price_at(offering, on=timezone.localdate())
     assert point is not None and point.source.kind == "cloud_price_api"
     return point
@@ -125,7 +131,9 @@ def test_the_aws_sample_gives_one_price_per_offering_with_the_feed_figures(catal
     # the p5 1-year reservation comes as No Upfront / All Upfront standard and No Upfront
     # convertible; No Upfront standard is kept, the 2 others are "other terms".
     assert counts(job) == {"new": 14, "changed": 0, "unchanged": 0, "rejected": 5}
-    assert (job.prices_other_terms, job.offerings_new) == (2, 14)
+    # 12 new offerings: the catalog's own p4d.24xlarge and p5.48xlarge on demand take the
+    # us-east-1 prices instead of twins (issue 24).
+    assert (job.prices_other_terms, job.offerings_new) == (2, 12)
     assert job.source_versions == {r: VERSION.format(region=r) for r in REGIONS}
     p5 = feed_price("aws", "p5.48xlarge", "us-east-1")
     assert (p5.amount, p5.currency, p5.as_of) == (Decimal("55.0400"), "USD", dt.date(2026, 9, 1))
@@ -153,7 +161,9 @@ def test_the_aws_sample_gives_one_price_per_offering_with_the_feed_figures(catal
         ("azure", 10, 5, ("Standard_ND96isr_H100_v5", "uksouth", "spot"), "22.7119"),
         # a2-highgpu-1g = A100 GPU 2.933908 + 12 cores x 0.031611 + 85 GiB x 0.004237
         # = 2.933908 + 0.379332 + 0.360145 = 3.673385 -> 3.6734
-        ("gcp", 15, 37, ("a2-highgpu-1g", "us-central1", "on_demand"), "3.6734"),
+        # 75 written, 25 rejected: the A2 Ultra and A3 machines, priced without the bundled
+        # local SSD the sample has no SKU for, are no longer rejected (issue 24).
+        ("gcp", 75, 25, ("a2-highgpu-1g", "us-central1", "on_demand"), "3.6734"),
         ("lambda", 4, 0, ("gpu_8x_h100_sxm5", "global", "on_demand"), "23.9200"),  # 2392 cents
         ("runpod", 14, 0, ("NVIDIA H100 80GB HBM3 (community cloud)", "global", "spot"), "1.5500"),
     ],

@@ -11,6 +11,7 @@ import zipfile
 import pandas as pd
 import pytest
 from openpyxl import load_workbook
+from openpyxl.worksheet.cell_range import CellRange
 
 from reports.builders.excel import build_workbook
 from reports.content import RecordedRun
@@ -145,3 +146,17 @@ def test_the_sweep_sheet_has_its_chart():
     assert sweep_chart.count("<c:ser>") == 3
     assert "NPV saving of buying across the sweep" in sweep_chart
     assert "'Sweep'!$C$" in sweep_chart
+
+
+def test_an_option_that_never_breaks_even_shows_no_na_on_the_comparison(everything):
+    # Issue 24: NA() keeps the breakeven marker of such an option off the chart; a conditional
+    # format (white text when ISNA) keeps the #N/A off the page where it used to show.
+    ws = everything["Comparison"]
+    marker_row = next(cell.row for row in ws.iter_rows() for cell in row
+                      if cell.value == "Cumulative cost at breakeven (chart marker)")
+    rules = [(CellRange(str(cf.sqref)), rule) for cf in ws.conditional_formatting for rule in cf.rules]
+    (covered, rule), = [(cells, rule) for cells, rule in rules if cells.min_row == marker_row]
+    assert rule.formula == [f"ISNA(B{marker_row})"] and rule.dxf.font.color.rgb.endswith("FFFFFF")
+    # Buy and every rent option's column are covered, the #N/A ones among them.
+    figures = [cell for cell in ws[marker_row][1:] if cell.value is not None]
+    assert figures and all(cell.coordinate in covered for cell in figures)

@@ -27,8 +27,9 @@ def test_the_plan_page_shows_chart_schedule_baselines_limits_and_uncertainty(
     assert "All rent (no new systems)" in page and "All buy (on demand only before delivery)" in page
     assert "The site power binds" in page  # 25 kW holds two 10.2 kW systems
     assert "Under uncertainty (300 draws" in page
-    # The request as sent, one key a line, described in words rather than by a source file.
-    assert '<pre class="spec">{\n  &quot;' in page and "&quot;growth_per_month&quot;: 0.05" in page
+    # The request as a labelled table, each setting in words (issue 24: no JSON on the page).
+    assert '<table class="spec">' in page and "Demand › Growth per month (share)</th><td>0.05</td>" in page
+    assert "&quot;growth_per_month&quot;" not in page
     assert "tco/engine/plan/spec.py" not in page
     listing = admin_client.get("/admin/tco/procurementplan/").content.decode()
     assert f"${plan.result['npv_usd']:,.0f}" in listing

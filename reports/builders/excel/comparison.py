@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from xlsxwriter.utility import xl_col_to_name
+
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import NUMBER
 from reports.builders.excel.cells import PERCENT
@@ -216,6 +218,12 @@ def write_comparison(ws: Sheet, content: ReportContent) -> ComparisonLayout:
             cell = put_formula(ws.cell(row=row, column=column), formula, figure.number_format)
             cell.alignment = RIGHT
             define_name(ws, f"{prefix}{figure.figure}", absolute(ws, row, column))
+    # An option that never breaks even has no marker: NA() keeps it off the chart, and this
+    # format keeps the #N/A off the page (the cell reads empty; its formula is still there).
+    marker = key_row["breakeven_cumulative_usd"]
+    first, last = f"{xl_col_to_name(1)}{marker}", f"{xl_col_to_name(len(sides))}{marker}"
+    ws.conditional_formats.append((f"{first}:{last}", {
+        "type": "formula", "criteria": f"=ISNA({first})", "format": {"font_color": "#FFFFFF"}}))
     comment(ws.cell(row=key_row["npv_usd"], column=1), NPV_CONVENTION)
     comment(ws.cell(row=key_row["irr_per_year"], column=1), IRR_CONVENTION)
 

@@ -89,6 +89,8 @@ def _write_sheet(workbook, ws, sheet: Sheet, formats: _Formats, setup: PrintSetu
             {"validate": "list", "source": choices},
         )
     for reference, options in sheet.conditional_formats:
+        if isinstance(options.get("format"), dict):  # a cell format given as its properties
+            options = {**options, "format": workbook.add_format(options["format"])}
         ws.conditional_format(reference, options)
     for anchor, chart in sheet.charts:
         ws.insert_chart(anchor, _chart(workbook, chart))

@@ -195,15 +195,22 @@ def test_machines_missing_a_component_are_reported_not_priced(samples: Path) -> 
     incomplete = {
         r.sku: r.detail for r in result.rejections if r.reason_code == RejectionReason.INCOMPLETE_COMPONENTS
     }
-    assert "local_ssd" in incomplete["a3-highgpu-8g"]  # the sample has no local SSD SKU
-    assert "G2 vcpu" in incomplete["g2-standard-4"]  # nor G2 core/RAM SKUs
+    # The sample has no A3 commitment core/RAM SKUs, nor G2 core/RAM SKUs: those are not priced.
+    assert "reserved_3y: no A3 ram, A3 vcpu" in incomplete["a3-highgpu-8g"]
+    assert "G2 vcpu" in incomplete["g2-standard-4"]
+    # Bundled local SSD is optional (issue 24): the sample has no SSD SKU, and the A2 Ultra and
+    # A3 machines are priced from their GPU, core and RAM SKUs (their notes say the SSD is left out).
     assert {p.instance_type for p in result.prices} == {
-        "a2-highgpu-1g",
-        "a2-highgpu-2g",
-        "a2-highgpu-4g",
-        "a2-highgpu-8g",
-        "a2-megagpu-16g",
+        "a2-highgpu-1g", "a2-highgpu-2g", "a2-highgpu-4g", "a2-highgpu-8g", "a2-megagpu-16g",
+        "a2-ultragpu-1g", "a2-ultragpu-2g", "a2-ultragpu-4g", "a2-ultragpu-8g",
+        "a3-highgpu-1g", "a3-highgpu-2g", "a3-highgpu-4g", "a3-highgpu-8g",
     }
+    a3 = next(p for p in result.prices
+              if (p.instance_type, p.pricing_model) == ("a3-highgpu-1g", "on_demand"))
+    # 1 x H100 9.796550569 + 26 x 0.025498003 + 234 x 0.00222034 = 9.796550569 + 0.662948078
+    # + 0.51955956 = 10.979058207 (11.0612 with the SSD)
+    assert abs(a3.price_per_instance_hour - Decimal("10.979058207")) < Decimal("0.000001")
+    assert "without its 750 GiB local SSD" in a3.sku
 
 
 @pytest.mark.parametrize(

@@ -109,7 +109,8 @@ def test_a_page_that_ends_the_listing_before_the_last_file_is_malformed(tmp_path
     (tmp_path / "page-1.json").write_text('{"next": null}')
     (tmp_path / "page-2.json").write_text('{"next": null}')
 
-    with pytest.raises(MalformedPayload, match="page 1 links to no next page"):
+    # Pages are put in the order of their links: two pages that end the listing are two listings.
+    with pytest.raises(MalformedPayload, match="2 pages link to no next page"):
         list(iter_json_pages(tmp_path, provider="azure", next_page=next_link))
 
 
