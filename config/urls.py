@@ -11,13 +11,14 @@ from rest_framework.routers import DefaultRouter
 from catalog.api.urls import router as catalog_router
 from core.favicon import favicon
 from core.health import healthz
+from finops.api.urls import router as finops_router
 from reports.api.urls import router as reports_router
 from sites.api.urls import router as sites_router
 from tco.api.urls import router as tco_router
 
 # /api/v1/ itself lists every collection of the apps' routers (browsable).
 api_root = DefaultRouter()
-for app_router in (catalog_router, tco_router, reports_router, sites_router):
+for app_router in (catalog_router, tco_router, reports_router, sites_router, finops_router):
     api_root.registry.extend(app_router.registry)
 
 urlpatterns = [
@@ -27,6 +28,7 @@ urlpatterns = [
     path("api/v1/", include("tco.api.urls")),
     path("api/v1/", include("reports.api.urls")),
     path("api/v1/", include("sites.api.urls")),
+    path("api/v1/", include("finops.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves its start-up script as a file, so the CSP needs no inline script.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),

@@ -26,7 +26,7 @@ def test_the_tco_package_init_imports_nothing() -> None:
     assert not [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
-API_PACKAGES = ("tco.api", "catalog.api", "reports.api")
+API_PACKAGES = ("tco.api", "catalog.api", "reports.api", "finops.api")
 # The URL configuration mounts the API's routers; it is the API layer's entry point.
 API_WIRING = {Path("config/urls.py")}
 
