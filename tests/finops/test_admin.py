@@ -53,7 +53,8 @@ def test_importing_a_cost_file_and_reading_the_variance_in_the_admin(demo, admin
     refused = admin_client.post("/admin/finops/costimport/add/", {
         "team": plan.scenario.team_id, "file": SimpleUploadedFile("bad.csv", focus_csv(bad))})
     assert refused.status_code == 200
-    assert "row 2, column ChargePeriodStart: &#x27;soon&#x27; is not a date and time" in refused.content.decode()
+    problem = "row 2, column ChargePeriodStart: &#x27;soon&#x27; is not a date and time"
+    assert problem in refused.content.decode()
     assert not ActualCost.objects.exists()
     added = admin_client.post("/admin/finops/costimport/add/", {
         "team": plan.scenario.team_id, "file": SimpleUploadedFile("good.csv", focus_csv(actual))})
