@@ -45,6 +45,7 @@ from reports.content import ReportContent
 from reports.content import ReportMeta
 from reports.content import SizingSummary
 from reports.content import key_figures
+from reports.finops.projections import scenario_focus
 from reports.formatting import timestamp
 from reports.models import ReportExport
 from tco import engine
@@ -199,6 +200,7 @@ def report_content_for(
         monte_carlo=_latest_runs(scenario, RunKind.MONTE_CARLO),
         sizing=_sizing(evaluation),
         plans=_latest_plan(scenario),
+        focus=scenario_focus(pinned, evaluation=evaluation),
     )
 
 

@@ -192,6 +192,7 @@ def _row(billing: Billing, one: CostSeries, line: Line, month: int) -> dict[str,
     begin, end = month_start(billing.start, month), month_start(billing.start, month + 1)
     resource = f"scenario-{billing.scenario_id}/{source.option}"
     committed = source.kind == "reserved" and line.category == "Usage"
+    word = one.line.replace("_", "-")  # "capex-systems": read as words, not as an identifier
     return {
         **dict.fromkeys(COLUMNS),
         **costs,
@@ -225,9 +226,9 @@ def _row(billing: Billing, one: CostSeries, line: Line, month: int) -> dict[str,
         "ResourceType": source.resource_type,
         "ServiceCategory": line.service_category,
         "ServiceName": line.service_name,
-        "SkuId": source.sku_id or one.line,
+        "SkuId": source.sku_id or word,
         # A price point of the catalog, else the scenario's own price of the line.
-        "SkuPriceId": source.sku_price_id or f"{resource}/{one.line}",
+        "SkuPriceId": source.sku_price_id or f"{resource}/{word}",
         "SkuPriceDetails": json.dumps({"GpuCount": source.gpu_count}) if source.gpu_count else None,
         "SubAccountId": f"scenario-{billing.scenario_id}",
         "SubAccountName": billing.scenario_name,
@@ -239,7 +240,7 @@ def _row(billing: Billing, one: CostSeries, line: Line, month: int) -> dict[str,
         "x_PriceSnapshotId": billing.price_snapshot_id,
         "x_IsProjection": True,
         "x_Option": source.option,
-        "x_CostLine": one.line,
+        "x_CostLine": word,
         "x_Month": month,
         "x_FinancingType": line.financing,
         "x_DepreciationMethod": "straight-line" if one.line == "depreciation" else None,

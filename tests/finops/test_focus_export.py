@@ -47,13 +47,13 @@ def test_buying_is_a_purchase_amortised_and_renting_priced_by_its_model(demo):
     scenarios, _ = demo
     h100 = scenario_focus(scenarios["8x H100 training cluster"], start=date(2027, 1, 1))
     buy = h100[h100["x_Option"] == BUY_OPTION]
-    capex = buy[buy["x_CostLine"] == "capex_systems"].iloc[0]
+    capex = buy[buy["x_CostLine"] == "capex-systems"].iloc[0]
     assert (capex["ChargeCategory"], capex["ChargeFrequency"]) == ("Purchase", "One-Time")
     assert capex["EffectiveCost"] == 0
     assert capex["BilledCost"] > 0 and capex["x_Month"] == 0
     depreciation = buy[buy["x_CostLine"] == "depreciation"]
     assert (depreciation["BilledCost"] == 0).all() and (depreciation["EffectiveCost"] > 0).all()
-    resale = buy[buy["x_CostLine"] == "residual_value"].iloc[0]
+    resale = buy[buy["x_CostLine"] == "residual-value"].iloc[0]
     assert resale["ChargeCategory"] == "Credit" and resale["BilledCost"] < 0 and resale["x_Month"] == 36
     compute = h100[h100["x_CostLine"] == "compute"].groupby("x_Option")["PricingCategory"].first()
     reserved = [name for name in compute.index if "reserved" in name]
