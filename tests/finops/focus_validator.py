@@ -17,7 +17,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from config.worker_process import REPO_ROOT
+from tests.worker import REPO_ROOT
 
 RENAMED = {"Provider": "ProviderName", "Publisher": "PublisherName",
            "InvoiceIssuer": "InvoiceIssuerName", "ResourceID": "ResourceId"}
