@@ -1,4 +1,5 @@
-"""Events other apps write that subscribers hear of: a price alert, once its row is committed."""
+"""Events other apps write that subscribers hear of: a price alert, once its row is committed, and
+a long job (run, plan, report export) that finished."""
 from __future__ import annotations
 
 from typing import Any
@@ -6,9 +7,11 @@ from typing import Any
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
+from core.signals import job_finished
 from notifications.choices import Event
 from notifications.services import notify
 from tco.models import PriceAlert
+from tco.models import Scenario
 
 
 @receiver(post_save, sender=PriceAlert, dispatch_uid="notifications.price_alert")
@@ -27,3 +30,14 @@ def price_alert_saved(sender: type[PriceAlert], instance: PriceAlert, created: b
                "old_price_usd_per_instance_hour": str(instance.old_price_usd_per_instance_hour),
                "new_price_usd_per_instance_hour": str(instance.new_price_usd_per_instance_hour),
                "message": instance.message}})
+
+
+@receiver(job_finished, dispatch_uid="notifications.job_finished")
+def long_job_finished(sender: Any, *, kind: str, job_id: int, scenario_id: int, label: str,
+                      **kwargs: Any) -> None:
+    scenario = Scenario.objects.filter(pk=scenario_id).only("team_id", "name").first()
+    if scenario is None:
+        return
+    notify(event=Event.JOB_FINISHED, team_id=scenario.team_id, scenario_id=scenario_id,
+           subject=f"Finished: {label}", body=f"{label} is done.",
+           payload={"job": {"kind": kind, "id": job_id, "scenario_id": scenario_id, "label": label}})

@@ -14,6 +14,7 @@ from notifications.models import Delivery
 from notifications.models import Subscription
 from tco.models import AlertKind
 from tco.models import PriceAlert
+from tco.models import ProcurementPlan
 from tco.models import Winner
 from teams.models import Role
 from tests.notifications.receivers import SmtpServer
@@ -96,3 +97,20 @@ def test_webhook_urls_must_be_allowed_and_not_internal():
         assert "internal address" in refused("https://localhost:8000/hook")
         assert "must be https" in refused("http://8.8.8.8/x")
         Subscription(team=team("alpha"), channel=Channel.WEBHOOK, address="https://8.8.8.8/x").full_clean()
+
+
+@pytest.mark.django_db
+def test_a_finished_plan_tells_the_teams_subscribers(catalog, django_capture_on_commit_callbacks):
+    from django.core import mail
+
+    from tco.demo import DEMO_PLAN
+    from tco.demo import load_demo
+
+    Subscription.objects.create(team=team("demo"), channel=Channel.EMAIL, address="infra@example.com",
+                                events=["job_finished"])
+    with django_capture_on_commit_callbacks(execute=True):  # the plan's solve and draws run inline
+        load_demo()
+    plan = ProcurementPlan.objects.get(name=DEMO_PLAN["name"])
+    finished = [message for message in mail.outbox if message.to == ["infra@example.com"]]
+    assert [message.subject for message in finished] == [
+        f"Finished: Plan '{plan.name}' of {DEMO_PLAN['scenario']}"]
