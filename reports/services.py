@@ -33,7 +33,7 @@ from django.utils.text import slugify
 from catalog.selectors import source_citations
 from config.queues import Queue
 from core import jobs
-from core.signals import job_finished_on_commit
+from core.signals import job_finished_send
 from reports.builders.excel import build_workbook
 from reports.builders.pdf import build_pdf
 from reports.choices import ExportStatus
@@ -245,7 +245,7 @@ def _store(
         export.file.storage.delete(export.file.name)
     else:
         label = f"{export.get_format_display()} export {export.pk} of {content.meta.scenario_name}"
-        job_finished_on_commit(kind="export", job_id=export.pk, scenario_id=export.scenario_id, label=label)
+        job_finished_send(kind="export", job_id=export.pk, scenario_id=export.scenario_id, label=label)
     export.refresh_from_db()
     return export
 

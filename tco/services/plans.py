@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from config.queues import Queue
 from core import jobs
-from core.signals import job_finished_on_commit
+from core.signals import job_finished_send
 from sites.plan_sites import cooling_media
 from sites.plan_sites import with_site_rows
 from tco.engine.inputs import InputError
@@ -210,7 +210,7 @@ def _finish_if_complete(plan_id: int) -> None:
 
 
 def _finished(plan: ProcurementPlan) -> None:
-    job_finished_on_commit(kind="plan", job_id=plan.pk, scenario_id=plan.scenario_id,
+    job_finished_send(kind="plan", job_id=plan.pk, scenario_id=plan.scenario_id,
                            label=f"Plan '{plan.name}' of {plan.scenario}")
 
 

@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from config.queues import Queue
 from core import jobs
-from core.signals import job_finished_on_commit
+from core.signals import job_finished_send
 from tco import engine
 from tco.models import ACTIVE_STATUSES
 from tco.models import ChunkStatus
@@ -195,7 +195,7 @@ def sweep_run_finish(*, run_id: int) -> None:
     summary = _summary(run, run_part_names(run))
     if SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).update(
             status=RunStatus.DONE, progress=100, finished_at=timezone.now(), summary=summary):
-        job_finished_on_commit(kind="run", job_id=run_id, scenario_id=run.scenario_id,
+        job_finished_send(kind="run", job_id=run_id, scenario_id=run.scenario_id,
                                label=f"{run.get_kind_display()} {run_id} of {run.scenario}")
 
 
