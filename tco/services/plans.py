@@ -211,7 +211,7 @@ def _finish_if_complete(plan_id: int) -> None:
 
 def _finished(plan: ProcurementPlan) -> None:
     job_finished_send(kind="plan", job_id=plan.pk, scenario_id=plan.scenario_id,
-                           label=f"Plan '{plan.name}' of {plan.scenario}")
+                      label=f"Plan '{plan.name}' of {plan.scenario}")
 
 
 def plans_reap(*, now: datetime | None = None) -> jobs.Reaped:

@@ -196,7 +196,7 @@ def sweep_run_finish(*, run_id: int) -> None:
     if SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).update(
             status=RunStatus.DONE, progress=100, finished_at=timezone.now(), summary=summary):
         job_finished_send(kind="run", job_id=run_id, scenario_id=run.scenario_id,
-                               label=f"{run.get_kind_display()} {run_id} of {run.scenario}")
+                          label=f"{run.get_kind_display()} {run_id} of {run.scenario}")
 
 
 def sweep_run_cancel(*, run: SweepRun) -> bool:
