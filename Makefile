@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install services system-packages bench
+.PHONY: run test install services system-packages bench focus-validator
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,6 +14,19 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The FinOps Foundation's FOCUS validator, which the FOCUS export tests run. Its only release
+# (1.0.0) needs numpy<2 and pandas<3, which conflict with the project's pins, so it lives in a
+# virtualenv of its own; multimethod 1.10 is the last its pandera 0.17 imports, pyarrow 20 the
+# last that reads Parquet with numpy 1.
+FOCUS_VENV := .venv-focus
+FOCUS_STAMP := $(FOCUS_VENV)/.installed
+$(FOCUS_STAMP):
+	test -x $(FOCUS_VENV)/bin/python || $(PYTHON) -m venv $(FOCUS_VENV)
+	$(FOCUS_VENV)/bin/python -m pip install --quiet focus-validator==1.0.0 multimethod==1.10 pyarrow==20.0.0
+	touch $(FOCUS_STAMP)
+
+focus-validator: $(FOCUS_STAMP)
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
@@ -29,7 +42,7 @@ services:
 system-packages:
 	./scripts/ensure-system-packages.sh
 
-test: $(STAMP) system-packages services
+test: $(STAMP) $(FOCUS_STAMP) system-packages services
 	$(BIN)/ruff check .
 	$(PY) manage.py makemigrations --check --dry-run --settings config.settings.test
 	$(PY) -m pytest

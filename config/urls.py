@@ -11,6 +11,7 @@ from rest_framework.routers import DefaultRouter
 from catalog.api.urls import router as catalog_router
 from core.favicon import favicon
 from core.health import healthz
+from finops.api.urls import router as finops_router
 from reports.api.urls import router as reports_router
 from sites.api.urls import router as sites_router
 from tco.api.urls import router as tco_router
@@ -18,7 +19,7 @@ from tco.api.urls import router as tco_router
 # /api/v1/ itself lists every endpoint (browsable): the apps' routers' collections and the
 # endpoints that are not collections, by URL name.
 api_root = DefaultRouter()
-for app_router in (catalog_router, tco_router, reports_router, sites_router):
+for app_router in (catalog_router, tco_router, reports_router, sites_router, finops_router):
     api_root.registry.extend(app_router.registry)
 ENDPOINTS = {
     "evaluate": "evaluate", "sizing": "sizing", "sizing/presets": "sizing-presets",
@@ -36,6 +37,7 @@ urlpatterns = [
     path("api/v1/", include("tco.api.urls")),
     path("api/v1/", include("reports.api.urls")),
     path("api/v1/", include("sites.api.urls")),
+    path("api/v1/", include("finops.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves its start-up script as a file, so the CSP needs no inline script.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),

@@ -18,15 +18,23 @@ from django.utils.html import format_html
 from reports.choices import ExportStatus
 from reports.choices import PaperSize
 from reports.choices import ReportFormat
+from reports.finops.admin_actions import focus_csv_selected
+from reports.finops.admin_actions import focus_parquet_selected
+from reports.finops.admin_actions import opencost_selected
+from reports.finops.admin_actions import plan_focus_csv_selected
+from reports.finops.admin_actions import plan_focus_parquet_selected
+from reports.finops.admin_actions import skypilot_selected
 from reports.models import ReportExport
 from reports.responses import side_by_side_pdf_response
 from reports.responses import side_by_side_workbook_response
 from reports.services import report_export_regenerate
 from reports.services import report_export_request
 from reports.services import report_file_name
+from tco.admin.plans import ProcurementPlanAdmin
 from tco.admin.scenarios import ScenarioAdmin
 from tco.charts.canvas import inline_svg
 from tco.charts.side_by_side import side_by_side_figure
+from tco.models import ProcurementPlan
 from tco.models import Scenario
 from tco.services.side_by_side import SideBySideError
 from tco.services.side_by_side import side_by_side
@@ -165,7 +173,8 @@ class ScenarioWithReportsAdmin(ScenarioAdmin):
 
     inlines = [*ScenarioAdmin.inlines, ReportExportInline]
     actions = ["side_by_side_selected", "side_by_side_pdf_selected", *ScenarioAdmin.actions,
-               export_excel, export_pdf]
+               export_excel, export_pdf, focus_csv_selected, focus_parquet_selected, opencost_selected,
+               skypilot_selected]
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -216,5 +225,13 @@ class ScenarioWithReportsAdmin(ScenarioAdmin):
         return side_by_side_pdf_response(columns, author=str(request.user))
 
 
+class PlanWithExportsAdmin(ProcurementPlanAdmin):
+    """The plan admin with its FOCUS projection downloads."""
+
+    actions = [*(ProcurementPlanAdmin.actions or ()), plan_focus_csv_selected, plan_focus_parquet_selected]
+
+
 admin.site.unregister(Scenario)
 admin.site.register(Scenario, ScenarioWithReportsAdmin)
+admin.site.unregister(ProcurementPlan)
+admin.site.register(ProcurementPlan, PlanWithExportsAdmin)

@@ -110,6 +110,8 @@ class ReportContent:
     monte_carlo: tuple[RecordedRun, ...] = ()
     sizing: SizingSummary | None = None
     plans: tuple[RecordedPlan, ...] = ()
+    # The FOCUS projection of a stored scenario's options (the workbook's FOCUS sheet).
+    focus: pd.DataFrame | None = field(default=None, compare=False)
 
     @property
     def inputs(self) -> engine.Scenario:

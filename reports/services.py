@@ -33,6 +33,7 @@ from django.utils.text import slugify
 from catalog.selectors import source_citations
 from config.queues import Queue
 from core import jobs
+from core.signals import job_finished_send
 from reports.builders.excel import build_workbook
 from reports.builders.pdf import build_pdf
 from reports.choices import ExportStatus
@@ -45,6 +46,7 @@ from reports.content import ReportContent
 from reports.content import ReportMeta
 from reports.content import SizingSummary
 from reports.content import key_figures
+from reports.finops.projections import scenario_focus
 from reports.formatting import timestamp
 from reports.models import ReportExport
 from tco import engine
@@ -199,6 +201,7 @@ def report_content_for(
         monte_carlo=_latest_runs(scenario, RunKind.MONTE_CARLO),
         sizing=_sizing(evaluation),
         plans=_latest_plan(scenario),
+        focus=scenario_focus(pinned, evaluation=evaluation),
     )
 
 
@@ -240,6 +243,9 @@ def _store(
     )
     if not recorded:
         export.file.storage.delete(export.file.name)
+    else:
+        label = f"{export.get_format_display()} export {export.pk} of {content.meta.scenario_name}"
+        job_finished_send(kind="export", job_id=export.pk, scenario_id=export.scenario_id, label=label)
     export.refresh_from_db()
     return export
 

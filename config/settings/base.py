@@ -51,6 +51,8 @@ INSTALLED_APPS = [
     "tco",
     "reports",
     "sites.apps.SitesConfig",
+    "notifications",
+    "finops",
 ]
 
 MIDDLEWARE = [
@@ -330,3 +332,23 @@ REPRICE_BREAKEVEN_THRESHOLD_MONTHS = env.int("REPRICE_BREAKEVEN_THRESHOLD_MONTHS
 # Four eyes: an approver may not approve a scenario version they created or edited. A one-person
 # team sets this to allow it (the approval still records who signed, and the pinned prices).
 SCENARIO_SELF_APPROVAL = env.bool("SCENARIO_SELF_APPROVAL", default=False)
+
+# Alerts that reach people (notifications/): e-mail through SMTP, webhooks signed with
+# HMAC-SHA256 and only to the hosts listed here (names, ".domain" suffixes or "*" for any public
+# host; an internal address only when listed itself). A failed delivery is retried after
+# NOTIFY_RETRY_BASE_S x 2^n seconds, at most NOTIFY_MAX_ATTEMPTS attempts in all.
+EMAIL_HOST = env.str("EMAIL_HOST", default="127.0.0.1")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="tco-alerts@localhost")
+NOTIFY_WEBHOOK_ALLOWED_HOSTS = env.list("NOTIFY_WEBHOOK_ALLOWED_HOSTS", default=[])
+NOTIFY_WEBHOOK_TIMEOUT_S = env.float("NOTIFY_WEBHOOK_TIMEOUT_S", default=10.0)
+NOTIFY_MAX_ATTEMPTS = env.int("NOTIFY_MAX_ATTEMPTS", default=6)
+NOTIFY_RETRY_BASE_S = env.float("NOTIFY_RETRY_BASE_S", default=30.0)
+# Actual costs against the plan (finops/): a month whose actual total is off its projection by
+# more than this share (and this many dollars) alerts the team.
+VARIANCE_ALERT_SHARE = env.float("VARIANCE_ALERT_SHARE", default=0.10)
+VARIANCE_ALERT_MIN_USD = env.float("VARIANCE_ALERT_MIN_USD", default=100.0)

@@ -17,6 +17,8 @@ STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.s
 # this off so the tasks it queues in turn go through the broker too.
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)  # noqa: F405
 CELERY_TASK_EAGER_PROPAGATES = True
+# Webhook retries a second apart, not minutes (a test's receiver fails twice, then accepts).
+NOTIFY_RETRY_BASE_S = env.float("NOTIFY_RETRY_BASE_S", default=0.5)  # noqa: F405
 
 # Serve static files from the apps directly; no collectstatic needed outside production.
 WHITENOISE_AUTOREFRESH = True

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from config.queues import Queue
 from core import jobs
+from core.signals import job_finished_send
 from sites.plan_sites import cooling_media
 from sites.plan_sites import with_site_rows
 from tco.engine.inputs import InputError
@@ -162,6 +163,7 @@ def plan_solve(*, plan_id: int) -> None:
         if uncertainty is None or not result["feasible"]:
             ProcurementPlan.objects.filter(pk=plan_id).update(
                 status=PlanStatus.DONE, result=result, solved_at=now, finished_at=now)
+            _finished(plan)
             return
         draws = uncertainty[0]
         starts = range(0, draws, DRAWS_PER_CHUNK)
@@ -224,8 +226,14 @@ def _finish_if_complete(plan_id: int) -> None:
             by_case.setdefault(name, []).extend(values)
     arrays = {name: np.asarray(values) for name, values in by_case.items()}
     summary = summarise(arrays.pop("plan"), arrays, plan.result.get("best_baseline"))
-    ProcurementPlan.objects.filter(pk=plan_id, status=PlanStatus.DRAWING).update(
-        status=PlanStatus.DONE, uncertainty=summary, finished_at=timezone.now())
+    if ProcurementPlan.objects.filter(pk=plan_id, status=PlanStatus.DRAWING).update(
+            status=PlanStatus.DONE, uncertainty=summary, finished_at=timezone.now()):
+        _finished(plan)
+
+
+def _finished(plan: ProcurementPlan) -> None:
+    job_finished_send(kind="plan", job_id=plan.pk, scenario_id=plan.scenario_id,
+                      label=f"Plan '{plan.name}' of {plan.scenario}")
 
 
 def plans_reap(*, now: datetime | None = None) -> jobs.Reaped:

@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from config.queues import Queue
 from core import jobs
+from core.signals import job_finished_send
 from tco import engine
 from tco.models import ACTIVE_STATUSES
 from tco.models import ChunkStatus
@@ -192,8 +193,10 @@ def sweep_run_finish(*, run_id: int) -> None:
         return
     run = SweepRun.objects.get(pk=run_id)
     summary = _summary(run, run_part_names(run))
-    SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).update(
-        status=RunStatus.DONE, progress=100, finished_at=timezone.now(), summary=summary)
+    if SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).update(
+            status=RunStatus.DONE, progress=100, finished_at=timezone.now(), summary=summary):
+        job_finished_send(kind="run", job_id=run_id, scenario_id=run.scenario_id,
+                          label=f"{run.get_kind_display()} {run_id} of {run.scenario}")
 
 
 def sweep_run_cancel(*, run: SweepRun) -> bool:

@@ -14,6 +14,8 @@ from reports.builders.excel.bill_of_materials import write_bill_of_materials
 from reports.builders.excel.buy_sheet import write_buy_amounts
 from reports.builders.excel.buy_sheet import write_buy_sheet
 from reports.builders.excel.comparison import write_comparison
+from reports.builders.excel.focus_sheet import FOCUS_SHEET
+from reports.builders.excel.focus_sheet import write_focus_sheet
 from reports.builders.excel.footprint import write_footprint
 from reports.builders.excel.grid import Book
 from reports.builders.excel.plan_sheet import write_plan_sheet
@@ -65,6 +67,8 @@ def build_workbook(content: ReportContent) -> bytes:
     comparison = write_comparison(sheets["Comparison"], content)
     write_summary(sheets["Summary"], content, comparison)
     write_prices(sheets["Prices"], content)
+    if content.focus is not None:
+        write_focus_sheet(wb.create_sheet(FOCUS_SHEET), content.focus)
     add_recorded_sheets(wb, content)
     for plan in content.plans:
         write_plan_sheet(wb.create_sheet("Procurement plan"), plan)

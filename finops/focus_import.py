@@ -1,0 +1,124 @@
+"""Read a FOCUS cost file (CSV or Parquet) into rows to store, or refuse it naming row and column.
+
+A file is taken whole or not at all: every problem is collected (the first ``MAX_PROBLEMS``), and
+``FocusFileError`` lists them; nothing is stored. Rows are numbered as a spreadsheet shows them
+(the header is row 1, the first cost row row 2).
+
+Money is in US dollars: a BillingCurrency without an exchange rate (any other, until issue 26
+adds rates) is refused. FOCUS 1.3's ServiceProviderName is read where ProviderName is missing.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from datetime import date
+from datetime import datetime
+from decimal import Decimal
+from decimal import InvalidOperation
+from typing import Any
+
+import pandas as pd
+
+from reports.finops.pricing_terms import BILLING_CURRENCY
+
+REQUIRED = ("BilledCost", "BillingCurrency", "ChargeCategory", "ChargePeriodStart", "ProviderName")
+CHARGE_CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")
+RATES_TO_USD = {BILLING_CURRENCY: Decimal(1)}  # the one place issue 26's currencies extend
+MAX_PROBLEMS = 20
+MAX_ROWS = 1_000_000
+
+
+class FocusFileError(ValueError):
+    """A FOCUS file that cannot be imported; ``problems`` says where and why."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class CostRow:
+    month: date
+    charge_period_start: datetime
+    billed_usd: Decimal
+    effective_usd: Decimal | None
+    charge_category: str
+    provider: str
+    service_name: str
+    sku_id: str
+    resource_id: str
+    option: str
+
+
+def read_focus_file(name: str, content: bytes) -> list[CostRow]:
+    """The file's cost rows, or FocusFileError naming each bad row and column."""
+    try:
+        if name.lower().endswith(".parquet"):
+            frame = pd.read_parquet(io.BytesIO(content)).astype("string")
+        else:
+            frame = pd.read_csv(io.BytesIO(content), dtype="string", keep_default_na=False)
+    except Exception as exc:  # any reader's error: the file is not a table we can read
+        raise FocusFileError([f"the file is not a readable CSV or Parquet table ({exc})"]) from exc
+    if "ProviderName" not in frame.columns and "ServiceProviderName" in frame.columns:
+        frame = frame.rename(columns={"ServiceProviderName": "ProviderName"})
+    missing = [column for column in REQUIRED if column not in frame.columns]
+    if missing:
+        raise FocusFileError([f"column {column} is missing (FOCUS requires it)" for column in missing])
+    if frame.empty:
+        raise FocusFileError(["the file has no cost rows"])
+    if len(frame) > MAX_ROWS:
+        raise FocusFileError([f"the file has {len(frame):,} rows; import at most {MAX_ROWS:,} at a time"])
+    rows, problems = [], []
+    for index, record in enumerate(frame.fillna("").to_dict("records"), start=2):
+        row, row_problems = _row(record, index)
+        problems += row_problems
+        if row is not None:
+            rows.append(row)
+        if len(problems) >= MAX_PROBLEMS:
+            problems.append(f"... stopped after {MAX_PROBLEMS} problems")
+            break
+    if problems:
+        raise FocusFileError(problems)
+    return rows
+
+
+def _row(record: dict[str, Any], number: int) -> tuple[CostRow | None, list[str]]:
+    problems = []
+
+    def problem(column: str, why: str) -> None:
+        problems.append(f"row {number}, column {column}: {why}")
+
+    billed = _decimal(record["BilledCost"])
+    if billed is None:
+        problem("BilledCost", f"'{record['BilledCost']}' is not a number")
+    effective = _decimal(record.get("EffectiveCost", "")) if record.get("EffectiveCost", "") else None
+    currency = record["BillingCurrency"].strip()
+    if currency not in RATES_TO_USD:
+        problem("BillingCurrency", f"no exchange rate for '{currency}' (known: {', '.join(RATES_TO_USD)})")
+    category = record["ChargeCategory"].strip()
+    if category not in CHARGE_CATEGORIES:
+        problem("ChargeCategory", f"'{category}' is not one of {', '.join(CHARGE_CATEGORIES)}")
+    start = pd.to_datetime(record["ChargePeriodStart"], utc=True, errors="coerce")
+    if pd.isna(start):
+        problem("ChargePeriodStart", f"'{record['ChargePeriodStart']}' is not a date and time")
+    provider = record["ProviderName"].strip()
+    if not provider:
+        problem("ProviderName", "is empty")
+    if problems:
+        return None, problems
+    rate = RATES_TO_USD[currency]
+    moment = start.to_pydatetime()
+    return CostRow(
+        month=moment.date().replace(day=1), charge_period_start=moment, billed_usd=billed * rate,
+        effective_usd=None if effective is None else effective * rate, charge_category=category,
+        provider=provider, service_name=record.get("ServiceName", "")[:200],
+        sku_id=record.get("SkuId", "")[:200], resource_id=record.get("ResourceId", "")[:500],
+        option=record.get("x_Option", "")[:500]), []
+
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        value = Decimal(text.strip())
+    except (InvalidOperation, AttributeError):
+        return None
+    return value if value.is_finite() else None

@@ -1,0 +1,102 @@
+"""Admin actions that download FinOps files: FOCUS projections of the selected scenarios or plans
+(CSV, Parquet) and the owned fleet's OpenCost and SkyPilot price sheets of one scenario."""
+from __future__ import annotations
+
+import pandas as pd
+from django.contrib import admin
+from django.contrib import messages
+from django.http import HttpRequest
+from django.http import HttpResponse
+from django.utils import timezone
+
+from reports.finops.focus import focus_csv
+from reports.finops.focus import focus_parquet
+from reports.finops.opencost import opencost_default_json
+from reports.finops.opencost import owned_rate
+from reports.finops.opencost import skypilot_config
+from reports.finops.projections import plan_focus
+from reports.finops.projections import scenario_focus
+from tco.models import PlanStatus
+from tco.services.engine_inputs import ScenarioInputError
+
+
+def _download(body: bytes | str, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _scenario_frames(modeladmin, request, queryset) -> pd.DataFrame | None:
+    try:
+        return pd.concat([scenario_focus(scenario) for scenario in queryset.select_related("team")],
+                         ignore_index=True)
+    except ScenarioInputError as exc:
+        modeladmin.message_user(request, f"Cannot export: {exc}", messages.ERROR)
+        return None
+
+
+def _stamp() -> str:
+    return timezone.localdate().isoformat()
+
+
+@admin.action(description="FOCUS 1.2 projection (CSV)", permissions=["view"])
+def focus_csv_selected(modeladmin, request: HttpRequest, queryset):
+    frame = _scenario_frames(modeladmin, request, queryset)
+    return None if frame is None else _download(focus_csv(frame), "text/csv", f"focus-{_stamp()}.csv")
+
+
+@admin.action(description="FOCUS 1.2 projection (Parquet)", permissions=["view"])
+def focus_parquet_selected(modeladmin, request: HttpRequest, queryset):
+    frame = _scenario_frames(modeladmin, request, queryset)
+    return None if frame is None else _download(focus_parquet(frame), "application/vnd.apache.parquet",
+                                                f"focus-{_stamp()}.parquet")
+
+
+def _one(modeladmin, request, queryset):
+    if queryset.count() != 1:
+        modeladmin.message_user(request, "Select one scenario: a price sheet prices one owned fleet.",
+                                messages.ERROR)
+        return None
+    try:
+        return owned_rate(queryset.get())
+    except ScenarioInputError as exc:
+        modeladmin.message_user(request, f"Cannot price: {exc}", messages.ERROR)
+        return None
+
+
+@admin.action(description="OpenCost default.json of the owned fleet", permissions=["view"])
+def opencost_selected(modeladmin, request: HttpRequest, queryset):
+    rate = _one(modeladmin, request, queryset)
+    return None if rate is None else _download(opencost_default_json(rate), "application/json",
+                                               f"scenario-{rate.scenario_id}-opencost-default.json")
+
+
+@admin.action(description="SkyPilot Kubernetes pricing of the owned fleet", permissions=["view"])
+def skypilot_selected(modeladmin, request: HttpRequest, queryset):
+    rate = _one(modeladmin, request, queryset)
+    return None if rate is None else _download(skypilot_config(rate), "application/yaml",
+                                               f"scenario-{rate.scenario_id}-skypilot-config.yaml")
+
+
+def _plan_frames(modeladmin, request, queryset) -> pd.DataFrame | None:
+    plans = list(queryset.select_related("scenario__team"))
+    unsolved = [plan.name for plan in plans
+                if plan.status != PlanStatus.DONE or not (plan.result or {}).get("feasible")]
+    if unsolved:
+        modeladmin.message_user(request, f"Not solved, nothing to export: {', '.join(unsolved)}",
+                                messages.ERROR)
+        return None
+    return pd.concat([plan_focus(plan) for plan in plans], ignore_index=True)
+
+
+@admin.action(description="FOCUS 1.2 projection (CSV)", permissions=["view"])
+def plan_focus_csv_selected(modeladmin, request: HttpRequest, queryset):
+    frame = _plan_frames(modeladmin, request, queryset)
+    return None if frame is None else _download(focus_csv(frame), "text/csv", f"plan-focus-{_stamp()}.csv")
+
+
+@admin.action(description="FOCUS 1.2 projection (Parquet)", permissions=["view"])
+def plan_focus_parquet_selected(modeladmin, request: HttpRequest, queryset):
+    frame = _plan_frames(modeladmin, request, queryset)
+    return None if frame is None else _download(focus_parquet(frame), "application/vnd.apache.parquet",
+                                                f"plan-focus-{_stamp()}.parquet")

@@ -1,0 +1,40 @@
+"""In which currency a projected cost is billed, and its list and contracted figures.
+
+The engine computes in US dollars at the prices a scenario gives; nothing here knows a list
+price that differs from the one costed, so ListCost = ContractedCost = BilledCost. Currencies and
+list-versus-contracted prices (issue 26) extend this module only: every FOCUS row takes its
+cost columns from ``cost_columns``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BILLING_CURRENCY = "USD"
+# Costs are written to the micro-dollar so that a month's rows add up to its cash flow to the cent.
+COST_DECIMALS = 6
+
+
+@dataclass(frozen=True)
+class CostTerms:
+    """How one cost line is billed: whether its cost is effective now or spread over usage."""
+
+    amortised: bool = False  # a purchase covering future usage: EffectiveCost 0 (FOCUS 1.2)
+
+
+def cost_columns(billed_usd: float, quantity: float | None, terms: CostTerms = CostTerms()) -> dict:
+    """BilledCost, EffectiveCost, ListCost, ContractedCost and their unit prices of one row."""
+    billed = round(billed_usd, COST_DECIMALS)
+    unit = round(billed / quantity, COST_DECIMALS) if quantity else None
+    return {
+        "BillingCurrency": BILLING_CURRENCY,
+        "PricingCurrency": BILLING_CURRENCY,
+        "BilledCost": billed,
+        "EffectiveCost": 0.0 if terms.amortised else billed,
+        "ListCost": billed,
+        "ContractedCost": billed,
+        "ListUnitPrice": unit,
+        "ContractedUnitPrice": unit,
+        "PricingCurrencyListUnitPrice": unit,
+        "PricingCurrencyContractedUnitPrice": unit,
+        "PricingCurrencyEffectiveCost": 0.0 if terms.amortised else billed,
+    }

@@ -1,0 +1,116 @@
+"""Actual costs against an approved plan: a FOCUS file imported for the team, compared month by
+month, by option, by provider and in total, with an alert on the month off by more than 10 %;
+a bad file is refused naming row and column, and nothing is imported."""
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from django.core import mail
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from finops.models import ActualCost
+from finops.models import CostImport
+from finops.models import VarianceAlert
+from notifications.choices import Channel
+from notifications.models import Subscription
+from reports.finops.focus import focus_csv
+from reports.finops.projections import plan_focus
+from tco.services.scenarios import scenario_approve
+
+START = date(2027, 1, 1)
+
+
+@pytest.fixture
+def approved_plan(demo, admin_user):
+    scenarios, plan = demo
+    scenario_approve(scenario=plan.scenario, approved_by=admin_user)
+    plan.refresh_from_db()
+    return plan
+
+
+@pytest.fixture
+def client(admin_user):
+    client = APIClient()
+    client.force_authenticate(admin_user)
+    return client
+
+
+def upload(client, name: str, content: bytes, team: str = "demo"):
+    return client.post("/api/v1/cost-imports/", {"team": team, "file": SimpleUploadedFile(name, content)},
+                       format="multipart")
+
+
+@pytest.mark.django_db
+def test_an_imported_focus_file_shows_its_variance_against_the_approved_plan(
+        approved_plan, client, django_capture_on_commit_callbacks):
+    plan = approved_plan
+    Subscription.objects.create(team=plan.scenario.team, channel=Channel.EMAIL,
+                                address="finance@example.com")
+    target = client.post("/api/v1/cost-targets/",
+                         {"team": "demo", "plan": plan.pk, "starts_on": "2027-01-01"}, format="json")
+    assert target.status_code == 201, target.json()
+    # What was spent in the plan's first four months: as projected, but AWS billed 30 % more in
+    # March 2027; the AWS bill names no option of ours (matched by provider).
+    projected = plan_focus(plan, start=START)
+    actual = projected[projected["x_Month"] < 4].copy()
+    aws = actual["ProviderName"] == "AWS"
+    march = actual["x_Month"] == 2
+    actual.loc[aws & march, "BilledCost"] *= 1.3
+    actual.loc[aws, "x_Option"] = None
+    expected_extra = round(0.3 * float(projected[(projected["ProviderName"] == "AWS")
+                                                 & (projected["x_Month"] == 2)]["BilledCost"].sum()), 2)
+    assert expected_extra > 100  # the month is worth an alert
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(client, "bills-2027-q1.csv", focus_csv(actual))
+    assert response.status_code == 201, response.json()
+    assert response.json()["rows"] == len(actual)
+
+    found = client.get(f"/api/v1/cost-targets/{target.json()['id']}/variance/").json()
+    months = {row["month"]: row for row in found["months"]}
+    assert list(months) == ["2027-01-01", "2027-02-01", "2027-03-01", "2027-04-01"]
+    assert months["2027-03-01"]["variance_usd"] == pytest.approx(expected_extra, abs=0.02)
+    assert months["2027-03-01"]["over_threshold"]
+    assert all(abs(months[m]["variance_usd"]) < 0.02 for m in ("2027-01-01", "2027-02-01", "2027-04-01"))
+    providers = {row["provider"]: row for row in found["by_provider"]}
+    assert providers["AWS"]["variance_usd"] == pytest.approx(expected_extra, abs=0.02)
+    assert found["total"]["variance_usd"] == pytest.approx(expected_extra, abs=0.02)
+    assert {row["option"] for row in found["by_option"]} <= set(projected["x_Option"])
+
+    (alert,) = VarianceAlert.objects.all()
+    assert alert.month == date(2027, 3, 1) and "over by" in alert.message
+    (sent,) = mail.outbox
+    assert sent.subject == f"Variance alert: {plan.scenario.name}, 2027-03"
+    assert sent.to == ["finance@example.com"]
+
+    pdf = client.get(f"/api/v1/cost-targets/{target.json()['id']}/variance-pdf/")
+    assert pdf.status_code == 200 and pdf.content[:5] == b"%PDF-"
+
+
+@pytest.mark.django_db
+def test_a_bad_focus_file_is_refused_naming_row_and_column_and_nothing_is_imported(approved_plan, client):
+    frame = plan_focus(approved_plan, start=START).head(3).copy()
+    frame["BillingCurrency"] = frame["BillingCurrency"].astype(object)
+    frame["ChargeCategory"] = frame["ChargeCategory"].astype(object)
+    frame.iloc[1, frame.columns.get_loc("BillingCurrency")] = "EUR"  # row 3 of the file
+    frame.iloc[2, frame.columns.get_loc("ChargeCategory")] = "Rental"  # row 4
+    content = focus_csv(frame)
+    response = upload(client, "bill.csv", content)
+    assert response.status_code == 400
+    assert response.json() == {"file": [
+        "row 3, column BillingCurrency: no exchange rate for 'EUR' (known: USD)",
+        "row 4, column ChargeCategory: 'Rental' is not one of Usage, Purchase, Tax, Credit, Adjustment"]}
+    missing = focus_csv(frame.drop(columns=["BilledCost"]))
+    assert upload(client, "bill.csv", missing).json() == {
+        "file": ["column BilledCost is missing (FOCUS requires it)"]}
+    assert not CostImport.objects.exists() and not ActualCost.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_target_must_be_approved(demo, client):
+    _, plan = demo
+    response = client.post("/api/v1/cost-targets/",
+                           {"team": "demo", "plan": plan.pk, "starts_on": "2027-01-01"}, format="json")
+    assert response.status_code == 400
+    assert "approved scenario only" in response.json()["plan"][0]
