@@ -18,6 +18,7 @@ install: $(STAMP)
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_catalog
+	$(PY) manage.py load_exchange_rates --since 2024-01-01
 	$(PY) manage.py load_demo
 	$(PY) manage.py ensure_demo_admin
 	PATH="$(CURDIR)/$(BIN):$$PATH" DJANGO_SETTINGS_MODULE=config.settings.local \

@@ -21,6 +21,7 @@ from tco import engine
 from tco.engine.figures import finite_or_none
 from tco.engine.figures import scalar
 from tco.engine.vocabulary import input_label
+from tco.services.cash_flows import CashFlowTable
 from tco.services.engine_inputs import Assumption
 from tco.services.engine_inputs import EvaluationWarning
 from tco.services.engine_inputs import PriceUsed
@@ -110,6 +111,9 @@ class ReportContent:
     monte_carlo: tuple[RecordedRun, ...] = ()
     sizing: SizingSummary | None = None
     plans: tuple[RecordedPlan, ...] = ()
+    # Cash flows by fiscal year (tco/services/cash_flows.py), for a stored scenario.
+    fiscal_years: CashFlowTable | None = None
+    fiscal_quarters: CashFlowTable | None = None
 
     @property
     def inputs(self) -> engine.Scenario:
