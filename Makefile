@@ -31,6 +31,7 @@ focus-validator: $(FOCUS_STAMP)
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_catalog
+	$(PY) manage.py load_exchange_rates --since 2024-01-01
 	$(PY) manage.py load_demo
 	$(PY) manage.py ensure_demo_admin
 	PATH="$(CURDIR)/$(BIN):$$PATH" DJANGO_SETTINGS_MODULE=config.settings.local \

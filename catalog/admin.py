@@ -28,6 +28,7 @@ from catalog.models import AcceleratorPowerCap
 from catalog.models import AcceleratorThroughput
 from catalog.models import CloudOffering
 from catalog.models import CoolingTechnology
+from catalog.models import ExchangeRate
 from catalog.models import FacilityProfile
 from catalog.models import PowerDensityReference
 from catalog.models import PricePoint
@@ -397,3 +398,19 @@ class ThroughputMeasurementAdmin(SourcedRowAdmin):
     @admin.display(description="requests in flight", ordering="concurrency")
     def load(self, obj: ThroughputMeasurement) -> str:
         return "all queued" if obj.concurrency is None else f"{obj.concurrency:,.0f}"
+
+
+@admin.register(ExchangeRate)
+class ExchangeRateAdmin(HiddenRowsNotFoundMixin, VisibleRowsAdminMixin, StaffWritesAdminMixin,
+                        admin.ModelAdmin):
+    """Dated exchange rates: the ECB's (public) and a team's own, each with its source. A rate
+    is history: a correction is a new row with its own source."""
+
+    list_display = ("on", "base", "quote", "rate", "source", "team")
+    list_filter = ("base", "quote", ("source", ListedRowsFilter), ("team", ListedRowsFilter))
+    date_hierarchy = "on"
+    autocomplete_fields = ("source",)
+    list_select_related = ("source", "team")
+
+    def has_change_permission(self, request: HttpRequest, obj: ExchangeRate | None = None) -> bool:
+        return False

@@ -681,7 +681,9 @@ class FacilityProfile(CatalogEntry):
     )
 
     kind = models.CharField(max_length=16, choices=FacilityKind.choices)
-    electricity_usd_per_kwh = _figure(8, 4, null=False, verbose_name="electricity (USD per kWh)")
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.USD,
+                                help_text="Currency of the profile's money figures (ISO 4217).")
+        electricity_usd_per_kwh = _figure(8, 4, null=False, verbose_name="electricity (USD per kWh)")
     pue = models.DecimalField(max_digits=4, decimal_places=2, verbose_name="PUE",
                               help_text="Power usage effectiveness (>= 1).")
     colocation_usd_per_kw_month = _figure(10, 2, verbose_name="colocation (USD per kW-month)",
@@ -793,6 +795,8 @@ class TokenApiPrice(models.Model):
     usd_per_million_output = models.DecimalField(max_digits=12, decimal_places=4,
                                                  verbose_name="output (USD per million tokens)",
                                                  validators=[validate_not_negative])
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.USD,
+                                help_text="Currency of the prices per million tokens (ISO 4217).")
     as_of = models.DateField(help_text="Date the prices apply from.")
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="token_api_prices")
     is_example = models.BooleanField(
@@ -1005,3 +1009,7 @@ class ThroughputMeasurement(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+# Exchange rates live in their own module; importing them here registers the model with the app.
+from catalog.exchange_rates.models import ExchangeRate  # noqa: E402,F401

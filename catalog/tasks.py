@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from catalog.exchange_rates import ecb
+from catalog.exchange_rates.services import refresh_ecb_rates
 from catalog.models import RefreshStatus
 from catalog.pricefeeds import UpstreamHTTPError
 from catalog.quote_imports import QUOTE_IMPORT_JOBS
@@ -68,3 +70,14 @@ def jobs_reap_task() -> None:
     """Try again, or fail, the price refreshes and quote imports whose worker died (periodic)."""
     refresh_jobs_reap()
     quote_imports_reap()
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    **transient_retries(max_retries=len(UPSTREAM_RETRY_DELAYS_S)),
+)
+def refresh_exchange_rates_task(url: str = ecb.HISTORY_90_DAYS_XML_URL) -> int:
+    """Store the ECB's euro reference rates (the last 90 days, so a missed day fills in);
+    returns how many rows were new. Send it with ``queue=Queue.REFRESH``."""
+    return refresh_ecb_rates(url)

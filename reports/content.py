@@ -21,6 +21,7 @@ from tco import engine
 from tco.engine.figures import finite_or_none
 from tco.engine.figures import scalar
 from tco.engine.vocabulary import input_label
+from tco.services.cash_flows import CashFlowTable
 from tco.services.engine_inputs import Assumption
 from tco.services.engine_inputs import EvaluationWarning
 from tco.services.engine_inputs import PriceUsed
@@ -112,6 +113,9 @@ class ReportContent:
     plans: tuple[RecordedPlan, ...] = ()
     # The FOCUS projection of a stored scenario's options (the workbook's FOCUS sheet).
     focus: pd.DataFrame | None = field(default=None, compare=False)
+    # Cash flows by fiscal year (tco/services/cash_flows.py), for a stored scenario.
+    fiscal_years: CashFlowTable | None = None
+    fiscal_quarters: CashFlowTable | None = None
 
     @property
     def inputs(self) -> engine.Scenario:

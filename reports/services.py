@@ -55,6 +55,7 @@ from tco.models import RunKind
 from tco.models import RunStatus
 from tco.models import Scenario
 from tco.models import SweepRun
+from tco.services.cash_flows import cash_flow_table
 from tco.services.engine_inputs import PriceUsed
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation
@@ -202,6 +203,8 @@ def report_content_for(
         sizing=_sizing(evaluation),
         plans=_latest_plan(scenario),
         focus=scenario_focus(pinned, evaluation=evaluation),
+        fiscal_years=cash_flow_table(pinned, evaluation, "year"),
+        fiscal_quarters=cash_flow_table(pinned, evaluation, "quarter"),
     )
 
 

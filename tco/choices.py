@@ -94,3 +94,14 @@ class ChunkStatus(models.TextChoices):
     PENDING = "pending", "Pending"
     RUNNING = "running", "Running"
     DONE = "done", "Done"
+
+
+class TaxDepreciation(models.TextChoices):
+    """How the tax return depreciates owned systems (the books use straight line, see
+    tco/engine/tax.py for the tables)."""
+
+    STRAIGHT_LINE = "straight_line", "Straight line over the tax life"
+    DECLINING_BALANCE = "declining_balance", "Declining balance, switching to straight line"
+    MACRS_3 = "macrs_3", "MACRS 3-year, half-year convention"
+    MACRS_5 = "macrs_5", "MACRS 5-year, half-year convention"
+    MACRS_7 = "macrs_7", "MACRS 7-year, half-year convention"

@@ -3,9 +3,12 @@ what they may do with the team's scenarios, runs, reports, alerts and quotes."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from catalog.choices import Currency
 from teams.finance_defaults import FINANCE_DEFAULTS
 from teams.finance_defaults import FinanceFigure
 
@@ -29,9 +32,23 @@ class Team(models.Model):
 
     name = models.CharField(max_length=200, unique=True)
     slug = models.SlugField(max_length=64, unique=True, help_text="How the API names the team.")
+    reporting_currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.USD,
+        help_text="The currency the team's figures are reported in (ISO 4217); inputs in other "
+                  "currencies are converted at the rate of their date.")
+    fiscal_year_start_month = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(12)],
+        help_text="The month the team's fiscal year starts in (1 = January, 7 = July).")
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(reporting_currency__in=Currency.values),
+                                   name="team_reporting_currency_known"),
+            models.CheckConstraint(condition=Q(fiscal_year_start_month__gte=1)
+                                   & Q(fiscal_year_start_month__lte=12),
+                                   name="team_fiscal_year_start_month_1_12"),
+        ]
 
     def __str__(self) -> str:
         return self.name

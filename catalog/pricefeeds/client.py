@@ -101,6 +101,10 @@ class HttpClient:
         response = self._send("GET", url, provider=provider, headers=headers)
         return decode_json(response.content, provider=provider, record=response.url)
 
+    def get_bytes(self, url: str, *, provider: str) -> bytes:
+        """GET a small document (an XML or CSV file) whole."""
+        return self._send("GET", url, provider=provider).content
+
     def post_json(
         self,
         url: str,

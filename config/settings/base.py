@@ -239,6 +239,7 @@ SPECTACULAR_SETTINGS = {
         "SystemKindEnum": "catalog.choices.SystemKind",
         "FacilityKindEnum": "catalog.choices.FacilityKind",
         "RunKindEnum": "tco.choices.RunKind",
+        "CurrencyEnum": "catalog.choices.Currency",
     },
 }
 
@@ -315,7 +316,7 @@ RUNPOD_API_KEY = env.str("RUNPOD_API_KEY", default="")
 # or a command names: the providers' endpoints, plus a deployment's own mirror if it has one.
 PRICE_FEED_HOSTS = env.list("PRICE_FEED_HOSTS", default=[
     "pricing.us-east-1.amazonaws.com", "prices.azure.com", "cloudbilling.googleapis.com",
-    "cloud.lambda.ai", "api.runpod.io",
+    "cloud.lambda.ai", "api.runpod.io", "www.ecb.europa.eu",
 ])
 # The region whose feed price the catalog's own offering of an instance type (no region: the
 # seeds name none) takes, so a refresh updates the offering scenarios use instead of adding a twin.
@@ -325,6 +326,9 @@ PRICE_REFRESH_CATALOG_REGIONS = env.dict("PRICE_REFRESH_CATALOG_REGIONS", defaul
 # token (read-only is enough). Empty URL: no NetBox configured, imports are refused.
 NETBOX_URL = env.str("NETBOX_URL", default="")
 NETBOX_TOKEN = env.str("NETBOX_TOKEN", default="")
+# A figure is converted at the newest exchange rate on or before its date, at most this many days
+# older (the ECB publishes no rate on weekends and TARGET holidays); an older one is refused.
+EXCHANGE_RATE_MAX_AGE_DAYS = env.int("EXCHANGE_RATE_MAX_AGE_DAYS", default=7)
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
 # Re-pricing after a refresh alerts when a scenario's winner flips or its breakeven month moves
 # by at least this many months (a move to or from "never" always counts).

@@ -58,6 +58,7 @@ from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import line_label
 from tco.engine.vocabulary import show
 from tco.services.engine_inputs import PriceUsed
+from tco.services.money_view import money_view
 from tco.services.plan_tables import plan_tables
 from tco.services.useful_work import useful_work
 
@@ -172,6 +173,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
             }
             for row in content.assumptions
         ],
+        "money": _money_section(content),
         "prices": [
             {
                 "id": price.price_point_id,
@@ -186,6 +188,13 @@ def report_context(content: ReportContent) -> dict[str, Any]:
             for price in content.prices
         ],
     }
+
+
+def _money_section(content: ReportContent) -> dict[str, Any] | None:
+    """Currency, exchange rates, contract price books, after-tax figures and fiscal years."""
+    if content.evaluation.after_tax is None:
+        return None
+    return money_view(content.evaluation, content.fiscal_years, content.fiscal_quarters)
 
 
 def _plan(plan: RecordedPlan) -> dict[str, Any]:

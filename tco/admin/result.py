@@ -22,6 +22,7 @@ from tco.engine.vocabulary import RESULTS
 from tco.engine.vocabulary import line_label
 from tco.engine.vocabulary import usd_short
 from tco.models import Scenario
+from tco.services.cash_flows import cash_flow_table
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation
 from tco.services.evaluation import monthly_frame
@@ -30,6 +31,7 @@ from tco.services.evaluation import option_phrase
 from tco.services.evaluation import scenario_evaluate
 from tco.services.evaluation_cache import CACHE_SECONDS
 from tco.services.evaluation_cache import evaluation_key as cache_key
+from tco.services.money_view import money_view
 from tco.services.repricing import scenario_alert_today
 from tco.services.sizing import Sizing
 from tco.services.useful_work import useful_work
@@ -63,6 +65,8 @@ def scenario_result(scenario: Scenario) -> dict[str, Any]:
         except ScenarioInputError as exc:
             return {"evaluation_error": str(exc)}
         context = result_context(evaluation)
+        context["money"] = money_view(evaluation, cash_flow_table(scenario, evaluation, "year"),
+                                      cash_flow_table(scenario, evaluation, "quarter"))
         if evaluation.pinned_at is not None:
             # New prices change the cache key: this is where an approved page first sees them.
             scenario_alert_today(scenario=scenario, evaluation=evaluation)

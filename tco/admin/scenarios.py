@@ -172,9 +172,18 @@ class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin)
             ("colocation_usd_per_kw_month", "buildout_capex_usd_per_kw",
              "buildout_opex_usd_per_kw_month"),
             ("rack_power_limit_kw", "rack_units_per_rack")]}),
+        ("Currency and calendar", {"fields": [("currency", "reporting_currency", "rates_as_of"),
+                                              "starts_on"]}),
         ("Finance", {"fields": [("horizon_months", "discount_rate_per_year"),
                                 ("depreciation_months", "residual_value_share"),
                                 ("financed_share", "loan_rate_per_year", "loan_term_months")]}),
+        ("Tax and ways to pay", {
+            "classes": ["collapse"],
+            "fields": [("tax_rate", "tax_depreciation"),
+                       ("tax_depreciation_months", "declining_balance_factor"),
+                       ("finance_lease_usd_per_month", "finance_lease_term_months",
+                        "finance_lease_buyout_usd"),
+                       ("operating_lease_usd_per_month", "operating_lease_term_months")]}),
         ("Resale value and obsolescence", {
             "classes": ["collapse"],
             "fields": ["residual_curve", "residual_decline_per_year",

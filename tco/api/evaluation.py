@@ -223,6 +223,82 @@ class PriceUsedSerializer(serializers.Serializer):
                                    "from the later of this and as_of.")
 
 
+class RateUsedSerializer(serializers.Serializer):
+    """An exchange rate money was converted at: 1 base = rate quote on a day."""
+
+    base = serializers.CharField(help_text="ISO 4217 code of the currency priced.")
+    quote = serializers.CharField(help_text="ISO 4217 code of the currency it is priced in.")
+    rate = serializers.CharField(help_text="Units of quote per unit of base, a decimal string.")
+    on = serializers.DateField(help_text="The day of the rate.")
+    source = serializers.CharField()
+    id = serializers.IntegerField(allow_null=True, help_text="The stored rate's id.")
+
+
+def _per_month(help_text: str) -> serializers.ListField:
+    return serializers.ListField(child=serializers.FloatField(), help_text=help_text)
+
+
+class AfterTaxFlowsSerializer(serializers.Serializer):
+    """One option's costs before and after tax (costs positive, to the cent)."""
+
+    total_pre_tax_usd = serializers.FloatField()
+    total_after_tax_usd = serializers.FloatField()
+    npv_pre_tax_usd = serializers.FloatField()
+    npv_after_tax_usd = serializers.FloatField()
+    tax_shield_usd = serializers.FloatField(help_text="What the deductions save over the horizon.")
+    pre_tax_per_month_usd = _per_month("Months 0..H before tax.")
+    tax_shield_per_month_usd = _per_month("Tax rate x deductions each month (the tax on the "
+                                          "sale's gain negative at the horizon).")
+    after_tax_per_month_usd = _per_month("Pre-tax minus the shield.")
+
+
+class RentAfterTaxSerializer(AfterTaxFlowsSerializer):
+    name = serializers.CharField()
+    breakeven_month = serializers.IntegerField(allow_null=True, help_text=(
+        "First month whose running after-tax cost of buying is no more than renting's; null = "
+        "never."))
+
+
+class WayToPaySerializer(AfterTaxFlowsSerializer):
+    way = serializers.ChoiceField(choices=["cash", "loan", "finance_lease", "operating_lease"])
+    description = serializers.CharField()
+
+
+class AfterTaxSerializer(serializers.Serializer):
+    """Book and tax depreciation, the tax shield and after-tax figures; the ways to pay."""
+
+    convention = serializers.CharField(help_text="How the figures are counted, in words.")
+    tax_rate = serializers.FloatField()
+    tax_depreciation = serializers.CharField()
+    tax_depreciation_shares_by_year = serializers.ListField(child=serializers.FloatField())
+    book_depreciation_usd = _per_month("Straight line over the book life, months 0..H.")
+    tax_depreciation_usd = _per_month("The tax schedule, months 0..H.")
+    buy = AfterTaxFlowsSerializer(help_text="Buying, paid as the scenario says (cash or loan).")
+    rent = RentAfterTaxSerializer(many=True)
+    ways_to_pay = WayToPaySerializer(many=True, help_text=(
+        "Cash, the loan (when financed), and the leases given, side by side."))
+
+
+class ContractCostSerializer(serializers.Serializer):
+    """A rent option at list and at contracted prices (FOCUS ListCost and ContractedCost)."""
+
+    option = serializers.CharField()
+    book = serializers.CharField(allow_null=True, help_text="The contract price book applied; "
+                                                            "null = list price (or a private quote).")
+    terms = serializers.CharField(allow_null=True)
+    list_cost_usd = serializers.FloatField(help_text="Over the horizon at list prices.")
+    contracted_cost_usd = serializers.FloatField(help_text="Over the horizon at contracted prices "
+                                                           "(the option's total).")
+    unused_commitment_usd = serializers.FloatField(help_text="Savings-plan commitment paid for "
+                                                             "nothing.")
+
+
+class LeaseSerializer(serializers.Serializer):
+    payment_per_month = serializers.FloatField()
+    term_months = serializers.IntegerField()
+    buyout = serializers.FloatField(help_text="Paid at the end of a finance lease; 0 otherwise.")
+
+
 class EvaluationWarningSerializer(serializers.Serializer):
     code = serializers.CharField()
     message = serializers.CharField()
@@ -245,6 +321,7 @@ class TodaysPricesSerializer(serializers.Serializer):
     differs = serializers.BooleanField(help_text="Whether the figures differ from the approved ones.")
     options = OptionFiguresSerializer(many=True)
     prices = PriceUsedSerializer(many=True)
+    rates = RateUsedSerializer(many=True)
 
 
 class PinnedSerializer(serializers.Serializer):
@@ -264,7 +341,16 @@ class EvaluationSerializer(serializers.Serializer):
     """The result of an evaluation: summary, monthly lines, footprint, assumptions, prices."""
 
     engine_version = serializers.CharField()
+    currency = serializers.CharField(help_text="ISO 4217 code every money figure is in (the "
+                                               "engine's names say usd for it).")
+    rates = RateUsedSerializer(many=True, help_text="The exchange rates money was converted at.")
     result = EvaluationResultSerializer()
+    after_tax = AfterTaxSerializer(allow_null=True)
+    contracts = ContractCostSerializer(many=True, help_text=(
+        "Each rent option at list and at contracted prices, with its price book."))
+    leases = serializers.ListField(child=LeaseSerializer(allow_null=True), help_text=(
+        "The finance lease and the operating lease compared (null = not given), in the "
+        "reporting currency."))
     assumptions = InputAssumptionSerializer(many=True)
     prices = PriceUsedSerializer(many=True)
     warnings = EvaluationWarningSerializer(many=True)

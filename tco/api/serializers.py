@@ -8,6 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from catalog.api.serializers import VisibleOfferingField
+from catalog.choices import Currency
 from catalog.models import Accelerator
 from catalog.models import FacilityProfile
 from catalog.models import SystemSku
@@ -53,6 +54,14 @@ class ApiOptionSerializer(serializers.ModelSerializer):
                   "usd_per_million_output", "price_change_per_year", "minimum_usd_per_month",
                   "rate_limit_tokens_per_month"]
         read_only_fields = ["id"]
+
+
+# Scenario fields that are no engine input: tax and the leases (tco/engine/tax.py, payment.py).
+MONEY_TERMS = ("tax_rate", "tax_depreciation", "tax_depreciation_months", "declining_balance_factor",
+               "finance_lease_usd_per_month", "finance_lease_term_months", "finance_lease_buyout_usd",
+               "operating_lease_usd_per_month", "operating_lease_term_months")
+UNKNOWN_CURRENCY = ('"{input}" is not an ISO 4217 currency this service knows; use one of '
+                    + ", ".join(Currency.values) + ", or leave it empty")
 
 
 class ScenarioSerializer(serializers.ModelSerializer):
@@ -102,11 +111,14 @@ class ScenarioSerializer(serializers.ModelSerializer):
         fields = [
             "id", "team", "owner", "status", "version", "previous_version", "approved_by",
             "approved_at", "revision", "name", "description", "created_at", "updated_at",
-            "prices_as_of", "price_range_point", "accelerator", "precision", "sizing", "system",
-            "facility", "site", *SCENARIO_INPUTS, *UNBOUNDED_INPUTS, "rent_options", "api_options",
+            "prices_as_of", "price_range_point", "currency", "reporting_currency", "rates_as_of",
+            "starts_on", "accelerator", "precision", "sizing", "system", "facility", "site",
+            *SCENARIO_INPUTS, *UNBOUNDED_INPUTS, *MONEY_TERMS, "rent_options", "api_options",
         ]
         read_only_fields = ["id", "owner", "status", "version", "previous_version", "approved_at",
                             "created_at", "updated_at"]
+        extra_kwargs = {name: {"error_messages": {"invalid_choice": UNKNOWN_CURRENCY}}
+                        for name in ("currency", "reporting_currency")}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -2,6 +2,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from tco.api.alerts import PriceAlertViewSet
+from tco.api.cash_flows import CashFlowsView
 from tco.api.plans import PlanViewSet
 from tco.api.runs import SweepRunViewSet
 from tco.api.sizing import ModelPresetListView
@@ -23,5 +24,6 @@ urlpatterns = [
     path("sizing/presets/", ModelPresetListView.as_view(), name="sizing-presets"),
     path("sizing/throughput/", ThroughputView.as_view(), name="sizing-throughput"),
     path("vocabulary/", VocabularyView.as_view(), name="vocabulary"),
+    path("scenarios/<int:pk>/cash-flows/", CashFlowsView.as_view(), name="scenario-cash-flows"),
     *router.urls,
 ]

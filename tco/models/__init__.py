@@ -14,6 +14,9 @@ from tco.models.alerts import RepriceJob
 from tco.models.alerts import ScenarioSnapshot
 from tco.models.plans import PlanDrawChunk
 from tco.models.plans import ProcurementPlan
+from tco.models.price_books import ContractDiscount
+from tco.models.price_books import ContractPriceBook
+from tco.models.price_books import SavingsPlanCommitment
 from tco.models.runs import ACTIVE_STATUSES
 from tco.models.runs import SweepChunk
 from tco.models.runs import SweepRun
@@ -25,6 +28,9 @@ from tco.models.scenario import StaleRevision
 __all__ = [
     "ACTIVE_STATUSES",
     "ApiOption",
+    "ContractDiscount",
+    "ContractPriceBook",
+    "SavingsPlanCommitment",
     "AlertKind",
     "ChunkStatus",
     "FailureType",

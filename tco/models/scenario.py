@@ -13,14 +13,18 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
+from catalog.choices import Currency
 from catalog.choices import Precision
 from tco.choices import PriceRangePoint
 from tco.choices import ScenarioStatus
+from tco.choices import TaxDepreciation
 from tco.engine.inputs import InputError
 from tco.engine.validation import check_residual_curve
 from tco.inputs import API_OPTION_INPUTS
@@ -79,6 +83,21 @@ class Scenario(models.Model):
     prices_as_of = models.DateField(
         null=True, blank=True,
         help_text="Catalog prices in force on this date are used; empty = today.")
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, blank=True,
+        help_text="Currency (ISO 4217) of the money figures typed on this scenario and its "
+                  "options; empty = the reporting currency.")
+    reporting_currency = models.CharField(
+        max_length=3, choices=Currency.choices, blank=True,
+        help_text="Currency the figures are reported in; empty = the team's.")
+    starts_on = models.DateField(
+        null=True, blank=True,
+        help_text="Month 0 (the up-front payment) falls in this date's month, for fiscal years "
+                  "and quarters; empty = the month of the price date (prices_as_of, else today).")
+    rates_as_of = models.DateField(
+        null=True, blank=True,
+        help_text="Convert every figure at the exchange rates of this date; empty = each figure "
+                  "at the rate of its own date (a catalog price's, else the price date's).")
     price_range_point = models.CharField(
         max_length=8, choices=PriceRangePoint.choices, default=PriceRangePoint.TYPICAL,
         help_text="Where a catalog price is a range (low-high), the point costed: low end, "
@@ -162,6 +181,35 @@ class Scenario(models.Model):
     next_generation_value_drop = models.DecimalField(
         **RATE, default=0, help_text="Share of the resale value lost from that launch on.")
 
+    # Tax and ways to pay (tco/engine/tax.py, tco/engine/payment.py)
+    tax_rate = models.DecimalField(
+        **RATE, default=0, validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="Tax rate on profits, 0 to 1 (0.25 = 25 %); 0 = the after-tax figures equal "
+                  "the pre-tax ones.")
+    tax_depreciation = models.CharField(
+        max_length=20, choices=TaxDepreciation.choices, default=TaxDepreciation.STRAIGHT_LINE,
+        help_text="How the tax return depreciates the capex (the books: straight line over "
+                  "depreciation_months).")
+    tax_depreciation_months = models.PositiveSmallIntegerField(
+        default=60, validators=[MinValueValidator(12)],
+        help_text="Tax life for straight line and declining balance [months, whole years].")
+    declining_balance_factor = models.DecimalField(
+        max_digits=4, decimal_places=2, default=2,
+        validators=[MinValueValidator(1), MaxValueValidator(3)],
+        help_text="Declining-balance rate as a multiple of straight line (2 = double declining).")
+    finance_lease_usd_per_month = optional_decimal(
+        MONEY, "Finance lease of the hardware: the monthly payment; empty = not compared.")
+    finance_lease_term_months = models.PositiveSmallIntegerField(
+        default=36, validators=[MinValueValidator(1)])
+    finance_lease_buyout_usd = models.DecimalField(
+        **MONEY, default=0, help_text="Paid at the end of the finance lease's term to own the "
+                                      "hardware.")
+    operating_lease_usd_per_month = optional_decimal(
+        MONEY, "Operating lease of the hardware: the monthly payment (the hardware is returned at "
+               "the end); empty = not compared.")
+    operating_lease_term_months = models.PositiveSmallIntegerField(
+        default=36, validators=[MinValueValidator(1)])
+
     # Goodput (empty = the stated default, see tco/services/stated_defaults.py)
     failures_per_accelerator_hour = models.DecimalField(
         max_digits=14, decimal_places=12, null=True, blank=True,
@@ -210,6 +258,13 @@ class Scenario(models.Model):
             models.CheckConstraint(condition=Q(version__gte=1) & Q(revision__gte=1),
                                    name="scenario_version_and_revision_from_1"),
             *bounds_constraints("scenario", SCENARIO_INPUTS),
+            models.CheckConstraint(condition=Q(tax_rate__gte=0) & Q(tax_rate__lte=1),
+                                   name="scenario_tax_rate_0_1"),
+            models.CheckConstraint(condition=Q(currency="") | Q(currency__in=Currency.values),
+                                   name="scenario_currency_known"),
+            models.CheckConstraint(condition=Q(reporting_currency="")
+                                   | Q(reporting_currency__in=Currency.values),
+                                   name="scenario_reporting_currency_known"),
         ]
 
     def __str__(self) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -32,8 +33,12 @@ from sites.scenario_site import site_fit_problem
 from sites.scenario_site import site_rack_limit_kw
 from tco import engine
 from tco.choices import PriceRangePoint
+from tco.engine.currency import NoRate
+from tco.engine.currency import Rate
+from tco.engine.currency import RateBook
 from tco.engine.footprint import accelerators_to_buy
 from tco.engine.footprint import systems_needed
+from tco.engine.payment import Lease
 from tco.engine.sizing import SizingInputError
 from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import sentence_labels
@@ -43,6 +48,10 @@ from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE
+from tco.services.exchange_rates import rate_book
+from tco.services.price_books import ContractUse
+from tco.services.price_books import ListedPrice
+from tco.services.price_books import contracted_rent
 from tco.services.sizing import Sizing
 from tco.services.sizing import size_spec
 from tco.services.stated_defaults import DEFAULTS
@@ -114,6 +123,11 @@ class EngineCase:
     prices: tuple[PriceUsed, ...]
     sizing: Sizing | None = None
     warnings: tuple[EvaluationWarning, ...] = ()
+    currency: str = Currency.USD
+    rates: tuple[Rate, ...] = ()
+    # The hardware leases compared with buying (finance, operating), money converted; None = not.
+    leases: tuple[Lease | None, Lease | None] = (None, None)
+    contracts: tuple[ContractUse, ...] = ()
 
     def input_error(self, exc: engine.InputError) -> ScenarioInputError:
         """The engine's refusal of an input, naming the scenario field behind it."""
@@ -146,18 +160,54 @@ class _Recorder:
     """Collects assumptions while the inputs are built, preferring scenario values."""
 
     def __init__(self, as_of: date, range_end: str = PriceRangePoint.TYPICAL,
-                 team_ids: Sequence[int] = ()) -> None:
+                 team_ids: Sequence[int] = (), *, currency: str = Currency.USD,
+                 typed_currency: str = Currency.USD, rates_as_of: date | None = None,
+                 book: RateBook | None = None) -> None:
         self.as_of = as_of
         self.range_end = range_end
         self.team_ids = team_ids
+        self.currency = currency
+        self.typed_currency = typed_currency
+        self.rates_as_of = rates_as_of
+        self.book = book or RateBook(())
         self.assumptions: list[Assumption] = []
         self.prices: list[PriceUsed] = []
         self.warnings: list[EvaluationWarning] = []
+        self.rates: dict[Rate, None] = {}
+        self.listed: dict[int, ListedPrice] = {}
+
+    def money(self, value: Any, unit: str, currency: str, on: date | None,
+              field: str) -> tuple[float, str, str]:
+        """A figure in the reporting currency, its unit so named, and the conversion in words
+        ("" when none was needed). Money is any figure whose unit names USD, the engine's
+        placeholder for the reporting currency; it is converted exactly (Decimal) at the rate
+        of the scenario's rate date, else of the figure's own date."""
+        if value is None or "USD" not in unit:
+            return _float(value), unit, ""
+        unit = unit.replace("USD", self.currency)
+        number = value if isinstance(value, Decimal) else Decimal(str(value))
+        if not number.is_finite():
+            return float(number), unit, ""
+        on = self.rates_as_of or on or self.as_of
+        try:
+            conversion = self.book.convert(number, currency, self.currency, on)
+        except NoRate as exc:
+            raise ScenarioInputError(field, f"{currency} {number.normalize():,f} cannot be reported in "
+                                            f"{self.currency}: {exc}") from None
+        for rate in conversion.rates:
+            self.rates[rate] = None
+            if rate.on != on:
+                self.warnings.append(EvaluationWarning(
+                    "exchange_rate_earlier",
+                    f"No {rate.base}/{rate.quote} rate on {on}: the rate of {rate.on} is used "
+                    f"({rate.describe()})."))
+        return float(conversion.amount), unit, conversion.describe()
 
     def scenario(self, path: str, value: Any, unit: str, field: str) -> float:
-        self.assumptions.append(
-            Assumption(path, _float(value), unit, "scenario", f"scenario.{field}"))
-        return _float(value)
+        number, unit, converted = self.money(value, unit, self.typed_currency, None, field)
+        source = f"scenario.{field}" + (f"; {converted}" if converted else "")
+        self.assumptions.append(Assumption(path, number, unit, "scenario", source))
+        return number
 
     def sizing(self, path: str, value: float, unit: str, sizing: Sizing) -> float:
         """A value the scenario leaves empty, taken from its sizing."""
@@ -172,10 +222,12 @@ class _Recorder:
         if value is None:
             raise ScenarioInputError(field, f"not given, and {type(row).__name__} '{row}' has no "
                                             f"{row_field} to fall back to")
-        self.assumptions.append(
-            Assumption(path, _float(value), unit, "catalog", _source_label(row, row_field),
-                       source_keys=_field_source_keys(row, row_field)))
-        return _float(value)
+        number, unit, converted = self.money(value, unit, getattr(row, "currency", Currency.USD),
+                                             None, field)
+        source = _source_label(row, row_field) + (f"; {converted}" if converted else "")
+        self.assumptions.append(Assumption(path, number, unit, "catalog", source,
+                                           source_keys=_field_source_keys(row, row_field)))
+        return number
 
     def default(self, path: str, own: Any, field: str, key: str | None = None) -> float:
         """The scenario's own value when given, else the stated default (recorded with its source)."""
@@ -196,9 +248,6 @@ class _Recorder:
     def price(self, path: str, field: str, point: PricePoint, unit: str, choice: str = "") -> float:
         """A catalog price point: the scenario's point of its range, with the choice explained
         (``choice``: how the offering was chosen, e.g. its cheapest region)."""
-        if point.currency != Currency.USD:
-            raise ScenarioInputError(field, f"the price in force ({point}) is in {point.currency}; "
-                                            "the engine works in USD: give a USD price")
         amount = range_point(point, self.range_end)
         # Named as people name it: a system by its label ('NVIDIA DGX H100 (8x H100 SXM5 80 GB)'),
         # not its slug; an offering by its provider, instance, region and pricing.
@@ -209,7 +258,7 @@ class _Recorder:
         source += f"price point {point.id} ({point.source}, as of {point.as_of}"
         if point.amount_high is not None:
             source += (f"; {PriceRangePoint(self.range_end).label.lower()} of "
-                       f"{_usd(point.amount)}–{_usd(point.amount_high)}")
+                       f"{_usd_range(point)}")
         source += ")"
         others = other_sources_prices(point, on=self.as_of, team_ids=self.team_ids)
         if others:
@@ -218,19 +267,23 @@ class _Recorder:
             # Cloud prices move over time; purchase prices of one system should agree.
             if point.system_id is not None and any(
                     abs(range_point(other, self.range_end) - amount) > DISAGREEMENT * amount
-                    for other in others):
+                    for other in others if other.currency == point.currency):
                 self.warnings.append(EvaluationWarning("sources_disagree",
                     f"Sources disagree on the price of {point.system.label}: it is costed at "
-                    f"{_usd(amount)} ({point.source}, as of {point.as_of}, the newest on or before "
+                    f"{_usd(amount, point.currency)} ({point.source}, as of {point.as_of}, "
+                    f"the newest on or before "
                     f"{self.as_of}); " + "; ".join(
                         f"{other.source} gives {_usd_range(other)} as of {other.as_of}"
                         for other in others)
                     + f". To cost another figure, give it as the scenario's "
                       f"{input_term(path).label.lower()}."))
+        number, unit, converted = self.money(amount, unit, point.currency, point.as_of, field)
+        if converted:
+            source += f"; {converted}"
         self.assumptions.append(Assumption(
-            path, float(amount), unit, "catalog", source, point.as_of,
+            path, number, unit, "catalog", source, point.as_of,
             source_keys=(point.source.key, *(other.source.key for other in others))))
-        return float(amount)
+        return number
 
 
 #: Units of the catalog tables' figures (cooling technologies, a facility's existing cooling).
@@ -245,15 +298,16 @@ CATALOG_TABLE_UNITS = {
 DISAGREEMENT = Decimal("0.10")
 
 
-def _usd(amount: Decimal) -> str:
-    """$450,000 for system prices, $6.88 for hourly ones."""
-    return f"${amount:,.0f}" if amount >= 1000 else f"${amount:,.2f}"
+def _usd(amount: Decimal, currency: str = Currency.USD) -> str:
+    """$450,000 for system prices, $6.88 for hourly ones; EUR 412,000 in another currency."""
+    sign = "$" if currency == Currency.USD else f"{currency} "
+    return f"{sign}{amount:,.0f}" if amount >= 1000 else f"{sign}{amount:,.2f}"
 
 
 def _usd_range(point: PricePoint) -> str:
     if point.amount_high is None:
-        return _usd(point.amount)
-    return f"{_usd(point.amount)}–{_usd(point.amount_high)}"
+        return _usd(point.amount, point.currency)
+    return f"{_usd(point.amount, point.currency)}–{_usd(point.amount_high, point.currency)}"
 
 
 def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = None,
@@ -269,8 +323,11 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
         api_options = list(scenario.api_options.all()) if scenario.pk is not None else []
     if not options:
         raise ScenarioInputError("rent_options", "add at least one rent option to compare with")
+    reporting = reporting_currency(scenario)
     record = _Recorder(scenario.prices_as_of or timezone.localdate(), scenario.price_range_point,
-                       _teams(scenario))
+                       _teams(scenario), currency=reporting,
+                       typed_currency=scenario.currency or reporting,
+                       rates_as_of=scenario.rates_as_of, book=rate_book(_teams(scenario)))
     sizing = _sizing(scenario)
     technologies = _cooling_technologies(scenario.system)
     inputs = engine.Scenario(
@@ -305,8 +362,54 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
     if scenario.site is not None:
         _check_site(scenario, inputs, record)
     _check_system_fits_rack(inputs)
+    inputs, contracts = _contracts(scenario, record, inputs)
+    leases = _leases(scenario, record)
     return EngineCase(inputs, tuple(record.assumptions), tuple(record.prices), sizing,
-                      tuple(record.warnings))
+                      tuple(dict.fromkeys(record.warnings)), reporting, tuple(record.rates), leases,
+                      contracts)
+
+
+def _contracts(scenario: Scenario, record: _Recorder,
+               inputs: engine.Scenario) -> tuple[engine.Scenario, tuple[ContractUse, ...]]:
+    """The rent options at the team's contract prices, each recorded with its book."""
+    rent, uses = list(inputs.rent), []
+    for index, listed in record.listed.items():
+        def money(amount: Decimal, currency: str, field: str) -> float:
+            return record.money(amount, "USD", currency, None, field)[0]
+        try:
+            rent[index], use = contracted_rent(scenario, inputs, index, listed, record.as_of, money)
+        except ValueError as exc:
+            raise ScenarioInputError("horizon_months", str(exc)) from exc
+        if use is None:
+            continue
+        uses.append(use)
+        path = f"rent.{index}.price_usd_per_instance_hour"
+        record.assumptions = [
+            replace(a, value=use.price, source=f"{a.source}; list {use.list_price:,.4f}/h, "
+                                               f"contract book {use.book}: {use.terms}")
+            if a.path == path else a for a in record.assumptions]
+    return replace(inputs, rent=tuple(rent)), tuple(uses)
+
+
+def _leases(scenario: Scenario, record: _Recorder) -> tuple[Lease | None, Lease | None]:
+    """The finance and operating lease quotes, in the reporting currency (None = not given)."""
+    def money(field: str) -> float:
+        return record.money(getattr(scenario, field), "USD", record.typed_currency, None, field)[0]
+
+    finance = None if scenario.finance_lease_usd_per_month is None else Lease(
+        money("finance_lease_usd_per_month"), scenario.finance_lease_term_months,
+        money("finance_lease_buyout_usd"))
+    operating = None if scenario.operating_lease_usd_per_month is None else Lease(
+        money("operating_lease_usd_per_month"), scenario.operating_lease_term_months)
+    return finance, operating
+
+
+def reporting_currency(scenario: Scenario) -> str:
+    """The scenario's reporting currency: its own, else its team's, else US dollars."""
+    if scenario.reporting_currency:
+        return scenario.reporting_currency
+    team = scenario.team if scenario.team_id is not None else None
+    return team.reporting_currency if team is not None else Currency.USD
 
 
 def _sizing(scenario: Scenario) -> Sizing | None:
@@ -488,11 +591,14 @@ def _api(index: int, option: ApiOption, record: _Recorder) -> engine.ApiOption:
         if row is None:
             raise ScenarioInputError(f"{field}.{name}", "give a price or pick a catalog price row")
         example = " (shipped example, not a real price)" if row.is_example else ""
-        record.assumptions.append(Assumption(f"{prefix}.{name}", float(getattr(row, name)),
-                                             "USD/Mtoken", "catalog",
-                                             f"token API price {row}: {row.source}{example}",
-                                             row.as_of, source_keys=(row.source.key,)))
-        return float(getattr(row, name))
+        number, unit, converted = record.money(getattr(row, name), "USD/Mtoken", row.currency,
+                                               row.as_of, f"{field}.{name}")
+        converted = f"; {converted}" if converted else ""
+        record.assumptions.append(Assumption(f"{prefix}.{name}", number, unit, "catalog",
+                                             f"token API price {row}: {row.source}{example}"
+                                             f"{converted}", row.as_of,
+                                             source_keys=(row.source.key,)))
+        return number
 
     limit = option.rate_limit_tokens_per_month
     return engine.ApiOption(
@@ -592,12 +698,15 @@ def _cooling_tiers(technologies: list[CoolingTechnology],
     built = []
     for index, tier in enumerate(technologies):
         figures = {"max_kw_per_rack": math.inf if tier.max_kw_per_rack is None
-                   else float(tier.max_kw_per_rack),
-                   "capex_usd_per_kw": float(tier.capex_usd_per_kw),
-                   "opex_usd_per_kw_month": float(tier.opex_usd_per_kw_month)}
+                   else float(tier.max_kw_per_rack)}
+        units = {"max_kw_per_rack": CATALOG_TABLE_UNITS["max_kw_per_rack"]}
+        for name in ("capex_usd_per_kw", "opex_usd_per_kw_month"):
+            figures[name], units[name], _ = record.money(getattr(tier, name),
+                                                         CATALOG_TABLE_UNITS[name], Currency.USD,
+                                                         None, "facility")
         for name, value in figures.items():
             record.assumptions.append(Assumption(
-                f"cooling.{index}.{name}", value, CATALOG_TABLE_UNITS[name], "catalog",
+                f"cooling.{index}.{name}", value, units[name], "catalog",
                 _source_label(tier, name), source_keys=_field_source_keys(tier, name)))
         built.append(engine.CoolingTier(name=tier.name, **figures))
     return tuple(built)
@@ -628,6 +737,7 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
         price = record.price(f"{prefix}.price_usd_per_instance_hour",
                              f"{field}.price_usd_per_instance_hour", point, "USD/instance-hour",
                              choice)
+        record.listed[index] = ListedPrice(offering, point)
     commitment = option.commitment_months if option.commitment_months is not None else term_months
 
     def own(name: str, unit: str, value: Any = None, *, engine_name: str = "") -> float:

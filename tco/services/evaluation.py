@@ -30,8 +30,14 @@ from django.utils import timezone
 from catalog.refresh.freshness import price_age
 from catalog.refresh.freshness import stale_sentence
 from tco import engine
+from tco.engine.after_tax import AfterTaxView
+from tco.engine.after_tax import after_tax_view
+from tco.engine.currency import Rate
 from tco.engine.figures import finite_or_none
 from tco.engine.figures import item
+from tco.engine.payment import Lease
+from tco.engine.tax import TaxMethod
+from tco.engine.tax import TaxTerms
 from tco.engine.version import ENGINE_VERSION
 from tco.engine.vocabulary import usd_short
 from tco.models import ApiOption
@@ -47,6 +53,7 @@ from tco.services.engine_inputs import ScenarioInputError
 from tco.services.engine_inputs import engine_case
 from tco.services.pinning import approval_snapshot
 from tco.services.pinning import pinned_case
+from tco.services.price_books import ContractUse
 from tco.services.sizing import Sizing
 from tco.services.zero_costs import zero_cost_warnings
 
@@ -90,6 +97,30 @@ class Evaluation:
     warnings: tuple[EvaluationWarning, ...] = ()
     engine_version: str = ENGINE_VERSION
     pinned: Pinned | None = None
+    currency: str = "USD"
+    rates: tuple[Rate, ...] = ()
+    leases: tuple[Lease | None, Lease | None] = (None, None)
+    after_tax: AfterTaxView | None = None
+    contracts: tuple[ContractUse, ...] = ()
+
+    def contract_costs(self) -> list[dict[str, Any]]:
+        """Each rent option's cost at list and at contracted prices over the horizon, and what
+        its unused commitment costs (list = contracted where no book applies). Only the compute
+        line is priced by a book: storage, egress and up-front fees are the same in both."""
+        uses = {use.option: use for use in self.contracts}
+        rows = []
+        for option in self.result.rent:
+            contracted = float(np.sum(option.total_usd))
+            use = uses.get(option.name)
+            compute = float(np.sum(option.cash_flows.lines_usd.get("compute", 0.0)))
+            listed = contracted if use is None or use.price == 0 else (
+                contracted + compute * (use.list_price / use.price - 1.0))
+            unused = 0.0 if use is None else use.unused_commitment_per_month * use.commitment_months
+            rows.append({"option": option.name, "book": None if use is None else use.book,
+                         "terms": None if use is None else use.terms,
+                         "list_cost_usd": round(listed, 2), "contracted_cost_usd": round(contracted, 2),
+                         "unused_commitment_usd": round(unused, 2)})
+        return rows
 
     @property
     def pinned_at(self) -> datetime | None:
@@ -125,7 +156,12 @@ class Evaluation:
         pinned = {} if self.pinned_at is None else {"pinned": self.pinned_dict()}
         return {
             "engine_version": self.engine_version,
+            "currency": self.currency,
+            "rates": rates_dicts(self.rates),
             "result": self.result.to_dict(),
+            "after_tax": None if self.after_tax is None else self.after_tax.to_dict(),
+            "contracts": self.contract_costs(),
+            "leases": [None if lease is None else asdict(lease) for lease in self.leases],
             "assumptions": [_plain(asdict(a)) for a in self.assumptions],
             "prices": [_plain(asdict(p)) for p in self.prices],
             "warnings": [asdict(w) for w in self.warnings],
@@ -140,7 +176,8 @@ class Evaluation:
             today = {"prices_as_of": timezone.localdate().isoformat(),
                      "differs": self.differs_today,
                      "options": option_figures(self.today.result),
-                     "prices": [_plain(asdict(p)) for p in self.today.prices]}
+                     "prices": [_plain(asdict(p)) for p in self.today.prices],
+                     "rates": rates_dicts(self.today.rates)}
         return {"pinned_at": self.pinned_at.isoformat(), "options": option_figures(self.result),
                 "at_todays_prices": today, "at_todays_prices_error": self.today_error}
 
@@ -148,7 +185,8 @@ class Evaluation:
 def evaluation_of(inputs: engine.Scenario, *, recorded: Sequence[Assumption] = (),
                   prices: Sequence[PriceUsed] = (), sizing: Sizing | None = None,
                   labels: dict[str, str] | None = None,
-                  warnings: Sequence[EvaluationWarning] = (), recommend: bool = True) -> Evaluation:
+                  warnings: Sequence[EvaluationWarning] = (), recommend: bool = True,
+                  currency: str = "USD", rates: Sequence[Rate] = ()) -> Evaluation:
     """Evaluate engine inputs once (with the sensitivity behind the recommendation, unless
     ``recommend`` is False).
 
@@ -156,7 +194,7 @@ def evaluation_of(inputs: engine.Scenario, *, recorded: Sequence[Assumption] = (
     """
     result = engine.evaluate(inputs, recommend=recommend, labels=labels)
     return Evaluation(inputs=inputs, result=result, assumptions=every_input(inputs, recorded),
-                      prices=tuple(prices), sizing=sizing,
+                      prices=tuple(prices), sizing=sizing, currency=currency, rates=tuple(rates),
                       # A pinned case brings the footprint warnings it was approved with.
                       warnings=tuple(dict.fromkeys((*warnings, *footprint_warnings(result),
                                                     *zero_cost_warnings(inputs),
@@ -187,13 +225,34 @@ def scenario_evaluate(*, scenario: Scenario, rent_options: list[RentOption] | No
     case, snapshot = scenario_case(scenario, rent_options, api_options, pinned=pinned)
     try:
         evaluation = evaluation_of(case.inputs, recorded=case.assumptions, prices=case.prices,
-                                   sizing=case.sizing, labels=case.labels(), warnings=case.warnings)
+                                   sizing=case.sizing, labels=case.labels(), warnings=case.warnings,
+                                   currency=case.currency, rates=case.rates)
     except engine.InputError as exc:
         raise case.input_error(exc) from exc
+    evaluation = replace(evaluation, leases=case.leases, contracts=case.contracts,
+                         after_tax=_after_tax(scenario, evaluation, case.leases))
     if snapshot is None:
         return evaluation
     return replace(evaluation, pinned=Pinned(snapshot.created_at,
                                              **_at_todays_prices(scenario, rent_options, api_options)))
+
+
+def tax_terms(scenario: Scenario) -> TaxTerms:
+    """The scenario's tax figures for the engine."""
+    return TaxTerms(float(scenario.tax_rate), TaxMethod(scenario.tax_depreciation),
+                    int(scenario.tax_depreciation_months), float(scenario.declining_balance_factor))
+
+
+def _after_tax(scenario: Scenario, evaluation: Evaluation,
+               leases: tuple[Lease | None, Lease | None]) -> AfterTaxView:
+    try:
+        return after_tax_view(evaluation.inputs, evaluation.result, tax_terms(scenario),
+                              finance_lease_terms=leases[0], operating_lease_terms=leases[1])
+    except ValueError as exc:
+        field, _, reason = str(exc).partition(": ")
+        if field in {"tax_rate", "tax_depreciation_months", "declining_balance_factor"}:
+            raise ScenarioInputError(field, reason) from exc
+        raise ScenarioInputError("finance_lease_usd_per_month", str(exc)) from exc
 
 
 def _at_todays_prices(scenario: Scenario, rent_options: list[RentOption] | None,
@@ -201,16 +260,24 @@ def _at_todays_prices(scenario: Scenario, rent_options: list[RentOption] | None,
     """The approved scenario evaluated as a draft on today's catalog (no sensitivity run)."""
     today = copy.copy(scenario)
     today.prices_as_of = None
+    today.rates_as_of = None
     try:
         case = engine_case(today, rent_options, api_options)
         try:
             return {"today": evaluation_of(case.inputs, recorded=case.assumptions, prices=case.prices,
                                            sizing=case.sizing, warnings=case.warnings,
-                                           recommend=False)}
+                                           recommend=False, currency=case.currency,
+                                           rates=case.rates)}
         except engine.InputError as exc:
             raise case.input_error(exc) from exc
     except ScenarioInputError as exc:
         return {"today_error": str(exc)}
+
+
+def rates_dicts(rates: Sequence[Rate]) -> list[dict[str, Any]]:
+    """The exchange rates an evaluation used, JSON-ready (the rate as text, exact)."""
+    return [{"base": rate.base, "quote": rate.quote, "rate": str(rate.rate),
+             "on": rate.on.isoformat(), "source": rate.source, "id": rate.id} for rate in rates]
 
 
 def option_figures(result: engine.Result) -> list[dict[str, Any]]:

@@ -15,8 +15,11 @@ from django.db.models import Q
 from django.db.models import Sum
 from django.utils import timezone
 
+from catalog.models import ExchangeRate
 from catalog.models import PricePoint
 from tco.engine.version import ENGINE_VERSION
+from tco.models import ContractDiscount
+from tco.models import SavingsPlanCommitment
 from tco.models import Scenario
 
 CACHE_SECONDS = 24 * 3600
@@ -40,5 +43,11 @@ def evaluation_key(scenario: Scenario) -> str:
     # Without a price date the scenario takes the prices in force today, and a price dated
     # tomorrow takes over tomorrow without a new row.
     as_of = scenario.prices_as_of or f"today={timezone.localdate()}"
+    # A new exchange rate, a contract term or the team's fiscal year moves the figures too.
+    money = (ExchangeRate.objects.aggregate(last=Max("id"))["last"],
+             *ContractDiscount.objects.aggregate(last=Max("id"), count=Count("id")).values(),
+             *SavingsPlanCommitment.objects.aggregate(last=Max("id"), count=Count("id")).values(),
+             scenario.team.fiscal_year_start_month, scenario.team.reporting_currency)
     return (f"scenario-result:{scenario.pk}:{scenario.revision}:{as_of}:"
-            f"{seen['last']}:{seen['count']}:{seen['amounts']}:{checked}:{ENGINE_VERSION}")
+            f"{seen['last']}:{seen['count']}:{seen['amounts']}:{checked}:{ENGINE_VERSION}:"
+            + ":".join(map(str, money)))

@@ -17,6 +17,8 @@ from decimal import Decimal
 from typing import Any
 
 from tco import engine
+from tco.engine.currency import Rate
+from tco.engine.payment import Lease
 from tco.models import Scenario
 from tco.models import ScenarioSnapshot
 from tco.models import SnapshotReason
@@ -36,10 +38,17 @@ def approval_snapshot(scenario: Scenario) -> ScenarioSnapshot | None:
 
 
 def pin_of(inputs: engine.Scenario, assumptions: tuple[Assumption, ...],
-           warnings: tuple[EvaluationWarning, ...]) -> dict[str, Any]:
-    """What an approval pins (JSON-ready): every input as evaluated, the cooling tiers, the
-    warnings that came from the catalog."""
+           warnings: tuple[EvaluationWarning, ...], *, currency: str = "USD",
+           rates: tuple[Rate, ...] = (),
+           leases: tuple[Lease | None, Lease | None] = (None, None)) -> dict[str, Any]:
+    """What an approval pins (JSON-ready): every input as evaluated (money already in the
+    reporting currency), the cooling tiers, the warnings that came from the catalog, the
+    reporting currency and the exchange rates the money was converted at."""
     return {
+        "currency": currency,
+        "leases": [None if lease is None else asdict(lease) for lease in leases],
+        "rates": [{**asdict(rate), "rate": str(rate.rate), "on": rate.on.isoformat()}
+                  for rate in rates],
         "assumptions": [{**asdict(a), "value": _number(a.value),
                          "as_of": None if a.as_of is None else a.as_of.isoformat()}
                         for a in assumptions],
@@ -73,7 +82,13 @@ def pinned_case(case: EngineCase, snapshot: ScenarioSnapshot) -> EngineCase:
                              row.get("checked_on") and date.fromisoformat(row["checked_on"]))
                    for row in snapshot.prices)
     warnings = tuple(EvaluationWarning(**row) for row in pin["warnings"])
-    return EngineCase(inputs, assumptions, prices, case.sizing, warnings)
+    rates = tuple(Rate(**{**row, "rate": Decimal(row["rate"]), "on": date.fromisoformat(row["on"])})
+                  for row in pin.get("rates", ()))
+    # Pinned before currencies existed: the figures were US dollars.
+    leases = tuple(None if row is None else Lease(**row)
+                   for row in pin.get("leases", (None, None)))
+    return EngineCase(inputs, assumptions, prices, case.sizing, warnings,
+                      pin.get("currency", "USD"), rates, leases)
 
 
 def _number(value: float) -> float | str | None:

@@ -277,7 +277,8 @@ def scenario_approve(*, scenario: Scenario, approved_by: AbstractBaseUser,
     scenario.save()
     scenario_snapshot_save(scenario=scenario, evaluation=evaluation, reason=SnapshotReason.APPROVED,
                            pinned=pin_of(evaluation.inputs, evaluation.assumptions,
-                                         evaluation.warnings))
+                                         evaluation.warnings, currency=evaluation.currency,
+                                         rates=evaluation.rates, leases=evaluation.leases))
     return scenario
 
 

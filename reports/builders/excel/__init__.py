@@ -18,6 +18,7 @@ from reports.builders.excel.focus_sheet import FOCUS_SHEET
 from reports.builders.excel.focus_sheet import write_focus_sheet
 from reports.builders.excel.footprint import write_footprint
 from reports.builders.excel.grid import Book
+from reports.builders.excel.money_sheet import write_money_sheet
 from reports.builders.excel.plan_sheet import write_plan_sheet
 from reports.builders.excel.rent_sheet import write_rent_sheet
 from reports.builders.excel.summary import write_summary
@@ -39,6 +40,8 @@ MODEL_SHEETS = (
     "Footprint",
     "Prices",
 )
+# Currency, rates, price books and after-tax figures: with a stored scenario's evaluation.
+MONEY_SHEET = "Money and tax"
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
@@ -69,6 +72,8 @@ def build_workbook(content: ReportContent) -> bytes:
     write_prices(sheets["Prices"], content)
     if content.focus is not None:
         write_focus_sheet(wb.create_sheet(FOCUS_SHEET), content.focus)
+    if content.evaluation.after_tax is not None:
+        write_money_sheet(wb.create_sheet(MONEY_SHEET), content)
     add_recorded_sheets(wb, content)
     for plan in content.plans:
         write_plan_sheet(wb.create_sheet("Procurement plan"), plan)
