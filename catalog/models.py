@@ -683,7 +683,7 @@ class FacilityProfile(CatalogEntry):
     kind = models.CharField(max_length=16, choices=FacilityKind.choices)
     currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.USD,
                                 help_text="Currency of the profile's money figures (ISO 4217).")
-        electricity_usd_per_kwh = _figure(8, 4, null=False, verbose_name="electricity (USD per kWh)")
+    electricity_usd_per_kwh = _figure(8, 4, null=False, verbose_name="electricity (USD per kWh)")
     pue = models.DecimalField(max_digits=4, decimal_places=2, verbose_name="PUE",
                               help_text="Power usage effectiveness (>= 1).")
     colocation_usd_per_kw_month = _figure(10, 2, verbose_name="colocation (USD per kW-month)",
