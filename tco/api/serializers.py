@@ -31,7 +31,7 @@ class RentOptionSerializer(serializers.ModelSerializer):
         model = RentOption
         fields = ["id", "name", "offering", "cheapest_region", "price_usd_per_instance_hour",
                   "equivalence_factor", "equivalence_from_throughput", "commitment_months",
-                  "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
+                  "billing_basis", "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
                   "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month",
                   "price_change_per_year", "spot_interruptions_per_hour", "grid_kg_co2e_per_kwh"]
         read_only_fields = ["id"]
