@@ -27,7 +27,7 @@ def cumulative_cost_figure(result: engine.Result, *, discount_rate_per_year: flo
     without it the curves are nominal cash. Per-token APIs are dashed; the verdict's cheapest
     option says so in the legend, which stands below the axes so that it covers no line.
     """
-    fig, (ax,) = new_figure(8, 4.6)
+    fig, (ax,) = new_figure(8, 4.2 + 0.17 * (len(result.rent) + len(result.api)))
     months = result.months
     factors = (np.ones(months.size) if discount_rate_per_year is None
                else discount_factors(discount_rate_per_year, int(months[-1])))
@@ -61,13 +61,14 @@ def cumulative_cost_figure(result: engine.Result, *, discount_rate_per_year: flo
                   fontsize=9)
     ax.set_xlim(0, months[-1])
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0.0, -0.14), ncol=2, frameon=False)
+    # Outside the axes, below them, one entry a line: the layout makes room, so no line is covered.
+    fig.set_layout_engine("constrained")
+    fig.legend(fontsize=8, loc="outside lower left", ncol=1, frameon=False)
     labelled: list[int] = []
     for month, (value, colours) in sorted(breakevens.items()):
         near = sum(abs(month - other) / months[-1] < LABELS_STACK_WITHIN for other in labelled)
         _label_breakeven(ax, month, value, colours[0] if len(colours) == 1 else BUY_COLOUR, stack=near)
         labelled.append(month)
-    fig.tight_layout()
     return fig
 
 

@@ -111,7 +111,9 @@ def test_the_same_warnings_from_the_api_the_page_and_the_pdf(demo_scenarios, cli
     api = client_of(user)
     stored = api.post(f"/api/v1/scenarios/{scenario.pk}/evaluate/").json()["warnings"]
     body = api.get(f"/api/v1/scenarios/{scenario.pk}/").json()
-    stateless = api.post("/api/v1/evaluate/", body, format="json").json()["warnings"]
+    response = api.post("/api/v1/evaluate/", body, format="json")
+    assert response.status_code == 200, response.json()
+    stateless = response.json()["warnings"]
     assert stateless == stored
     expected = [(w["code"], w["message"]) for w in stored]
     assert "example_price" in [code for code, _ in expected]  # shipped example prices warn
