@@ -23,8 +23,8 @@ from tco.engine.vocabulary import INPUTS
 from tco.engine.vocabulary import RESULTS
 from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import line_label
+from tco.inputs import field_for
 from tco.models import Scenario
-from tco.services.engine_inputs import ENGINE_PATH_TO_FIELD
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.engine_inputs import engine_case
 from tco.services.evaluation import Evaluation
@@ -220,7 +220,7 @@ def resolved_blanks(scenario: Scenario) -> dict[str, str]:
     for assumption in case.assumptions:
         if assumption.origin == "scenario":
             continue
-        field = ENGINE_PATH_TO_FIELD.get(assumption.path, assumption.path.rsplit(".", 1)[-1])
+        field = field_for(assumption.path)
         if getattr(scenario, field, True) is not None:
             continue
         value = input_term(assumption.path).show(assumption.value)

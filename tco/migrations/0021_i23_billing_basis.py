@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tco', '0019_spares_help_text'),
+        ('tco', '0020_pinned_source_keys'),
     ]
 
     operations = [
