@@ -159,3 +159,13 @@ class SideBySideSerializer(serializers.Serializer):
     buy_tonnes_co2e_per_year = serializers.FloatField()
     buy_cumulative_usd = serializers.ListField(child=serializers.FloatField())
     rent_cumulative_usd = serializers.ListField(child=serializers.FloatField())
+
+
+class ApprovalSerializer(serializers.Serializer):
+    """What an approver may send with an approval: a comment for the history and the words of
+    each warning they acknowledge (when sent, every warning of the evaluation must be in it)."""
+
+    comment = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    acknowledged_warnings = serializers.ListField(
+        child=serializers.CharField(), required=False,
+        help_text="The message of each warning acknowledged, as POST .../evaluate/ gives them.")

@@ -90,4 +90,13 @@ def test_the_api_that_is_cheapest_is_named_everywhere(live_server, l40s_case, br
     shown = page.locator("#scenario-warnings li").all_inner_texts()
     assert [text.split(": ", 1)[1] for text in shown] == [w["message"] for w in l40s_case["warnings"]]
     page.screenshot(path=ARTIFACTS / "i23-l40s-api-cheapest-1366.png")
+    page.locator("#inputs-used summary").click()
+    expect(page.locator("#inputs-used")).to_contain_text("Electricity price")
     page.screenshot(path=ARTIFACTS / "i23-l40s-api-cheapest-1366-full.png", full_page=True)
+
+    # Approving asks for each warning to be acknowledged, with a comment for the history.
+    page.goto(f"{live_server.url}/admin/tco/scenario/{scenario.pk}/approve/")
+    boxes = page.locator(f"input[name=ack-{scenario.pk}]")
+    assert boxes.count() == len(l40s_case["warnings"])
+    expect(page.locator(f"#comment-{scenario.pk}")).to_be_visible()
+    page.screenshot(path=ARTIFACTS / "i23-approve-1366.png", full_page=True)

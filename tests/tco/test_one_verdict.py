@@ -107,7 +107,7 @@ def test_the_same_warnings_from_the_api_the_page_and_the_pdf(demo_scenarios, cli
     scenario = demo_scenarios["Inference fleet: 32x L40S vs cloud"]
     ApiOption.objects.create(scenario=scenario,
                              price=TokenApiPrice.objects.get(model_name="small model"))
-    user = member("viv", role=Role.VIEWER)
+    user = member("viv", role=Role.ANALYST)
     api = client_of(user)
     stored = api.post(f"/api/v1/scenarios/{scenario.pk}/evaluate/").json()["warnings"]
     body = api.get(f"/api/v1/scenarios/{scenario.pk}/").json()
@@ -168,3 +168,19 @@ def test_an_authorless_scenario_is_not_approved_by_its_last_editor(demo_scenario
     assert "another approver" in str(refused.json())
     settings.SCENARIO_SELF_APPROVAL = True
     assert api.post(url + "approve/").status_code == 200
+
+
+def test_the_api_approval_takes_a_comment_and_the_acknowledged_warnings(demo_scenarios):
+    scenario = demo_scenarios["8x H100 training cluster"]
+    api = client_of(member("april", role=Role.APPROVER))
+    url = f"/api/v1/scenarios/{scenario.pk}/"
+    warnings = [w["message"] for w in api.post(url + "evaluate/").json()["warnings"]]
+    assert warnings
+
+    refused = api.post(url + "approve/", {"acknowledged_warnings": warnings[1:]}, format="json")
+    assert refused.status_code == 403 and "acknowledge each warning" in str(refused.json())
+    approved = api.post(url + "approve/", {"acknowledged_warnings": warnings, "comment": "Fine."},
+                        format="json")
+    assert approved.status_code == 200, approved.json()
+    pin = ScenarioSnapshot.objects.get(scenario=scenario, reason=SnapshotReason.APPROVED).pinned
+    assert pin["approval"]["comment"] == "Fine."
