@@ -181,7 +181,7 @@ class RentSummarySerializer(FiguresSerializer):
 class StandingSerializer(serializers.Serializer):
     """One option in the verdict."""
 
-    kind = serializers.ChoiceField(choices=["buy", "rent", "api"])
+    kind = serializers.CharField(help_text="buy, rent or api (a per-token API).")
     name = serializers.CharField()
     label = serializers.CharField(help_text="As the page and the reports name it: 'Buy', 'Rent X', "
                                             "'Pay per token: X'.")
@@ -193,7 +193,7 @@ class StandingSerializer(serializers.Serializer):
 
 
 class LeftOutSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["buy", "rent", "api"])
+    kind = serializers.CharField(help_text="buy, rent or api (a per-token API).")
     name = serializers.CharField()
     reason = serializers.CharField()
 
