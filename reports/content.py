@@ -28,7 +28,7 @@ from tco.services.engine_inputs import PriceUsed
 from tco.services.evaluation import Evaluation
 from tco.services.evaluation import option_figures
 from tco.services.evaluation import option_phrase
-from tco.services.evaluation import stale_price_warnings
+from tco.services.warnings import stale_price_warnings
 
 MONTE_CARLO = "monte_carlo"
 
@@ -126,8 +126,9 @@ class ReportContent:
         return self.evaluation.result
 
     @property
-    def tornado(self) -> engine.Tornado:
-        return self.evaluation.tornado
+    def tornado(self) -> engine.Tornado | None:
+        """The sensitivity; None when buying is the only option (no saving to move)."""
+        return self.evaluation.result.tornado
 
     @property
     def assumptions(self) -> tuple[Assumption, ...]:
@@ -154,9 +155,9 @@ class ReportContent:
                           for signed, now in zip(option_figures(evaluation.result),
                                                  option_figures(evaluation.today.result), strict=True)]
         # Prices are aged on the day the report was made, by the same rule as the evaluation's.
-        notes += [("Warning", warning.message) for warning in evaluation.warnings
+        notes += [(warning.label, warning.message) for warning in evaluation.warnings
                   if warning.code != "stale_price"]
-        notes += [("Warning", warning.message) for warning in self.stale_prices()]
+        notes += [(warning.label, warning.message) for warning in self.stale_prices()]
         return tuple(notes)
 
     def stale_prices(self) -> tuple[EvaluationWarning, ...]:
@@ -201,9 +202,10 @@ def key_figures(result: engine.Result) -> dict[str, Any]:
     }
 
 
-def top_movers(tornado: engine.Tornado, count: int = 3) -> Sequence[engine.SensitivityRow]:
-    """The inputs whose +/- step moves the NPV saving most (those that move it at all)."""
-    return [row for row in tornado.rows[:count] if row.swing_usd > 0]
+def top_movers(tornado: engine.Tornado | None, count: int = 3) -> Sequence[engine.SensitivityRow]:
+    """The inputs whose +/- step moves the NPV saving most by their continuous effect (those
+    that move it at all; a move only through a whole count is not one)."""
+    return [] if tornado is None else [row for row in tornado.rows[:count] if row.effect_usd > 0]
 
 
 CAPEX_LABELS = {

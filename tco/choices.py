@@ -5,6 +5,13 @@ from __future__ import annotations
 from django.db import models
 
 
+class BillingBasis(models.TextChoices):
+    """Which hours a rent option is billed for (the engine's ``BillingBasis``)."""
+
+    HELD = "held", "Every hour the capacity is held"
+    USED = "used", "Only the hours used (the workload scales to zero)"
+
+
 class ScenarioStatus(models.TextChoices):
     """Whether a scenario may still change."""
 

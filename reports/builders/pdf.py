@@ -58,6 +58,7 @@ from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import line_label
 from tco.engine.vocabulary import show
 from tco.services.engine_inputs import PriceUsed
+from tco.services.evaluation import billing_rows
 from tco.services.money_view import money_view
 from tco.services.plan_tables import plan_tables
 from tco.services.useful_work import useful_work
@@ -141,13 +142,17 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "generated": timestamp(meta.generated_at),
         "scenario_updated": timestamp(meta.scenario_updated_at),
         "recommendation": result.recommendation or "",
+        "verdict_rows": _verdict_rows(content),
+        "billing_rows": billing_rows(content.inputs),
+        "discount_rate": f"{float(scalar(content.inputs.finance.discount_rate_per_year)):.1%}",
         "movers": [_mover(row, content) for row in top_movers(content.tornado)],
-        "step": f"{content.tornado.step_share:.0%}",
-        "tornado_option": content.tornado.rent_option,
+        "step": "" if content.tornado is None else f"{content.tornado.step_share:.0%}",
+        "tornado_option": "" if content.tornado is None else content.tornado.against,
         "option_names": [option.name for option in result.rent],
         "key_rows": _key_rows(content),
         "horizon_months": int(scalar(result.horizon_months)),
-        "cumulative_chart": _png(cumulative_cost_figure(result)),
+        "cumulative_chart": _png(cumulative_cost_figure(
+            result, discount_rate_per_year=float(scalar(content.inputs.finance.discount_rate_per_year)))),
         "breakdown_chart": _png(cost_breakdown_figure(result)),
         "breakdown_rows": _breakdown_rows(content),
         "yearly_rows": _yearly_rows(content),
@@ -157,8 +162,9 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         **_useful_work(content),
         "signing_notes": content.signing_notes(),
         "tornado_chart": (_png(tornado_figure(content.tornado, rent_names=_rent_names(content.inputs)))
-                          if content.tornado.rows else None),
-        "sensitivity_rows": [_mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
+                          if content.tornado is not None and content.tornado.rows else None),
+        "sensitivity_rows": [] if content.tornado is None else [
+            _mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
         "run_chapters": _run_chapters(content),
         "plans": [_plan(plan) for plan in content.plans],
         "sizing": _sizing(content.sizing) if content.sizing is not None else None,
@@ -249,7 +255,22 @@ def _mover(row: SensitivityRow, content: ReportContent) -> dict[str, str]:
         "saving_low": format_usd_cents(row.saving_at_low_usd),
         "saving_high": format_usd_cents(row.saving_at_high_usd),
         "swing": format_usd_cents(row.swing_usd),
+        "effect": format_usd_cents(row.effect_usd),
+        "steps": "; ".join(step.words(f"{describe_path(row.path, content.inputs).lower()}")
+                           for step in row.steps),
     }
+
+
+def _verdict_rows(content: ReportContent) -> list[dict[str, str]]:
+    """Every option the verdict ranks (cheapest first), then those it left out, with why."""
+    verdict = content.result.verdict
+    rows = [{"rank": str(rank), "option": option.label, "npv": format_usd_cents(option.npv_usd),
+             "total": format_usd_cents(option.total_usd),
+             "margin": "" if rank == 1 else format_usd_cents(option.npv_usd - verdict.cheapest.npv_usd)}
+            for rank, option in enumerate(verdict.ranked, start=1)]
+    rows += [{"rank": "left out", "option": option.name, "npv": "", "total": "", "margin": option.reason}
+             for option in verdict.left_out]
+    return rows
 
 
 def _key_rows(content: ReportContent) -> list[dict[str, Any]]:

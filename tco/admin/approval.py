@@ -38,13 +38,18 @@ def what_is_signed(scenario: Scenario, user: AbstractBaseUser) -> dict[str, Any]
 
 
 def signed_figures(evaluation: Evaluation, *, team_id: int | None) -> dict[str, Any]:
-    """The figures, prices (with their sources' titles) and warnings of an evaluation (every
-    price older than the staleness limit among them), as text."""
+    """The verdict, the figures, prices (with their sources' titles) and warnings of an
+    evaluation (the one list every view shows, each to be acknowledged), as text."""
     priced = {price.path for price in evaluation.prices}
     titles = {c.key: f"{c.title} ({c.key})" for c in source_citations(
         [key for a in evaluation.assumptions if a.path in priced for key in a.source_keys],
         team_id=team_id)}
+    money = RESULTS["rent.npv_usd"]
+    verdict = evaluation.result.verdict
     return {
+        "verdict": verdict.sentence(),
+        "ranked": [(rank, option.label, money.show(option.npv_usd), money.show(option.total_usd))
+                   for rank, option in enumerate(verdict.ranked, start=1)],
         "options": [(row["name"], "Buy" if row["winner"] == "buy" else "Rent",
                      RESULTS["rent.npv_saving_usd"].show(row["npv_saving_usd"]),
                      RESULTS["rent.breakeven_month"].show(
@@ -53,5 +58,5 @@ def signed_figures(evaluation: Evaluation, *, team_id: int | None) -> dict[str, 
         "prices": [(price.target, input_term(price.path).show_with_unit(float(price.amount)),
                     price.as_of.isoformat(), titles.get(price.source, price.source))
                    for price in evaluation.prices],
-        "warnings": [warning.message for warning in evaluation.warnings],
+        "warnings": list(evaluation.warnings),
     }

@@ -7,24 +7,29 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from typing import Any
 
 import numpy as np
 from django.core.cache import cache
 from django.template.loader import render_to_string
 
+from catalog.models import Source
 from catalog.refresh.freshness import price_age
 from tco.charts.canvas import inline_svg
 from tco.charts.cumulative_cost import cumulative_cost_figure
 from tco.engine.figures import item
 from tco.engine.vocabulary import INPUTS
 from tco.engine.vocabulary import RESULTS
+from tco.engine.vocabulary import input_term
 from tco.engine.vocabulary import line_label
-from tco.engine.vocabulary import usd_short
+from tco.inputs import field_for
 from tco.models import Scenario
 from tco.services.cash_flows import cash_flow_table
 from tco.services.engine_inputs import ScenarioInputError
+from tco.services.engine_inputs import engine_case
 from tco.services.evaluation import Evaluation
+from tco.services.evaluation import billing_rows
 from tco.services.evaluation import monthly_frame
 from tco.services.evaluation import option_figures
 from tco.services.evaluation import option_phrase
@@ -39,16 +44,19 @@ from tco.services.useful_work import useful_work
 RESULT_TEMPLATE = "admin/tco/scenario/result.html"
 # What the scenario list shows of a result, kept beside the page's rendered result.
 SUMMARY = ("winner", "npv_saving", "breakeven", "oldest_price")
-# Rows of the key-figures table: label, buying's figure (None: buying has none), each option's.
+# Rows of the key-figures table: label, buying's figure, a rent option's, a per-token API's
+# (None: it has none).
 KEY_FIGURES = (
-    ("Total cost", "total_usd", "total_usd"),
-    ("NPV of the costs", "npv_usd", "npv_usd"),
-    ("NPV saving of buying", None, "npv_saving_usd"),
-    ("Breakeven month", None, "breakeven_month"),
-    ("Breakeven utilisation", None, "breakeven_utilisation"),
+    ("Total cost (cash)", "total_usd", "total_usd", "total_usd"),
+    ("NPV of the costs", "npv_usd", "npv_usd", "npv_usd"),
+    ("Breakeven month (nominal)", None, "breakeven_month", None),
+    ("Breakeven utilisation", None, "breakeven_utilisation", "breakeven_utilisation_buy"),
     ("Cost per useful GPU-hour", "cost_per_useful_accelerator_hour_usd",
-     "cost_per_useful_accelerator_hour_usd"),
+     "cost_per_useful_accelerator_hour_usd", None),
+    ("Cost per million tokens", "cost_per_million_tokens_usd", "cost_per_million_tokens_usd",
+     "cost_per_million_tokens_usd"),
 )
+MONEY = RESULTS["rent.npv_usd"]
 FOOTPRINT_ROWS = ("accelerators_bought", "systems", "racks", "systems_per_rack", "kw_per_rack",
                   "it_kw_max", "facility_kw_max", "facility_kw_average", "mwh_per_year",
                   "cooling_tier_name", "needs_new_cooling")
@@ -84,16 +92,7 @@ def _age_days(known_on: dt.date | None) -> int | None:
 def result_context(evaluation: Evaluation) -> dict[str, Any]:
     """Everything the page shows of an evaluation, as text."""
     result = evaluation.result
-    options = result.rent
-    cheapest = min(options, key=lambda o: item(o.npv_usd))
-    saving = item(cheapest.npv_saving_usd)
-    columns = ["Buy", *(f"Rent: {o.name}" for o in options)]
-    key_rows = []
-    for label, buy_name, rent_name in KEY_FIGURES:
-        term = RESULTS[f"rent.{rent_name}"]
-        buy_value = term.show(item(getattr(result.buy, buy_name))) if buy_name else "–"
-        key_rows.append((label, [buy_value, *(term.show(item(getattr(o, rent_name)))
-                                             for o in options)]))
+    verdict = result.verdict
     footprint = [(RESULTS[f"footprint.{name}"].heading(),
                   RESULTS[f"footprint.{name}"].show(item(getattr(result.footprint, name))))
                  for name in FOOTPRINT_ROWS]
@@ -101,20 +100,24 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
     oldest = min((price_age(as_of=price.as_of, checked_on=price.checked_on).known_on
                   for price in evaluation.prices), default=None)
     frame = monthly_frame(result)
+    rate = float(item(evaluation.inputs.finance.discount_rate_per_year))
     return {
         **_sizing_context(evaluation.sizing),
-        "headline": _headline(cheapest, saving, int(item(result.horizon_months))),
+        **key_figures(evaluation),
+        "headline": verdict.sentence(),
         "recommendation": result.recommendation,
         "useful_work": useful_work(result),
-        "winner": "Buy" if saving > 0 else "Rent",
-        "npv_saving": RESULTS["rent.npv_saving_usd"].show(saving),
-        "breakeven": RESULTS["rent.breakeven_month"].show(item(cheapest.breakeven_month)),
+        "winner": verdict.cheapest.label,
+        "npv_saving": "–" if verdict.margin_usd is None else MONEY.show(verdict.margin_usd),
+        "breakeven": RESULTS["rent.breakeven_month"].show(verdict.breakeven_month),
         "oldest_price": oldest,
-        "warnings": [warning.message for warning in evaluation.warnings],
-        "key_columns": columns,
-        "key_rows": key_rows,
+        "warnings": evaluation.warnings,
+        "billing_rows": billing_rows(evaluation.inputs),
+        "input_rows": input_rows(evaluation),
         "footprint_rows": footprint,
-        "chart_svg": inline_svg(cumulative_cost_figure(result)),
+        "discount_rate": f"{rate:.1%}",
+        "chart_svg": inline_svg(cumulative_cost_figure(result, discount_rate_per_year=rate)),
+        "nominal_chart_svg": inline_svg(cumulative_cost_figure(result)),
         "cash_flow_columns": [_column_heading(column) for column in frame.columns],
         "cash_flow_rows": [[str(int(row[0]))] + [RESULTS["buy.total_usd"].show(v) for v in row[1:]]
                            for row in frame.itertuples(index=False)],
@@ -135,14 +138,110 @@ def _pinned_context(scenario: Scenario, evaluation: Evaluation) -> dict[str, Any
             "price_alerts": [alert.message for alert in alerts]}
 
 
-def _headline(cheapest: Any, saving: float, horizon: int) -> str:
-    month = item(cheapest.breakeven_month)
-    breakeven = "never breaks even" if not np.isfinite(month) else f"breaks even in month {int(month)}"
-    if saving > 0:
-        return (f"Buy: {usd_short(saving)} less than renting {cheapest.name} over {horizon} months "
-                f"(NPV); buying {breakeven}.")
-    return (f"Rent {cheapest.name}: {usd_short(-saving)} less than buying over {horizon} months "
-            f"(NPV); buying {breakeven}.")
+def key_figures(evaluation: Evaluation) -> dict[str, Any]:
+    """The key-figures table: a column per option in the verdict's order (cheapest first, the
+    ones left out last), its rank, how it is billed, and its figures."""
+    result, verdict = evaluation.result, evaluation.result.verdict
+    sides = {("buy", "Buy"): ("buy", result.buy)}
+    sides.update({("rent", o.name): ("rent", o) for o in result.rent})
+    sides.update({("api", o.name): ("api", o) for o in result.api})
+    billed = {row["name"]: row["basis"] for row in billing_rows(evaluation.inputs)}
+    order = [(s.kind, s.name) for s in verdict.ranked] + [(o.kind, o.name) for o in verdict.left_out]
+    ranks = {(s.kind, s.name): str(rank) for rank, s in enumerate(verdict.ranked, start=1)}
+    columns, rows = [], {label: [] for label, *_ in KEY_FIGURES}
+    rank_row, billed_row = [], []
+    for key in order:
+        kind, option = sides[key]
+        name = {"buy": "Buy", "rent": f"Rent: {key[1]}", "api": f"Pay per token: {key[1]}"}[kind]
+        columns.append(f"{name} (cheapest)" if key == (verdict.cheapest.kind, verdict.cheapest.name)
+                       else name)
+        rank_row.append(ranks.get(key, "left out"))
+        billed_row.append({"buy": "owned", "api": "per token"}.get(kind) or billed[key[1]])
+        for label, *attributes in KEY_FIGURES:
+            attribute = attributes[("buy", "rent", "api").index(kind)]
+            term = RESULTS.get(f"rent.{attribute}") or RESULTS["rent.breakeven_utilisation"]
+            rows[label].append("–" if attribute is None else term.show(item(getattr(option, attribute))))
+    return {"key_columns": columns,
+            "key_rows": [("Rank by NPV", rank_row), ("Billed for", billed_row),
+                         *rows.items()]}
+
+
+# Where an input came from, in the words of the page.
+ORIGINS = {"scenario": "entered", "catalog": "catalog", "sizing": "sizing",
+           "default": "stated default"}
+
+
+def origin_words(origin: str, source: str) -> str:
+    """'facility profile' for a catalog figure of the scenario's facility, else the origin's words."""
+    if origin == "catalog" and source.startswith("catalog facility profile"):
+        return "facility profile"
+    return ORIGINS.get(origin, origin)
+
+
+def source_title(text: str, titles: dict[str, str]) -> str:
+    """A source as people name it: each catalog source key ('seed-004') in ``text`` becomes its
+    title and date ('Cloud GPU price survey (seed-004, 2026-08-01)')."""
+    if not titles:
+        return text
+    keys = sorted(titles, key=len, reverse=True)
+    pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(key)}(?![\w-])" for key in keys))
+    return pattern.sub(lambda match: titles[match.group(0)], text)
+
+
+def source_titles() -> dict[str, str]:
+    """Every public source's key -> 'title (key, date)'."""
+    return {source.key: f"{source.title} ({source.key}"
+                        + (f", {source.published_on.isoformat()})" if source.published_on else ")")
+            for source in Source.objects.filter(team__isnull=True)}
+
+
+def input_rows(evaluation: Evaluation) -> list[tuple[str, str, str, str, str]]:
+    """Every input the evaluation used: its label, value with unit, origin, source and date."""
+    titles = source_titles()
+    names = [option.name for option in evaluation.inputs.rent]
+    apis = [option.name for option in evaluation.inputs.api]
+    rows = []
+    for assumption in evaluation.assumptions:
+        value = assumption.value
+        shown = input_term(assumption.path).show(value) if value == value else "empty"
+        source = ("entered on this scenario" if assumption.source.startswith("scenario.")
+                  else source_title(assumption.source, titles))
+        rows.append((_input_label(assumption.path, names, apis), shown, assumption.unit,
+                     origin_words(assumption.origin, assumption.source), source,
+                     "" if assumption.as_of is None else assumption.as_of.isoformat()))
+    return rows
+
+
+def resolved_blanks(scenario: Scenario) -> dict[str, str]:
+    """Scenario field -> what its empty value resolves to now ('$0.100 USD/kWh, facility profile:
+    Colocation, air (Uptime survey 2025, 2025-06-01)'), for the form's help beside each blank."""
+    try:
+        case = engine_case(scenario)
+    except ScenarioInputError:
+        return {}
+    titles = source_titles()
+    shown = {}
+    for assumption in case.assumptions:
+        if assumption.origin == "scenario":
+            continue
+        field = field_for(assumption.path)
+        if getattr(scenario, field, True) is not None:
+            continue
+        value = input_term(assumption.path).show(assumption.value)
+        dated = f", {assumption.as_of.isoformat()}" if assumption.as_of else ""
+        shown[field] = (f"{value} {assumption.unit}, {origin_words(assumption.origin, assumption.source)}"
+                        f" ({source_title(assumption.source, titles)}{dated}).")
+    return shown
+
+
+def _input_label(path: str, rent_names: list[str], api_names: list[str]) -> str:
+    """'Electricity price'; a rent or API option's input says whose it is."""
+    label = input_term(path).label
+    parts = path.split(".")
+    if parts[0] in ("rent", "api") and len(parts) == 3 and parts[1].isdigit():
+        names = rent_names if parts[0] == "rent" else api_names
+        return f"{names[int(parts[1])]}: {label[0].lower()}{label[1:]}"
+    return label
 
 
 def _column_heading(column: str) -> str:

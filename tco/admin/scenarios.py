@@ -23,6 +23,7 @@ from tco.admin.labels import OptionalJSONField
 from tco.admin.labels import RentOptionForm
 from tco.admin.labels import VocabularyLabelsForm
 from tco.admin.labels import change_row
+from tco.admin.result import resolved_blanks
 from tco.admin.result import scenario_result
 from tco.engine import MAX_RENT_OPTIONS
 from tco.models import ApiOption
@@ -60,7 +61,7 @@ class RentOptionInline(NamedPickersMixin, TeamScopedInlineMixin, admin.StackedIn
     fieldsets = [
         (None, {"fields": [("name", "offering", "cheapest_region"), ("price_usd_per_instance_hour",
                                                    "commitment_months", "upfront_usd"),
-                           ("equivalence_factor", "equivalence_from_throughput")]}),
+                           ("billing_basis", "equivalence_factor", "equivalence_from_throughput")]}),
         ("Spot, data and price trend", {
             "classes": ["collapse"],
             "fields": [("spot_interruption_overhead", "spot_interruptions_per_hour"),
@@ -108,6 +109,9 @@ class ScenarioAdminForm(VocabularyLabelsForm):
         super().__init__(*args, **kwargs)
         if self.instance.pk is not None:
             self.fields["edited_revision"].initial = self.instance.revision
+            for name, used in resolved_blanks(self.instance).items():
+                if name in self.fields:
+                    self.fields[name].help_text = f"{self.fields[name].help_text} Used now: {used}".strip()
 
     def clean(self):
         cleaned = super().clean()
@@ -213,15 +217,15 @@ class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin)
     def _summary(self, obj: Scenario) -> dict:
         return scenario_result(obj)
 
-    @admin.display(description="Cheaper")
+    @admin.display(description="Cheapest")
     def winner(self, obj: Scenario) -> str:
         return self._summary(obj).get("winner", "–")
 
-    @admin.display(description="NPV saving of buying")
+    @admin.display(description="Margin over the next cheapest (NPV)")
     def npv_saving(self, obj: Scenario) -> str:
         return self._summary(obj).get("npv_saving", "–")
 
-    @admin.display(description="Breakeven month")
+    @admin.display(description="Buying breaks even (month, discounted)")
     def breakeven(self, obj: Scenario) -> str:
         return self._summary(obj).get("breakeven", "–")
 
@@ -339,8 +343,14 @@ class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin)
     def _approve(self, request: HttpRequest, scenarios: list[Scenario]) -> None:
         """Approve each scenario the user may, and say which were and why the others were not."""
         for scenario in scenarios:
+            signed = what_is_signed(scenario, request.user)
+            ticked = set(request.POST.getlist(f"ack-{scenario.pk}"))
+            acknowledged = [warning.message for index, warning in enumerate(signed.get("warnings", ()))
+                            if str(index) in ticked]
             try:
-                scenario_approve(scenario=scenario, approved_by=request.user)
+                scenario_approve(scenario=scenario, approved_by=request.user,
+                                 comment=request.POST.get(f"comment-{scenario.pk}", "").strip(),
+                                 acknowledged=acknowledged)
             except (ScenarioFrozen, ApprovalRefused, ScenarioInputError) as exc:
                 self.message_user(request, f"“{scenario}” was not approved: {exc}", messages.WARNING)
             else:

@@ -178,6 +178,44 @@ class RentSummarySerializer(FiguresSerializer):
     winner = serializers.ChoiceField(choices=["buy", "rent"], help_text="The lower NPV.")
 
 
+class StandingSerializer(serializers.Serializer):
+    """One option in the verdict."""
+
+    kind = serializers.CharField(help_text="buy, rent or api (a per-token API).")
+    name = serializers.CharField()
+    label = serializers.CharField(help_text="As the page and the reports name it: 'Buy', 'Rent X', "
+                                            "'Pay per token: X'.")
+    npv_usd = serializers.FloatField(help_text="NPV of its costs [USD].")
+    total_usd = serializers.FloatField(help_text="Its costs in cash over the horizon [USD].")
+    breakeven_month = serializers.IntegerField(
+        allow_null=True, help_text="The month buying breaks even against it, discounted as the "
+                                   "NPVs are; null = never, or buying itself.")
+
+
+class LeftOutSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="buy, rent or api (a per-token API).")
+    name = serializers.CharField()
+    reason = serializers.CharField()
+
+
+class VerdictSerializer(serializers.Serializer):
+    """The cheapest of every option given, by NPV of costs: the same words as the page, the
+    list, the chart, the PDF and the workbook."""
+
+    cheapest = StandingSerializer()
+    runner_up = StandingSerializer(allow_null=True, help_text="The next cheapest; null when buying "
+                                                              "is the only option.")
+    margin_usd = serializers.FloatField(allow_null=True, help_text="Runner-up NPV minus the "
+                                                                   "cheapest's [USD].")
+    breakeven_month = serializers.IntegerField(
+        allow_null=True, help_text="Buying's discounted breakeven against the cheapest other "
+                                   "option; null = never or no other option.")
+    horizon_months = serializers.IntegerField()
+    sentence = serializers.CharField()
+    options = StandingSerializer(many=True, help_text="Every ranked option, cheapest first.")
+    left_out = LeftOutSerializer(many=True, help_text="Options that could not be ranked, and why.")
+
+
 class EvaluationResultSerializer(serializers.Serializer):
     months = serializers.ListField(child=serializers.IntegerField(), help_text="0 to the horizon.")
     horizon_months = figure("horizon_months")
@@ -190,6 +228,7 @@ class EvaluationResultSerializer(serializers.Serializer):
     summary = serializers.DictField(child=RentSummarySerializer(),
                                     help_text="Each rent option against buying, by name.")
     recommendation = serializers.CharField(allow_null=True)
+    verdict = VerdictSerializer(allow_null=True, help_text="Every option ranked by NPV of costs.")
 
 
 class InputAssumptionSerializer(serializers.Serializer):
@@ -300,8 +339,14 @@ class LeaseSerializer(serializers.Serializer):
 
 
 class EvaluationWarningSerializer(serializers.Serializer):
+    """One warning of the evaluation: the same list the page, the approval page, the PDF and the
+    workbook show."""
+
     code = serializers.CharField()
     message = serializers.CharField()
+    severity = serializers.ChoiceField(choices=["warning", "info"], help_text=(
+        "warning: the figures may mislead, check before signing; info: an assumption that "
+        "decides them, stated."))
 
 
 class OptionFiguresSerializer(serializers.Serializer):
@@ -337,6 +382,15 @@ class PinnedSerializer(serializers.Serializer):
         "by the configured months."))
 
 
+class BillingSerializer(serializers.Serializer):
+    """How one rent option is billed."""
+
+    name = serializers.CharField()
+    basis = serializers.ChoiceField(choices=["every hour held", "hours used"])
+    why = serializers.CharField(help_text="Reserved, chosen for the option, or the pricing model's "
+                                          "default.")
+
+
 class EvaluationSerializer(serializers.Serializer):
     """The result of an evaluation: summary, monthly lines, footprint, assumptions, prices."""
 
@@ -354,5 +408,6 @@ class EvaluationSerializer(serializers.Serializer):
     assumptions = InputAssumptionSerializer(many=True)
     prices = PriceUsedSerializer(many=True)
     warnings = EvaluationWarningSerializer(many=True)
+    billing = BillingSerializer(many=True, help_text="How each rent option is billed.")
     sizing = SizingField(required=False, help_text="The scenario's sizing, when it has one.")
     pinned = PinnedSerializer(required=False, help_text="An approved scenario only.")

@@ -32,7 +32,7 @@ class RentOptionSerializer(serializers.ModelSerializer):
         model = RentOption
         fields = ["id", "name", "offering", "cheapest_region", "price_usd_per_instance_hour",
                   "equivalence_factor", "equivalence_from_throughput", "commitment_months",
-                  "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
+                  "billing_basis", "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
                   "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month",
                   "price_change_per_year", "spot_interruptions_per_hour", "grid_kg_co2e_per_kwh"]
         read_only_fields = ["id"]
@@ -171,3 +171,13 @@ class SideBySideSerializer(serializers.Serializer):
     buy_tonnes_co2e_per_year = serializers.FloatField()
     buy_cumulative_usd = serializers.ListField(child=serializers.FloatField())
     rent_cumulative_usd = serializers.ListField(child=serializers.FloatField())
+
+
+class ApprovalSerializer(serializers.Serializer):
+    """What an approver may send with an approval: a comment for the history and the words of
+    each warning they acknowledge (when sent, every warning of the evaluation must be in it)."""
+
+    comment = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    acknowledged_warnings = serializers.ListField(
+        child=serializers.CharField(), required=False,
+        help_text="The message of each warning acknowledged, as POST .../evaluate/ gives them.")

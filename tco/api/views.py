@@ -19,6 +19,7 @@ from tco.api.concurrency import RevisionConflict
 from tco.api.concurrency import sent_revision
 from tco.api.concurrency import with_etag
 from tco.api.evaluation import EvaluationSerializer
+from tco.api.serializers import ApprovalSerializer
 from tco.api.serializers import HistoryRecordSerializer
 from tco.api.serializers import ScenarioSerializer
 from tco.api.serializers import SideBySideSerializer
@@ -137,12 +138,13 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def perform_destroy(self, instance):
         scenario_delete(scenario=instance)
 
-    @extend_schema(request=None, parameters=[IF_MATCH], responses={
+    @extend_schema(request=ApprovalSerializer, parameters=[IF_MATCH], responses={
         200: ScenarioSerializer,
         400: OpenApiResponse(description="The scenario cannot be evaluated: there is no answer to "
                                          "sign (the body names the field)."),
         403: OpenApiResponse(description="Not an approver of the team, or you created or edited "
-                                         "this version (four eyes; the body says which)."),
+                                         "this version (four eyes; the body says which), or a "
+                                         "warning was not acknowledged."),
         409: CONFLICT})
     @action(detail=True, methods=["post"])
     def approve(self, request, pk=None):
@@ -152,8 +154,12 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         refused (409)."""
         scenario = self.get_object()
         sent = sent_revision(request, required=False)
+        body = ApprovalSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
         try:
-            scenario = scenario_approve(scenario=scenario, approved_by=request.user, revision=sent)
+            scenario = scenario_approve(scenario=scenario, approved_by=request.user, revision=sent,
+                                        comment=body.validated_data.get("comment", ""),
+                                        acknowledged=body.validated_data.get("acknowledged_warnings"))
         except StaleRevision as exc:
             raise RevisionConflict(sent=sent, current=exc.current) from exc
         return Response(self.get_serializer(scenario).data)

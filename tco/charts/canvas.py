@@ -14,11 +14,10 @@ from django.utils.safestring import mark_safe
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import Formatter
 from matplotlib.ticker import MaxNLocator
 
 import core.plotting  # noqa: F401  (Agg, no math parsing of user text)
-from tco.engine.vocabulary import usd_short
 
 DPI = 110
 BUY_COLOUR = "#1f4e79"  # buying; buying wins; an input moved up
@@ -37,9 +36,33 @@ def new_figure(width_in: float, height_in: float, *, panels: int = 1) -> tuple[F
     return figure, list(np.ravel(figure.subplots(panels, 1, squeeze=False)))
 
 
+class MoneyFormatter(Formatter):
+    """Dollar ticks in one unit per axis, that of its largest value: $0.90M beside $1.20M, never
+    $900.0k beside $1.20M."""
+
+    def __call__(self, value: float, pos: int | None = None) -> str:
+        return usd_on_scale(value, max(abs(v) for v in self.axis.get_view_interval()))
+
+
+def usd_on_scale(amount: float, largest: float) -> str:
+    """An amount in the unit (and with the decimals) that the largest on its axis takes.
+
+    >>> usd_on_scale(900_000, 1_500_000), usd_on_scale(0, 1_500_000), usd_on_scale(-45_000, 120_000)
+    ('$0.90M', '$0', '-$45k')
+    """
+    if amount == 0:
+        return "$0"
+    sign = "-" if amount < 0 else ""
+    scale, suffix = next(((scale, suffix) for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k"))
+                          if largest >= scale), (1.0, ""))
+    top = largest / scale
+    decimals = 2 if top < 10 else 1 if top < 100 else 0
+    return f"{sign}${abs(amount) / scale:,.{decimals}f}{suffix}"
+
+
 def money_axis(axis: Axis) -> None:
-    """Dollar ticks ($1.23M), few enough that their labels never touch."""
-    axis.set_major_formatter(FuncFormatter(lambda value, _position: usd_short(value)))
+    """Dollar ticks in one unit per axis ($0.90M, $1.20M), few enough that they never touch."""
+    axis.set_major_formatter(MoneyFormatter())
     axis.set_major_locator(MaxNLocator(nbins=5))
 
 

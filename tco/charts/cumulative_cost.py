@@ -1,4 +1,4 @@
-"""Cumulative cost of buying against each rent option, month by month, breakevens marked."""
+"""Cumulative cost of buying against every other option, month by month, breakevens marked."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,8 @@ from tco import engine
 from tco.charts.canvas import BUY_COLOUR
 from tco.charts.canvas import money_axis
 from tco.charts.canvas import new_figure
-from tco.engine.figures import scalar
+from tco.engine.finance import discount_factors
+from tco.engine.verdict import discounted_breakeven_month
 
 # A breakeven label right of this share of the x axis would run past the axes, so it goes left.
 LABEL_FLIPS_LEFT_AT = 0.7
@@ -18,34 +19,56 @@ LABELS_STACK_WITHIN = 0.2
 LABEL_STEP_POINTS = 11
 
 
-def cumulative_cost_figure(result: engine.Result) -> Figure:
-    """Cumulative cost of buying vs each rent option by month, breakevens marked."""
-    fig, (ax,) = new_figure(8, 4.2)
+def cumulative_cost_figure(result: engine.Result, *, discount_rate_per_year: float | None = None) -> Figure:
+    """Cumulative cost of buying and of every other option by month, buying's breakevens marked.
+
+    With ``discount_rate_per_year`` each month is discounted as the NPVs are (the curves end at
+    the NPVs the verdict ranks, and the breakeven marked against the rival is the verdict's);
+    without it the curves are nominal cash. Per-token APIs are dashed; the verdict's cheapest
+    option says so in the legend, which stands below the axes so that it covers no line.
+    """
+    fig, (ax,) = new_figure(8, 4.2 + 0.17 * (len(result.rent) + len(result.api)))
     months = result.months
-    buy_cumulative = np.reshape(result.buy.cash_flows.cumulative_usd, -1)
-    ax.plot(months, buy_cumulative, label="Buy", linewidth=2.4, color=BUY_COLOUR)
+    factors = (np.ones(months.size) if discount_rate_per_year is None
+               else discount_factors(discount_rate_per_year, int(months[-1])))
+    cheapest = result.verdict.cheapest.name if result.verdict is not None else None
+
+    def label(kind: str, name: str) -> str:
+        text = {"buy": "Buy", "rent": f"Rent: {name}", "api": f"Pay per token: {name}"}[kind]
+        return f"{text} (cheapest)" if name == cheapest else text
+
+    def running(flows: engine.CashFlows) -> np.ndarray:
+        return np.cumsum(np.reshape(flows.per_month_usd, -1) * factors)
+
+    buy_cumulative = running(result.buy.cash_flows)
+    ax.plot(months, buy_cumulative, label=label("buy", "Buy"), linewidth=2.4, color=BUY_COLOUR)
+    others = [("rent", option.name, option.cash_flows) for option in result.rent]
+    others += [("api", option.name, option.cash_flows) for option in result.api]
     # Options breaking even in the same month share one marker point, so they share one label.
     breakevens: dict[int, tuple[float, list[str]]] = {}
-    for option in result.rent:
-        line, = ax.plot(months, np.reshape(option.cash_flows.cumulative_usd, -1),
-                        label=f"Rent: {option.name}", linewidth=1.6)
-        month = scalar(option.breakeven_month)
+    for kind, name, flows in others:
+        line, = ax.plot(months, running(flows), label=label(kind, name), linewidth=1.6,
+                        linestyle="--" if kind == "api" else "-")
+        month = discounted_breakeven_month(result.buy.cash_flows, flows, factors)
         if np.isfinite(month):
             value = float(buy_cumulative[int(month)])
             ax.scatter([month], [value], color=line.get_color(), zorder=5)
             breakevens.setdefault(int(month), (value, []))[1].append(line.get_color())
     money_axis(ax.yaxis)
     ax.set_xlabel("Month")
-    ax.set_ylabel("Cumulative cost (USD)")
+    ax.set_ylabel("Cumulative cost, " + ("nominal (USD)" if discount_rate_per_year is None else
+                                         f"discounted at {discount_rate_per_year:.1%}/yr (USD)"),
+                  fontsize=9)
     ax.set_xlim(0, months[-1])
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    # Outside the axes, below them, one entry a line: the layout makes room, so no line is covered.
+    fig.set_layout_engine("constrained")
+    fig.legend(fontsize=8, loc="outside lower left", ncol=1, frameon=False)
     labelled: list[int] = []
     for month, (value, colours) in sorted(breakevens.items()):
         near = sum(abs(month - other) / months[-1] < LABELS_STACK_WITHIN for other in labelled)
         _label_breakeven(ax, month, value, colours[0] if len(colours) == 1 else BUY_COLOUR, stack=near)
         labelled.append(month)
-    fig.tight_layout()
     return fig
 
 

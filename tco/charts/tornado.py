@@ -20,9 +20,11 @@ TORNADO_ROWS = 10
 
 
 def tornado_figure(tornado: engine.Tornado, *, rent_names: Sequence[str] = ()) -> Figure:
-    """NPV saving at the low and high value of each input, widest swing at the top.
+    """NPV saving at the low and high value of each input, largest continuous effect at the top.
 
-    Shows the ``TORNADO_ROWS`` widest bars; inputs that do not move the saving are left out.
+    Shows the ``TORNADO_ROWS`` first bars; inputs that do not move the saving are left out. An
+    input whose bar is a whole-count step (a second instance, another rack) names the value
+    where the step happens under its label, so the jump is not read as the input's own effect.
     ``rent_names`` name the rent option an indexed input (``rent.2...``) belongs to.
     """
     rows = [row for row in tornado.rows if row.swing_usd > 0][:TORNADO_ROWS]
@@ -35,12 +37,14 @@ def tornado_figure(tornado: engine.Tornado, *, rent_names: Sequence[str] = ()) -
         savings = np.array([getattr(row, side) for row in rows], dtype=np.float64)
         ax.barh(positions, savings - base, left=base, color=colour, label=label)
     ax.axvline(base, color="black", linewidth=0.8)
-    labels = [wrapped(input_label(row.path, rent_names=rent_names)) for row in rows]
+    labels = [wrapped(input_label(row.path, rent_names=rent_names)
+                      + "".join(f" [step at {step.threshold:,.4g}]" for step in row.steps))
+              for row in rows]
     ax.set_yticks(positions, labels, fontsize=8)
     ax.invert_yaxis()
     money_axis(ax.xaxis)
     saving = RESULTS["rent.npv_saving_usd"].label
-    ax.set_xlabel(wrapped(f"{saving} vs {tornado.rent_option} (USD)", 3 * LABEL_WIDTH), fontsize=8)
+    ax.set_xlabel(wrapped(f"{saving} vs {tornado.against} (USD)", 3 * LABEL_WIDTH), fontsize=8)
     if rows:
         ax.legend(fontsize=8, loc="lower right")
     ax.grid(axis="x", alpha=0.3)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from tco.engine.evaluate import evaluate
 from tco.engine.footprint import Footprint
+from tco.engine.inputs import DEFAULT_BILLING_BASIS
 from tco.engine.inputs import MAX_HORIZON_MONTHS
 from tco.engine.inputs import MAX_RENT_OPTIONS
 from tco.engine.inputs import ApiOption
+from tco.engine.inputs import BillingBasis
 from tco.engine.inputs import BuyOption
 from tco.engine.inputs import Carbon
 from tco.engine.inputs import CoolingTier
@@ -39,12 +41,16 @@ from tco.engine.sensitivity import Tornado
 from tco.engine.sensitivity import one_at_a_time
 from tco.engine.sensitivity import sensitivity_paths
 from tco.engine.validation import validate
+from tco.engine.verdict import Verdict
+from tco.engine.verdict import verdict_of
 
 __all__ = [
+    "DEFAULT_BILLING_BASIS",
     "MAX_HORIZON_MONTHS",
     "MAX_RENT_OPTIONS",
     "ApiOption",
     "ApiResult",
+    "BillingBasis",
     "BuyOption",
     "BuyResult",
     "Carbon",
@@ -66,6 +72,7 @@ __all__ = [
     "SensitivityRow",
     "TokenMix",
     "Tornado",
+    "Verdict",
     "Workload",
     "batch_shape",
     "batch_slice",
@@ -77,5 +84,6 @@ __all__ = [
     "recommendation",
     "sensitivity_paths",
     "validate",
+    "verdict_of",
     "with_overrides",
 ]

@@ -17,9 +17,10 @@ from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
 from tco.engine.footprint import Footprint
-from tco.engine.inputs import PricingModel
+from tco.engine.inputs import BillingBasis
 from tco.engine.inputs import RentOption
 from tco.engine.inputs import Scenario
+from tco.engine.inputs import billing_basis
 from tco.engine.metrics import per_million_tokens
 from tco.engine.power import average_power_kw
 from tco.engine.rent import accelerators_rented
@@ -70,7 +71,7 @@ def rent_kwh_per_month(option: RentOption, inputs: Scenario, utilisation: ArrayL
     per_instance = option.accelerators_per_instance
     rented = instances_needed(accelerators_rented(option, workload), per_instance) * np.rint(per_instance)
     max_kw = np.asarray(buy.system_power_max_kw, dtype=np.float64) / per_system
-    if option.pricing_model == PricingModel.RESERVED:
+    if billing_basis(option) == BillingBasis.HELD:  # held capacity idles between jobs
         idle_kw = np.asarray(buy.system_power_idle_kw, dtype=np.float64) / per_system
         it_kwh = rented * average_power_kw(idle_kw, max_kw, utilisation) * workload.hours_per_month
     else:

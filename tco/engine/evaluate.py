@@ -10,6 +10,7 @@ from tco.engine.inputs import Scenario
 from tco.engine.recommend import recommendation
 from tco.engine.result import Result
 from tco.engine.sensitivity import one_at_a_time
+from tco.engine.verdict import verdict_of
 
 
 def evaluate(
@@ -48,6 +49,8 @@ def evaluate(
     Returns
     -------
     Result
+        A single scenario's carries its ``verdict``: every option (buying, each rent option,
+        each per-token API) ranked by NPV of costs.
 
     Examples
     --------
@@ -55,10 +58,13 @@ def evaluate(
     >>> result.summary()["aws-on-demand"]["breakeven_month"]  # doctest: +SKIP
     """
     result = compute_result(inputs, detail=detail, irr=irr)
+    if result.batch_shape == ():
+        result = replace(result, verdict=verdict_of(result, inputs))
     if recommend is None:
         recommend = detail and result.batch_shape == ()
     if not recommend:
         return result
     tornado = one_at_a_time(inputs, base=result)
-    return replace(result, recommendation=recommendation(result, tornado, labels=labels),
-                   tornado=tornado)
+    words = recommendation(result.verdict, tornado, labels=labels,
+                           rent_names=tuple(option.name for option in result.rent))
+    return replace(result, recommendation=words, tornado=tornado)

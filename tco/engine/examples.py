@@ -45,8 +45,10 @@ def flat_scenario(**sections: Any) -> Scenario:
     Buy: 32 x $300,000 = $9.6M at month 0; energy 32 x 10.2 kW x 730 h x $0.10
     = $23,827.20 a month (PUE 1, utilisation 1, idle = max). Rent: 32 instances
     of 8 accelerators on demand at $98.32/h = $2,296,755.20 a month. Nothing
-    else costs anything, so every figure can be checked by hand. ``sections``
-    replace whole sections (``buy=...``, ``finance=...``).
+    else costs anything, so every figure can be checked by hand. The on-demand
+    instances are billed for the hours used (not on-demand's default, every hour
+    held), so the rent bill scales with utilisation and buying has a breakeven
+    utilisation. ``sections`` replace whole sections (``buy=...``, ``finance=...``).
     """
     base = Scenario(
         workload=Workload(accelerators=256.0, utilisation=1.0),
@@ -63,7 +65,8 @@ def flat_scenario(**sections: Any) -> Scenario:
         cooling=COOLING,
         rent=(
             RentOption(
-                "on-demand", "on_demand", price_usd_per_instance_hour=98.32, accelerators_per_instance=8.0
+                "on-demand", "on_demand", price_usd_per_instance_hour=98.32, accelerators_per_instance=8.0,
+                billing_basis="used",
             ),
         ),
         finance=Finance(horizon_months=36.0, discount_rate_per_year=0.0),

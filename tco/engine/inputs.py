@@ -84,6 +84,28 @@ class PricingModel(StrEnum):
 HOURS_PER_MONTH = 8760 / 12
 
 
+class BillingBasis(StrEnum):
+    """Which hours a rent option pays for.
+
+    ``held``: every hour the capacity is held (a cluster you keep, idle or busy); ``used``: the
+    hours the workload runs (it scales to zero between jobs). Reserved and committed capacity
+    is always paid for every hour of its term.
+    """
+
+    HELD = "held"
+    USED = "used"
+
+
+# An option that names no basis is billed as the pricing model's market sells it: on-demand
+# capacity kept for a workload is paid while it is held; spot capacity is taken and released
+# with the work.
+DEFAULT_BILLING_BASIS = {
+    PricingModel.ON_DEMAND: BillingBasis.HELD,
+    PricingModel.RESERVED: BillingBasis.HELD,
+    PricingModel.SPOT: BillingBasis.USED,
+}
+
+
 @dataclass(frozen=True)
 class Workload:
     """What has to be computed: how many accelerators, how busy, and how fast."""
@@ -198,6 +220,8 @@ class RentOption:
     ``price_change_per_year`` moves instance prices (not data charges).
     ``equivalence_factor`` is how many of the offering's accelerators do the work of one of
     the workload's (1 for the same accelerator): the option rents that many per accelerator.
+    ``billing_basis`` (a ``BillingBasis``; empty = the pricing model's default, see
+    ``DEFAULT_BILLING_BASIS``) says whether every held hour or only the used ones are paid.
     """
 
     name: str
@@ -215,6 +239,7 @@ class RentOption:
     price_change_per_year: Numeric = numeric(0.0, low=-1.0, low_open=True, rate=True)
     spot_interruptions_per_hour: Numeric = numeric(0.0)
     grid_kg_co2e_per_kwh: Numeric = numeric(math.nan, high=MAX_GRID_KG_CO2E_PER_KWH, nan_allowed=True)
+    billing_basis: BillingBasis | str = ""
 
 
 @dataclass(frozen=True)
@@ -279,6 +304,19 @@ class Scenario:
     carbon: Carbon = Carbon()
     tokens: TokenMix = TokenMix()
     api: tuple[ApiOption, ...] = ()
+
+
+def billing_basis(option: RentOption) -> BillingBasis:
+    """The hours an option is billed for: its own basis, else its pricing model's default.
+
+    Examples
+    --------
+    >>> billing_basis(RentOption("x", "on_demand", 1.0, 8)), billing_basis(RentOption("y", "spot", 1.0, 8))
+    (<BillingBasis.HELD: 'held'>, <BillingBasis.USED: 'used'>)
+    """
+    if option.billing_basis:
+        return BillingBasis(option.billing_basis)
+    return DEFAULT_BILLING_BASIS[PricingModel(option.pricing_model)]
 
 
 class InputError(ValueError):

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from tco.engine.inputs import Scenario
+from tco.engine.inputs import billing_basis
 
 # Same definitions as the engine: counts and limits forgive floating-point noise
 # of this relative size, and so does the breakeven comparison.
@@ -224,6 +225,7 @@ def _rent_lines(option: Any, workload: Any, horizon: int) -> dict[str, list[floa
     instances = ceil_count(rented / round(option.accelerators_per_instance))
     growth = 1.0 + option.price_change_per_year
     reserved = option.pricing_model == "reserved"
+    held = billing_basis(option) == "held"
     term = round(option.commitment_months)
     compute = [0.0] * (horizon + 1)
     upfront = [0.0] * (horizon + 1)
@@ -232,6 +234,9 @@ def _rent_lines(option: Any, workload: Any, horizon: int) -> dict[str, list[floa
             term_start = ((m - 1) // term) * term
             hours = workload.hours_per_month
             compute[m] = instances * option.price_usd_per_instance_hour * hours * growth ** (term_start // 12)
+        elif held:
+            hours = workload.hours_per_month
+            compute[m] = instances * option.price_usd_per_instance_hour * hours * growth ** ((m - 1) // 12)
         else:
             hours = workload.hours_per_month * workload.utilisation
             if option.pricing_model == "spot":
@@ -287,7 +292,7 @@ def _rent_tonnes_per_month(option: Any, scenario: Scenario) -> float:
     ) * round(option.accelerators_per_instance)
     per_system = buy.accelerators_per_system
     max_kw, idle_kw = buy.system_power_max_kw / per_system, buy.system_power_idle_kw / per_system
-    if option.pricing_model == "reserved":
+    if billing_basis(option) == "held":
         kwh = rented * (idle_kw + (max_kw - idle_kw) * workload.utilisation) * workload.hours_per_month
     else:
         hours = workload.hours_per_month * workload.utilisation

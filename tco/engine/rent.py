@@ -1,7 +1,9 @@
-"""Cash-flow lines of renting: instance hours by pricing model, up-front fees, data charges.
+"""Cash-flow lines of renting: instance hours by billing basis, up-front fees, data charges.
 
-* on-demand: paid per used hour, instances x hours x utilisation x price;
-* spot: the same plus the interruption overhead (extra hours re-running lost work);
+* billed for every hour held (on-demand's default: a cluster kept for the workload):
+  instances x hours x price, whatever the utilisation;
+* billed for the hours used (the workload scales to zero): instances x hours x utilisation x
+  price; spot adds the interruption overhead (extra hours re-running lost work);
 * reserved: every hour of each term is paid whatever the utilisation, at the
   price of the year the term started; terms renew until the horizon and the
   hours after the horizon are not counted; ``upfront_usd_per_instance`` is paid
@@ -19,9 +21,11 @@ from numpy.typing import NDArray
 
 from tco.engine.counting import ceil_count
 from tco.engine.counting import whole
+from tco.engine.inputs import BillingBasis
 from tco.engine.inputs import PricingModel
 from tco.engine.inputs import RentOption
 from tco.engine.inputs import Workload
+from tco.engine.inputs import billing_basis
 from tco.engine.timeline import Line
 from tco.engine.timeline import each_term
 from tco.engine.timeline import flat_line
@@ -71,14 +75,22 @@ def usage_cost_usd(
 
 
 def billed_hours_per_month(option: RentOption, workload: Workload) -> NDArray[np.float64]:
-    """Instance hours paid for each month at full utilisation of the term or per use [h/month].
+    """Instance hours paid for each month: every hour held, or the hours used [h/month].
 
     Examples
     --------
-    Spot at 50 % utilisation with a 10 % interruption overhead: 730 x 0.5 x 1.1 = 401.5 h.
+    Spot at 50 % utilisation with a 10 % interruption overhead: 730 x 0.5 x 1.1 = 401.5 h;
+    on-demand held at 80 %: all 730 h; on-demand billed for use at 80 %: 730 x 0.8 = 584 h.
+
+    >>> busy = Workload(8, 0.8)
+    >>> float(billed_hours_per_month(RentOption("od", "on_demand", 1.0, 8), busy))
+    730.0
+    >>> used = RentOption("od", "on_demand", 1.0, 8, billing_basis="used")
+    >>> round(float(billed_hours_per_month(used, busy)), 6)
+    584.0
     """
     hours = np.asarray(workload.hours_per_month, dtype=np.float64)
-    if option.pricing_model == PricingModel.RESERVED:
+    if billing_basis(option) == BillingBasis.HELD:
         return hours
     used = hours * workload.utilisation
     if option.pricing_model == PricingModel.SPOT:
@@ -126,8 +138,9 @@ def rent_lines(option: RentOption, workload: Workload, horizon_months: NDArray[n
 def rent_utilisation_slope_usd(
     option: RentOption, workload: Workload, horizon_months: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """Change of the option's total cost per unit of utilisation [USD]; 0 for reserved."""
-    if option.pricing_model == PricingModel.RESERVED:
+    """Change of the option's total cost per unit of utilisation [USD]; 0 when every hour held
+    is paid."""
+    if billing_basis(option) == BillingBasis.HELD:
         return np.zeros(np.shape(horizon_months))
     instances = instances_needed(accelerators_rented(option, workload), option.accelerators_per_instance)
     full_use = Workload(

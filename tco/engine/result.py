@@ -17,8 +17,9 @@ from tco.engine.footprint import Footprint
 from tco.engine.vocabulary import RESULTS
 from tco.engine.vocabulary import json_value
 
-if TYPE_CHECKING:  # sensitivity builds on results
+if TYPE_CHECKING:  # sensitivity and the verdict build on results
     from tco.engine.sensitivity import Tornado
+    from tco.engine.verdict import Verdict
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,8 @@ class Result:
     """Everything one ``evaluate`` call computed for a batch of scenarios.
 
     ``tornado`` and ``recommendation`` are there when the evaluation asked for a recommendation
-    (the sensitivity run it is drawn from); None otherwise.
+    (the sensitivity run it is drawn from); None otherwise. ``verdict`` ranks every option of a
+    single scenario (None for a batch).
     """
 
     batch_shape: tuple[int, ...]
@@ -166,6 +168,7 @@ class Result:
     api: tuple[ApiResult, ...] = ()
     recommendation: str | None = None
     tornado: Tornado | None = None
+    verdict: Verdict | None = None
 
     def rent_option(self, name: str) -> RentResult:
         """The rent option called ``name``."""
@@ -220,6 +223,7 @@ class Result:
             "api": [_jsonable(option, "api") for option in self.api],
             "summary": {name: _jsonable(figures, "summary") for name, figures in self.summary().items()},
             "recommendation": self.recommendation,
+            "verdict": None if self.verdict is None else self.verdict.to_dict(),
         }
 
 

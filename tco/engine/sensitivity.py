@@ -2,6 +2,13 @@
 
 Every input is moved down and up by the same share of its value, each in its
 own row of ONE batch, so P inputs cost one evaluation of 2P scenarios.
+
+The saving is that of buying against its rival: the cheapest other option, a rent option or a
+per-token API. Some inputs move the saving through a whole count (the systems bought, racks,
+instances rented, the cooling tier): one more instance needed above 1.0 rented accelerators per
+own one jumps the saving, whatever the input's own uncertainty. Such a row keeps its raw swing
+for the chart, says where each count changes (``SensitivityRow.steps``), and is ranked by its
+continuous effect: the saving's slope while the counts stay as they are, over the row's range.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import numpy as np
 
 from tco.engine.compose import compute_result
 from tco.engine.compose import npv_saving_usd
+from tco.engine.footprint import fleet_footprint
 from tco.engine.inputs import Scenario
 from tco.engine.inputs import batch_shape
 from tco.engine.inputs import input_sections
@@ -23,7 +31,14 @@ from tco.engine.inputs import numeric_fields
 from tco.engine.overrides import get_input
 from tco.engine.overrides import input_metadata
 from tco.engine.overrides import with_overrides
+from tco.engine.rent import accelerators_rented
+from tco.engine.rent import instances_needed
 from tco.engine.result import Result
+from tco.engine.verdict import RENT
+from tco.engine.verdict import verdict_of
+
+# Halvings of the interval between an input's value and its move that locate a count's step.
+_BISECTIONS = 40
 
 # Limits, definitions and figures that cannot move the saving are left out by default.
 # The token mix's shares sum to 1: one cannot move alone.
@@ -37,8 +52,29 @@ _NOT_ASSUMPTIONS = (
 
 
 @dataclass(frozen=True)
+class Step:
+    """A whole count that changes inside a row's range: above (or below) ``threshold`` of the
+    input, ``count`` goes from ``before`` to ``after``."""
+
+    count: str
+    threshold: float
+    before: float
+    after: float
+
+    def words(self, label: str) -> str:
+        """'the instances of X go from 1 to 2 above 1.000 (the equivalence factor)'."""
+        way = "above" if self.after > self.before else "below"
+        return (f"{self.count} go from {self.before:,.0f} to {self.after:,.0f} {way} "
+                f"{self.threshold:,.4g} ({label})")
+
+
+@dataclass(frozen=True)
 class SensitivityRow:
-    """How the NPV saving moves when one input moves down and up by the step."""
+    """How the NPV saving moves when one input moves down and up by the step.
+
+    ``continuous_swing_usd`` is the swing the input's own effect gives, whole counts held (equal
+    to ``swing_usd`` when no count changes in the row's range); rows are ranked by it.
+    """
 
     path: str
     base_value: float
@@ -46,21 +82,33 @@ class SensitivityRow:
     high_value: float
     saving_at_low_usd: float
     saving_at_high_usd: float
+    continuous_swing_usd: float = math.nan
+    steps: tuple[Step, ...] = ()
 
     @property
     def swing_usd(self) -> float:
         """Width of the tornado bar [USD]."""
         return abs(self.saving_at_high_usd - self.saving_at_low_usd)
 
+    @property
+    def effect_usd(self) -> float:
+        """What the row is ranked by: the continuous swing (the raw one without a step)."""
+        return self.swing_usd if math.isnan(self.continuous_swing_usd) else self.continuous_swing_usd
+
 
 @dataclass(frozen=True)
 class Tornado:
-    """One-at-a-time sensitivity against one rent option; rows widest swing first."""
+    """One-at-a-time sensitivity against one option; rows largest continuous effect first.
 
-    rent_option: str
+    ``against`` names the option buying's NPV saving is measured against, ``against_kind``
+    says whether it is a rent option or a per-token API.
+    """
+
+    against: str
     base_saving_usd: float  # NPV saving of buying at the scenario's own inputs
     step_share: float  # each input moves down and up by this share of its value
     rows: tuple[SensitivityRow, ...]
+    against_kind: str = RENT
 
 
 def sensitivity_paths(inputs: Scenario) -> list[str]:
@@ -90,8 +138,8 @@ def one_at_a_time(
     step_share: float = 0.1,
     rent_option: str | None = None,
     base: Result | None = None,
-) -> Tornado:
-    """Move each input by -step and +step of its value and rank the NPV saving's swing.
+) -> Tornado | None:
+    """Move each input by -step and +step of its value and rank the NPV saving's effect.
 
     Parameters
     ----------
@@ -103,74 +151,160 @@ def one_at_a_time(
         Relative step, 0.1 = +/-10 % [-]. Moved values are clipped to each
         input's valid range (a utilisation of 0.95 moves up to 1, not 1.045).
     rent_option : str, optional
-        Rent option the saving is measured against; default the one with the
-        lowest NPV in the base scenario.
+        Rent option the saving is measured against; default buying's rival in the verdict
+        (the cheapest other option, rent or per-token API).
     base : Result, optional
         An already computed result of ``inputs``, to save one evaluation.
 
     Returns
     -------
-    Tornado
-        Rows sorted by swing, widest first.
+    Tornado or None
+        Rows sorted by continuous effect, largest first; None when buying has no rival (it is
+        the only option given).
     """
     if batch_shape(inputs) != ():
         raise ValueError("sensitivity needs a single scenario (scalar inputs)")
     base = base if base is not None else compute_result(inputs, detail=False)
-    option_index = (
-        int(base.cheapest_rent_index())
-        if rent_option is None
-        else [option.name for option in inputs.rent].index(rent_option)
-    )
-    paths = list(paths) if paths is not None else sensitivity_paths(inputs)
-    if not paths:
-        rows: tuple[SensitivityRow, ...] = ()
+    if rent_option is None:
+        rival = verdict_of(base, inputs).rival
+        if rival is None:
+            return None
+        kind, name = rival.kind, rival.name
     else:
-        declared = {
-            f"{prefix}.{name}": (value, metadata)
-            for prefix, section in input_sections(inputs)
-            for name, value, metadata in numeric_fields(section)
-        }
-        # Paths naming a rent option by name (rent.aws-3y.price_usd_per_instance_hour) take the long way.
-        located = {
-            path: declared.get(path) or (get_input(inputs, path), input_metadata(inputs, path))
-            for path in paths
-        }
-        values = {path: float(value) for path, (value, _) in located.items()}
-        moved = {
-            path: _moved_values(inputs, path, values[path], metadata, step_share)
-            for path, (_, metadata) in located.items()
-        }
-        overrides = {}
-        for position, path in enumerate(paths):
-            column = np.full(2 * len(paths), values[path])
-            column[2 * position : 2 * position + 2] = moved[path]
-            overrides[path] = column
-        # The moves are clipped into each input's range: only the checks between inputs remain.
-        moved_saving = npv_saving_usd(with_overrides(inputs, overrides), option_index, ranges_checked=True)
-        saving = np.broadcast_to(moved_saving, (2 * len(paths),)).tolist()
-        rows = tuple(
-            sorted(
-                (
-                    SensitivityRow(
-                        path=path,
-                        base_value=values[path],
-                        low_value=moved[path][0],
-                        high_value=moved[path][1],
-                        saving_at_low_usd=saving[2 * position],
-                        saving_at_high_usd=saving[2 * position + 1],
-                    )
-                    for position, path in enumerate(paths)
-                ),
-                key=lambda row: row.swing_usd,
-                reverse=True,
-            )
+        kind, name = RENT, rent_option
+    options = inputs.rent if kind == RENT else inputs.api
+    index = [option.name for option in options].index(name)
+    base_saving = float(np.reshape((base.rent if kind == RENT else base.api)[index].npv_usd, -1)[0]
+                        - np.reshape(base.buy.npv_usd, -1)[0])
+    paths = list(paths) if paths is not None else sensitivity_paths(inputs)
+    rows: tuple[SensitivityRow, ...] = ()
+    if paths:
+        rows = _rows(inputs, paths, step_share, lambda batch: _saving(batch, kind, index),
+                     lambda batch: _whole_counts(batch, kind, index))
+    return Tornado(against=name, base_saving_usd=base_saving, step_share=step_share, rows=rows,
+                   against_kind=kind)
+
+
+def _rows(inputs: Scenario, paths: list[str], step_share: float, saving: Any, counts: Any
+          ) -> tuple[SensitivityRow, ...]:
+    declared = {
+        f"{prefix}.{name}": (value, metadata)
+        for prefix, section in input_sections(inputs)
+        for name, value, metadata in numeric_fields(section)
+    }
+    # Paths naming a rent option by name (rent.aws-3y.price_usd_per_instance_hour) take the long way.
+    located = {
+        path: declared.get(path) or (get_input(inputs, path), input_metadata(inputs, path))
+        for path in paths
+    }
+    values = {path: float(value) for path, (value, _) in located.items()}
+    moved = {
+        path: _moved_values(inputs, path, values[path], metadata, step_share)
+        for path, (_, metadata) in located.items()
+    }
+    pairs = [(path, value) for path in paths for value in moved[path]]
+    steps, plateaus = _steps(inputs, values, pairs, counts)
+    stepped = list(dict.fromkeys(path for path, _ in plateaus))
+    edges = {path: (plateaus.get((path, 0), moved[path][0]), plateaus.get((path, 1), moved[path][1]))
+             for path in stepped}
+    # One batch: every move, then each stepped input's plateau edges. The moves are clipped into
+    # each input's range: only the checks between inputs remain.
+    plateau_edges = [(path, edge) for path in stepped for edge in edges[path]]
+    savings = saving(_batch(inputs, values, pairs + plateau_edges))
+    continuous = _continuous_swings(moved, edges, savings[len(pairs):])
+    rows = (
+        SensitivityRow(
+            path=path,
+            base_value=values[path],
+            low_value=moved[path][0],
+            high_value=moved[path][1],
+            saving_at_low_usd=savings[2 * position],
+            saving_at_high_usd=savings[2 * position + 1],
+            continuous_swing_usd=continuous.get(path, math.nan),
+            steps=steps.get(path, ()),
         )
-    return Tornado(
-        rent_option=inputs.rent[option_index].name,
-        base_saving_usd=float(base.rent[option_index].npv_saving_usd),
-        step_share=step_share,
-        rows=rows,
+        for position, path in enumerate(paths)
     )
+    return tuple(sorted(rows, key=lambda row: row.effect_usd, reverse=True))
+
+
+def _batch(inputs: Scenario, values: Mapping[str, float], pairs: Sequence[tuple[str, float]]) -> Scenario:
+    """One scenario per (path, value) pair, each with only that input moved."""
+    overrides = {}
+    for path in dict.fromkeys(path for path, _ in pairs):
+        column = np.full(len(pairs), values[path])
+        for position, (moved_path, value) in enumerate(pairs):
+            if moved_path == path:
+                column[position] = value
+        overrides[path] = column
+    return with_overrides(inputs, overrides)
+
+
+def _saving(batch: Scenario, kind: str, index: int) -> list[float]:
+    """Buying's NPV saving against one option, per scenario of a batch [USD]."""
+    if kind == RENT:
+        saving = npv_saving_usd(batch, index, ranges_checked=True)
+    else:
+        result = compute_result(batch, detail=False, ranges_checked=True)
+        saving = result.api[index].npv_usd - result.buy.npv_usd
+    return np.broadcast_to(saving, batch_shape(batch)).tolist()
+
+
+def _whole_counts(batch: Scenario, kind: str, index: int) -> dict[str, np.ndarray]:
+    """The whole counts the saving against one option steps with, per scenario of a batch."""
+    footprint = fleet_footprint(batch.workload, batch.buy, batch.facility, batch.cooling)
+    shape = batch_shape(batch)
+    counts = {"the systems bought": footprint.systems, "the racks": footprint.racks,
+              "the cooling tier's position": footprint.cooling_tier_index}
+    if kind == RENT:
+        option = batch.rent[index]
+        counts[f"the instances of {option.name}"] = instances_needed(
+            accelerators_rented(option, batch.workload), option.accelerators_per_instance)
+    return {name: np.broadcast_to(np.asarray(count, dtype=np.float64), shape)
+            for name, count in counts.items()}
+
+
+def _steps(inputs: Scenario, values: Mapping[str, float], pairs: list[tuple[str, float]], counts: Any
+           ) -> tuple[dict[str, tuple[Step, ...]], dict[tuple[str, int], float]]:
+    """Where a whole count changes between each input's value and its moves (by bisection), and
+    each crossing side's last value with the base's counts (its plateau's edge)."""
+    at_base = {name: float(np.reshape(count, -1)[0]) for name, count in counts(inputs).items()}
+    at_moves = counts(_batch(inputs, values, pairs))
+    crossing = [position for position in range(len(pairs))
+                if any(at_moves[name][position] != at_base[name] for name in at_base)]
+    if not crossing:
+        return {}, {}
+    near = np.array([values[pairs[p][0]] for p in crossing])
+    far = np.array([pairs[p][1] for p in crossing])
+    for _ in range(_BISECTIONS):
+        middle = (near + far) / 2.0
+        probes = [(pairs[p][0], value) for p, value in zip(crossing, middle, strict=True)]
+        found = counts(_batch(inputs, values, probes))
+        same = np.all([found[name] == at_base[name] for name in at_base], axis=0)
+        near, far = np.where(same, middle, near), np.where(same, far, middle)
+    beyond = counts(_batch(inputs, values, [(pairs[p][0], f) for p, f in zip(crossing, far, strict=True)]))
+    steps: dict[str, list[Step]] = {}
+    plateaus = {}
+    for position, (p, edge, step_at) in enumerate(zip(crossing, near, far, strict=True)):
+        path = pairs[p][0]
+        plateaus[(path, p % 2)] = float(edge)
+        for name, before in at_base.items():
+            after = float(beyond[name][position])
+            if after != before:
+                steps.setdefault(path, []).append(Step(name, float((edge + step_at) / 2), before, after))
+    return {path: tuple(found) for path, found in steps.items()}, plateaus
+
+
+def _continuous_swings(moved: Mapping[str, tuple[float, float]],
+                       edges: Mapping[str, tuple[float, float]], found: Sequence[float]) -> dict[str, float]:
+    """Per input with a step: the saving's slope across its plateau (the values that keep the
+    base's counts, whose edges' savings are ``found`` in order), times the row's range [USD]."""
+    swings = {}
+    for position, (path, (low_edge, high_edge)) in enumerate(edges.items()):
+        width = high_edge - low_edge
+        slope = (found[2 * position + 1] - found[2 * position]) / width if width > 0 else 0.0
+        swings[path] = abs(slope) * (moved[path][1] - moved[path][0])
+    return swings
 
 
 # Inputs bounded by another input (lower path, upper path): a moved value stays on its side.

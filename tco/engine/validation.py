@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from tco.engine.inputs import MAX_RENT_OPTIONS
+from tco.engine.inputs import BillingBasis
 from tco.engine.inputs import InputError
 from tco.engine.inputs import PricingModel
 from tco.engine.inputs import RentOption
@@ -143,8 +144,6 @@ def _check_cooling(inputs: Scenario) -> None:
 
 
 def _check_rent(inputs: Scenario) -> None:
-    if not inputs.rent:
-        raise InputError("rent", "needs at least one rent option")
     if len(inputs.rent) > MAX_RENT_OPTIONS:
         raise InputError("rent", f"{len(inputs.rent):,} rent options; the limit is {MAX_RENT_OPTIONS}")
     names = [option.name for option in inputs.rent]
@@ -157,6 +156,17 @@ def _check_rent(inputs: Scenario) -> None:
                 f"must be one of {', '.join(PricingModel)}, got {option.pricing_model!r}",
             )
         _check_pricing_terms(f"rent.{index}", option)
+        _check_billing_basis(f"rent.{index}", option)
+
+
+def _check_billing_basis(prefix: str, option: RentOption) -> None:
+    if option.billing_basis and option.billing_basis not in set(BillingBasis):
+        raise InputError(f"{prefix}.billing_basis",
+                         f"must be one of {', '.join(BillingBasis)} or empty, got {option.billing_basis!r}")
+    if option.pricing_model == PricingModel.RESERVED and option.billing_basis == BillingBasis.USED:
+        raise InputError(f"{prefix}.billing_basis",
+                         "reserved capacity is paid for every hour of its term: it cannot be billed "
+                         "for the hours used")
 
 
 def _check_pricing_terms(prefix: str, option: RentOption) -> None:

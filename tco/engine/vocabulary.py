@@ -277,8 +277,10 @@ def line_label(name: str) -> str:
     return CASH_FLOW_LINES.get(name) or name.replace("_", " ").capitalize()
 
 
-def input_label(path: str, *, rent_names: Sequence[str] = (), cooling_names: Sequence[str] = ()) -> str:
-    """An input's label, naming the rent option or cooling tier an indexed path belongs to.
+def input_label(path: str, *, rent_names: Sequence[str] = (), cooling_names: Sequence[str] = (),
+                api_names: Sequence[str] = ()) -> str:
+    """An input's label, naming the rent option, per-token API or cooling tier an indexed path
+    belongs to.
 
     >>> input_label("rent.0.price_usd_per_instance_hour", rent_names=["AWS p5.48xlarge, on-demand"])
     'Instance price, AWS p5.48xlarge, on-demand'
@@ -288,7 +290,7 @@ def input_label(path: str, *, rent_names: Sequence[str] = (), cooling_names: Seq
     label = input_term(path).label
     match = _INDEX.match(path)
     if match:
-        names = rent_names if match.group(1) == "rent" else cooling_names
+        names = {"rent": rent_names, "api": api_names}.get(match.group(1), cooling_names)
         index = int(match.group(2))
         owner = names[index] if index < len(names) else f"{match.group(1)} option {index + 1}"
         label = f"{label}, {owner}"
@@ -296,7 +298,7 @@ def input_label(path: str, *, rent_names: Sequence[str] = (), cooling_names: Seq
 
 
 def sentence_labels(paths: Sequence[str], *, rent_names: Sequence[str] = (),
-                    cooling_names: Sequence[str] = ()) -> dict[str, str]:
+                    cooling_names: Sequence[str] = (), api_names: Sequence[str] = ()) -> dict[str, str]:
     """Labels to put in a sentence ('the electricity price'), keeping acronyms and names."""
 
     def lowered(label: str) -> str:
@@ -304,7 +306,8 @@ def sentence_labels(paths: Sequence[str], *, rent_names: Sequence[str] = (),
         head = head if head.isupper() else head.lower()
         return f"the {head}{' ' + rest if rest else ''}"
 
-    return {path: lowered(input_label(path, rent_names=rent_names, cooling_names=cooling_names))
+    return {path: lowered(input_label(path, rent_names=rent_names, cooling_names=cooling_names,
+                                      api_names=api_names))
             for path in paths}
 
 

@@ -22,6 +22,7 @@ from simple_history.models import HistoricalRecords
 
 from catalog.choices import Currency
 from catalog.choices import Precision
+from tco.choices import BillingBasis
 from tco.choices import PriceRangePoint
 from tco.choices import ScenarioStatus
 from tco.choices import TaxDepreciation
@@ -337,6 +338,11 @@ class RentOption(models.Model):
                   "throughput at the workload's precision (scenario's accelerator / offering's).")
     commitment_months = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Reserved term; empty = from the pricing model.")
+    billing_basis = models.CharField(
+        max_length=8, blank=True, choices=BillingBasis.choices,
+        help_text="Empty = the pricing model's: every hour held for on-demand (a cluster you "
+                  "keep) and reserved, the hours used for spot. Reserved and committed capacity "
+                  "is always paid for every hour.")
     upfront_usd = models.DecimalField(**MONEY, default=0)
     spot_interruption_overhead = models.DecimalField(**RATE, default=0)
     egress_tb_per_month = models.DecimalField(**RATE, default=0)

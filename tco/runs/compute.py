@@ -102,11 +102,13 @@ def sensitivity_frame(inputs: engine.Scenario, spec: SensitivitySpec) -> pd.Data
     tornado = engine.one_at_a_time(
         inputs, paths=spec.paths, step_share=spec.step_share, rent_option=spec.rent_option
     )
+    if tornado is None:
+        raise ValueError("buying is the only option: there is no saving to move")
     rows = [
         {
             "rank": rank,
             "path": row.path,
-            "rent_option": tornado.rent_option,
+            "rent_option": tornado.against,
             "base_value": row.base_value,
             "low_value": row.low_value,
             "high_value": row.high_value,

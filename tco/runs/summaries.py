@@ -239,7 +239,7 @@ def stored_tornado(summary: dict[str, Any]) -> engine.Tornado:
     """The engine's tornado back from a sensitivity summary (``sensitivity_summary``'s inverse)."""
     rows = (engine.SensitivityRow(**{name: row[name] for name in SENSITIVITY_ROW_FIELDS})
             for row in summary["rows"])
-    return engine.Tornado(rent_option=summary["rent_option"], base_saving_usd=summary["base_saving_usd"],
+    return engine.Tornado(against=summary["rent_option"], base_saving_usd=summary["base_saving_usd"],
                           step_share=summary["step_share"], rows=tuple(rows))
 
 

@@ -108,10 +108,18 @@ class PriceUsed:
 
 @dataclass(frozen=True)
 class EvaluationWarning:
-    """Something the reader should know before trusting the figures: a code and a sentence."""
+    """Something the reader should know before trusting the figures: a code, a sentence and a
+    severity: ``warning`` (the figures may mislead: check before signing) or ``info`` (an
+    assumption that decides them, stated)."""
 
     code: str
     message: str
+    severity: str = "warning"
+
+    @property
+    def label(self) -> str:
+        """The severity as a reader sees it: 'Warning' or 'Note'."""
+        return "Warning" if self.severity == "warning" else "Note"
 
 
 @dataclass(frozen=True)
@@ -137,7 +145,8 @@ class EngineCase:
         """Words for every input path, for sentences a finance reader can follow."""
         return sentence_labels([assumption.path for assumption in self.assumptions],
                                rent_names=[option.name for option in self.inputs.rent],
-                               cooling_names=[tier.name for tier in self.inputs.cooling])
+                               cooling_names=[tier.name for tier in self.inputs.cooling],
+                               api_names=[option.name for option in self.inputs.api])
 
 
 # Engine input path -> scenario field, for inputs a user sets on the scenario itself.
@@ -321,8 +330,6 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
     options = list(scenario.rent_options.all()) if rent_options is None else list(rent_options)
     if api_options is None:
         api_options = list(scenario.api_options.all()) if scenario.pk is not None else []
-    if not options:
-        raise ScenarioInputError("rent_options", "add at least one rent option to compare with")
     reporting = reporting_currency(scenario)
     record = _Recorder(scenario.prices_as_of or timezone.localdate(), scenario.price_range_point,
                        _teams(scenario), currency=reporting,
@@ -600,6 +607,12 @@ def _api(index: int, option: ApiOption, record: _Recorder) -> engine.ApiOption:
                                              source_keys=(row.source.key,)))
         return number
 
+    prices = ("usd_per_million_input", "usd_per_million_cached_input", "usd_per_million_output")
+    if row is not None and row.is_example and any(getattr(option, name) is None for name in prices):
+        record.warnings.append(EvaluationWarning(
+            "example_price", f"The per-token prices of {row} are shipped examples ({row.source}), "
+                             "not a provider's published prices: a verdict on them is "
+                             "illustrative. Pick a real price row or give the prices."))
     limit = option.rate_limit_tokens_per_month
     return engine.ApiOption(
         name=option.name or (f"{row.provider} {row.model_name}" if row else f"API {index + 1}"),
@@ -744,9 +757,15 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
         value = getattr(option, name) if value is None else value
         return record.scenario(f"{prefix}.{engine_name or name}", value, unit, f"{field}.{name}")
 
+    basis = option.billing_basis or engine.DEFAULT_BILLING_BASIS[pricing]
+    if pricing == engine.PricingModel.RESERVED and basis != engine.BillingBasis.HELD:
+        raise ScenarioInputError(f"{field}.billing_basis",
+                                 f"{offering} is committed capacity, paid for every hour of its "
+                                 "term: it cannot be billed for the hours used")
     return engine.RentOption(
         name=str(option),
         pricing_model=pricing,
+        billing_basis=basis,
         price_usd_per_instance_hour=price,
         accelerators_per_instance=record.either(
             f"{prefix}.accelerators_per_instance", None, "count", f"{field}.offering", offering,

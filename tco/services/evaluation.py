@@ -18,23 +18,19 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from dataclasses import dataclass
 from dataclasses import replace
-from datetime import date
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from django.conf import settings
 from django.utils import timezone
 
-from catalog.refresh.freshness import price_age
-from catalog.refresh.freshness import stale_sentence
 from tco import engine
 from tco.engine.after_tax import AfterTaxView
 from tco.engine.after_tax import after_tax_view
 from tco.engine.currency import Rate
 from tco.engine.figures import finite_or_none
-from tco.engine.figures import item
+from tco.engine.inputs import billing_basis
 from tco.engine.payment import Lease
 from tco.engine.tax import TaxMethod
 from tco.engine.tax import TaxTerms
@@ -55,18 +51,10 @@ from tco.services.pinning import approval_snapshot
 from tco.services.pinning import pinned_case
 from tco.services.price_books import ContractUse
 from tco.services.sizing import Sizing
-from tco.services.zero_costs import zero_cost_warnings
+from tco.services.warnings import evaluation_warnings
 
 # Units of engine inputs that no scenario or catalog record describes (cooling tiers and
 # the facility's existing cooling come straight from the catalog tables).
-
-# The footprint's flags, in words a reader acts on.
-FOOTPRINT_WARNINGS = {
-    "system_does_not_fit_rack": "One system does not fit in a rack of the facility.",
-    "exceeds_rack_power_limit": "A rack draws more than the facility's rack power limit.",
-    "exceeds_cooling_table": "The power per rack is beyond every cooling technology in the "
-                             "catalog.",
-}
 
 
 @dataclass(frozen=True)
@@ -165,6 +153,7 @@ class Evaluation:
             "assumptions": [_plain(asdict(a)) for a in self.assumptions],
             "prices": [_plain(asdict(p)) for p in self.prices],
             "warnings": [asdict(w) for w in self.warnings],
+            "billing": billing_rows(self.inputs),
             **sizing,
             **pinned,
         }
@@ -196,21 +185,7 @@ def evaluation_of(inputs: engine.Scenario, *, recorded: Sequence[Assumption] = (
     return Evaluation(inputs=inputs, result=result, assumptions=every_input(inputs, recorded),
                       prices=tuple(prices), sizing=sizing, currency=currency, rates=tuple(rates),
                       # A pinned case brings the footprint warnings it was approved with.
-                      warnings=tuple(dict.fromkeys((*warnings, *footprint_warnings(result),
-                                                    *zero_cost_warnings(inputs),
-                                                    *stale_price_warnings(prices)))))
-
-
-def stale_price_warnings(prices: Sequence[PriceUsed], *, today: date | None = None,
-                         stale_after_days: int | None = None) -> tuple[EvaluationWarning, ...]:
-    """A warning for every price older than the staleness limit on ``today`` (default: the
-    local date), aged by the catalog's one rule: from the later of its as-of date and the
-    last day a refresh found it current. Default limit: ``settings.PRICE_STALE_AFTER_DAYS``."""
-    limit = settings.PRICE_STALE_AFTER_DAYS if stale_after_days is None else stale_after_days
-    aged = [(price, price_age(as_of=price.as_of, checked_on=price.checked_on, today=today,
-                              stale_after_days=limit)) for price in prices]
-    return tuple(EvaluationWarning("stale_price", stale_sentence(price.target, age, stale_after_days=limit))
-                 for price, age in aged if age.is_stale)
+                      warnings=evaluation_warnings(inputs, result, warnings, prices))
 
 
 def scenario_evaluate(*, scenario: Scenario, rent_options: list[RentOption] | None = None,
@@ -344,13 +319,6 @@ def _catalog_table_assumption(path: str) -> Assumption:
     return Assumption(path, np.nan, unit, "", "not recorded")
 
 
-def footprint_warnings(result: engine.Result) -> tuple[EvaluationWarning, ...]:
-    """The footprint flags raised for a batch-of-one result."""
-    return tuple(EvaluationWarning(code, FOOTPRINT_WARNINGS[code])
-                 for code, flag in result.footprint.warnings.items()
-                 if item(flag))
-
-
 def _plain(row: dict[str, Any]) -> dict[str, Any]:
     """Dates and Decimals as strings, NaN/inf as None, tuples (of keys) as lists: JSON-ready."""
     out = {}
@@ -372,6 +340,21 @@ def option_phrase(row: dict[str, Any]) -> str:
     if saving > 0:
         return f"buy saves {usd_short(saving)} (NPV), {breakeven}"
     return f"rent saves {usd_short(-saving)} (NPV), {breakeven}"
+
+
+def billing_rows(inputs: engine.Scenario) -> list[dict[str, str]]:
+    """How each rent option is billed: every hour held or the hours used, and why."""
+    rows = []
+    for option in inputs.rent:
+        basis = billing_basis(option)
+        why = ("reserved: every hour of its term" if option.pricing_model == "reserved"
+               else "chosen for this option" if option.billing_basis and
+               option.billing_basis != engine.DEFAULT_BILLING_BASIS[option.pricing_model]
+               else f"the default for {str(option.pricing_model).replace('_', '-')}")
+        rows.append({"name": option.name,
+                     "basis": "every hour held" if basis == engine.BillingBasis.HELD else "hours used",
+                     "why": why})
+    return rows
 
 
 def monthly_frame(result: engine.Result) -> pd.DataFrame:

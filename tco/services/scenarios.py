@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from django.conf import settings
@@ -248,9 +249,14 @@ def scenario_clone(*, scenario: Scenario, owner: AbstractBaseUser | None = None)
 
 @transaction.atomic
 def scenario_approve(*, scenario: Scenario, approved_by: AbstractBaseUser,
-                     revision: int | None = None) -> Scenario:
+                     revision: int | None = None, comment: str = "",
+                     acknowledged: Sequence[str] | None = None) -> Scenario:
     """Mark a draft approved, by whom and when, and pin the inputs it is evaluated with from
     then on (the approval snapshot); from then on it is frozen.
+
+    ``acknowledged`` (the admin's confirmation page passes it) holds the words of each warning
+    the approver ticked: every warning of the evaluation must be among them. The comment and
+    the acknowledged warnings are kept with the pin, and the comment in the history.
 
     Raises
     ------
@@ -260,6 +266,7 @@ def scenario_approve(*, scenario: Scenario, approved_by: AbstractBaseUser,
         ``revision`` is given and the scenario was saved since it was read.
     ApprovalRefused
         ``approved_by`` created or edited this version (and self-approval is not allowed).
+        Or ``acknowledged`` misses a warning of the evaluation.
     ScenarioInputError
         It cannot be evaluated, so there is no answer to sign.
     """
@@ -271,14 +278,24 @@ def scenario_approve(*, scenario: Scenario, approved_by: AbstractBaseUser,
     if refusal:
         raise ApprovalRefused(refusal)
     evaluation = scenario_evaluate(scenario=scenario)
+    if acknowledged is not None:
+        missed = [w.message for w in evaluation.warnings if w.message not in set(acknowledged)]
+        if missed:
+            raise ApprovalRefused(f"acknowledge each warning before approving; not acknowledged: "
+                                  f"{' '.join(missed)}")
     scenario.status = ScenarioStatus.APPROVED
     scenario.approved_by = approved_by
     scenario.approved_at = timezone.now()
+    # The history's reason column holds 100 characters; the pin keeps the whole comment.
+    scenario._change_reason = (f"Approved: {comment}" if comment else "Approved")[:100]
     scenario.save()
+    pinned = pin_of(evaluation.inputs, evaluation.assumptions, evaluation.warnings,
+                    currency=evaluation.currency, rates=evaluation.rates, leases=evaluation.leases)
+    pinned["approval"] = {"comment": comment,
+                          "acknowledged_warnings": [asdict(w) for w in evaluation.warnings]
+                          if acknowledged is not None else None}
     scenario_snapshot_save(scenario=scenario, evaluation=evaluation, reason=SnapshotReason.APPROVED,
-                           pinned=pin_of(evaluation.inputs, evaluation.assumptions,
-                                         evaluation.warnings, currency=evaluation.currency,
-                                         rates=evaluation.rates, leases=evaluation.leases))
+                           pinned=pinned)
     return scenario
 
 

@@ -3,14 +3,16 @@ today's prices are shown beside it, with a price alert when they move the answer
 
 The repro of issue 12: approve a clone of the 8x H100 demo (prices as of: empty), then add an
 AWS p5.48xlarge on-demand price of $30 an hour dated two days ago. At the catalog's $55.04 an
-hour, the instance rented 80 % of 730 h costs 0.8 x 730 x 55.04 = $32,143.36 a month,
-$1,157,160.96 over 36 months, and buying breaks even in month 16; at $30 renting costs
-$17,520 a month, $630,720 in all, and buying only breaks even in month 36: a move of 20 months,
+hour, the instance held all 730 h a month (issue 23: on-demand is billed for every hour held
+by default; these figures were for 80 % of the hours before) costs 730 x 55.04 = $40,179.20 a
+month, $1,446,451.20 over 36 months, and buying breaks even in month 12; at $30 renting costs
+$21,900 a month, $788,400 in all, and buying only breaks even in month 26: a move of 14 months,
 beyond the 3 the alert threshold allows.
 """
 from __future__ import annotations
 
 import datetime as dt
+import re
 from decimal import Decimal
 
 import pytest
@@ -97,11 +99,11 @@ def test_a_newer_price_leaves_the_approved_answer_and_shows_todays_beside_it(app
 
     assert option_figures(after.result) == option_figures(before.result)
     assert after.prices == before.prices
-    assert figures(after)["breakeven_month"] == 16
-    assert figures(after.today)["breakeven_month"] == 36
+    assert figures(after)["breakeven_month"] == 12
+    assert figures(after.today)["breakeven_month"] == 26
     assert after.differs_today and not before.differs_today
-    assert float(after.result.rent[0].total_usd) == pytest.approx(36 * 0.8 * 730 * 55.04, rel=1e-12)
-    assert float(after.today.result.rent[0].total_usd) == pytest.approx(36 * 0.8 * 730 * 30, rel=1e-12)
+    assert float(after.result.rent[0].total_usd) == pytest.approx(36 * 730 * 55.04, rel=1e-12)
+    assert float(after.today.result.rent[0].total_usd) == pytest.approx(36 * 730 * 30, rel=1e-12)
 
 
 def test_the_api_gives_the_approved_answer_todays_figures_and_an_alert(approved, analyst):
@@ -118,10 +120,10 @@ def test_the_api_gives_the_approved_answer_todays_figures_and_an_alert(approved,
     aws_today = next(row for row in pinned["at_todays_prices"]["options"] if row["name"] == AWS)
     aws_signed = next(row for row in pinned["options"] if row["name"] == AWS)
     assert pinned["at_todays_prices"]["differs"] is True
-    assert (aws_signed["breakeven_month"], aws_today["breakeven_month"]) == (16, 36)
+    assert (aws_signed["breakeven_month"], aws_today["breakeven_month"]) == (12, 26)
     assert [alert["kind"] for alert in pinned["price_alerts"]] == [AlertKind.BREAKEVEN_MOVED]
     alert = PriceAlert.objects.get(scenario=approved)
-    assert (alert.rent_option, alert.old_breakeven_month, alert.new_breakeven_month) == (AWS, 16, 36)
+    assert (alert.rent_option, alert.old_breakeven_month, alert.new_breakeven_month) == (AWS, 12, 26)
     assert alert.new_price_point == new_point
     assert alert.new_price_usd_per_instance_hour == Decimal("30")
     # Evaluating again raises no second alert for the same move.
@@ -170,11 +172,12 @@ def test_the_admin_page_shows_the_approved_answer_todays_and_the_alert(approved,
 
     assert "evaluated with the prices and catalog figures pinned on" in page
     assert "<th>At today's prices</th>" in page
-    assert "breakeven month 16" in page and "breakeven month 36" in page
+    assert "breakeven month 12" in page and "breakeven month 26" in page
     assert "Price alert: 8x H100 training cluster (copy): against " + AWS in page
-    # Money as people read it: $478,680.95 of NPV saving at $55.04 an hour, $10,099.78 at $30.
-    assert ("NPV saving of buying $478,680.95 -&gt; $10,099.78; the price moved $55.04 -&gt; "
-            "$30.00 per instance-hour") in page
+    # Money as people read it: $736,176.04 of NPV saving at $55.04 an hour, $150,449.5x at $30
+    # (1,287,475.42 / 55.04 x 30 - 551,299.38 by hand, to the cent the rounding allows).
+    assert re.search(r"NPV saving of buying \$736,176\.04 -&gt; \$150,449\.5\d; the price moved "
+                     r"\$55\.04 -&gt; \$30\.00 per instance-hour", page)
 
 
 def test_the_confirmation_page_names_prices_as_people_do_and_notes_old_ones(
@@ -202,8 +205,8 @@ def test_the_reports_carry_the_approved_answer_and_todays_beside_it(approved):
 
     assert notes["Approved answer"].startswith("evaluated with the prices and catalog figures pinned")
     assert notes[f"At today's prices, against {AWS}"] == (
-        "buy saves $10.1k (NPV), breakeven month 36 (approved: buy saves $478.7k (NPV), "
-        "breakeven month 16)")
+        "buy saves $150.4k (NPV), breakeven month 26 (approved: buy saves $736.2k (NPV), "
+        "breakeven month 12)")
 
 
 def test_comparing_versions_shows_the_approved_one_at_its_pinned_prices(approved, analyst, client):
@@ -219,10 +222,10 @@ def test_comparing_versions_shows_the_approved_one_at_its_pinned_prices(approved
     diff = page.context["diff"]
     assert (diff.old.record.status, diff.new.record.status) == ("approved", "draft")
     move = next(move for move in diff.moves if move.rent_option == AWS)
-    # The approved version keeps its signed answer ($55.04 an hour, breakeven month 16); the
-    # new draft is at today's $30 (month 36): the edit is a name, the move is the price.
+    # The approved version keeps its signed answer ($55.04 an hour, breakeven month 12); the
+    # new draft is at today's $30 (month 26): the edit is a name, the move is the price.
     assert move.old == {key: value for key, value in signed.items() if key != "name"}
-    assert (move.old["breakeven_month"], move.new["breakeven_month"]) == (16, 36)
+    assert (move.old["breakeven_month"], move.new["breakeven_month"]) == (12, 26)
     snapshot = ScenarioSnapshot.objects.get(scenario=approved, reason=SnapshotReason.APPROVED)
     pinned_on = f"{timezone.localtime(snapshot.created_at):%Y-%m-%d %H:%M %Z}"
     assert (f"The old point is evaluated at the prices pinned at its approval on {pinned_on}, as "

@@ -94,9 +94,10 @@ def test_the_cheapest_region_is_chosen_and_named(demo_scenarios):
         "$60.00/h, region not stated by the source $55.04/h; price point")
     # The option keeps its name whichever region is cheapest.
     assert P5_NAME in evaluation.result.summary()
-    # 80 % of 730 h = 584 h a month at $50: $29,200.
+    # Every hour held (issue 23: on-demand's default; it was 80 % of them, 584 h, $29,200):
+    # 730 h a month at $50, $36,500.
     (rent, *_) = evaluation.result.rent
-    assert rent.cash_flows.lines_usd["compute"][1] == pytest.approx(584 * 50)
+    assert rent.cash_flows.lines_usd["compute"][1] == pytest.approx(730 * 50)
 
 
 def test_a_named_region_keeps_its_own_price(demo_scenarios):

@@ -127,12 +127,13 @@ def test_a_sensitivity_run_ranks_inputs_by_swing(run_scenario):
     run = start(run_scenario, RunKind.SENSITIVITY, {"step_share": 0.1, "paths": ["utilisation", PRICE]})
 
     rows = run.summary["rows"]
-    # Utilisation 1 can only move down (to 0.9) while the price moves +/-10 %. Rent is
-    # 36 x 730 x u x price, so the price's swing is 36 x 730 x 1 x (55 - 45) = 262,800. Moving u
-    # from 1 to 0.9 saves 36 x 730 x 0.1 x 50 = 131,400 of rent and 36 x 730 h x 0.1 x 7.14 kW
-    # x $0.10 = 1,876.39 of energy: a swing of 129,523.61.
+    # Utilisation 1 can only move down (to 0.9) while the price moves +/-10 %. The on-demand
+    # instance is billed for every hour held (issue 23's default; it was billed for the hours
+    # used, when moving u to 0.9 also saved 131,400 of rent), so rent is 36 x 730 x price and the
+    # price's swing is 36 x 730 x (55 - 45) = 262,800. Moving u from 1 to 0.9 saves only buying's
+    # energy, 36 x 730 h x 0.1 x 7.14 kW x $0.10 = 1,876.39.
     assert [row["path"] for row in rows] == [PRICE, "workload.utilisation"]
-    assert_allclose([row["swing_usd"] for row in rows], [262_800, 129_523.608])
+    assert_allclose([row["swing_usd"] for row in rows], [262_800, 1_876.392])
 
 
 def test_it_refuses_a_bad_spec_before_anything_is_written_or_queued(run_scenario):

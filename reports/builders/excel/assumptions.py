@@ -34,6 +34,7 @@ from tco import engine
 from tco.engine.carbon import KG_PER_TONNE
 from tco.engine.compose import BREAKEVEN_RELATIVE_TOLERANCE
 from tco.engine.counting import WHOLE_COUNT_TOLERANCE
+from tco.engine.inputs import billing_basis
 from tco.engine.metrics import SECONDS_PER_HOUR
 from tco.engine.metrics import TOKENS_PER_MILLION
 from tco.engine.power import KWH_PER_MWH
@@ -41,6 +42,7 @@ from tco.engine.rent import GB_PER_TB
 from tco.engine.timeline import MONTHS_PER_YEAR
 from tco.engine.vocabulary import input_term
 from tco.services.engine_inputs import Assumption
+from tco.services.evaluation import billing_rows
 
 SHEET = "Assumptions"
 HEADINGS = ("Section", "Input", "Value", "Unit", "Origin", "Source", "As of", "Name in formulas")
@@ -178,6 +180,24 @@ def _pricing_model_row(ws: Sheet, row: int, index: int, inputs: engine.Scenario)
     put_text(ws.cell(row=row, column=5), "catalog")
     put_text(ws.cell(row=row, column=6), "offering's pricing model")
     name = rent_name(index, "pricing_model")
+    put_text(ws.cell(row=row, column=8), name)
+    define_name(ws, name, absolute(ws, row, VALUE_COLUMN))
+    return _billing_basis_row(ws, row + 1, index, inputs)
+
+
+def _billing_basis_row(ws: Sheet, row: int, index: int, inputs: engine.Scenario) -> int:
+    """Which hours the option pays for, editable: "held" (every hour) or "used"."""
+    option = inputs.rent[index]
+    put_text(ws.cell(row=row, column=1), _section_title(f"rent.{index}", inputs))
+    put_text(ws.cell(row=row, column=2), "Billed for (held = every hour held, used = hours used)")
+    cell = put_text(ws.cell(row=row, column=VALUE_COLUMN), str(billing_basis(option)))
+    style_input(cell)
+    # Reserved capacity is paid every hour whatever this says (the formulas test "reserved" first).
+    ws.validations.append((cell, [str(basis) for basis in engine.BillingBasis]))
+    put_text(ws.cell(row=row, column=4), "billing basis")
+    put_text(ws.cell(row=row, column=5), "scenario")
+    put_text(ws.cell(row=row, column=6), billing_rows(inputs)[index]["why"])
+    name = rent_name(index, "billing_basis")
     put_text(ws.cell(row=row, column=8), name)
     define_name(ws, name, absolute(ws, row, VALUE_COLUMN))
     return row + 1

@@ -528,6 +528,7 @@ def _not_empty(numbers: list[float]) -> list[float]:
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "AND": lambda ev, *args: all(_truth(ev.scalar(arg)) for arg in args),
+    "OR": lambda ev, *args: any(_truth(ev.scalar(arg)) for arg in args),
     "ISNUMBER": lambda ev, value: isinstance(value, int | float) and not isinstance(value, bool),
     "INT": lambda ev, value: _elementwise(math.floor, value),
     "ABS": lambda ev, value: _elementwise(abs, ev.array_or_value(value)),

@@ -1,7 +1,8 @@
 """The Rent cash flows sheet: per option, its billing figures, then its lines month by month.
 
-Mirrors tco/engine/rent.py and timeline.py: on-demand and spot pay used hours (spot plus its
-interruption overhead); reserved pays every hour of each term at the price of the year the
+Mirrors tco/engine/rent.py and timeline.py: an option billed for every hour held (on-demand's
+default) pays every hour, one billed for the hours used pays those (spot plus its interruption
+overhead); reserved pays every hour of each term at the price of the year the
 term started, plus an up-front fee at the start of each term before the horizon. Instance
 prices move once a year by the option's price change; egress and storage do not.
 """
@@ -29,6 +30,8 @@ from tco.engine.vocabulary import line_label
 
 SHEET = "Rent cash flows"
 RESERVED = '{p}pricing_model="reserved"'
+# Paid for every hour, whatever the utilisation: reserved capacity, or an option billed as held.
+HELD = 'OR({p}pricing_model="reserved",{p}billing_basis="held")'
 SPOT_FACTOR = 'IF({p}pricing_model="spot",1+{p}spot_interruption_overhead,1)'
 # (label, figure, formula with {p} for the option's name prefix, number format)
 BILLING = (
@@ -41,7 +44,7 @@ BILLING = (
     (
         "Billed hours per instance per month",
         "billed_hours_per_month",
-        f"IF({RESERVED},workload_hours_per_month,workload_hours_per_month*workload_utilisation*{SPOT_FACTOR})",
+        f"IF({HELD},workload_hours_per_month,workload_hours_per_month*workload_utilisation*{SPOT_FACTOR})",
         NUMBER,
     ),
     (
@@ -79,7 +82,7 @@ BILLING = (
     (
         "Energy per month (kWh)",
         "kwh_per_month",
-        f"{{p}}accelerators_rented/buy_accelerators_per_system*carbon_cloud_pue*IF({RESERVED},"
+        f"{{p}}accelerators_rented/buy_accelerators_per_system*carbon_cloud_pue*IF({HELD},"
         "(buy_system_power_idle_kw+(buy_system_power_max_kw-buy_system_power_idle_kw)*workload_utilisation)"
         "*workload_hours_per_month,buy_system_power_max_kw*{p}billed_hours_per_month)",
         NUMBER,
@@ -94,14 +97,14 @@ BILLING = (
         "Carbon cost per unit of utilisation over the horizon",
         "carbon_slope",
         f"{{p}}accelerators_rented/buy_accelerators_per_system*carbon_cloud_pue*workload_hours_per_month"
-        f"*IF({RESERVED},buy_system_power_max_kw-buy_system_power_idle_kw,buy_system_power_max_kw*{SPOT_FACTOR})"
+        f"*IF({HELD},buy_system_power_max_kw-buy_system_power_idle_kw,buy_system_power_max_kw*{SPOT_FACTOR})"
         "*{p}grid_intensity/kg_per_tonne*carbon_price_usd_per_tonne*finance_horizon_months",
         USD,
     ),
     (
         "Cost per unit of utilisation over the horizon",
         "utilisation_slope",
-        f"IF({RESERVED},0,{{p}}instances*{{p}}price_usd_per_instance_hour*workload_hours_per_month*{SPOT_FACTOR}"
+        f"IF({HELD},0,{{p}}instances*{{p}}price_usd_per_instance_hour*workload_hours_per_month*{SPOT_FACTOR}"
         "*SUMPRODUCT((rent_month>=1)*(1+{p}price_change_per_year)^INT((rent_month-1)/months_per_year)))"
         "+{p}carbon_slope",
         USD,

@@ -26,6 +26,7 @@ from reports.content import describe_path
 from reports.content import top_movers
 from reports.formatting import format_usd_cents
 from reports.formatting import timestamp
+from tco.services.evaluation import billing_rows
 
 SHEET = "Summary"
 CHART_ANCHOR_GAP = 2
@@ -64,6 +65,7 @@ def write_summary(ws: Sheet, content: ReportContent, comparison: ComparisonLayou
         ("Report ID", "" if meta.report_id is None else str(meta.report_id)),
         *meta.labels.items(),
         *content.signing_notes(),
+        *verdict_rows(content),
         ("Recommendation", content.result.recommendation or ""),
     ]
     row = 4
@@ -76,17 +78,17 @@ def write_summary(ws: Sheet, content: ReportContent, comparison: ComparisonLayou
     ws.row_heights[row - 1] = 75  # the recommendation is a long sentence
 
     movers = top_movers(content.tornado)
-    if movers:
+    if movers and content.tornado is not None:
         section(
             ws,
             row + 1,
             f"Assumptions that move the NPV saving most (each moved "
-            f"+/-{content.tornado.step_share:.0%}, against {content.tornado.rent_option})",
+            f"+/-{content.tornado.step_share:.0%}, against {content.tornado.against})",
         )
         row += 2
         for mover in movers:
             put_text(ws.cell(row=row, column=1), describe_path(mover.path, content.inputs))
-            put_text(ws.cell(row=row, column=2), f"swing {format_usd_cents(mover.swing_usd)}")
+            put_text(ws.cell(row=row, column=2), f"effect {format_usd_cents(mover.effect_usd)}")
             row += 1
 
     section(ws, row + 1, "Key figures (live)")
@@ -104,6 +106,21 @@ def write_summary(ws: Sheet, content: ReportContent, comparison: ComparisonLayou
                 ws.cell(row=header + offset, column=column), f"{prefix}{figure}", number_format
             ).alignment = RIGHT
     ws.add_chart(cumulative_chart(content, comparison), f"A{header + len(LIVE_FIGURES) + CHART_ANCHOR_GAP}")
+
+
+def verdict_rows(content: ReportContent) -> list[tuple[str, str]]:
+    """The verdict (the page's and the PDF's words), every option by rank and how each rent
+    option is billed, as (label, text) rows written as values: read without recalculating."""
+    verdict = content.result.verdict
+    rows = [("Verdict", verdict.sentence())]
+    rows += [(f"Option {rank}{' (cheapest)' if rank == 1 else ''}",
+              f"{option.label}: NPV of costs {format_usd_cents(option.npv_usd)}, cash "
+              f"{format_usd_cents(option.total_usd)}")
+             for rank, option in enumerate(verdict.ranked, start=1)]
+    rows += [("Left out", f"{option.name}: {option.reason}") for option in verdict.left_out]
+    rows += [(f"Billing: {row['name']}", f"billed for {row['basis']} ({row['why']})")
+             for row in billing_rows(content.inputs)]
+    return rows
 
 
 def cumulative_chart(content: ReportContent, comparison: ComparisonLayout) -> Chart:

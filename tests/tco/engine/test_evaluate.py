@@ -269,6 +269,8 @@ def test_to_dict_refuses_a_batch_of_many() -> None:
 
 def test_a_single_scenario_gets_a_recommendation_naming_what_moves_it() -> None:
     result = evaluate(rich_scenario())
-    assert result.recommendation.startswith(("Buy:", "Rent "))
+    # Issue 23: the recommendation opens with the verdict's sentence ("Buy is the cheapest ...").
+    assert result.recommendation.startswith(result.verdict.sentence()[:-1])
+    assert result.recommendation.startswith(("Buy is the cheapest", "Rent "))
     assert "moves most with" in result.recommendation
     assert evaluate(rich_scenario(), recommend=False).recommendation is None

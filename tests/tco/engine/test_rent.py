@@ -49,11 +49,28 @@ def test_instances_round_up_to_hold_every_accelerator() -> None:
     assert instances_needed(16, 8) == 2
 
 
-def test_on_demand_pays_only_the_used_hours() -> None:
-    lines = _rent_lines(RentOption("od", "on_demand", 98.32, 8.0), utilisation=0.25)
+def test_on_demand_billed_for_use_pays_only_the_used_hours() -> None:
+    # Issue 23: on-demand is billed for every hour held unless the option says "used"; this
+    # test (written when use was the only basis) now names the basis it checks.
+    lines = _rent_lines(RentOption("od", "on_demand", 98.32, 8.0, billing_basis="used"), utilisation=0.25)
     # 32 instances x $98.32 x 730 h x 0.25 = $574,188.80 a month
     assert lines["compute"][0] == 0.0
     assert_allclose(lines["compute"][1:], 574_188.80)
+
+
+def test_on_demand_pays_every_hour_held_by_default() -> None:
+    held = _rent_lines(RentOption("od", "on_demand", 98.32, 8.0), utilisation=0.25)
+    explicit = _rent_lines(RentOption("od", "on_demand", 98.32, 8.0, billing_basis="held"), utilisation=0.25)
+    # 32 instances x $98.32 x 730 h = $2,296,755.20 a month, busy or idle
+    assert_allclose(held["compute"][1:], 2_296_755.20)
+    assert_allclose(explicit["compute"], held["compute"])
+
+
+def test_spot_held_pays_every_hour_and_no_interruption_overhead() -> None:
+    lines = _rent_lines(RentOption("spot", "spot", 35.0, 8.0, spot_interruption_overhead=0.1,
+                                   billing_basis="held"), utilisation=0.5)
+    # 32 x $35 x 730 h = $817,600 a month: the held hours already cover the re-runs
+    assert_allclose(lines["compute"][1:], 817_600.0)
 
 
 def test_reserved_pays_every_hour_whatever_the_utilisation() -> None:

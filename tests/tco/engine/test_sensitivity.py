@@ -43,12 +43,16 @@ def test_utilisation_moves_the_saving_by_the_rent_bill_it_scales() -> None:
     assert_allclose(row.saving_at_high_usd - row.saving_at_low_usd, 36 * RENT_USD_PER_MONTH * 0.1)
 
 
-def test_rows_are_ranked_by_swing_widest_first() -> None:
+def test_rows_are_ranked_by_continuous_effect_largest_first() -> None:
+    # Issue 23: rows were ranked by raw swing; an input that moves a whole count (here the
+    # racks) is now ranked by its effect with the counts held, and says where the step is.
     tornado = one_at_a_time(rich_scenario())
-    swings = [row.swing_usd for row in tornado.rows]
-    assert swings == sorted(swings, reverse=True)
+    effects = [row.effect_usd for row in tornado.rows]
+    assert effects == sorted(effects, reverse=True)
     assert len(tornado.rows) == len(sensitivity_paths(rich_scenario()))
-    assert tornado.rent_option == "spot"  # the cheapest rent option by NPV is the default comparison
+    assert tornado.against == "spot"  # the cheapest other option by NPV is the default comparison
+    for row in tornado.rows:
+        assert (row.steps == ()) == (row.effect_usd == row.swing_usd)
 
 
 def test_every_row_matches_moving_that_input_alone() -> None:
@@ -90,17 +94,21 @@ def test_the_recommendation_names_the_verdict_breakeven_and_top_movers() -> None
     scenario = rich_scenario()
     result = evaluate(scenario, recommend=False)
     tornado = one_at_a_time(scenario, base=result)
-    sentence = recommendation(result, tornado)
+    sentence = recommendation(evaluate(scenario, recommend=False).verdict, tornado,
+                              rent_names=tuple(option.name for option in result.rent))
     assert sentence.count(".") >= 1 and sentence.endswith("change.")
     words = sentence_labels([row.path for row in tornado.rows[:3]],
                             rent_names=[option.name for option in result.rent])
     for row in tornado.rows[:3]:
         assert row.path not in sentence
         assert words[row.path] in sentence
-    option = result.rent_option(tornado.rent_option)
-    verdict = "Buy:" if option.npv_saving_usd > 0 else f"Rent {option.name}:"
-    assert sentence.startswith(verdict)
-    assert f"month {int(option.breakeven_month)}" in sentence
+    # Issue 23: the sentence opens with the verdict over every option; its breakeven is the
+    # discounted one (the NPV's discounting), no longer the nominal month.
+    verdict = evaluate(scenario).verdict
+    option = result.rent_option(tornado.against)
+    opening = "Buy is the cheapest" if option.npv_saving_usd > 0 else f"Rent {option.name} is the cheapest"
+    assert sentence.startswith(opening)
+    assert f"breaks even in month {int(verdict.breakeven_month)} (discounted)" in sentence
 
 
 def test_idle_power_equal_to_max_is_moved_without_crossing_it():

@@ -68,8 +68,12 @@ def test_it_rejects_duplicate_rent_names_and_unknown_pricing_models() -> None:
         validate(replace(scenario, rent=(scenario.rent[0], scenario.rent[0])))
     with pytest.raises(InputError, match="rent.0.pricing_model"):
         validate(replace(scenario, rent=(RentOption("x", "lease", 1.0, 8.0),)))
-    with pytest.raises(InputError, match="at least one rent option"):
-        validate(replace(scenario, rent=()))
+    # Issue 23: no rent option at all is valid (buy alone, or buy against per-token APIs).
+    validate(replace(scenario, rent=()))
+    with pytest.raises(InputError, match="rent.1.billing_basis"):
+        validate(replace(scenario, rent=(scenario.rent[0], replace(scenario.rent[1], billing_basis="used"))))
+    with pytest.raises(InputError, match="rent.0.billing_basis"):
+        validate(replace(scenario, rent=(replace(scenario.rent[0], billing_basis="sometimes"),)))
 
 
 def test_it_rejects_terms_that_the_pricing_model_would_ignore() -> None:
