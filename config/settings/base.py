@@ -314,6 +314,9 @@ PRICE_FEED_HOSTS = env.list("PRICE_FEED_HOSTS", default=[
 # token (read-only is enough). Empty URL: no NetBox configured, imports are refused.
 NETBOX_URL = env.str("NETBOX_URL", default="")
 NETBOX_TOKEN = env.str("NETBOX_TOKEN", default="")
+# The only folders a refresh reads a local feed file (a mirror) from, whatever path a schedule
+# or a command names; none by default: refreshes read the providers' endpoints.
+PRICE_FEED_FOLDERS = env.list("PRICE_FEED_FOLDERS", default=[])
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
 # Re-pricing after a refresh alerts when a scenario's winner flips or its breakeven month moves
 # by at least this many months (a move to or from "never" always counts).
