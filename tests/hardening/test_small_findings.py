@@ -79,3 +79,31 @@ def test_staff_cannot_change_or_run_the_housekeeping_schedules(client, staff):
     assert run.status_code == disable.status_code == 200  # "no action selected": the list again
     assert client.get(url).status_code == 200  # they still see it, read-only
     assert json.loads(reaper.kwargs or "{}") == {}
+
+
+@pytest.mark.parametrize("uploader", ["analyst", "staff"])
+def test_an_uploader_reads_the_page_of_their_import(client, catalog, uploader):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from catalog.models import QuoteImport
+    from teams.models import Role
+    from tests.catalog.quote_files import offering_rows
+
+    if uploader == "analyst":
+        user, team = member("ana", of="alpha", role=Role.ANALYST), "alpha"
+    else:
+        from django.contrib.auth import get_user_model
+
+        user, team = get_user_model().objects.create_user("stef", password="pw", is_staff=True), ""
+    client.force_login(user)
+    upload = SimpleUploadedFile("quote.csv", offering_rows(3), content_type="text/csv")
+    team_id = "" if not team else str(user.memberships.get().team_id)
+
+    response = client.post(reverse("admin:catalog_pricepoint_import"), {"team": team_id, "file": upload})
+
+    job = QuoteImport.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("admin:catalog_quoteimport_change", args=[job.pk])
+    page = client.get(response["Location"])
+    assert page.status_code == 200
+    assert "quote.csv" in page.content.decode()
