@@ -260,6 +260,14 @@ class PinnedSerializer(serializers.Serializer):
         "by the configured months."))
 
 
+class PricedForSerializer(serializers.Serializer):
+    """Whose prices an unsaved evaluation used (the team saving the same body would pick)."""
+
+    team = serializers.CharField(allow_null=True, help_text="The team's slug; null: no team.")
+    prices = serializers.CharField(help_text="In words: the team's quotes beside public prices, "
+                                             "or public prices only.")
+
+
 class EvaluationSerializer(serializers.Serializer):
     """The result of an evaluation: summary, monthly lines, footprint, assumptions, prices."""
 
@@ -270,3 +278,4 @@ class EvaluationSerializer(serializers.Serializer):
     warnings = EvaluationWarningSerializer(many=True)
     sizing = SizingField(required=False, help_text="The scenario's sizing, when it has one.")
     pinned = PinnedSerializer(required=False, help_text="An approved scenario only.")
+    priced_for = PricedForSerializer(required=False, help_text="POST /evaluate/ only.")

@@ -41,6 +41,7 @@ from tco.services.scenarios import scenario_create
 from tco.services.scenarios import scenario_delete
 from tco.services.scenarios import scenario_update
 from tco.services.scenarios import unsaved_evaluate
+from tco.services.scenarios import unsaved_team
 from teams.models import Role
 from teams.permissions import TeamRolePermission
 
@@ -220,8 +221,9 @@ class ScenarioViewSet(viewsets.ModelViewSet):
 
 class EvaluateView(APIView):
     """Evaluate a scenario sent as JSON (the scenario shape) without saving it: the figures
-    saving it would give. Its team (named, or your only team) counts as on create: the team's
-    quotes beside public prices, and its finance defaults for the figures the body leaves out."""
+    saving it would give. Its team is picked as saving picks it (named, or the only team you may
+    save in) and counts as on create: the team's quotes beside public prices, and its finance
+    defaults for the figures the body leaves out; `priced_for` says which team's prices it used."""
 
     permission_classes = [IsAuthenticated]
 
@@ -232,6 +234,11 @@ class EvaluateView(APIView):
                                         context={"request": request})
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
+        data["team"] = unsaved_team(request.user, named=data.get("team"))
         evaluation = unsaved_evaluate(data=data, rent_options=data.pop("rent_options"),
                                       api_options=data.pop("api_options", ()), user=request.user)
-        return Response(EvaluationSerializer(evaluation.to_dict()).data)
+        team = data["team"]
+        return Response(EvaluationSerializer({**evaluation.to_dict(), "priced_for": {
+            "team": team and team.slug,
+            "prices": f"{team.name}'s quotes beside public prices" if team else "public prices only",
+        }}).data)
