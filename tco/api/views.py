@@ -19,6 +19,7 @@ from tco.api.concurrency import RevisionConflict
 from tco.api.concurrency import sent_revision
 from tco.api.concurrency import with_etag
 from tco.api.evaluation import EvaluationSerializer
+from tco.api.pagination import HistoryPagination
 from tco.api.serializers import HistoryRecordSerializer
 from tco.api.serializers import ScenarioSerializer
 from tco.api.serializers import SideBySideSerializer
@@ -160,16 +161,20 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         return Response(self.get_serializer(scenario).data)
 
     @extend_schema(responses=HistoryRecordSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=HistoryPagination)
     def history(self, request, pk=None):
-        """Every recorded save of the scenario and of its previous versions, newest first: who,
-        when, the revision, and which inputs changed from the save before."""
-        records = list(scenario_records(self.get_object()))
-        states = [state_at(record) for record in records]
-        rows = [{"record": state.record,
-                 "changes": field_changes(earlier, state) if earlier is not None else []}
-                for state, earlier in zip(states, [*states[1:], None], strict=True)]
-        return Response(HistoryRecordSerializer(rows, many=True).data)
+        """Every recorded save of the scenario and of its previous versions, newest first, a page
+        at a time (`page`, `page_size` up to the limit): who, when, the revision, and which
+        inputs changed from the save before. Only the page's saves are compared, so a long
+        history costs what one page does."""
+        records = scenario_records(self.get_object())
+        page = self.paginate_queryset(records)
+        following = self.paginator.page.end_index()  # 0-based index of the save before the page's last
+        earliest = records[following:following + 1].first()
+        states = [state_at(record) for record in [*page, *([earliest] if earliest else [])]]
+        rows = [{"record": state.record, "changes": field_changes(earlier, state) if earlier else []}
+                for state, earlier in zip(states[:len(page)], [*states[1:], None], strict=False)]
+        return self.get_paginated_response(HistoryRecordSerializer(rows, many=True).data)
 
     @extend_schema(request=None, responses=EvaluationSerializer)
     @action(detail=True, methods=["post"])
