@@ -7,10 +7,12 @@ error, a non-zero exit) whose message names the limit.
 """
 from __future__ import annotations
 
-from tco.engine.inputs import MAX_HORIZON_MONTHS
+# A curve of one point per month and one for month 0 (a residual value curve [[month, share]]):
+# the engine's own limit, which it checks for every caller.
+from tco.engine.inputs import MAX_CURVE_POINTS  # noqa: F401
 
-# A curve of one point per month and one for month 0: a residual value curve [[month, share]].
-MAX_CURVE_POINTS = MAX_HORIZON_MONTHS + 1
+# A list endpoint serialises summaries (details are on each object), 50 to a page
+# (REST_FRAMEWORK["PAGE_SIZE"]).
 
 # A description or note: a few pages of text. Names and other short texts have their own
 # max_length on the model.

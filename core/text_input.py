@@ -8,6 +8,7 @@ serializers, ``full_clean`` in the commands).
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.apps import apps
@@ -102,10 +103,31 @@ def data_refusals(data: Any) -> dict | list | None:
 
 def refuse_control_characters(data: Any) -> Any:
     """``data`` unchanged, or a 400 naming each field whose text holds a control character."""
-    refusals = data_refusals(_plain(data))
-    if refusals:
-        raise ValidationError(refusals)
-    return data
+    plain = _plain(data)
+    if not _any_refused(plain):  # one flat pass; the nested errors only when there are some
+        return data
+    raise ValidationError(data_refusals(plain))
+
+
+REFUSED = re.compile("[" + "".join(re.escape(chr(code)) for code in [*range(0x20), 0x7F]
+                                   if chr(code) not in ALLOWED_CONTROL_CHARACTERS) + "]")
+
+
+def _any_refused(data: Any) -> bool:
+    """Whether any string or key in ``data`` holds a control character or is over the length
+    limit, walked without recursion (a body can hold a million numbers)."""
+    pending = [data]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str):
+            if len(node) > MAX_BODY_TEXT_CHARS or REFUSED.search(node):
+                return True
+        elif isinstance(node, dict):
+            pending.extend(node.values())
+            pending.extend(key for key in node if isinstance(key, str))
+        elif isinstance(node, list):
+            pending.extend(node)
+    return False
 
 
 def _plain(data: Any) -> Any:

@@ -4,6 +4,7 @@ team's scenario is not found (404); writes need the analyst role, approval the a
 from __future__ import annotations
 
 from django.core.cache import cache
+from django.db.models import Count
 from drf_spectacular.utils import OpenApiExample
 from drf_spectacular.utils import OpenApiParameter
 from drf_spectacular.utils import OpenApiResponse
@@ -22,6 +23,7 @@ from tco.api.evaluation import EvaluationSerializer
 from tco.api.pagination import HistoryPagination
 from tco.api.serializers import HistoryRecordSerializer
 from tco.api.serializers import ScenarioSerializer
+from tco.api.serializers import ScenarioSummarySerializer
 from tco.api.serializers import SideBySideSerializer
 from tco.api.side_by_side import SIDE_BY_SIDE_IDS
 from tco.api.side_by_side import side_by_side_columns
@@ -66,7 +68,8 @@ CONFLICT = OpenApiResponse(description="Stale revision (the body names the curre
 
 
 class ScenarioViewSet(viewsets.ModelViewSet):
-    """Scenarios of the user's teams; `evaluate` runs the engine on one.
+    """Scenarios of the user's teams; `evaluate` runs the engine on one. The list gives each
+    scenario's summary; its inputs and options are on the scenario.
 
     Edits name the revision they were made on (If-Match or `revision`; 428 without, 409 when
     stale). Editing an approved scenario leaves it as it is and answers 201 with its new version.
@@ -84,9 +87,17 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
             return Scenario.objects.none()
-        return (scenarios_for(self.request.user)
-                .select_related("accelerator", "system", "facility", "owner", "team", "approved_by")
-                .prefetch_related("rent_options"))
+        scenarios = scenarios_for(self.request.user).select_related(
+            "accelerator", "system", "facility", "owner", "team", "approved_by")
+        if self.action == "list":  # summaries: counts, not the options and curves themselves
+            return scenarios.annotate(
+                rent_option_count=Count("rent_options", distinct=True),
+                api_option_count=Count("api_options", distinct=True),
+            ).defer("description", "residual_curve", "sizing").order_by(*Scenario._meta.ordering, "pk")
+        return scenarios.prefetch_related("rent_options")
+
+    def get_serializer_class(self):
+        return ScenarioSummarySerializer if self.action == "list" else ScenarioSerializer
 
     def finalize_response(self, request, response, *args, **kwargs):
         return super().finalize_response(request, with_etag(response), *args, **kwargs)
