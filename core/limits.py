@@ -1,7 +1,7 @@
 """What one request may store and what one response may read, declared once.
 
 Beside the other request limits (the body size, DATA_UPLOAD_MAX_MEMORY_SIZE in settings; the JSON
-depth, config/parsers.py; the run limits, tco/runs/limits.py; the engine's horizon and options,
+depth, core/parsers.py; the run limits, tco/runs/limits.py; the engine's horizon and options,
 tco/engine/inputs.py). The API, the admin and the commands refuse past these with a 400 (a form
 error, a non-zero exit) whose message names the limit.
 """
