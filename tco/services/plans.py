@@ -164,7 +164,8 @@ def plan_solve(*, plan_id: int) -> None:
 
 def plan_draws_compute(*, plan_id: int, index: int) -> None:
     """Re-evaluate the plan and its baselines over one chunk of draws; the last chunk summarises."""
-    chunk = PlanDrawChunk.objects.select_related("plan__scenario").filter(plan_id=plan_id, index=index).first()
+    chunk = (PlanDrawChunk.objects.select_related("plan__scenario")
+             .filter(plan_id=plan_id, index=index).first())
     if chunk is None or chunk.done or chunk.plan.status != PlanStatus.DRAWING:
         return  # deleted, cancelled, or done by an earlier delivery
     plan = chunk.plan
