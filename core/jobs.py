@@ -11,9 +11,9 @@ re-prices, run chunks) then decides with these rules:
 - a job still waiting for a worker ``JOBS_RESEND_PENDING_AFTER_S`` after it was sent lost its
   message (a Redis restart keeps no queue) or waits behind a long queue: it is sent again,
   which is harmless because every job task is idempotent;
-- every job still waiting is sent again at once when the broker has lost its queues since the
-  reaper's last pass (``broker_forgot``: a key the reaper keeps in Redis is gone), so after a
-  Redis restart jobs come back within a minute, not ``JOBS_RESEND_PENDING_AFTER_S`` later.
+- a job still waiting that was sent before the broker last started is sent again at once
+  (Redis keeps no queue across a restart), so after a Redis restart jobs come back at the
+  reaper's next pass, within a minute, not ``JOBS_RESEND_PENDING_AFTER_S`` later.
 
 Every send counts an attempt; a job sent ``JOBS_MAX_ATTEMPTS`` times is failed with a
 sentence saying so instead of being sent again. Sending never fails the caller: when the
@@ -85,30 +85,35 @@ def max_attempts() -> int:
 
 
 def resend_before(now: datetime) -> datetime:
-    """Jobs still waiting that were sent before this moment are sent again."""
-    return now - timedelta(seconds=settings.JOBS_RESEND_PENDING_AFTER_S)
+    """Jobs still waiting that were sent before this moment are sent again (their message is
+    lost, or they waited ``JOBS_RESEND_PENDING_AFTER_S``)."""
+    return sent_before_messages_lost(now, settings.JOBS_RESEND_PENDING_AFTER_S)
 
 
-BROKER_KEPT_KEY = "jobs:broker-kept:{name}"
+def broker_started_at() -> datetime | None:
+    """When the broker (Redis) last started, or None (the filesystem broker keeps its queue, or
+    the broker does not answer).
 
-
-def broker_forgot(name: str) -> bool:
-    """Whether the broker (Redis) lost its data since the reaper ``name`` last asked.
-
-    The reaper keeps a key in the broker's database; Redis keeps nothing across a restart
-    (the queues neither), so a missing key means every message sent before is gone. The first
-    pass ever also finds none: sending its waiting jobs again then is harmless. False for the
-    filesystem broker, which keeps its queue, and while the broker does not answer.
+    Redis keeps nothing across a restart: every message sent before it started is gone, so a
+    job still waiting that was sent before then is sent again at once.
     """
     url = celery_app.conf.broker_url or ""
     if not url.startswith(("redis://", "rediss://")):
-        return False
+        return None
     try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
-        with client:
-            return bool(client.set(BROKER_KEPT_KEY.format(name=name), "1", nx=True))
+        with redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1) as client:
+            uptime_s = client.info("server")["uptime_in_seconds"]
     except redis.RedisError:
-        return False
+        return None
+    return timezone.now() - timedelta(seconds=uptime_s)
+
+
+def sent_before_messages_lost(now: datetime, wait_s: float) -> datetime:
+    """Jobs still waiting that were sent before this moment lost their message: sent more than
+    ``wait_s`` ago, or before the broker last started."""
+    started = broker_started_at()
+    waited = now - timedelta(seconds=wait_s)
+    return waited if started is None else max(waited, started)
 
 
 def lost_jobs(claims: Mapping[Key, Claim], *, started: Mapping[Key, datetime | None], hard_limit_s: float,
@@ -196,9 +201,9 @@ def reap(kind: JobKind, *, now: datetime | None = None) -> Reaped:
     lost = lost_jobs({pk: row[0] for pk, row in running.items()},
                      started={pk: row[1] for pk, row in running.items()},
                      hard_limit_s=kind.hard_limit_s, now=now)
-    sent_before = now if broker_forgot(kind.model._meta.label_lower) else resend_before(now)
-    waiting = kind.model.objects.filter(status__in=set(kind.requeue_as) - {kind.running},
-                                        queued_at__lt=sent_before)
+    waiting = kind.model.objects.filter(
+        status__in=set(kind.requeue_as) - {kind.running},
+        queued_at__lt=resend_before(now))
     stuck = [(pk, kind.running, running[pk][2], LOST_WORKER) for pk in sorted(lost)] + [
         (pk, status, attempts, NO_WORKER)
         for pk, status, attempts in waiting.values_list("pk", "status", "attempts")]

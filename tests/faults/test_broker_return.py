@@ -40,8 +40,6 @@ def fresh(job):
 def test_waiting_jobs_come_back_at_the_first_pass_after_redis_returns(
         start_worker, private_redis, run_scenario, scenario):
     assert settings.JOBS_RESEND_PENDING_AFTER_S == 300
-    for reap in (plans_reap, report_exports_reap, sweep_runs_reap):
-        reap()  # the passes before the outage: nothing waits yet
     plan = plan_create(scenario=run_scenario, name="growth", spec={**PLAN_SPEC, "uncertainty": None})
     export = report_export_request(scenario=scenario, format="xlsx")
     run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP, chunk_size=100,
@@ -59,5 +57,5 @@ def test_waiting_jobs_come_back_at_the_first_pass_after_redis_returns(
     poll_until(lambda: fresh(export).status == ExportStatus.DONE, "export written", timeout_s=WAIT_S)
     poll_until(lambda: fresh(run).status == RunStatus.DONE, "sweep done", timeout_s=WAIT_S)
     assert time.monotonic() - back < WAIT_S
-    # Nothing more to send at the next pass: the key the reapers keep is back in Redis.
+    # Nothing more to send at the next pass: every job was sent after Redis started.
     assert plans_reap().resent == report_exports_reap().resent == []
