@@ -232,6 +232,7 @@ SPECTACULAR_SETTINGS = {
         "SystemKindEnum": "catalog.choices.SystemKind",
         "FacilityKindEnum": "catalog.choices.FacilityKind",
         "RunKindEnum": "tco.choices.RunKind",
+        "ScenarioStatusEnum": "tco.choices.ScenarioStatus",
     },
 }
 
