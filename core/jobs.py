@@ -101,7 +101,7 @@ def broker_started_at() -> datetime | None:
     if not url.startswith(("redis://", "rediss://")):
         return None
     try:
-        with redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1) as client:
+        with redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5) as client:
             uptime_s = client.info("server")["uptime_in_seconds"]
     except redis.RedisError:
         return None
