@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tco', '0020_pinned_source_keys'),
+        ('tco', '0022_merge_sites_and_run_parts'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
