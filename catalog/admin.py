@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.contrib import messages
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
+from django.db.models import Q
 from django.http import HttpRequest
 from django.http import HttpResponse
 from django.http import HttpResponseRedirect
@@ -329,8 +330,17 @@ class QuoteImportAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest):
-        # Public imports and the user's teams' quotes; another team's import does not exist here.
-        return super().get_queryset(request).filter(visible_rows(team_ids_of(request.user))).defer("content")
+        # Public imports, the user's teams' quotes and their own uploads; another team's import
+        # does not exist here.
+        visible = visible_rows(team_ids_of(request.user)) | Q(uploaded_by=request.user)
+        return super().get_queryset(request).filter(visible).defer("content")
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active
+
+    def has_view_permission(self, request: HttpRequest, obj: QuoteImport | None = None) -> bool:
+        # Whoever may upload is sent to the import's page: the queryset above decides what they see.
+        return request.user.is_active
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # through "Import a quote file" on price points

@@ -9,6 +9,7 @@ from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from catalog.api.urls import router as catalog_router
+from core.body_limit import bad_request
 from core.favicon import favicon
 from core.health import healthz
 from finops.api.urls import router as finops_router
@@ -45,3 +46,6 @@ urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
     path("", RedirectView.as_view(pattern_name="admin:index"), name="home"),
 ]
+
+# A body over the upload limit: JSON naming the limit, not an HTML page (core/body_limit.py).
+handler400 = bad_request

@@ -7,6 +7,10 @@ next call pings afresh (``config.celery_app.forget_worker_status``).
 
 The page is public: it says what failed (the exception's type) and how many workers answer,
 never host names, addresses or error messages; those go to the log.
+
+It answers its JSON whatever is down: it runs outside the request's transaction (no database
+needed to reach it), the kept status is read from a cache that may be down too (Redis), and
+workers are not pinged through a broker that does not answer.
 """
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ import threading
 
 from django.core.cache import cache
 from django.db import connection
+from django.db import transaction
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
@@ -70,22 +75,30 @@ def _refresh_in_background() -> None:
         cache.delete(WORKER_STATUS_REFRESHING_KEY)
 
 
-def _workers() -> dict:
-    """The kept worker status; the first call pings, later ones refresh it in the background."""
-    status = cache.get(WORKER_STATUS_KEY)
-    if status is None:
-        return _ping_workers()
-    # add() is atomic: one refresh at a time, at most every WORKER_STATUS_FRESH_S seconds.
-    if cache.add(WORKER_STATUS_REFRESHING_KEY, True, WORKER_STATUS_FRESH_S):
-        threading.Thread(target=_refresh_in_background, daemon=True).start()
+def _workers(broker: dict) -> dict:
+    """The kept worker status; the first call pings, later ones refresh it in the background.
+    With the broker down no worker can be reached: that is the answer, without waiting."""
+    if not broker["ok"]:
+        return {"ok": False, "count": 0, "error": "broker unavailable"}
+    try:
+        status = cache.get(WORKER_STATUS_KEY)
+        if status is None:
+            return _ping_workers()
+        # add() is atomic: one refresh at a time, at most every WORKER_STATUS_FRESH_S seconds.
+        if cache.add(WORKER_STATUS_REFRESHING_KEY, True, WORKER_STATUS_FRESH_S):
+            threading.Thread(target=_refresh_in_background, daemon=True).start()
+    except Exception as exc:  # the cache (Redis) is down: report it, as the broker's part
+        return {"ok": False, "count": 0, "error": _failure("worker status", exc)}
     return status
 
 
 @require_GET
+@transaction.non_atomic_requests
 def healthz(request):
     """200 when the database and broker answer; workers are reported but do not fail the check,
     so a web container stays up while workers restart."""
-    report = {"database": _database(), "broker": _broker(), "workers": _workers()}
+    broker = _broker()
+    report = {"database": _database(), "broker": broker, "workers": _workers(broker)}
     healthy = report["database"]["ok"] and report["broker"]["ok"]
     report["status"] = "ok" if healthy else "unavailable"
     return JsonResponse(report, status=200 if healthy else 503)

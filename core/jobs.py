@@ -10,7 +10,10 @@ re-prices, run chunks) then decides with these rules:
   timeout. A job run outside a worker (inline) is lost once older than its hard time limit;
 - a job still waiting for a worker ``JOBS_RESEND_PENDING_AFTER_S`` after it was sent lost its
   message (a Redis restart keeps no queue) or waits behind a long queue: it is sent again,
-  which is harmless because every job task is idempotent.
+  which is harmless because every job task is idempotent;
+- a job still waiting that was sent before the broker last started is sent again at once
+  (Redis keeps no queue across a restart), so after a Redis restart jobs come back at the
+  reaper's next pass, within a minute, not ``JOBS_RESEND_PENDING_AFTER_S`` later.
 
 Every send counts an attempt; a job sent ``JOBS_MAX_ATTEMPTS`` times is failed with a
 sentence saying so instead of being sent again. Sending never fails the caller: when the
@@ -33,6 +36,7 @@ from typing import Any
 from typing import TypeVar
 
 import kombu.exceptions
+import redis
 from celery import Task
 from celery import current_task
 from django.conf import settings
@@ -81,8 +85,35 @@ def max_attempts() -> int:
 
 
 def resend_before(now: datetime) -> datetime:
-    """Jobs still waiting that were sent before this moment are sent again."""
-    return now - timedelta(seconds=settings.JOBS_RESEND_PENDING_AFTER_S)
+    """Jobs still waiting that were sent before this moment are sent again (their message is
+    lost, or they waited ``JOBS_RESEND_PENDING_AFTER_S``)."""
+    return sent_before_messages_lost(now, settings.JOBS_RESEND_PENDING_AFTER_S)
+
+
+def broker_started_at() -> datetime | None:
+    """When the broker (Redis) last started, or None (the filesystem broker keeps its queue, or
+    the broker does not answer).
+
+    Redis keeps nothing across a restart: every message sent before it started is gone, so a
+    job still waiting that was sent before then is sent again at once.
+    """
+    url = celery_app.conf.broker_url or ""
+    if not url.startswith(("redis://", "rediss://")):
+        return None
+    try:
+        with redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5) as client:
+            uptime_s = client.info("server")["uptime_in_seconds"]
+    except redis.RedisError:
+        return None
+    return timezone.now() - timedelta(seconds=uptime_s)
+
+
+def sent_before_messages_lost(now: datetime, wait_s: float) -> datetime:
+    """Jobs still waiting that were sent before this moment lost their message: sent more than
+    ``wait_s`` ago, or before the broker last started."""
+    started = broker_started_at()
+    waited = now - timedelta(seconds=wait_s)
+    return waited if started is None else max(waited, started)
 
 
 def lost_jobs(claims: Mapping[Key, Claim], *, started: Mapping[Key, datetime | None], hard_limit_s: float,
@@ -170,8 +201,9 @@ def reap(kind: JobKind, *, now: datetime | None = None) -> Reaped:
     lost = lost_jobs({pk: row[0] for pk, row in running.items()},
                      started={pk: row[1] for pk, row in running.items()},
                      hard_limit_s=kind.hard_limit_s, now=now)
-    waiting = kind.model.objects.filter(status__in=set(kind.requeue_as) - {kind.running},
-                                        queued_at__lt=resend_before(now))
+    waiting = kind.model.objects.filter(
+        status__in=set(kind.requeue_as) - {kind.running},
+        queued_at__lt=resend_before(now))
     stuck = [(pk, kind.running, running[pk][2], LOST_WORKER) for pk in sorted(lost)] + [
         (pk, status, attempts, NO_WORKER)
         for pk, status, attempts in waiting.values_list("pk", "status", "attempts")]

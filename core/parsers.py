@@ -1,10 +1,15 @@
-"""A JSON request parser that bounds nesting, so a deep document is a 400, not a RecursionError."""
+"""The API's request parsers: JSON nesting is bounded, so a deep document is a 400, not a
+RecursionError; and no parsed text may hold a control character (core/text_input.py)."""
 from __future__ import annotations
 
 from typing import Any
 
 from rest_framework.exceptions import ParseError
+from rest_framework.parsers import FormParser
 from rest_framework.parsers import JSONParser
+from rest_framework.parsers import MultiPartParser
+
+from core.text_input import refuse_control_characters
 
 # The deepest document the API takes (a scenario with a custom sizing model) is 5 levels.
 MAX_JSON_DEPTH = 20
@@ -20,7 +25,23 @@ class BoundedJSONParser(JSONParser):
             raise ParseError(f"JSON nested too deeply; the limit is {MAX_JSON_DEPTH} levels") from None
         if json_depth(data) > MAX_JSON_DEPTH:
             raise ParseError(f"JSON nested too deeply; the limit is {MAX_JSON_DEPTH} levels")
-        return data
+        return refuse_control_characters(data)
+
+
+class TextFormParser(FormParser):
+    """DRF's form parser, refusing fields whose text holds a control character."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        return refuse_control_characters(super().parse(stream, media_type, parser_context))
+
+
+class TextMultiPartParser(MultiPartParser):
+    """DRF's multipart parser, refusing fields (not files) whose text holds a control character."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        parsed = super().parse(stream, media_type, parser_context)
+        refuse_control_characters(parsed.data)
+        return parsed
 
 
 def json_depth(data: Any) -> int:

@@ -66,6 +66,7 @@ class PlanStatus(models.TextChoices):
     DRAWING = "drawing", "Re-evaluating over draws"
     DONE = "done", "Done"
     FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
 
 
 class RunKind(models.TextChoices):

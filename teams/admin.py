@@ -154,9 +154,24 @@ SCHEDULE_TIMING = ["enabled", "interval", "crontab", "solar", "clocked", "start_
 SCHEDULE_SHOWN = ["name", "task", "args", "kwargs", "queue", "last_run_at"]
 
 
+#: The scheduled tasks whose timing staff may change: price refreshes. The housekeeping ones
+#: (job reapers, the token clean-up) keep the service working and are for superusers alone.
+STAFF_TIMED_TASKS = {"catalog.tasks.refresh_prices_task"}
+
+
 class ScheduleTimingForStaffMixin(StaffOnlyAdminMixin):
-    """Staff see every scheduled task and change its timing; superusers add, delete and change
-    the rest."""
+    """Staff see every scheduled task and change a price refresh's timing; superusers add,
+    delete, run at once and change the rest."""
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        if request.user.is_superuser:
+            return super().has_change_permission(request, obj)
+        return super().has_change_permission(request, obj) and (
+            obj is None or obj.task in STAFF_TIMED_TASKS)
+
+    def get_actions(self, request: HttpRequest):
+        # Enable, disable, toggle and run at once act on any selection, reapers included.
+        return super().get_actions(request) if request.user.is_superuser else {}
 
     def get_fieldsets(self, request: HttpRequest, obj=None):
         if request.user.is_superuser:

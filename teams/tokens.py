@@ -1,7 +1,8 @@
 """API tokens a user makes for themselves (or staff for a user): named, expiring, revocable.
 
 The key is shown once, when the token is made; only its SHA-512 digest is stored
-(django-rest-knox). Every token expires at most API_TOKEN_TTL_DAYS after it is made.
+(django-rest-knox). Every token expires at most API_TOKEN_TTL_DAYS after it is made, and past
+its expiry it is deleted, not only refused (a periodic clean-up, beat, hourly).
 """
 from __future__ import annotations
 
@@ -50,3 +51,9 @@ def tokens_of(user):
     """The user's tokens still valid, newest first, with their names."""
     return (AuthToken.objects.filter(user=user, expiry__gt=timezone.now())
             .select_related("label").order_by("-created"))
+
+
+def expired_tokens_delete() -> int:
+    """Delete every token whose expiry has passed; returns how many were deleted."""
+    deleted, _ = AuthToken.objects.filter(expiry__lt=timezone.now()).delete()
+    return deleted

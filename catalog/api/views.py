@@ -189,9 +189,11 @@ class PowerDensityReferenceViewSet(CatalogViewSet):
 
 
 class PriceRefreshJobViewSet(viewsets.ReadOnlyModelViewSet):
-    """Price refresh jobs, newest first: what each run wrote, or why it wrote nothing."""
+    """Price refresh jobs, newest first: what each run wrote, or why it wrote nothing. Signed-in
+    users only: a job's error names feed files and what went wrong."""
 
     queryset = PriceRefreshJob.objects.all()
+    permission_classes = [IsAuthenticated]
     serializer_class = PriceRefreshJobSerializer
     filterset_fields = ["provider", "status", "error_code", "task_id"]
 

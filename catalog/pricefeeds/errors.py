@@ -45,6 +45,10 @@ class HostNotAllowed(FeedError):
     PRICE_FEED_HOSTS: nothing is sent to it, the API key least of all."""
 
 
+class FolderNotAllowed(FeedError):
+    """A local path outside the folders the deployment lists in PRICE_FEED_FOLDERS: nothing is read."""
+
+
 class TooManyPages(FeedError):
     """A paged walk went past its page limit (a loop in the next-page links or a runaway listing)."""
 

@@ -31,6 +31,7 @@ from catalog.pricefeeds import LambdaCloudFeed
 from catalog.pricefeeds import ParsedPrice
 from catalog.pricefeeds import Rejection
 from catalog.pricefeeds import RunPodFeed
+from catalog.pricefeeds.errors import FolderNotAllowed
 from catalog.pricefeeds.errors import MissingSource
 from catalog.pricefeeds.sources import is_url
 
@@ -76,17 +77,22 @@ class FeedSettings:
     lambda_api_key: str | None = None
     runpod_api_key: str | None = None
     http: HttpSettings = HttpSettings()
+    #: Folders a local location must lie in (a deployment's PRICE_FEED_FOLDERS); None: any, for
+    #: settings built directly (tests of the parsers).
+    folders: tuple[Path, ...] | None = None
 
     @classmethod
     def from_settings(cls) -> FeedSettings:
         """The deployment's values (PRICE_REFRESH_AWS_REGIONS, the *_API_KEY settings, and the
-        PRICE_FEED_HOSTS requests and API keys may go to)."""
+        PRICE_FEED_HOSTS requests and API keys may go to, the PRICE_FEED_FOLDERS files may be
+        read from)."""
         return cls(
             aws_regions=tuple(settings.PRICE_REFRESH_AWS_REGIONS),
             gcp_api_key=settings.GCP_BILLING_API_KEY or None,
             lambda_api_key=settings.LAMBDA_API_KEY or None,
             runpod_api_key=settings.RUNPOD_API_KEY or None,
             http=HttpSettings(allowed_hosts=tuple(settings.PRICE_FEED_HOSTS)),
+            folders=tuple(Path(folder).resolve() for folder in settings.PRICE_FEED_FOLDERS),
         )
 
 
@@ -127,10 +133,21 @@ def feed_fetch(
     if provider not in FEED_SOURCES:
         raise ValueError(f"no price feed for provider {provider!r}; one of {', '.join(FEED_PROVIDERS)}")
     where = location or FEED_SOURCES[provider].url
+    _folder_check(provider, where, feed_settings.folders)
     if provider == "aws":
         return _aws_fetch(where, last_versions or {}, feed_settings, progress)
     result = FEEDS_READ_WHOLE[provider](_local_or_url(where), feed_settings).fetch()
     return FeedRun(result.prices, result.rejections, {}, ())
+
+
+def _folder_check(provider: str, location: str, folders: tuple[Path, ...] | None) -> None:
+    """Refuse a local location outside ``folders`` (symbolic links and '..' resolved first)."""
+    if folders is None or is_url(location):
+        return
+    path = Path(location).resolve()
+    if not any(path.is_relative_to(folder) for folder in folders):
+        raise FolderNotAllowed(provider, location, "not in a folder listed in PRICE_FEED_FOLDERS; "
+                                                   "nothing was read")
 
 
 def _local_or_url(location: str) -> str | Path:

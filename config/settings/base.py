@@ -60,6 +60,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # A query parameter holding NUL or another control character: a 400 naming it.
+    "core.text_input.QueryStringControlCharacters",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Records the signed-in user on every history row (scenarios, rent options, prices).
@@ -188,8 +190,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PARSER_CLASSES": [
         "core.parsers.BoundedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "core.parsers.TextFormParser",
+        "core.parsers.TextMultiPartParser",
     ],
     # ?page_size=N, at most 500 (core/pagination.py).
     "DEFAULT_PAGINATION_CLASS": "core.pagination.SizedPageNumberPagination",
@@ -240,6 +242,7 @@ SPECTACULAR_SETTINGS = {
         "FacilityKindEnum": "catalog.choices.FacilityKind",
         "RunKindEnum": "tco.choices.RunKind",
         "CurrencyEnum": "catalog.choices.Currency",
+        "ScenarioStatusEnum": "tco.choices.ScenarioStatus",
     },
 }
 
@@ -329,6 +332,9 @@ NETBOX_TOKEN = env.str("NETBOX_TOKEN", default="")
 # A figure is converted at the newest exchange rate on or before its date, at most this many days
 # older (the ECB publishes no rate on weekends and TARGET holidays); an older one is refused.
 EXCHANGE_RATE_MAX_AGE_DAYS = env.int("EXCHANGE_RATE_MAX_AGE_DAYS", default=7)
+# The only folders a refresh reads a local feed file (a mirror) from, whatever path a schedule
+# or a command names; none by default: refreshes read the providers' endpoints.
+PRICE_FEED_FOLDERS = env.list("PRICE_FEED_FOLDERS", default=[])
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
 # Re-pricing after a refresh alerts when a scenario's winner flips or its breakeven month moves
 # by at least this many months (a move to or from "never" always counts).

@@ -1,11 +1,17 @@
 """Test settings: PostgreSQL and Redis on localhost (make test checks they run), fast hashing."""
 import os
+import tempfile
+from pathlib import Path
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-a-secret")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tco")
 # A Redis database per pytest process (1-15), so concurrent sessions never share queues.
 os.environ.setdefault("REDIS_URL", f"redis://127.0.0.1:6379/{1 + os.getpid() % 15}")
 os.environ.setdefault("API_RATE_LIMIT", "100000/min")  # a test lowers it to check throttling
+# Refresh tests read recorded feeds from their temporary folders and the shared samples; the
+# variable reaches the worker processes they start too.
+os.environ.setdefault("PRICE_FEED_FOLDERS", ",".join([
+    tempfile.gettempdir(), str(Path(__file__).resolve().parents[3] / "shared" / "reference")]))
 
 from .base import *  # noqa: E402,F403
 

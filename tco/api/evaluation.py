@@ -389,6 +389,12 @@ class BillingSerializer(serializers.Serializer):
     basis = serializers.ChoiceField(choices=["every hour held", "hours used"])
     why = serializers.CharField(help_text="Reserved, chosen for the option, or the pricing model's "
                                           "default.")
+class PricedForSerializer(serializers.Serializer):
+    """Whose prices an unsaved evaluation used (the team saving the same body would pick)."""
+
+    team = serializers.CharField(allow_null=True, help_text="The team's slug; null: no team.")
+    prices = serializers.CharField(help_text="In words: the team's quotes beside public prices, "
+                                             "or public prices only.")
 
 
 class EvaluationSerializer(serializers.Serializer):
@@ -411,3 +417,4 @@ class EvaluationSerializer(serializers.Serializer):
     billing = BillingSerializer(many=True, help_text="How each rent option is billed.")
     sizing = SizingField(required=False, help_text="The scenario's sizing, when it has one.")
     pinned = PinnedSerializer(required=False, help_text="An approved scenario only.")
+    priced_for = PricedForSerializer(required=False, help_text="POST /evaluate/ only.")

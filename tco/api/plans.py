@@ -9,6 +9,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample
 from drf_spectacular.utils import OpenApiResponse
 from drf_spectacular.utils import extend_schema
+from rest_framework import mixins
 from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -28,7 +29,9 @@ from tco.models import Scenario
 from tco.selectors import plans_for
 from tco.selectors import scenarios_for
 from tco.services.plans import PlanSpecError
+from tco.services.plans import plan_cancel
 from tco.services.plans import plan_create
+from tco.services.plans import plan_delete
 from tco.services.plans import plan_resolve
 from teams.models import Role
 from teams.permissions import require_role
@@ -109,12 +112,13 @@ class PlanFilterSet(ScenarioFilterSet):
         fields = ["scenario", "status"]
 
 
-class PlanViewSet(ScenarioJobViewSet):
+class PlanViewSet(mixins.DestroyModelMixin, ScenarioJobViewSet):
     """Procurement plans over the scenarios of the user's teams.
 
-    POST answers 202 with the plan; poll it until its status is done or failed. A spec that
-    cannot be planned (negative demand, a lead time past the horizon, no choice at all, ...)
-    is refused with 400 naming the field, and nothing is saved.
+    POST answers 202 with the plan; poll it until its status is done, failed or cancelled. A
+    spec that cannot be planned (negative demand, a lead time past the horizon, no choice at
+    all, more months x choices than the plan limit, ...) is refused with 400 naming the field,
+    and nothing is saved. `cancel` stops a plan; DELETE removes it (an analyst of its team).
     """
 
     serializer_class = PlanSerializer
@@ -152,6 +156,26 @@ class PlanViewSet(ScenarioJobViewSet):
         if not plan_resolve(plan=plan):
             raise JobConflict(f"the plan is {plan.status}; wait until it ends")
         return self.accepted(plan)
+
+    @extend_schema(request=None, responses={202: PlanSerializer, 409: OpenApiResponse(
+        description="The plan had already ended.")})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Stop the plan: its solve or draws still queued return at once, unfinished draws are dropped."""
+        plan = self.get_object()
+        require_role(request.user, plan.scenario.team_id, Role.ANALYST)
+        if not plan_cancel(plan=plan):
+            raise JobConflict(f"the plan has already ended ({plan.status})")
+        return self.accepted(plan)
+
+    @extend_schema(responses={204: None})
+    def destroy(self, request, *args, **kwargs):
+        """Delete the plan (cancelled first if it is under way)."""
+        return super().destroy(request, *args, **kwargs)
+
+    def perform_destroy(self, instance: ProcurementPlan) -> None:
+        require_role(self.request.user, instance.scenario.team_id, Role.ANALYST)
+        plan_delete(plan=instance)
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT, 409: NOT_DONE})
     @action(detail=True, methods=["get"])

@@ -12,6 +12,7 @@ from catalog.choices import Currency
 from catalog.models import Accelerator
 from catalog.models import FacilityProfile
 from catalog.models import SystemSku
+from core.limits import MAX_CURVE_POINTS
 from sites.models import Site
 from tco import engine
 from tco.inputs import SCENARIO_INPUTS
@@ -23,6 +24,20 @@ from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE
 from tco.services.sizing_spec import SizingSpecSerializer
 from teams.models import Team
 from teams.selectors import teams_of
+
+
+class BoundedListField(serializers.ListField):
+    """A list refused by its length before any item is read, with a message naming the limit."""
+
+    def __init__(self, *args: Any, limit_name: str, **kwargs: Any) -> None:
+        self.limit_name = limit_name
+        super().__init__(*args, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, list) and self.max_length is not None and len(data) > self.max_length:
+            raise serializers.ValidationError(
+                f"{len(data):,} items; {self.limit_name} is {self.max_length}")
+        return super().to_internal_value(data)
 
 
 class RentOptionSerializer(serializers.ModelSerializer):
@@ -84,9 +99,9 @@ class ScenarioSerializer(serializers.ModelSerializer):
         many=True, required=False, max_length=engine.MAX_RENT_OPTIONS,
         help_text="Per-token API options compared with (the scenario needs "
                   "tokens_per_s_per_accelerator); left out of an edit = kept as they are.")
-    residual_curve = serializers.ListField(
+    residual_curve = BoundedListField(
         child=serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2),
-        required=False, allow_null=True,
+        required=False, allow_null=True, max_length=MAX_CURVE_POINTS, limit_name="the curve limit",
         help_text="Resale value by age: [[month, share], ...], months increasing, shares never "
                   "rising; empty = the decline rate, else residual_value_share.")
     owner = serializers.StringRelatedField(read_only=True, allow_null=True,
@@ -125,6 +140,30 @@ class ScenarioSerializer(serializers.ModelSerializer):
         request = self.context.get("request")
         if request is not None:  # none when the schema is generated
             self.fields["team"].queryset = teams_of(request.user)
+
+
+class ScenarioSummarySerializer(serializers.ModelSerializer):
+    """A scenario in a list: what tells it apart, and where its details are (``url``). Its
+    inputs, curves and options are on the scenario itself, so a page of the list stays small
+    however large each scenario is."""
+
+    url = serializers.HyperlinkedIdentityField(view_name="scenario-detail")
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    owner = serializers.StringRelatedField(read_only=True, allow_null=True)
+    accelerator = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    system = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    facility = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    rent_options = serializers.IntegerField(source="rent_option_count", read_only=True,
+                                            help_text="How many rent options it compares.")
+    api_options = serializers.IntegerField(source="api_option_count", read_only=True,
+                                           help_text="How many per-token API options it compares.")
+
+    class Meta:
+        model = Scenario
+        fields = ["id", "url", "team", "owner", "status", "version", "revision", "name",
+                  "created_at", "updated_at", "accelerator", "accelerators", "system", "facility",
+                  "horizon_months", "rent_options", "api_options"]
+        read_only_fields = fields
 
 
 class FieldChangeSerializer(serializers.Serializer):

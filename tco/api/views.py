@@ -4,6 +4,7 @@ team's scenario is not found (404); writes need the analyst role, approval the a
 from __future__ import annotations
 
 from django.core.cache import cache
+from django.db.models import Count
 from drf_spectacular.utils import OpenApiExample
 from drf_spectacular.utils import OpenApiParameter
 from drf_spectacular.utils import OpenApiResponse
@@ -19,9 +20,11 @@ from tco.api.concurrency import RevisionConflict
 from tco.api.concurrency import sent_revision
 from tco.api.concurrency import with_etag
 from tco.api.evaluation import EvaluationSerializer
+from tco.api.pagination import HistoryPagination
 from tco.api.serializers import ApprovalSerializer
 from tco.api.serializers import HistoryRecordSerializer
 from tco.api.serializers import ScenarioSerializer
+from tco.api.serializers import ScenarioSummarySerializer
 from tco.api.serializers import SideBySideSerializer
 from tco.api.side_by_side import SIDE_BY_SIDE_IDS
 from tco.api.side_by_side import side_by_side_columns
@@ -42,6 +45,7 @@ from tco.services.scenarios import scenario_create
 from tco.services.scenarios import scenario_delete
 from tco.services.scenarios import scenario_update
 from tco.services.scenarios import unsaved_evaluate
+from tco.services.scenarios import unsaved_team
 from teams.models import Role
 from teams.permissions import TeamRolePermission
 
@@ -65,7 +69,8 @@ CONFLICT = OpenApiResponse(description="Stale revision (the body names the curre
 
 
 class ScenarioViewSet(viewsets.ModelViewSet):
-    """Scenarios of the user's teams; `evaluate` runs the engine on one.
+    """Scenarios of the user's teams; `evaluate` runs the engine on one. The list gives each
+    scenario's summary; its inputs and options are on the scenario.
 
     Edits name the revision they were made on (If-Match or `revision`; 428 without, 409 when
     stale). Editing an approved scenario leaves it as it is and answers 201 with its new version.
@@ -83,9 +88,17 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
             return Scenario.objects.none()
-        return (scenarios_for(self.request.user)
-                .select_related("accelerator", "system", "facility", "owner", "team", "approved_by")
-                .prefetch_related("rent_options"))
+        scenarios = scenarios_for(self.request.user).select_related(
+            "accelerator", "system", "facility", "owner", "team", "approved_by")
+        if self.action == "list":  # summaries: counts, not the options and curves themselves
+            return scenarios.annotate(
+                rent_option_count=Count("rent_options", distinct=True),
+                api_option_count=Count("api_options", distinct=True),
+            ).defer("description", "residual_curve", "sizing").order_by(*Scenario._meta.ordering, "pk")
+        return scenarios.prefetch_related("rent_options")
+
+    def get_serializer_class(self):
+        return ScenarioSummarySerializer if self.action == "list" else ScenarioSerializer
 
     def finalize_response(self, request, response, *args, **kwargs):
         return super().finalize_response(request, with_etag(response), *args, **kwargs)
@@ -165,16 +178,20 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         return Response(self.get_serializer(scenario).data)
 
     @extend_schema(responses=HistoryRecordSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=HistoryPagination)
     def history(self, request, pk=None):
-        """Every recorded save of the scenario and of its previous versions, newest first: who,
-        when, the revision, and which inputs changed from the save before."""
-        records = list(scenario_records(self.get_object()))
-        states = [state_at(record) for record in records]
-        rows = [{"record": state.record,
-                 "changes": field_changes(earlier, state) if earlier is not None else []}
-                for state, earlier in zip(states, [*states[1:], None], strict=True)]
-        return Response(HistoryRecordSerializer(rows, many=True).data)
+        """Every recorded save of the scenario and of its previous versions, newest first, a page
+        at a time (`page`, `page_size` up to the limit): who, when, the revision, and which
+        inputs changed from the save before. Only the page's saves are compared, so a long
+        history costs what one page does."""
+        records = scenario_records(self.get_object())
+        page = self.paginate_queryset(records)
+        following = self.paginator.page.end_index()  # 0-based index of the save before the page's last
+        earliest = records[following:following + 1].first()
+        states = [state_at(record) for record in [*page, *([earliest] if earliest else [])]]
+        rows = [{"record": state.record, "changes": field_changes(earlier, state) if earlier else []}
+                for state, earlier in zip(states[:len(page)], [*states[1:], None], strict=False)]
+        return self.get_paginated_response(HistoryRecordSerializer(rows, many=True).data)
 
     @extend_schema(request=None, responses=EvaluationSerializer)
     @action(detail=True, methods=["post"])
@@ -226,8 +243,9 @@ class ScenarioViewSet(viewsets.ModelViewSet):
 
 class EvaluateView(APIView):
     """Evaluate a scenario sent as JSON (the scenario shape) without saving it: the figures
-    saving it would give. Its team (named, or your only team) counts as on create: the team's
-    quotes beside public prices, and its finance defaults for the figures the body leaves out."""
+    saving it would give. Its team is picked as saving picks it (named, or the only team you may
+    save in) and counts as on create: the team's quotes beside public prices, and its finance
+    defaults for the figures the body leaves out; `priced_for` says which team's prices it used."""
 
     permission_classes = [IsAuthenticated]
 
@@ -238,6 +256,11 @@ class EvaluateView(APIView):
                                         context={"request": request})
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
+        data["team"] = unsaved_team(request.user, named=data.get("team"))
         evaluation = unsaved_evaluate(data=data, rent_options=data.pop("rent_options"),
                                       api_options=data.pop("api_options", ()), user=request.user)
-        return Response(EvaluationSerializer(evaluation.to_dict()).data)
+        team = data["team"]
+        return Response(EvaluationSerializer({**evaluation.to_dict(), "priced_for": {
+            "team": team and team.slug,
+            "prices": f"{team.name}'s quotes beside public prices" if team else "public prices only",
+        }}).data)

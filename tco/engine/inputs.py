@@ -28,6 +28,8 @@ Numeric = float | NDArray[np.float64]
 # both bound the work of one evaluation (time grows with each of them).
 MAX_HORIZON_MONTHS = 240
 MAX_RENT_OPTIONS = 50
+# A curve by month (a residual value curve): at most a point a month and one for month 0.
+MAX_CURVE_POINTS = MAX_HORIZON_MONTHS + 1
 # Coal-fired power is about 1 kg CO2e/kWh; 2 leaves room and catches g/kWh typed as kg/kWh.
 MAX_GRID_KG_CO2E_PER_KWH = 2.0
 

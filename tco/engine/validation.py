@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from tco.engine.inputs import MAX_CURVE_POINTS
 from tco.engine.inputs import MAX_RENT_OPTIONS
 from tco.engine.inputs import BillingBasis
 from tco.engine.inputs import InputError
@@ -92,6 +93,9 @@ def check_residual_curve(curve: tuple[tuple[float, float], ...]) -> None:
     path = "buy.residual_curve"
     if not curve:
         return
+    if len(curve) > MAX_CURVE_POINTS:
+        raise InputError(path, f"has {len(curve):,} points; the curve limit is {MAX_CURVE_POINTS} "
+                               "(a point a month over the longest horizon)")
     try:
         months, shares = (np.asarray(column, dtype=np.float64) for column in zip(*curve, strict=True))
     except (TypeError, ValueError) as error:

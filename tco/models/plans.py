@@ -23,7 +23,7 @@ class ProcurementPlan(RecoverableJob):
     spec = models.JSONField(help_text="Demand, choices, limits and uncertainty; see tco/engine/plan/spec.py.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
                                    blank=True, related_name="+")
-    status = models.CharField(max_length=8, choices=PlanStatus.choices, default=PlanStatus.PENDING)
+    status = models.CharField(max_length=9, choices=PlanStatus.choices, default=PlanStatus.PENDING)
     result = models.JSONField(null=True, blank=True, help_text="The solved plan, its baselines and limits.")
     uncertainty = models.JSONField(null=True, blank=True,
                                    help_text="Distribution of the saving over the Monte Carlo draws.")
@@ -58,6 +58,7 @@ class PlanDrawChunk(models.Model):
     start = models.PositiveIntegerField()
     stop = models.PositiveIntegerField()
     done = models.BooleanField(default=False)
+    queued = models.BooleanField(default=False, help_text="Sent to a worker (a few are at a time).")
     npv_usd = models.JSONField(null=True, blank=True, help_text="Case name -> NPV per draw.")
 
     class Meta:

@@ -23,6 +23,7 @@ from sites.plan_sites import with_site_rows
 from tco.engine.inputs import InputError
 from tco.engine.plan import PlanInputs
 from tco.engine.plan import make_plan
+from tco.engine.plan.solve import SolveTimeLimit
 from tco.engine.plan.spec import plan_inputs
 from tco.engine.plan.uncertainty import cases_of
 from tco.engine.plan.uncertainty import reevaluate
@@ -40,6 +41,10 @@ from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
 
 DRAWS_PER_CHUNK = 250
+# Draw chunks of one plan on the sweeps queue at once: each finished chunk sends the next, so
+# other users' sweeps and plans interleave with a 100,000-draw plan instead of queueing behind
+# its 400 chunks, and a cancel stops it within a few chunks.
+DRAW_CHUNKS_IN_FLIGHT = 2
 MAX_DRAWS = 100_000
 MAX_SEED = 2**63 - 1
 UNCERTAINTY_KEYS = {"draws", "seed", "growth_delta_per_month", "rent_price_factor"}
@@ -134,7 +139,8 @@ def plan_respec(*, plan: ProcurementPlan, name: str, spec: Any) -> bool:
 def plan_resolve(*, plan: ProcurementPlan) -> bool:
     """Queue an ended plan's solve again (after its scenario changed); False while one is under way."""
     with transaction.atomic():
-        ended = ProcurementPlan.objects.filter(pk=plan.pk, status__in=(PlanStatus.DONE, PlanStatus.FAILED))
+        ended = ProcurementPlan.objects.filter(
+            pk=plan.pk, status__in=(PlanStatus.DONE, PlanStatus.FAILED, PlanStatus.CANCELLED))
         won = ended.update(
             status=PlanStatus.PENDING, result=None, uncertainty=None, error="", chunks_total=0, chunks_done=0,
             attempts=1, queued_at=timezone.now(), worker="", task_id="", started_at=None, finished_at=None)
@@ -157,32 +163,36 @@ def plan_solve(*, plan_id: int) -> None:
     except PlanSpecError as exc:
         jobs.fail(PLAN_JOBS, plan_id, f"{exc.field}: {exc.message}")
         return
+    except SolveTimeLimit as exc:
+        jobs.fail(PLAN_JOBS, plan_id, str(exc))
+        return
     uncertainty = uncertainty_of(plan.spec)
     now = timezone.now()
+    solving = ProcurementPlan.objects.filter(pk=plan_id, status=PlanStatus.SOLVING)  # not cancelled since
     with transaction.atomic():
         if uncertainty is None or not result["feasible"]:
-            ProcurementPlan.objects.filter(pk=plan_id).update(
-                status=PlanStatus.DONE, result=result, solved_at=now, finished_at=now)
+            solving.update(status=PlanStatus.DONE, result=result, solved_at=now, finished_at=now)
             _finished(plan)
             return
         draws = uncertainty[0]
         starts = range(0, draws, DRAWS_PER_CHUNK)
+        # Drawing is a new stage: its chunks get their own attempts.
+        if not solving.update(status=PlanStatus.DRAWING, result=result, solved_at=now, draws_total=draws,
+                              chunks_total=len(starts), attempts=1, queued_at=now):
+            return
         PlanDrawChunk.objects.bulk_create(
             PlanDrawChunk(plan_id=plan_id, index=index, start=start, stop=min(draws, start + DRAWS_PER_CHUNK))
             for index, start in enumerate(starts))
-        # Drawing is a new stage: its chunks get their own attempts.
-        ProcurementPlan.objects.filter(pk=plan_id).update(
-            status=PlanStatus.DRAWING, result=result, solved_at=now, draws_total=draws,
-            chunks_total=len(starts), attempts=1, queued_at=now)
-        transaction.on_commit(partial(_send_draws, plan_id, list(range(len(starts)))))
+        transaction.on_commit(partial(_send_next_draws, plan_id, DRAW_CHUNKS_IN_FLIGHT))
 
 
 def plan_draws_compute(*, plan_id: int, index: int) -> None:
     """Re-evaluate the plan and its baselines over one chunk of draws; the last chunk summarises."""
-    chunk = PlanDrawChunk.objects.select_related("plan__scenario").get(plan_id=plan_id, index=index)
+    chunk = (PlanDrawChunk.objects.select_related("plan__scenario")
+             .filter(plan_id=plan_id, index=index).first())
+    if chunk is None or chunk.done or chunk.plan.status != PlanStatus.DRAWING:
+        return  # deleted, cancelled, or done by an earlier delivery
     plan = chunk.plan
-    if chunk.done or plan.status != PlanStatus.DRAWING:
-        return
     inputs = scenario_plan_inputs(plan.scenario, plan.spec)
     _, seed, distributions = uncertainty_of(plan.spec)
     growth, price = draw_chunk(distributions, seed, chunk.start, chunk.stop)
@@ -194,6 +204,7 @@ def plan_draws_compute(*, plan_id: int, index: int) -> None:
         if won:
             ProcurementPlan.objects.filter(pk=plan_id).update(chunks_done=F("chunks_done") + 1,
                                                               queued_at=timezone.now())
+            transaction.on_commit(partial(_send_next_draws, plan_id, 1))
     _finish_if_complete(plan_id)
 
 
@@ -236,6 +247,24 @@ def _finished(plan: ProcurementPlan) -> None:
                       label=f"Plan '{plan.name}' of {plan.scenario}")
 
 
+def plan_cancel(*, plan: ProcurementPlan) -> bool:
+    """Stop a queued, solving or drawing plan: its unfinished draw chunks are removed and the
+    tasks still queued for it return at once. False when it had already ended."""
+    with transaction.atomic():
+        cancelled = ProcurementPlan.objects.filter(
+            pk=plan.pk, status__in=(PlanStatus.PENDING, PlanStatus.SOLVING, PlanStatus.DRAWING),
+        ).update(status=PlanStatus.CANCELLED, finished_at=timezone.now())
+        if cancelled:
+            PlanDrawChunk.objects.filter(plan=plan, done=False).delete()
+    plan.refresh_from_db()
+    return bool(cancelled)
+
+
+def plan_delete(*, plan: ProcurementPlan) -> None:
+    """Delete a plan and its draw chunks; a task still queued for it finds nothing and returns."""
+    plan.delete()
+
+
 def plans_reap(*, now: datetime | None = None) -> jobs.Reaped:
     """Send again the plans whose worker died or whose messages were lost, or fail them.
 
@@ -253,11 +282,18 @@ def _send_solve(plan_id: int) -> None:
     jobs.send(plan_solve_task, (plan_id,), queue=Queue.DEFAULT)
 
 
-def _send_draws(plan_id: int, indexes: list[int]) -> None:
+def _send_next_draws(plan_id: int, count: int) -> None:
+    """Send the next ``count`` draw chunks not yet sent, each claimed once (``queued``)."""
     from tco.tasks import plan_draws_task
 
-    for index in indexes:
-        jobs.send(plan_draws_task, (plan_id, index), queue=Queue.SWEEPS)
+    for _ in range(count):
+        with transaction.atomic():
+            chunk = (PlanDrawChunk.objects.select_for_update(skip_locked=True)
+                     .filter(plan_id=plan_id, queued=False, done=False).order_by("index").first())
+            if chunk is None:
+                return
+            PlanDrawChunk.objects.filter(pk=chunk.pk).update(queued=True)
+        jobs.send(plan_draws_task, (plan_id, chunk.index), queue=Queue.SWEEPS)
 
 
 def _send_again(plan_id: int) -> None:
@@ -266,8 +302,9 @@ def _send_again(plan_id: int) -> None:
     if status == PlanStatus.PENDING:
         _send_solve(plan_id)
     elif status == PlanStatus.DRAWING:
-        _send_draws(plan_id, list(PlanDrawChunk.objects.filter(plan_id=plan_id, done=False)
-                                  .values_list("index", flat=True)))
+        # Their messages are lost: the unfinished chunks are fed again a few at a time.
+        PlanDrawChunk.objects.filter(plan_id=plan_id, done=False).update(queued=False)
+        _send_next_draws(plan_id, DRAW_CHUNKS_IN_FLIGHT)
 
 
 # A 60-month plan with its baselines and limit re-solves takes seconds; a chunk of draws, less.

@@ -259,7 +259,9 @@ def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
         ):
             report.failed.append(run_id)
     _requeue_lost_chunks(now, report)
-    stalled_before = now - timedelta(seconds=REQUEUE_STALLED_AFTER_S)
+    # A run with no progress since Redis last started lost its queued chunks: queue them again
+    # now, not once stalled.
+    stalled_before = jobs.sent_before_messages_lost(now, REQUEUE_STALLED_AFTER_S)
     stalled = SweepRun.objects.filter(status__in=QUEUED_STATUSES, progressed_at__lt=stalled_before).filter(
         Q(requeued_at__isnull=True) | Q(requeued_at__lt=stalled_before))
     for run_id in stalled.values_list("pk", flat=True):

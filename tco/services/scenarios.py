@@ -47,6 +47,7 @@ from teams.models import Team
 from teams.models import team_finance_defaults
 from teams.selectors import TeamChoiceError
 from teams.selectors import team_for_new_object
+from teams.selectors import teams_of
 
 SCENARIO_COPY_SUFFIX = " (copy)"
 # What a copy starts afresh: identity, timestamps, approval, version chain and revision.
@@ -171,22 +172,35 @@ def scenario_update(*, scenario: Scenario, data: Mapping[str, Any],
                                  created_by=user, api_options=apis), True
 
 
+def unsaved_team(user: AbstractBaseUser | None, *, named: Team | None) -> Team | None:
+    """The team an unsaved evaluation prices with: the one saving the same data would put it in.
+
+    The team named (the user must be in it; a viewer may evaluate), else the user's only team
+    in which they may save (analyst); several such teams and none named is refused as saving
+    refuses it. A user who may save in no team gets their only team, else public prices (None).
+    """
+    if named is not None or user is None:
+        return scenario_team(user, named=named, role=Role.VIEWER)
+    try:
+        return scenario_team(user, named=None, role=Role.ANALYST)
+    except ScenarioInputError:
+        if teams_of(user, role=Role.ANALYST).exists():
+            raise  # several teams: saving would ask which, and so does this
+    try:
+        return scenario_team(user, named=None, role=Role.VIEWER)
+    except ScenarioInputError:
+        return None
+
+
 def unsaved_evaluate(*, data: Mapping[str, Any], rent_options: Sequence[Mapping[str, Any]],
                      user: AbstractBaseUser | None,
                      api_options: Sequence[Mapping[str, Any]] = ()) -> Evaluation:
     """Evaluate a scenario given as data, without saving it: the figures saving it would give.
 
-    Its team's quotes count beside public prices, and the team's finance defaults fill what the
-    data leaves out, as on create: the team named (the user must be in it), else the user's only
-    team; a user of several teams who names none gets public prices and the standard defaults.
+    Its team (``unsaved_team``) counts as on create: the team's quotes beside public prices,
+    and its finance defaults for what the data leaves out.
     """
-    named = data.get("team")
-    try:
-        team = scenario_team(user, named=named, role=Role.VIEWER)
-    except ScenarioInputError:
-        if named is not None:
-            raise
-        team = None
+    team = unsaved_team(user, named=data.get("team"))
     scenario, options = scenario_build({**finance_defaults(team), **data, "team": team}, rent_options)
     return scenario_evaluate(scenario=scenario, rent_options=options,
                              api_options=api_options_build(api_options))

@@ -226,6 +226,8 @@ def test_price_at_a_date_is_the_latest_as_of_on_or_before_it(client, aged_prices
 def test_refresh_jobs_are_listed_with_their_counts(client, catalog, tmp_path):
     refresh("lambda", LAMBDA_SAMPLE)
     refresh("lambda", cut_in_half(LAMBDA_SAMPLE, tmp_path / "cut.json"))
+    # Signed-in users only (issue 25): a job's error names feed files.
+    client.force_login(get_user_model().objects.create_user("reader", password="pw"))
 
     rows = client.get(f"{API}/price-refresh-jobs/", {"provider": "lambda"}).json()["results"]
 

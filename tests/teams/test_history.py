@@ -31,7 +31,7 @@ def test_the_history_says_who_changed_what_and_when(analyst, viewer, alpha_scena
 
     history = client_of(viewer).get(S.format(pk=alpha_scenario.pk) + "history/").json()
 
-    latest, created = history
+    latest, created = history["results"]  # served in pages since issue 25
     assert (latest["history_user"], latest["history_type"], latest["revision"]) == ("ana", "~", 2)
     assert latest["changes"] == [{"field": "utilisation", "old": "1.0000", "new": "0.5000"}]
     assert (created["history_type"], created["revision"], created["changes"]) == ("+", 1, [])
@@ -44,7 +44,7 @@ def test_a_changed_rent_option_shows_in_the_history(analyst, alpha_scenario):
     client_of(analyst).patch(S.format(pk=alpha_scenario.pk), {"rent_options": [option]}, format="json",
                              headers={"If-Match": '"1"'})
 
-    latest = client_of(analyst).get(S.format(pk=alpha_scenario.pk) + "history/").json()[0]
+    latest = client_of(analyst).get(S.format(pk=alpha_scenario.pk) + "history/").json()["results"][0]
 
     assert {"field": "rent_options[0].price_usd_per_instance_hour", "old": "50.0000",
             "new": "25.0000"} in latest["changes"]

@@ -17,6 +17,8 @@ from tco.engine.plan.program import Program
 
 # HiGHS proves optimality within this relative gap; small enough for cent-level figures.
 MIP_RELATIVE_GAP = 1e-6
+# Each solve (the plan, its baselines, its limits' re-solves) stops after this long; the plan's
+# size limits (tco/engine/plan/spec.py) keep a plan far inside it (0.4 s for 60 months x 7 choices).
 TIME_LIMIT_S = 60.0
 # A row whose activity is this close to its bound (relative) is at its limit.
 AT_LIMIT_TOLERANCE = 1e-7
@@ -58,6 +60,14 @@ class Infeasible(Exception):
     """No choice of whole systems and commitments serves the demand within the limits."""
 
 
+class SolveTimeLimit(Exception):
+    """The solver reached its time limit before proving a plan: said in words, not HiGHS's."""
+
+    def __init__(self, limit_s: float = TIME_LIMIT_S) -> None:
+        super().__init__(f"no plan within the {limit_s:g} s solve limit: fewer months or choices, "
+                         "or a longer limit")
+
+
 def solve_program(program: Program, *, relax: bool = False) -> Solution:
     """Minimise the present value of cost; ``relax`` drops integrality (an LP). Raises ``Infeasible``."""
     constraints = LinearConstraint(program.A, program.row_lb, program.row_ub) if program.rows else ()
@@ -70,6 +80,8 @@ def solve_program(program: Program, *, relax: bool = False) -> Solution:
     )
     if result.status == 2:
         raise Infeasible()
+    if result.status == 1:  # the time (or iteration) limit: a plan not proven cheapest is no answer
+        raise SolveTimeLimit()
     if result.x is None:
         raise RuntimeError(f"the solver stopped without a plan: {result.message}")
     x = np.where(program.integrality.astype(bool) & ~relax, np.round(result.x), result.x)

@@ -45,6 +45,10 @@ from tco.engine.plan.inputs import PlanSite
 from tco.engine.plan.inputs import RentChoice
 
 MAX_MONTHS = 240
+# A plan's size: systems to buy, and months x choices (owned and rented), which sets the
+# solver's work. 240 months x 10 choices solves in seconds; 240 x 350 ran past 5 minutes.
+MAX_OWNED_CHOICES = 10
+MAX_CHOICE_MONTHS = 2_400
 OWNED_KEYS = {
     "name",
     "lead_time_months",
@@ -83,6 +87,9 @@ def plan_inputs(spec: Any, scenario: Scenario, *, system_name: str = "owned syst
     owned_spec = spec.get("owned", [{"name": system_name}])
     if not isinstance(owned_spec, list):
         raise PlanInputError("owned", "must be a list of systems to buy")
+    if len(owned_spec) > MAX_OWNED_CHOICES:
+        raise PlanInputError("owned", f"{len(owned_spec):,} systems to buy; the plan limit is "
+                                      f"{MAX_OWNED_CHOICES}")
     owned = tuple(_owned(item, index, scenario.buy, system_name) for index, item in enumerate(owned_spec))
     sites_spec = spec.get("sites", [])
     if not isinstance(sites_spec, list):
@@ -97,6 +104,7 @@ def plan_inputs(spec: Any, scenario: Scenario, *, system_name: str = "owned syst
     if not isinstance(rent_spec, list):
         raise PlanInputError("rent", "must be a list of the scenario's rent options")
     rent = tuple(_rent(item, index, by_name) for index, item in enumerate(rent_spec))
+    _size_check(months, len(owned), len(rent))
     return PlanInputs(
         demand=demand,
         owned=owned,
@@ -157,6 +165,15 @@ def _at_least_zero(raw: Any, path: str) -> float:
     if value < 0:
         raise PlanInputError(path, "must be 0 or more")
     return value
+
+
+def _size_check(months: int, owned: int, rent: int) -> None:
+    """Refuse a plan whose months x choices is past ``MAX_CHOICE_MONTHS``, naming the limit."""
+    size = months * (owned + rent)
+    if size > MAX_CHOICE_MONTHS:
+        raise PlanInputError("demand", (
+            f"{months} months x {owned + rent} choices ({owned} to buy, {rent} to rent) is "
+            f"{size:,} choice-months; the plan limit is {MAX_CHOICE_MONTHS:,}: fewer months or choices"))
 
 
 def demand_from_csv(text: str) -> list[float]:
