@@ -1,7 +1,8 @@
 """What users read about a failed job names no path of the server's file system; the log keeps it.
 
 A refresh of AWS pointed at a single offer file (not a mirror's root) fails with
-MissingSource; the anonymous job list shows the file's name, never the folder it sits in.
+MissingSource; the job list a signed-in user reads shows the file's name, never the folder it
+sits in.
 """
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from tests.catalog.test_refresh import refresh
 OFFER = "offers/v1.0/aws/AmazonEC2/20260910195514/us-east-1/index.json"
 
 
-def test_a_failed_refresh_shows_no_server_path(catalog, tmp_path: Path, client, caplog):
+def test_a_failed_refresh_shows_no_server_path(catalog, tmp_path: Path, client, caplog,
+                                               django_user_model):
+    client.force_login(django_user_model.objects.create_user("reader"))  # jobs need sign-in
     offer_file = aws_mirror(tmp_path / "mirror-secret-dir") / OFFER
 
     with caplog.at_level(logging.WARNING, logger="catalog.refresh.services"):
@@ -26,7 +29,8 @@ def test_a_failed_refresh_shows_no_server_path(catalog, tmp_path: Path, client, 
     assert (job.status, job.error_code) == (RefreshStatus.FAILED, "missing_source")
     assert "mirror-secret-dir" not in shown["error"] + shown["location"]
     assert str(tmp_path) not in shown["error"] + shown["location"]
-    assert "…/index.json: is not a folder" in shown["error"]
+    # A single file holds no region folder of a mirror (issue 24: a missing region is skipped).
+    assert "…/index.json: holds none of the regions" in shown["error"]
     assert shown["location"] == "…/index.json"
     assert str(offer_file) in caplog.text  # the operator still finds the whole path in the log
 
