@@ -116,6 +116,7 @@ def sensitivity_frame(inputs: engine.Scenario, spec: SensitivitySpec) -> pd.Data
             "saving_at_low_usd": row.saving_at_low_usd,
             "saving_at_high_usd": row.saving_at_high_usd,
             "swing_usd": row.swing_usd,
+            "continuous_swing_usd": row.continuous_swing_usd,
         }
         for rank, row in enumerate(tornado.rows, start=1)
     ]

@@ -237,7 +237,8 @@ def sensitivity_summary(frame: pd.DataFrame, step_share: float) -> dict[str, Any
 
 def stored_tornado(summary: dict[str, Any]) -> engine.Tornado:
     """The engine's tornado back from a sensitivity summary (``sensitivity_summary``'s inverse)."""
-    rows = (engine.SensitivityRow(**{name: row[name] for name in SENSITIVITY_ROW_FIELDS})
+    # A run's rows keep the figures, not the whole-count steps; older runs lack the continuous swing.
+    rows = (engine.SensitivityRow(**{name: row[name] for name in SENSITIVITY_ROW_FIELDS if name in row})
             for row in summary["rows"])
     return engine.Tornado(against=summary["rent_option"], base_saving_usd=summary["base_saving_usd"],
                           step_share=summary["step_share"], rows=tuple(rows))

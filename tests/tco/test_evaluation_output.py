@@ -68,8 +68,10 @@ def test_the_result_serializer_names_what_the_result_writes():
         "cost_per_useful_accelerator_hour_buy_usd", "cost_per_useful_accelerator_hour_rent_usd",
         "winner"]
     fields_of_evaluation = [f.name for f in fields(Evaluation) if f.name != "inputs"]
-    # Issue 23: "billing" states how each rent option of the inputs is billed (read from them).
-    assert sorted(EvaluationSerializer().fields) == sorted([*fields_of_evaluation, "billing"])
+    # Issue 23: "billing" states how each rent option of the inputs is billed (read from them);
+    # issue 25: "priced_for" says whose prices POST /evaluate/ used (the view adds it).
+    assert sorted(EvaluationSerializer().fields) == sorted([*fields_of_evaluation, "billing",
+                                                            "priced_for"])
 
 
 def _as_json(evaluation: Evaluation) -> tuple[str, str]:

@@ -51,7 +51,8 @@ def test_disagreeing_sources_are_named_beside_the_price_used(demo_scenarios):
     assert "NVIDIA DGX H100 (8x H100 SXM5 80 GB)" in warning
     assert "give it as the scenario's system price" in warning
     assert "evaluated" not in warning
-    assert {"code": "sources_disagree", "message": warning} in evaluation.to_dict()["warnings"]
+    assert ({"code": "sources_disagree", "message": warning, "severity": "warning"}
+            in evaluation.to_dict()["warnings"])
 
 
 def test_a_price_given_on_the_scenario_silences_the_disagreement(demo_scenarios):

@@ -163,10 +163,12 @@ def test_saving_an_approved_scenario_in_the_admin_makes_its_next_version(client,
 
 def test_only_an_approver_approves_in_the_admin(client, analyst, approver, alpha_scenario):
     url = reverse("admin:tco_scenario_approve", args=[alpha_scenario.pk])
+    # Issue 23: the approver ticks each warning the page shows (every box, here).
+    confirmed = {"confirm": "yes", f"ack-{alpha_scenario.pk}": [str(i) for i in range(50)]}
     client.force_login(analyst)
-    refused = client.post(url, {"confirm": "yes"})
+    refused = client.post(url, confirmed)
     client.force_login(approver)
-    approved = client.post(url, {"confirm": "yes"})
+    approved = client.post(url, confirmed)
 
     assert refused.status_code == 403
     assert approved.status_code == 302
@@ -240,7 +242,8 @@ def test_the_approve_action_is_offered_to_approvers_only(client, analyst, approv
     asked = client.post(url, {"action": "approve_selected", "_selected_action": [alpha_scenario.pk]})
     assert asked.status_code == 200 and "Yes, approve 1 scenario" in asked.content.decode()
     response = client.post(url, {"action": "approve_selected", "_selected_action": [alpha_scenario.pk],
-                                 "confirm": "yes"})
+                                 "confirm": "yes",  # each warning ticked (issue 23)
+                                 f"ack-{alpha_scenario.pk}": [str(i) for i in range(50)]})
 
     assert "approve_selected" not in offered_to_analyst
     assert "clone_selected" in offered_to_analyst
