@@ -3,9 +3,9 @@ history and the admin compares two points of it, in inputs and in the result.
 
 The scenario is the module conftest's: at utilisation 1 buying breaks even in month 12 and saves
 36 x 36,500 - (400,000 + 36 x 744.60) = 887,194.40 USD over 36 months. At utilisation 0.5 energy
-is (3.06 + 7.14 x 0.5) kW x 730 h x $0.10 = $483.99 and renting $18,250 a month: breakeven at
-400,000 / (18,250 - 483.99) = 22.5 -> month 23, saving 657,000 - (400,000 + 36 x 483.99)
-= 239,576.36 USD.
+is (3.06 + 7.14 x 0.5) kW x 730 h x $0.10 = $483.99, and the on-demand instance is still billed for
+every hour it is held (issue 23), $36,500 a month: breakeven at 400,000 / (36,500 - 483.99) = 11.1
+-> month 12, saving 1,314,000 - (400,000 + 36 x 483.99) = 896,576.36 USD.
 """
 from __future__ import annotations
 
@@ -61,9 +61,9 @@ def test_the_admin_compares_two_versions_in_inputs_and_result(analyst, alpha_sce
     assert [(c.field, c.old, c.new) for c in diff.changes] == [("utilisation", "1.0000", "0.5000")]
     (move,) = diff.moves
     assert (move.rent_option, move.old["breakeven_month"], move.new["breakeven_month"]) == (
-        "p5 on demand", 12, 23)
+        "p5 on demand", 12, 12)
     assert (move.old["winner"], move.new["winner"]) == ("buy", "buy")
-    assert_allclose([move.old["npv_saving_usd"], move.new["npv_saving_usd"]], [887_194.40, 239_576.36])
+    assert_allclose([move.old["npv_saving_usd"], move.new["npv_saving_usd"]], [887_194.40, 896_576.36])
     assert "$887,194.40 &rarr;" in page.content.decode()
     # Two drafts at the same price date: the move comes from the edits, and the page says so.
     assert diff.prices["old"] == diff.prices["new"]
