@@ -92,8 +92,14 @@ class FeedSettings:
             lambda_api_key=settings.LAMBDA_API_KEY or None,
             runpod_api_key=settings.RUNPOD_API_KEY or None,
             http=HttpSettings(allowed_hosts=tuple(settings.PRICE_FEED_HOSTS)),
-            folders=tuple(Path(folder).resolve() for folder in settings.PRICE_FEED_FOLDERS),
+            # Price lists uploaded in the admin or the API are saved under the media folder.
+            folders=tuple(Path(folder).resolve() for folder in (
+                *settings.PRICE_FEED_FOLDERS, Path(settings.MEDIA_ROOT) / UPLOADED_PRICE_LISTS)),
         )
+
+
+#: Where uploaded price lists are kept, below the media folder (catalog/refresh/on_demand.py).
+UPLOADED_PRICE_LISTS = "price-lists"
 
 
 @dataclass(frozen=True)

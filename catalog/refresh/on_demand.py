@@ -22,10 +22,10 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
 from catalog.refresh.feeds import FEED_PROVIDERS
+from catalog.refresh.feeds import UPLOADED_PRICE_LISTS
 from config.queues import Queue
 from core import jobs
 
-UPLOAD_FOLDER = "price-lists"
 # An unpacked zip may hold an AWS mirror of a few regions; more than this is not a price list.
 MAX_UNPACKED_BYTES = 2 * 1024**3
 MAX_FILES = 1000
@@ -59,7 +59,7 @@ def price_list_save(*, provider: str, files: Sequence[UploadedFile]) -> str:
     """
     if not files:
         raise PriceListRefused("choose the provider's price-list file(s)")
-    folder = Path(settings.MEDIA_ROOT) / UPLOAD_FOLDER / f"{provider}-{uuid.uuid4().hex[:12]}"
+    folder = Path(settings.MEDIA_ROOT) / UPLOADED_PRICE_LISTS / f"{provider}-{uuid.uuid4().hex[:12]}"
     folder.mkdir(parents=True)
     for upload in files:
         name = PurePosixPath(upload.name or "").name
