@@ -338,6 +338,13 @@ class LeaseSerializer(serializers.Serializer):
     buyout = serializers.FloatField(help_text="Paid at the end of a finance lease; 0 otherwise.")
 
 
+class LeasesSerializer(serializers.Serializer):
+    """The leases compared with cash and the loan; null where the scenario gives none."""
+
+    finance = LeaseSerializer(allow_null=True)
+    operating = LeaseSerializer(allow_null=True)
+
+
 class EvaluationWarningSerializer(serializers.Serializer):
     """One warning of the evaluation: the same list the page, the approval page, the PDF and the
     workbook show."""
@@ -408,7 +415,7 @@ class EvaluationSerializer(serializers.Serializer):
     after_tax = AfterTaxSerializer(allow_null=True)
     contracts = ContractCostSerializer(many=True, help_text=(
         "Each rent option at list and at contracted prices, with its price book."))
-    leases = serializers.ListField(child=LeaseSerializer(allow_null=True), help_text=(
+    leases = LeasesSerializer(help_text=(
         "The finance lease and the operating lease compared (null = not given), in the "
         "reporting currency."))
     assumptions = InputAssumptionSerializer(many=True)

@@ -221,7 +221,7 @@ class SweepRunViewSet(ScenarioJobViewSet):
         return response
 
     @extend_schema(responses={200: RunStorageSerializer(many=True)})
-    @action(detail=False, methods=["get"])
+    @action(detail=False, methods=["get"], pagination_class=None)  # one row per team of the user
     def storage(self, request):
         """Each of the user's teams: the run results it stores against its quota."""
         return Response([usage.to_json() for usage in team_usage(teams_of(request.user))])

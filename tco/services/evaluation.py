@@ -149,7 +149,8 @@ class Evaluation:
             "result": self.result.to_dict(),
             "after_tax": None if self.after_tax is None else self.after_tax.to_dict(),
             "contracts": self.contract_costs(),
-            "leases": [None if lease is None else asdict(lease) for lease in self.leases],
+            "leases": {kind: None if lease is None else asdict(lease)
+                       for kind, lease in zip(("finance", "operating"), self.leases, strict=True)},
             "assumptions": [_plain(asdict(a)) for a in self.assumptions],
             "prices": [_plain(asdict(p)) for p in self.prices],
             "warnings": [asdict(w) for w in self.warnings],

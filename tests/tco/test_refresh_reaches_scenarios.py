@@ -4,7 +4,8 @@ offerings it refreshed, and alerts as the price-alert rules say.
 The demo's 8x H100 scenario rents AWS p5.48xlarge on-demand in its cheapest region and Lambda's
 gpu_8x_h100_sxm5. Before the refresh the catalog prices them at $55.04 (seed-003; no region
 stated) and $26.80 (seed-004), each billed for every hour the instances are held (issue 23):
-buying breaks even in month 12 against AWS, and late against Lambda. The refreshes read the sample feeds, changed where this test says:
+buying breaks even in month 12 against AWS, and late against Lambda. The refreshes read the
+sample feeds, changed where this test says:
 AWS p5.48xlarge at $55.04 in us-east-1 and $44.00 in us-west-2, which becomes the cheapest
 region (renting cheaper: buying breaks even later); Lambda at $35.00 an hour, on the same
 'global' offering as the seed's price (renting dearer: buying breaks even sooner).
