@@ -10,6 +10,7 @@ from catalog.models import ThroughputMeasurementKind
 from tco.engine.sizing.throughput import serving_throughput
 from tco.services.sizing_throughput import calibration
 from tco.services.sizing_throughput import measurement_of
+from tests.conftest import _load_catalog_once
 
 ACCELERATORS = {"h100-sxm-80gb", "h200-sxm-141gb", "b200-sxm-192gb", "mi300x-oam-192gb",
                 "l40s-pcie-48gb"}
@@ -18,6 +19,7 @@ ACCELERATORS = {"h100-sxm-80gb", "h200-sxm-141gb", "b200-sxm-192gb", "mi300x-oam
 @pytest.fixture(scope="module")
 def fitted(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
+        _load_catalog_once()  # transactional tests that ran before may have flushed it
         return calibration()
 
 
