@@ -382,8 +382,9 @@ def input_sections(inputs: Scenario) -> Iterator[tuple[str, Any]]:
 def batch_shape(inputs: Scenario) -> tuple[int, ...]:
     """Shape of the batch that all numeric inputs broadcast to (``()`` for one scenario)."""
     shapes = {
-        () if type(value) is float else np.shape(value)
+        np.shape(value)
         for _, section in input_sections(inputs)
-        for _, value, _ in numeric_fields(section)
+        for name in numeric_field_metadata(type(section))
+        if type(value := getattr(section, name)) is not float
     }
-    return np.broadcast_shapes(*shapes)
+    return np.broadcast_shapes(*shapes) if shapes else ()

@@ -87,10 +87,14 @@ def walk_months(
         breakeven_tolerance_share,
         out,
     )
+    if not shape:  # one scenario's figures as numbers
+        return [SideFigures(*side[:, 0]) for side in out]
     return [SideFigures(*(figure.reshape(shape) for figure in side)) for side in out]
 
 
 def _flat(value: object, shape: tuple[int, ...]) -> NDArray[np.float64]:
+    if not shape:
+        return np.array([value], dtype=np.float64)
     return np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=np.float64), shape)).reshape(-1)
 
 
@@ -100,10 +104,20 @@ def _pack(
     """Calendars as one (scenarios, payments, fields) array and the side each payment belongs to.
 
     Scenario-major, so the kernel reads each scenario's calendars from one
-    contiguous block. Payments of one side whose calendar is the same for every
-    scenario (capex at month 0, the flat opex lines) share a row, their amounts
-    summed; payments that are zero everywhere are left out.
+    contiguous block. In a batch, payments of one side whose calendar is the same
+    for every scenario (capex at month 0, the flat opex lines) share a row, their
+    amounts summed, and payments that are zero everywhere are left out; one
+    scenario's calendars go in as they are, in one array call (the kernel skips
+    zero amounts).
     """
+    if not shape:
+        owned = [(side, payment) for side, lines in enumerate(sides) for line in lines for payment in line.payments]
+        calendars = np.array(
+            [[getattr(payment, name) for name in _CALENDAR_FIELDS] for _, payment in owned], dtype=np.float64
+        )
+        return calendars.reshape(1, len(owned), len(_CALENDAR_FIELDS)), np.array(
+            [side for side, _ in owned], dtype=np.int64
+        )
     rows: dict[tuple[object, ...], list[object]] = {}
     for side, lines in enumerate(sides):
         for payment in (payment for line in lines for payment in line.payments):
@@ -115,13 +129,10 @@ def _pack(
             else:
                 rows[key] = [np.asarray(payment.usd, dtype=np.float64), *calendar]
     kept = [(key[0], fields) for key, fields in rows.items() if fields[0].any()]
-    if shape:
-        calendars = np.empty(shape + (len(kept), len(_CALENDAR_FIELDS)))
-        for row, (_, fields) in enumerate(kept):
-            for column, value in enumerate(fields):
-                calendars[..., row, column] = value
-    else:  # one scenario: every field is a number, and one array call builds the table
-        calendars = np.array([fields for _, fields in kept], dtype=np.float64)
+    calendars = np.empty(shape + (len(kept), len(_CALENDAR_FIELDS)))
+    for row, (_, fields) in enumerate(kept):
+        for column, value in enumerate(fields):
+            calendars[..., row, column] = value
     return calendars.reshape(size, len(kept), len(_CALENDAR_FIELDS)), np.array(
         [side for side, _ in kept], dtype=np.int64
     )

@@ -7,10 +7,14 @@ turn them into field errors.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from tco.engine.elementwise import any_true
+from tco.engine.elementwise import as_float
+from tco.engine.elementwise import isnan
 from tco.engine.inputs import MAX_CURVE_POINTS
 from tco.engine.inputs import MAX_RENT_OPTIONS
 from tco.engine.inputs import BillingBasis
@@ -19,7 +23,10 @@ from tco.engine.inputs import PricingModel
 from tco.engine.inputs import RentOption
 from tco.engine.inputs import Scenario
 from tco.engine.inputs import input_sections
-from tco.engine.inputs import numeric_fields
+from tco.engine.inputs import numeric_field_metadata
+
+_PRICING_MODELS = frozenset(PricingModel)
+_BILLING_BASES = frozenset(BillingBasis)
 
 
 def validate(inputs: Scenario, *, ranges: bool = True) -> None:
@@ -36,8 +43,11 @@ def validate(inputs: Scenario, *, ranges: bool = True) -> None:
     """
     if ranges:
         for prefix, section in input_sections(inputs):
-            for name, value, metadata in numeric_fields(section):
-                _check_range(f"{prefix}.{name}", value, metadata)
+            for name, metadata in numeric_field_metadata(type(section)).items():
+                value = getattr(section, name)
+                # One scenario's inputs are plain floats: checked without arrays, or a path to name.
+                if not (type(value) is float and _scalar_in_range(value, metadata)):
+                    _check_range(f"{prefix}.{name}", value, metadata)
     _check_buy(inputs)
     check_residual_curve(inputs.buy.residual_curve)
     _check_cooling(inputs)
@@ -45,9 +55,7 @@ def validate(inputs: Scenario, *, ranges: bool = True) -> None:
     _check_tokens(inputs)
 
 
-def _check_range(path: str, value: Any, metadata: dict[str, Any]) -> None:
-    if type(value) is float and _scalar_in_range(value, metadata):
-        return  # one scenario's inputs are plain floats: no arrays to build for the common case
+def _check_range(path: str, value: Any, metadata: Mapping[str, Any]) -> None:
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as error:
@@ -67,7 +75,7 @@ def _check_range(path: str, value: Any, metadata: dict[str, Any]) -> None:
         raise InputError(path, f"must be in {left}{low}, {high}{right}")
 
 
-def _scalar_in_range(value: float, metadata: dict[str, Any]) -> bool:
+def _scalar_in_range(value: float, metadata: Mapping[str, Any]) -> bool:
     """Whether a float passes every check of ``_check_range`` (which words the error otherwise)."""
     if math.isnan(value):
         return bool(metadata["nan_allowed"])
@@ -81,10 +89,10 @@ def _scalar_in_range(value: float, metadata: dict[str, Any]) -> bool:
 
 def _check_buy(inputs: Scenario) -> None:
     buy = inputs.buy
-    if np.any(np.asarray(buy.system_power_idle_kw) > np.asarray(buy.system_power_max_kw)):
+    if any_true(as_float(buy.system_power_idle_kw) > as_float(buy.system_power_max_kw)):
         raise InputError("buy.system_power_idle_kw", "must not exceed buy.system_power_max_kw")
-    unpaid_loan = (np.asarray(buy.financed_share) > 0) & (np.rint(buy.loan_term_months) < 1)
-    if np.any(unpaid_loan):
+    unpaid_loan = (as_float(buy.financed_share) > 0) & (np.rint(as_float(buy.loan_term_months)) < 1)
+    if any_true(unpaid_loan):
         raise InputError("buy.loan_term_months", "must be at least 1 month when financed_share > 0")
 
 
@@ -119,8 +127,8 @@ def check_residual_curve(curve: tuple[tuple[float, float], ...]) -> None:
 def _check_tokens(inputs: Scenario) -> None:
     """The token mix sums to 1; API options have unique names and a throughput to price."""
     mix = inputs.tokens
-    total = np.asarray(mix.input_share) + np.asarray(mix.cached_input_share) + np.asarray(mix.output_share)
-    if np.any(np.abs(total - 1.0) > 1e-9):
+    total = as_float(mix.input_share) + mix.cached_input_share + mix.output_share
+    if any_true(abs(total - 1.0) > 1e-9):
         raise InputError(
             "tokens", f"input, cached-input and output shares must sum to 1, not {np.max(total):g}"
         )
@@ -128,7 +136,7 @@ def _check_tokens(inputs: Scenario) -> None:
     for index, option in enumerate(inputs.api):
         if not option.name or option.name in names[:index] + [o.name for o in inputs.rent]:
             raise InputError(f"api.{index}.name", "must be a unique, non-empty name")
-    if inputs.api and np.any(np.isnan(inputs.workload.tokens_per_s_per_accelerator)):
+    if inputs.api and any_true(isnan(inputs.workload.tokens_per_s_per_accelerator)):
         raise InputError(
             "workload.tokens_per_s_per_accelerator", "is needed to compare with a per-token API"
         )
@@ -138,9 +146,9 @@ def _check_cooling(inputs: Scenario) -> None:
     if not inputs.cooling:
         raise InputError("cooling", "needs at least one cooling tier")
     for index in range(1, len(inputs.cooling)):
-        lower = np.asarray(inputs.cooling[index - 1].max_kw_per_rack)
-        upper = np.asarray(inputs.cooling[index].max_kw_per_rack)
-        if np.any(upper <= lower):
+        lower = as_float(inputs.cooling[index - 1].max_kw_per_rack)
+        upper = as_float(inputs.cooling[index].max_kw_per_rack)
+        if any_true(upper <= lower):
             raise InputError(
                 f"cooling.{index}.max_kw_per_rack",
                 "tiers must be ordered by strictly increasing max_kw_per_rack",
@@ -154,7 +162,7 @@ def _check_rent(inputs: Scenario) -> None:
     for index, option in enumerate(inputs.rent):
         if not option.name or option.name in names[:index]:
             raise InputError(f"rent.{index}.name", "must be a unique, non-empty name")
-        if option.pricing_model not in set(PricingModel):
+        if option.pricing_model not in _PRICING_MODELS:
             raise InputError(
                 f"rent.{index}.pricing_model",
                 f"must be one of {', '.join(PricingModel)}, got {option.pricing_model!r}",
@@ -164,7 +172,7 @@ def _check_rent(inputs: Scenario) -> None:
 
 
 def _check_billing_basis(prefix: str, option: RentOption) -> None:
-    if option.billing_basis and option.billing_basis not in set(BillingBasis):
+    if option.billing_basis and option.billing_basis not in _BILLING_BASES:
         raise InputError(f"{prefix}.billing_basis",
                          f"must be one of {', '.join(BillingBasis)} or empty, got {option.billing_basis!r}")
     if option.pricing_model == PricingModel.RESERVED and option.billing_basis == BillingBasis.USED:
@@ -176,13 +184,13 @@ def _check_billing_basis(prefix: str, option: RentOption) -> None:
 def _check_pricing_terms(prefix: str, option: RentOption) -> None:
     """Terms of one pricing model must not be set on another, where they would be ignored."""
     reserved = option.pricing_model == PricingModel.RESERVED
-    if reserved and np.any(np.rint(option.commitment_months) < 1):
+    if reserved and any_true(np.rint(as_float(option.commitment_months)) < 1):
         raise InputError(f"{prefix}.commitment_months", "must be at least 1 for reserved offers")
     reserved_only = ("commitment_months", "upfront_usd_per_instance")
     for name in reserved_only if not reserved else ():
-        if np.any(np.asarray(getattr(option, name)) != 0):
+        if any_true(as_float(getattr(option, name)) != 0):
             raise InputError(f"{prefix}.{name}", "applies to reserved offers only; set it to 0")
     spot = option.pricing_model == PricingModel.SPOT
     for name in ("spot_interruption_overhead", "spot_interruptions_per_hour") if not spot else ():
-        if np.any(np.asarray(getattr(option, name)) != 0):
+        if any_true(as_float(getattr(option, name)) != 0):
             raise InputError(f"{prefix}.{name}", "applies to spot offers only; set it to 0")
