@@ -10,12 +10,14 @@ term, its full draw over the hours billed on demand or spot. 1 t = 1,000 kg.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from dataclasses import replace
 
 import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
+from tco.engine.elementwise import as_float
+from tco.engine.elementwise import isnan
+from tco.engine.elementwise import where
 from tco.engine.footprint import Footprint
 from tco.engine.inputs import BillingBasis
 from tco.engine.inputs import RentOption
@@ -45,18 +47,18 @@ def tonnes_co2e(kwh: ArrayLike, grid_kg_co2e_per_kwh: ArrayLike) -> NDArray[np.f
     >>> round(float(tonnes_co2e(10.2 * 8760, 0.373)), 3)
     33.328
     """
-    return np.asarray(kwh, dtype=np.float64) * grid_kg_co2e_per_kwh / KG_PER_TONNE
+    return as_float(kwh) * grid_kg_co2e_per_kwh / KG_PER_TONNE
 
 
 def buy_kwh_per_month(inputs: Scenario, footprint: Footprint) -> NDArray[np.float64]:
     """Facility energy of the bought fleet [kWh/month]."""
-    return footprint.facility_kw_average * np.asarray(inputs.workload.hours_per_month, dtype=np.float64)
+    return footprint.facility_kw_average * as_float(inputs.workload.hours_per_month)
 
 
 def buy_swing_kwh_per_month(inputs: Scenario, footprint: Footprint) -> NDArray[np.float64]:
     """Facility energy one unit of utilisation adds to the bought fleet [kWh/month]."""
     swing_kw = footprint.systems * (footprint.system_power_max_kw - footprint.system_power_idle_kw)
-    return swing_kw * np.asarray(inputs.facility.pue) * inputs.workload.hours_per_month
+    return swing_kw * as_float(inputs.facility.pue) * inputs.workload.hours_per_month
 
 
 def embodied_tonnes(inputs: Scenario, footprint: Footprint) -> NDArray[np.float64]:
@@ -67,23 +69,22 @@ def embodied_tonnes(inputs: Scenario, footprint: Footprint) -> NDArray[np.float6
 def rent_kwh_per_month(option: RentOption, inputs: Scenario, utilisation: ArrayLike) -> NDArray[np.float64]:
     """Facility energy of the rented accelerators at a utilisation [kWh/month]."""
     buy, workload = inputs.buy, inputs.workload
-    per_system = np.asarray(buy.accelerators_per_system, dtype=np.float64)
+    per_system = as_float(buy.accelerators_per_system)
     per_instance = option.accelerators_per_instance
     rented = instances_needed(accelerators_rented(option, workload), per_instance) * np.rint(per_instance)
-    max_kw = np.asarray(buy.system_power_max_kw, dtype=np.float64) / per_system
+    max_kw = as_float(buy.system_power_max_kw) / per_system
     if billing_basis(option) == BillingBasis.HELD:  # held capacity idles between jobs
-        idle_kw = np.asarray(buy.system_power_idle_kw, dtype=np.float64) / per_system
+        idle_kw = as_float(buy.system_power_idle_kw) / per_system
         it_kwh = rented * average_power_kw(idle_kw, max_kw, utilisation) * workload.hours_per_month
     else:
-        hours = billed_hours_per_month(option, replace(workload, utilisation=utilisation))
-        it_kwh = rented * max_kw * hours
+        it_kwh = rented * max_kw * billed_hours_per_month(option, workload, utilisation)
     return it_kwh * inputs.carbon.cloud_pue
 
 
 def rent_grid_kg_co2e_per_kwh(option: RentOption, inputs: Scenario) -> NDArray[np.float64]:
     """The option's own grid intensity, or the stated default where it is NaN [kg CO2e/kWh]."""
-    own = np.asarray(option.grid_kg_co2e_per_kwh, dtype=np.float64)
-    return np.where(np.isnan(own), inputs.carbon.default_grid_kg_co2e_per_kwh, own)
+    own = as_float(option.grid_kg_co2e_per_kwh)
+    return where(isnan(own), inputs.carbon.default_grid_kg_co2e_per_kwh, own)
 
 
 def carbon_line(
@@ -92,14 +93,14 @@ def carbon_line(
     tonnes_at_start: ArrayLike = 0.0,
 ) -> Line:
     """The ``carbon`` cost line: price x tonnes, one-off at month 0 plus every operating month."""
-    monthly = np.asarray(tonnes_per_month, dtype=np.float64) * price_usd_per_tonne
-    upfront = np.asarray(tonnes_at_start, dtype=np.float64) * price_usd_per_tonne
+    monthly = as_float(tonnes_per_month) * price_usd_per_tonne
+    upfront = as_float(tonnes_at_start) * price_usd_per_tonne
     return Line("carbon", (once(upfront, 0.0), recurring(monthly)))
 
 
 def per_year(tonnes_per_month: ArrayLike) -> NDArray[np.float64]:
     """A monthly figure as a yearly one (x 12)."""
-    return np.asarray(tonnes_per_month, dtype=np.float64) * MONTHS_PER_YEAR
+    return as_float(tonnes_per_month) * MONTHS_PER_YEAR
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class BuyEmissions:
 
     @classmethod
     def of(cls, inputs: Scenario, footprint: Footprint) -> BuyEmissions:
-        intensity = np.asarray(inputs.facility.grid_kg_co2e_per_kwh, dtype=np.float64)
+        intensity = as_float(inputs.facility.grid_kg_co2e_per_kwh)
         kwh = buy_kwh_per_month(inputs, footprint)
         return cls(
             tonnes_per_month=tonnes_co2e(kwh, intensity),

@@ -30,6 +30,7 @@ from tco.engine.buy import energy_utilisation_slope_usd
 from tco.engine.carbon import BuyEmissions
 from tco.engine.carbon import RentEmissions
 from tco.engine.counting import whole
+from tco.engine.elementwise import as_float
 from tco.engine.finance import breakeven_month
 from tco.engine.finance import breakeven_utilisation
 from tco.engine.finance import discount_factors
@@ -160,7 +161,7 @@ def compute_result(
         inputs, footprint, horizon
     ) + buy_emissions.utilisation_slope_usd(inputs, horizon)
     rent = tuple(
-        _rent_result(option, side, inputs, buy, buy_slope, horizon, emissions)
+        _rent_result(option, side, inputs, buy, buy_slope, horizon, emissions, million_tokens)
         for option, side, emissions in zip(inputs.rent, rent_sides, rent_emissions, strict=True)
     )
     api = tuple(
@@ -351,11 +352,16 @@ def _rent_result(
     buy_utilisation_slope_usd: NDArray[np.float64],
     horizon: NDArray[np.float64],
     emissions: RentEmissions,
+    buy_million_tokens_per_month: NDArray[np.float64],
 ) -> RentResult:
     """Compare one rent option's figures with buying."""
     workload = inputs.workload
-    spot = option.pricing_model == PricingModel.SPOT
-    goodput = _goodput(inputs, interruptions_per_hour=option.spot_interruptions_per_hour if spot else 0.0)
+    # Only spot capacity is interrupted beyond the failures a bought fleet has too.
+    if option.pricing_model == PricingModel.SPOT:
+        goodput = _goodput(inputs, interruptions_per_hour=option.spot_interruptions_per_hour)
+        million_tokens = _million_tokens_per_month(inputs, goodput.share)
+    else:
+        goodput, million_tokens = buy.goodput, buy_million_tokens_per_month
     saving = side.total_usd - buy.total_usd
     slope = rent_utilisation_slope_usd(option, workload, horizon) + emissions.utilisation_slope_usd(
         inputs, horizon
@@ -376,7 +382,7 @@ def _rent_result(
         ),
         irr_per_year=side.irr_per_year,
         goodput=goodput,
-        carbon=emissions.result(horizon, _million_tokens_per_month(inputs, goodput.share)),
+        carbon=emissions.result(horizon, million_tokens),
         utilisation_slope_usd=slope,
     )
 
@@ -387,14 +393,14 @@ def _goodput(inputs: Scenario, interruptions_per_hour: ArrayLike) -> GoodputResu
     efficiency, interval, mtbf = fleet_efficiency(
         inputs.goodput, workload.accelerators, interruptions_per_hour
     )
-    share = np.asarray(workload.utilisation, dtype=np.float64) * efficiency
+    share = as_float(workload.utilisation) * efficiency
     return GoodputResult(share=share, efficiency=efficiency, checkpoint_interval_h=interval, mtbf_h=mtbf)
 
 
 def _million_tokens_per_month(inputs: Scenario, goodput_share: ArrayLike) -> NDArray[np.float64]:
     """What a fleet of the workload's accelerators produces at a goodput share [Mtoken/month]."""
     workload = inputs.workload
-    useful = np.asarray(workload.accelerators, dtype=np.float64) * workload.hours_per_month * goodput_share
+    useful = as_float(workload.accelerators) * workload.hours_per_month * goodput_share
     return million_tokens_per_month(useful, workload.tokens_per_s_per_accelerator)
 
 

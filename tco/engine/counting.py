@@ -12,6 +12,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
+from tco.engine.elementwise import as_float
+
 WHOLE_COUNT_TOLERANCE = 1e-9
 
 
@@ -23,7 +25,7 @@ def ceil_count(ratio: ArrayLike) -> NDArray[np.float64]:
     >>> float(ceil_count(56 / 0.7 / 8))
     10.0
     """
-    return np.ceil(np.asarray(ratio, dtype=np.float64) - WHOLE_COUNT_TOLERANCE)
+    return np.ceil(as_float(ratio) - WHOLE_COUNT_TOLERANCE)
 
 
 def floor_count(ratio: ArrayLike) -> NDArray[np.float64]:
@@ -34,12 +36,12 @@ def floor_count(ratio: ArrayLike) -> NDArray[np.float64]:
     >>> float(floor_count(40.8 / 10.2))
     4.0
     """
-    return np.floor(np.asarray(ratio, dtype=np.float64) + WHOLE_COUNT_TOLERANCE)
+    return np.floor(as_float(ratio) + WHOLE_COUNT_TOLERANCE)
 
 
 def whole(value: ArrayLike) -> NDArray[np.float64]:
     """Round a count of months or units to the nearest whole number [-]."""
-    return np.rint(np.asarray(value, dtype=np.float64))
+    return np.rint(as_float(value))
 
 
 def exceeds(value: ArrayLike, limit: ArrayLike) -> NDArray[np.bool_]:
@@ -52,5 +54,5 @@ def exceeds(value: ArrayLike, limit: ArrayLike) -> NDArray[np.bool_]:
     >>> bool(exceeds(4 * 10.2, 40.8)), bool(exceeds(41.0, 40.8))
     (False, True)
     """
-    limit = np.asarray(limit, dtype=np.float64)
-    return np.asarray(value, dtype=np.float64) > limit + WHOLE_COUNT_TOLERANCE * np.abs(limit)
+    limit = as_float(limit)
+    return as_float(value) > limit + WHOLE_COUNT_TOLERANCE * abs(limit)

@@ -10,6 +10,9 @@ from numpy.typing import NDArray
 from tco.engine.counting import ceil_count
 from tco.engine.counting import exceeds
 from tco.engine.counting import whole
+from tco.engine.elementwise import as_float
+from tco.engine.elementwise import is_number
+from tco.engine.elementwise import minimum
 from tco.engine.inputs import BuyOption
 from tco.engine.inputs import CoolingTier
 from tco.engine.inputs import Facility
@@ -75,7 +78,7 @@ def accelerators_to_buy(
     >>> float(accelerators_to_buy(64.0, 0.2))
     80.0
     """
-    return np.asarray(accelerators, dtype=np.float64) / (1.0 - np.asarray(power_cap_throughput_loss))
+    return as_float(accelerators) / (1.0 - as_float(power_cap_throughput_loss))
 
 
 def systems_needed(
@@ -88,7 +91,7 @@ def systems_needed(
     >>> float(systems_needed(256.0, 8.0)), float(systems_needed(257.0, 8.0))
     (32.0, 33.0)
     """
-    return ceil_count(np.asarray(accelerators, dtype=np.float64) / whole(accelerators_per_system))
+    return ceil_count(as_float(accelerators) / whole(accelerators_per_system))
 
 
 def fleet_footprint(
@@ -113,7 +116,7 @@ def fleet_footprint(
     systems = systems_needed(accelerators, buy.accelerators_per_system)
     power_max_kw = capped_power_kw(buy.system_power_max_kw, buy.power_cap_share)
     # A cap below the idle draw caps the idle draw too.
-    power_idle_kw = np.minimum(np.asarray(buy.system_power_idle_kw, dtype=np.float64), power_max_kw)
+    power_idle_kw = minimum(as_float(buy.system_power_idle_kw), power_max_kw)
     fit = systems_per_rack(
         facility.rack_power_limit_kw, power_max_kw, facility.rack_units_per_rack, buy.system_rack_units
     )
@@ -125,7 +128,8 @@ def fleet_footprint(
 
     tier_max = [tier.max_kw_per_rack for tier in cooling]
     raw_index = cooling_tier_index(kw_per_rack, tier_max)
-    index = np.minimum(raw_index, len(cooling) - 1)
+    last = len(cooling) - 1
+    index = min(raw_index, last) if is_number(raw_index) else np.minimum(raw_index, last)
     names = np.asarray([tier.name for tier in cooling])
     return Footprint(
         accelerators_bought=systems * whole(buy.accelerators_per_system),
@@ -139,7 +143,7 @@ def fleet_footprint(
         it_kw_average=it_kw_average,
         facility_kw_max=facility_power_kw(it_kw_max, facility.pue),
         facility_kw_average=facility_kw_average,
-        mwh_per_year=energy_mwh(facility_kw_average, MONTHS_PER_YEAR * np.asarray(workload.hours_per_month)),
+        mwh_per_year=energy_mwh(facility_kw_average, MONTHS_PER_YEAR * as_float(workload.hours_per_month)),
         cooling_tier_index=index,
         cooling_tier_name=names[index],
         needs_new_cooling=exceeds(kw_per_rack, facility.existing_cooling_max_kw_per_rack),

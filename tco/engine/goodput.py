@@ -19,6 +19,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
+from tco.engine.elementwise import as_float
+from tco.engine.elementwise import clip
+from tco.engine.elementwise import isinf
+from tco.engine.elementwise import isnan
+from tco.engine.elementwise import where
 from tco.engine.inputs import Goodput
 
 
@@ -37,10 +42,8 @@ def job_mtbf_h(
     >>> round(float(job_mtbf_h(419 / (54 * 24 * 16384), 16384)), 2)
     3.09
     """
-    rate = np.asarray(failures_per_accelerator_hour, dtype=np.float64) * accelerators_per_job
-    rate = rate + np.asarray(interruptions_per_hour, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        return np.where(rate > 0.0, 1.0 / np.where(rate > 0.0, rate, 1.0), np.inf)
+    rate = as_float(failures_per_accelerator_hour) * accelerators_per_job + interruptions_per_hour
+    return where(rate > 0.0, 1.0 / where(rate > 0.0, rate, 1.0), np.inf)
 
 
 def young_daly_interval_h(checkpoint_cost_h: ArrayLike, mtbf_h: ArrayLike) -> NDArray[np.float64]:
@@ -53,9 +56,9 @@ def young_daly_interval_h(checkpoint_cost_h: ArrayLike, mtbf_h: ArrayLike) -> ND
     >>> float(young_daly_interval_h(0.0, np.inf))  # nothing fails: never checkpoint
     inf
     """
-    mtbf = np.asarray(mtbf_h, dtype=np.float64)
-    finite_mtbf = np.where(np.isinf(mtbf), 1.0, mtbf)
-    return np.where(np.isinf(mtbf), np.inf, np.sqrt(2.0 * np.asarray(checkpoint_cost_h) * finite_mtbf))
+    mtbf = as_float(mtbf_h)
+    infinite = isinf(mtbf)
+    return where(infinite, np.inf, np.sqrt(2.0 * as_float(checkpoint_cost_h) * where(infinite, 1.0, mtbf)))
 
 
 def efficiency(
@@ -72,14 +75,14 @@ def efficiency(
     >>> float(efficiency(np.inf, 0.1, 0.5, np.inf))
     1.0
     """
-    tau = np.asarray(interval_h, dtype=np.float64)
+    tau = as_float(interval_h)
     segment = tau + checkpoint_cost_h
-    mtbf = np.asarray(mtbf_h, dtype=np.float64)
+    mtbf = as_float(mtbf_h)
     with np.errstate(invalid="ignore", divide="ignore"):
         # No checkpoint ever, or checkpoints that cost nothing: all running time is work.
-        working = np.where(np.isinf(tau) | (segment <= 0.0), 1.0, tau / np.where(segment > 0.0, segment, 1.0))
-        lost = np.where(np.isinf(mtbf), 0.0, (segment / 2.0 + restart_h) / mtbf)
-    return working * np.clip(1.0 - lost, 0.0, 1.0)
+        working = where(isinf(tau) | (segment <= 0.0), 1.0, tau / where(segment > 0.0, segment, 1.0))
+        lost = where(isinf(mtbf), 0.0, (segment / 2.0 + restart_h) / mtbf)
+    return working * clip(1.0 - lost, 0.0, 1.0)
 
 
 def checkpoint_interval_h(goodput: Goodput, mtbf_h: ArrayLike) -> NDArray[np.float64]:
@@ -87,8 +90,8 @@ def checkpoint_interval_h(goodput: Goodput, mtbf_h: ArrayLike) -> NDArray[np.flo
 
     With no checkpoint cost the optimum is to checkpoint continuously (0 h).
     """
-    given = np.asarray(goodput.checkpoint_interval_h, dtype=np.float64)
-    return np.where(np.isnan(given), young_daly_interval_h(goodput.checkpoint_cost_h, mtbf_h), given)
+    given = as_float(goodput.checkpoint_interval_h)
+    return where(isnan(given), young_daly_interval_h(goodput.checkpoint_cost_h, mtbf_h), given)
 
 
 def fleet_efficiency(
@@ -98,8 +101,8 @@ def fleet_efficiency(
 
     ``accelerators_per_job`` NaN means the whole fleet of ``accelerators`` is one job.
     """
-    per_job = np.asarray(goodput.accelerators_per_job, dtype=np.float64)
-    job_size = np.where(np.isnan(per_job), accelerators, per_job)
+    per_job = as_float(goodput.accelerators_per_job)
+    job_size = where(isnan(per_job), accelerators, per_job)
     mtbf = job_mtbf_h(goodput.failures_per_accelerator_hour, job_size, interruptions_per_hour)
     interval = checkpoint_interval_h(goodput, mtbf)
     return efficiency(interval, goodput.checkpoint_cost_h, goodput.restart_h, mtbf), interval, mtbf

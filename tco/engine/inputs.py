@@ -331,9 +331,15 @@ def billing_basis(option: RentOption) -> BillingBasis:
     >>> billing_basis(RentOption("x", "on_demand", 1.0, 8)), billing_basis(RentOption("y", "spot", 1.0, 8))
     (<BillingBasis.HELD: 'held'>, <BillingBasis.USED: 'used'>)
     """
-    if option.billing_basis:
-        return BillingBasis(option.billing_basis)
-    return DEFAULT_BILLING_BASIS[PricingModel(option.pricing_model)]
+    return _billing_basis(option.billing_basis, option.pricing_model)
+
+
+@functools.cache
+def _billing_basis(basis: str, pricing_model: str) -> BillingBasis:
+    """Cached: an evaluation asks each option's basis several times, and enums are slow to build."""
+    if basis:
+        return BillingBasis(basis)
+    return DEFAULT_BILLING_BASIS[PricingModel(pricing_model)]
 
 
 class InputError(ValueError):

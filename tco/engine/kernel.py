@@ -111,7 +111,8 @@ def _pack(
     zero amounts).
     """
     if not shape:
-        owned = [(side, payment) for side, lines in enumerate(sides) for line in lines for payment in line.payments]
+        owned = [(side, payment) for side, lines in enumerate(sides)
+                 for line in lines for payment in line.payments]
         calendars = np.array(
             [[getattr(payment, name) for name in _CALENDAR_FIELDS] for _, payment in owned], dtype=np.float64
         )

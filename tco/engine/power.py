@@ -11,6 +11,10 @@ from numpy.typing import NDArray
 from tco.engine.counting import ceil_count
 from tco.engine.counting import exceeds
 from tco.engine.counting import floor_count
+from tco.engine.elementwise import as_float
+from tco.engine.elementwise import is_number
+from tco.engine.elementwise import maximum
+from tco.engine.elementwise import minimum
 
 KWH_PER_MWH = 1000.0
 
@@ -32,7 +36,7 @@ def capped_power_kw(power_kw: ArrayLike, power_cap_share: ArrayLike) -> NDArray[
     >>> round(float(capped_power_kw(5.6, 4.5 / 5.6)), 6)
     4.5
     """
-    return np.asarray(power_kw, dtype=np.float64) * power_cap_share
+    return as_float(power_kw) * power_cap_share
 
 
 def average_power_kw(
@@ -58,8 +62,8 @@ def average_power_kw(
     >>> float(average_power_kw(2.0, 10.0, 0.5))
     6.0
     """
-    idle = np.asarray(power_idle_kw, dtype=np.float64)
-    return idle + (power_max_kw - idle) * np.asarray(utilisation, dtype=np.float64)
+    idle = as_float(power_idle_kw)
+    return idle + (power_max_kw - idle) * as_float(utilisation)
 
 
 def facility_power_kw(it_power_kw: ArrayLike, pue: ArrayLike) -> NDArray[np.float64]:
@@ -77,7 +81,7 @@ def facility_power_kw(it_power_kw: ArrayLike, pue: ArrayLike) -> NDArray[np.floa
     >>> round(float(facility_power_kw(10.2, 1.3)), 6)
     13.26
     """
-    return np.asarray(it_power_kw, dtype=np.float64) * pue
+    return as_float(it_power_kw) * pue
 
 
 def energy_cost_usd(facility_kw: ArrayLike, hours: ArrayLike, usd_per_kwh: ArrayLike) -> NDArray[np.float64]:
@@ -101,7 +105,7 @@ def energy_cost_usd(facility_kw: ArrayLike, hours: ArrayLike, usd_per_kwh: Array
     >>> round(float(energy_cost_usd(32 * 10.2, 8760, 0.10)), 2)
     285926.4
     """
-    return np.asarray(facility_kw, dtype=np.float64) * hours * usd_per_kwh
+    return as_float(facility_kw) * hours * usd_per_kwh
 
 
 def energy_mwh(power_kw: ArrayLike, hours: ArrayLike) -> NDArray[np.float64]:
@@ -112,7 +116,7 @@ def energy_mwh(power_kw: ArrayLike, hours: ArrayLike) -> NDArray[np.float64]:
     >>> round(float(energy_mwh(10.2, 8760)), 3)
     89.352
     """
-    return np.asarray(power_kw, dtype=np.float64) * hours / KWH_PER_MWH
+    return as_float(power_kw) * hours / KWH_PER_MWH
 
 
 def systems_per_rack(
@@ -147,9 +151,9 @@ def systems_per_rack(
     >>> float(systems_per_rack(45.0, 10.2, 24, 8))
     3.0
     """
-    by_power = floor_count(np.asarray(rack_power_limit_kw, dtype=np.float64) / system_power_max_kw)
-    by_units = floor_count(np.asarray(rack_units_per_rack, dtype=np.float64) / system_rack_units)
-    return np.minimum(by_power, by_units)
+    by_power = floor_count(as_float(rack_power_limit_kw) / system_power_max_kw)
+    by_units = floor_count(as_float(rack_units_per_rack) / system_rack_units)
+    return minimum(by_power, by_units)
 
 
 def racks_needed(systems: ArrayLike, systems_per_rack: ArrayLike) -> NDArray[np.float64]:
@@ -162,7 +166,7 @@ def racks_needed(systems: ArrayLike, systems_per_rack: ArrayLike) -> NDArray[np.
     >>> float(racks_needed(10, 0))
     10.0
     """
-    return ceil_count(np.asarray(systems, dtype=np.float64) / np.maximum(systems_per_rack, 1.0))
+    return ceil_count(as_float(systems) / maximum(systems_per_rack, 1.0))
 
 
 def densest_rack_kw(
@@ -177,8 +181,8 @@ def densest_rack_kw(
     >>> round(float(densest_rack_kw(2, 4, 10.2)), 6)
     20.4
     """
-    per_rack = np.minimum(systems, np.maximum(systems_per_rack, 1.0))
-    return per_rack * np.asarray(system_power_max_kw, dtype=np.float64)
+    per_rack = minimum(systems, maximum(systems_per_rack, 1.0))
+    return per_rack * as_float(system_power_max_kw)
 
 
 def cooling_tier_index(kw_per_rack: ArrayLike, tier_max_kw_per_rack: Sequence[ArrayLike]) -> NDArray[np.intp]:
@@ -202,8 +206,8 @@ def cooling_tier_index(kw_per_rack: ArrayLike, tier_max_kw_per_rack: Sequence[Ar
     >>> cooling_tier_index([15.0, 15.1, 50.0, 120.0], [15, 30, 50, 150, 200, np.inf]).tolist()
     [0, 1, 2, 3]
     """
-    density = np.asarray(kw_per_rack, dtype=np.float64)
-    index = np.zeros(density.shape, dtype=np.intp)
+    density = as_float(kw_per_rack)
+    index = np.intp(0) if is_number(density) else np.zeros(density.shape, dtype=np.intp)
     for tier_max in tier_max_kw_per_rack:
         index = index + exceeds(density, tier_max)
     return index
@@ -217,5 +221,7 @@ def tier_value(index: ArrayLike, tier_values: Sequence[ArrayLike]) -> NDArray[np
     >>> tier_value([0, 2], [10.0, 20.0, 30.0]).tolist()
     [10.0, 30.0]
     """
+    if is_number(index) and all(is_number(value) for value in tier_values):
+        return np.float64(tier_values[index])
     choices = [np.asarray(value, dtype=np.float64) for value in tier_values]
     return np.choose(np.asarray(index), choices)

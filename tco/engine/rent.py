@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from tco.engine.counting import ceil_count
 from tco.engine.counting import whole
+from tco.engine.elementwise import as_float
 from tco.engine.inputs import BillingBasis
 from tco.engine.inputs import PricingModel
 from tco.engine.inputs import RentOption
@@ -43,7 +44,7 @@ def instances_needed(accelerators: ArrayLike, accelerators_per_instance: ArrayLi
     >>> float(instances_needed(20, 8))
     3.0
     """
-    return ceil_count(np.asarray(accelerators, dtype=np.float64) / whole(accelerators_per_instance))
+    return ceil_count(as_float(accelerators) / whole(accelerators_per_instance))
 
 
 def accelerators_rented(option: RentOption, workload: Workload) -> NDArray[np.float64]:
@@ -56,7 +57,7 @@ def accelerators_rented(option: RentOption, workload: Workload) -> NDArray[np.fl
     >>> round(float(accelerators_rented(RentOption("v100", "on_demand", 3.06, 1, 7.912), Workload(8, 1))), 1)
     63.3
     """
-    return np.asarray(workload.accelerators, dtype=np.float64) * option.equivalence_factor
+    return as_float(workload.accelerators) * option.equivalence_factor
 
 
 def usage_cost_usd(
@@ -71,11 +72,15 @@ def usage_cost_usd(
     >>> round(float(usage_cost_usd(1, 32.77, 8 * 24)), 2), round(float(usage_cost_usd(1, 11.60, 8 * 24)), 2)
     (6291.84, 2227.2)
     """
-    return np.asarray(instances, dtype=np.float64) * price_usd_per_instance_hour * hours
+    return as_float(instances) * as_float(price_usd_per_instance_hour) * as_float(hours)
 
 
-def billed_hours_per_month(option: RentOption, workload: Workload) -> NDArray[np.float64]:
+def billed_hours_per_month(
+    option: RentOption, workload: Workload, utilisation: ArrayLike | None = None
+) -> NDArray[np.float64]:
     """Instance hours paid for each month: every hour held, or the hours used [h/month].
+
+    The hours used are at the workload's utilisation, or at ``utilisation`` where given.
 
     Examples
     --------
@@ -89,12 +94,12 @@ def billed_hours_per_month(option: RentOption, workload: Workload) -> NDArray[np
     >>> round(float(billed_hours_per_month(used, busy)), 6)
     584.0
     """
-    hours = np.asarray(workload.hours_per_month, dtype=np.float64)
+    hours = as_float(workload.hours_per_month)
     if billing_basis(option) == BillingBasis.HELD:
         return hours
-    used = hours * workload.utilisation
+    used = hours * (workload.utilisation if utilisation is None else utilisation)
     if option.pricing_model == PricingModel.SPOT:
-        return used * (1.0 + np.asarray(option.spot_interruption_overhead))
+        return used * (1.0 + as_float(option.spot_interruption_overhead))
     return used
 
 
@@ -108,7 +113,7 @@ def data_usd_per_month(tb: ArrayLike, usd_per_gb: ArrayLike) -> NDArray[np.float
     >>> round(float(data_usd_per_month(50, 0.09)), 2)
     4500.0
     """
-    return np.asarray(tb, dtype=np.float64) * GB_PER_TB * usd_per_gb
+    return as_float(tb) * GB_PER_TB * usd_per_gb
 
 
 def rent_lines(option: RentOption, workload: Workload, horizon_months: NDArray[np.float64]) -> list[Line]:
@@ -143,10 +148,7 @@ def rent_utilisation_slope_usd(
     if billing_basis(option) == BillingBasis.HELD:
         return np.zeros(np.shape(horizon_months))
     instances = instances_needed(accelerators_rented(option, workload), option.accelerators_per_instance)
-    full_use = Workload(
-        accelerators=workload.accelerators, utilisation=1.0, hours_per_month=workload.hours_per_month
-    )
     per_month = usage_cost_usd(
-        instances, option.price_usd_per_instance_hour, billed_hours_per_month(option, full_use)
+        instances, option.price_usd_per_instance_hour, billed_hours_per_month(option, workload, 1.0)
     )
     return per_month * price_factor_sum(option.price_change_per_year, horizon_months)
