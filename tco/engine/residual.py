@@ -13,6 +13,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
+from tco.engine.elementwise import as_float
+from tco.engine.elementwise import clip
+from tco.engine.elementwise import isnan
+from tco.engine.elementwise import where
 from tco.engine.inputs import BuyOption
 from tco.engine.timeline import MONTHS_PER_YEAR
 
@@ -28,17 +32,19 @@ def resale_share(buy: BuyOption, age_months: ArrayLike) -> NDArray[np.float64]:
     >>> round(float(resale_share(BuyOption(1, 1, 1, 1, 1, 60, residual_decline_per_year=0.3), 24)), 6)
     0.49
     """
-    age = np.asarray(age_months, dtype=np.float64)
+    age = as_float(age_months)
     if buy.residual_curve:
         months, shares = zip(*buy.residual_curve, strict=True)
         base = np.interp(age, months, shares)
     else:
-        decline = np.asarray(buy.residual_decline_per_year, dtype=np.float64)
-        by_rate = (1.0 - np.nan_to_num(decline)) ** (age / MONTHS_PER_YEAR)
-        base = np.where(np.isnan(decline), buy.residual_value_share, by_rate)
-    launch = np.asarray(buy.next_generation_launch_month, dtype=np.float64)
-    launched = ~np.isnan(launch) & (age >= np.nan_to_num(launch, nan=np.inf))
-    return base * np.where(launched, 1.0 - np.asarray(buy.next_generation_value_drop), 1.0)
+        decline = as_float(buy.residual_decline_per_year)
+        no_rate = isnan(decline)
+        by_rate = (1.0 - where(no_rate, 0.0, decline)) ** (age / MONTHS_PER_YEAR)
+        base = where(no_rate, buy.residual_value_share, by_rate)
+    launch = as_float(buy.next_generation_launch_month)
+    # A launch month not given (NaN) compares False: never launched.
+    launched = age >= launch
+    return base * where(launched, 1.0 - as_float(buy.next_generation_value_drop), 1.0)
 
 
 def book_value_usd(
@@ -51,5 +57,5 @@ def book_value_usd(
     >>> float(book_value_usd(60_000.0, 60, 36))
     24000.0
     """
-    life = np.rint(depreciation_months)
-    return np.asarray(capex_usd, dtype=np.float64) * np.clip(1.0 - np.asarray(age_months) / life, 0.0, 1.0)
+    life = np.rint(as_float(depreciation_months))
+    return as_float(capex_usd) * clip(1.0 - as_float(age_months) / life, 0.0, 1.0)

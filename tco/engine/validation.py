@@ -6,6 +6,7 @@ turn them into field errors.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -43,16 +44,26 @@ def validate(inputs: Scenario, *, ranges: bool = True) -> None:
     """
     if ranges:
         for prefix, section in input_sections(inputs):
-            for name, metadata in numeric_field_metadata(type(section)).items():
-                value = getattr(section, name)
-                # One scenario's inputs are plain floats: checked without arrays, or a path to name.
-                if not (type(value) is float and _scalar_in_range(value, metadata)):
-                    _check_range(f"{prefix}.{name}", value, metadata)
+            values = vars(section)
+            for name, (low, high, metadata) in _ranges(type(section)).items():
+                value = values[name]
+                # One scenario's inputs are plain floats, most of them strictly inside their range:
+                # checked without arrays, or a path to name.
+                if type(value) is float and (low < value < high or _scalar_in_range(value, metadata)):
+                    continue
+                _check_range(f"{prefix}.{name}", value, metadata)
     _check_buy(inputs)
     check_residual_curve(inputs.buy.residual_curve)
     _check_cooling(inputs)
     _check_rent(inputs)
     _check_tokens(inputs)
+
+
+@functools.cache
+def _ranges(cls: type) -> dict[str, tuple[float, float, Mapping[str, Any]]]:
+    """Field name -> (low, high, metadata) of each numeric field of an input dataclass."""
+    return {name: (metadata["low"], metadata["high"], metadata)
+            for name, metadata in numeric_field_metadata(cls).items()}
 
 
 def _check_range(path: str, value: Any, metadata: Mapping[str, Any]) -> None:
