@@ -89,3 +89,19 @@ def any_true(condition: ArrayLike) -> bool:
     if isinstance(condition, (bool, np.bool_)):
         return bool(condition)
     return bool(np.any(condition))
+
+
+def divide_where(
+    condition: ArrayLike, numerator: ArrayLike, denominator: ArrayLike, otherwise: float
+) -> np.float64 | NDArray[np.float64]:
+    """``numerator / denominator`` where ``condition`` holds (which must rule out a zero
+    denominator), else ``otherwise``; an overflow gives inf without a warning.
+
+    >>> divide_where(True, 1.0, 4.0, np.nan), divide_where(np.array([True, False]), 1.0, 0.0, -1.0).tolist()
+    (np.float64(0.25), [inf, -1.0])
+    """
+    if isinstance(condition, (bool, np.bool_)) and is_number(numerator) and is_number(denominator):
+        # Python's float division overflows to inf silently, as NumPy's under the errstate below.
+        return np.float64(float(numerator) / float(denominator) if condition else otherwise)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.where(condition, np.divide(numerator, np.where(condition, denominator, 1.0)), otherwise)

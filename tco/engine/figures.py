@@ -18,6 +18,8 @@ def item(values: Any) -> Any:
     >>> item(np.array([[3.5]])), item(np.array([True]))
     (3.5, True)
     """
+    if isinstance(values, np.generic):
+        return values.item()
     return np.reshape(values, -1)[0].item()
 
 

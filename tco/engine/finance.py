@@ -15,6 +15,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
+from tco.engine.elementwise import as_float
+from tco.engine.elementwise import divide_where
+from tco.engine.elementwise import where
 from tco.engine.timeline import MONTHS_PER_YEAR
 
 IRR_MAX_RATE_PER_MONTH = 10.0
@@ -158,11 +161,10 @@ def breakeven_utilisation(
     >>> float(breakeven_utilisation(500.0, 0.0, 0.8))
     nan
     """
-    slope = np.asarray(saving_slope_usd, dtype=np.float64)
-    safe_slope = np.where(slope == 0.0, 1.0, slope)
-    crossing = np.asarray(utilisation, dtype=np.float64) - np.asarray(saving_usd) / safe_slope
+    slope = as_float(saving_slope_usd)
+    crossing = as_float(utilisation) - divide_where(slope != 0.0, as_float(saving_usd), slope, 0.0)
     inside = (slope != 0.0) & (crossing >= 0.0) & (crossing <= 1.0)
-    return np.where(inside, crossing, np.nan)
+    return where(inside, crossing, np.nan)
 
 
 def loan_payment_usd_per_month(

@@ -390,7 +390,7 @@ def batch_shape(inputs: Scenario) -> tuple[int, ...]:
     shapes = {
         np.shape(value)
         for _, section in input_sections(inputs)
-        for name in numeric_field_metadata(type(section))
-        if type(value := getattr(section, name)) is not float
+        for name, value in vars(section).items()
+        if type(value) is not float and name in numeric_field_metadata(type(section))
     }
     return np.broadcast_shapes(*shapes) if shapes else ()

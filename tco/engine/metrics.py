@@ -6,6 +6,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
+from tco.engine.elementwise import as_float
+from tco.engine.elementwise import divide_where
+
 SECONDS_PER_HOUR = 3600.0
 TOKENS_PER_MILLION = 1e6
 
@@ -23,7 +26,7 @@ def useful_accelerator_hours(
     >>> float(useful_accelerator_hours(8, 730, 0.5, 12))
     35040.0
     """
-    return np.asarray(accelerators, dtype=np.float64) * hours_per_month * utilisation * horizon_months
+    return as_float(accelerators) * hours_per_month * utilisation * horizon_months
 
 
 def cost_per_useful_accelerator_hour_usd(
@@ -36,11 +39,9 @@ def cost_per_useful_accelerator_hour_usd(
     >>> float(cost_per_useful_accelerator_hour_usd(35040.0 * 1.07, 35040.0))
     1.07
     """
-    hours = np.asarray(useful_hours, dtype=np.float64)
-    safe_hours = np.where(hours > 0.0, hours, 1.0)
-    with np.errstate(over="ignore"):  # a vanishing utilisation honestly costs +inf per hour
-        per_hour = np.asarray(total_usd, dtype=np.float64) / safe_hours
-    return np.where(hours > 0.0, per_hour, np.nan)
+    hours = as_float(useful_hours)
+    # A vanishing utilisation honestly costs +inf per hour.
+    return divide_where(hours > 0.0, as_float(total_usd), hours, np.nan)
 
 
 def cost_per_million_tokens_usd(
@@ -62,12 +63,11 @@ def cost_per_million_tokens_usd(
     >>> round(float(cost_per_million_tokens_usd(1.07, 520)), 2)
     0.57
     """
-    tokens_per_hour = np.asarray(tokens_per_s_per_accelerator, dtype=np.float64) * SECONDS_PER_HOUR
-    return np.asarray(cost_per_accelerator_hour_usd, dtype=np.float64) / tokens_per_hour * TOKENS_PER_MILLION
+    tokens_per_hour = as_float(tokens_per_s_per_accelerator) * SECONDS_PER_HOUR
+    return as_float(cost_per_accelerator_hour_usd) / tokens_per_hour * TOKENS_PER_MILLION
 
 
 def per_million_tokens(amount: ArrayLike, million_tokens: ArrayLike) -> NDArray[np.float64]:
     """An amount per million tokens; NaN where no tokens are produced or throughput is not given."""
-    tokens = np.asarray(million_tokens, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(tokens > 0.0, np.asarray(amount, dtype=np.float64) / tokens, np.nan)
+    tokens = as_float(million_tokens)
+    return divide_where(tokens > 0.0, as_float(amount), tokens, np.nan)

@@ -157,11 +157,14 @@ class Verdict:
 def verdict_of(result: Result, inputs: Scenario) -> Verdict:
     """The verdict of a single scenario's result (evaluated with detail for breakevens)."""
     horizon = int(item(result.horizon_months))
-    factors = discount_factors(float(item(inputs.finance.discount_rate_per_year)), int(result.months[-1]))
     buy_flows = result.buy.cash_flows
+    # Breakevens need the monthly flows of an evaluation with detail; without them there are none.
+    factors = None if buy_flows.per_month_usd is None else discount_factors(
+        float(item(inputs.finance.discount_rate_per_year)), int(result.months[-1]))
 
     def standing(kind: str, name: str, npv: Any, total: Any, flows: CashFlows | None) -> Standing:
-        month = math.nan if flows is None else discounted_breakeven_month(buy_flows, flows, factors)
+        month = (math.nan if flows is None or factors is None
+                 else discounted_breakeven_month(buy_flows, flows, factors))
         return Standing(kind, name, float(item(npv)), float(item(total)), month)
 
     options = [standing(BUY, "Buy", result.buy.npv_usd, result.buy.total_usd, None)]
