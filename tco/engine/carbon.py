@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from tco.engine.elementwise import as_float
 from tco.engine.elementwise import isnan
 from tco.engine.elementwise import where
+from tco.engine.elementwise import zeros_like
 from tco.engine.footprint import Footprint
 from tco.engine.inputs import BillingBasis
 from tco.engine.inputs import RentOption
@@ -176,7 +177,7 @@ class RentEmissions:
             kwh_per_month=self.kwh_per_month,
             grid_kg_co2e_per_kwh=self.grid_kg_co2e_per_kwh,
             tonnes_per_year=per_year(tonnes),
-            embodied_tonnes=np.zeros_like(total),
+            embodied_tonnes=zeros_like(total),
             total_tonnes=total,
             tonnes_per_million_tokens=per_million_tokens(total, million_tokens_per_month * horizon),
         )

@@ -31,6 +31,7 @@ from tco.engine.carbon import BuyEmissions
 from tco.engine.carbon import RentEmissions
 from tco.engine.counting import whole
 from tco.engine.elementwise import as_float
+from tco.engine.elementwise import is_number
 from tco.engine.finance import breakeven_month
 from tco.engine.finance import breakeven_utilisation
 from tco.engine.finance import discount_factors
@@ -120,7 +121,7 @@ def compute_result(
     validate(inputs, ranges=not ranges_checked)
     inputs = at_moved_rates(inputs)
     horizon = whole(inputs.finance.horizon_months)
-    n_months = int(np.max(horizon))
+    n_months = int(horizon if is_number(horizon) else np.max(horizon))
     shape = batch_shape(inputs)
     workload = inputs.workload
 

@@ -31,9 +31,16 @@ def as_float(value: ArrayLike) -> np.float64 | NDArray[np.float64]:
     >>> as_float(3), as_float([1, 2]).tolist()
     (np.float64(3.0), [1.0, 2.0])
     """
+    if type(value) is np.float64:
+        return value
     if isinstance(value, _NUMBERS):
         return np.float64(value)
     return np.asarray(value, dtype=np.float64)
+
+
+def zeros_like(value: ArrayLike) -> np.float64 | NDArray[np.float64]:
+    """``np.zeros_like`` in floats; a zero for a number."""
+    return np.float64(0.0) if is_number(value) else np.zeros(np.shape(value))
 
 
 def where(condition: ArrayLike, if_true: ArrayLike, if_false: ArrayLike) -> np.float64 | NDArray[np.float64]:

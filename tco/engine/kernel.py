@@ -28,16 +28,10 @@ from numpy.typing import NDArray
 
 from tco.engine.timeline import MONTHS_PER_YEAR
 from tco.engine.timeline import Line
+from tco.engine.timeline import Payments
 
-# Rows of the packed calendar array, in this order.
-_CALENDAR_FIELDS = (
-    "usd",
-    "first_month",
-    "every_months",
-    "last_month",
-    "growth_per_year",
-    "price_lock_months",
-)
+# Columns of the packed calendar array: the fields of ``Payments`` after its kind, in its order.
+_CALENDAR_FIELDS = Payments._fields[1:]
 
 
 @dataclass(frozen=True)
@@ -113,9 +107,7 @@ def _pack(
     if not shape:
         owned = [(side, payment) for side, lines in enumerate(sides)
                  for line in lines for payment in line.payments]
-        calendars = np.array(
-            [[getattr(payment, name) for name in _CALENDAR_FIELDS] for _, payment in owned], dtype=np.float64
-        )
+        calendars = np.array([payment[1:] for _, payment in owned], dtype=np.float64)
         return calendars.reshape(1, len(owned), len(_CALENDAR_FIELDS)), np.array(
             [side for side, _ in owned], dtype=np.int64
         )

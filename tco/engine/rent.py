@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from tco.engine.counting import ceil_count
 from tco.engine.counting import whole
 from tco.engine.elementwise import as_float
+from tco.engine.elementwise import zeros_like
 from tco.engine.inputs import BillingBasis
 from tco.engine.inputs import PricingModel
 from tco.engine.inputs import RentOption
@@ -146,7 +147,7 @@ def rent_utilisation_slope_usd(
     """Change of the option's total cost per unit of utilisation [USD]; 0 when every hour held
     is paid."""
     if billing_basis(option) == BillingBasis.HELD:
-        return np.zeros(np.shape(horizon_months))
+        return zeros_like(horizon_months)
     instances = instances_needed(accelerators_rented(option, workload), option.accelerators_per_instance)
     per_month = usage_cost_usd(
         instances, option.price_usd_per_instance_hour, billed_hours_per_month(option, workload, 1.0)

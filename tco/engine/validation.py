@@ -45,11 +45,15 @@ def validate(inputs: Scenario, *, ranges: bool = True) -> None:
     if ranges:
         for prefix, section in input_sections(inputs):
             values = vars(section)
-            for name, (low, high, metadata) in _ranges(type(section)).items():
+            for name, (low, high, low_closed, high_closed, metadata) in _ranges(type(section)).items():
                 value = values[name]
-                # One scenario's inputs are plain floats, most of them strictly inside their range:
-                # checked without arrays, or a path to name.
-                if type(value) is float and (low < value < high or _scalar_in_range(value, metadata)):
+                # One scenario's inputs are plain floats, most of them finite and in range: checked
+                # with two comparisons, without arrays or a path to name.
+                if type(value) is float and (
+                    (low < value or (low_closed and value == low))
+                    and (value < high or (high_closed and value == high))
+                    or _scalar_in_range(value, metadata)
+                ):
                     continue
                 _check_range(f"{prefix}.{name}", value, metadata)
     _check_buy(inputs)
@@ -60,10 +64,19 @@ def validate(inputs: Scenario, *, ranges: bool = True) -> None:
 
 
 @functools.cache
-def _ranges(cls: type) -> dict[str, tuple[float, float, Mapping[str, Any]]]:
-    """Field name -> (low, high, metadata) of each numeric field of an input dataclass."""
-    return {name: (metadata["low"], metadata["high"], metadata)
-            for name, metadata in numeric_field_metadata(cls).items()}
+def _ranges(cls: type) -> dict[str, tuple[float, float, bool, bool, Mapping[str, Any]]]:
+    """Field name -> (low, high, low end valid, high end valid, metadata) of each numeric field
+    of an input dataclass (an infinite high end is valid only where inf is allowed)."""
+    return {
+        name: (
+            metadata["low"],
+            metadata["high"],
+            not metadata["low_open"],
+            not metadata["high_open"] and (math.isfinite(metadata["high"]) or metadata["inf_allowed"]),
+            metadata,
+        )
+        for name, metadata in numeric_field_metadata(cls).items()
+    }
 
 
 def _check_range(path: str, value: Any, metadata: Mapping[str, Any]) -> None:
