@@ -10,6 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from tco.engine.counting import whole
+from tco.engine.elementwise import as_float
+from tco.engine.elementwise import where
 from tco.engine.finance import loan_balance_usd
 from tco.engine.finance import loan_payment_usd_per_month
 from tco.engine.footprint import Footprint
@@ -43,10 +46,10 @@ def capex_usd(inputs: Scenario, footprint: Footprint) -> dict[str, NDArray[np.fl
     return {
         "systems": systems,
         "network": footprint.systems * buy.network_usd_per_system + systems * buy.network_share_of_compute,
-        "storage": np.asarray(buy.storage_usd, dtype=np.float64),
+        "storage": as_float(buy.storage_usd),
         "racks_install": footprint.racks * buy.racks_install_usd_per_rack,
         "spares": systems * buy.spares_share,
-        "cooling_plant": np.where(
+        "cooling_plant": where(
             footprint.needs_new_cooling, footprint.cooling_capex_usd_per_kw * footprint.it_kw_max, 0.0
         ),
         "facility_buildout": footprint.it_kw_max * facility.owned_buildout_usd_per_kw,
@@ -72,7 +75,7 @@ def opex_usd_per_month(
     return {
         "colocation": footprint.it_kw_max * facility.colocation_usd_per_kw_month,
         "owned_facility": footprint.it_kw_max * facility.owned_opex_usd_per_kw_month,
-        "cooling_plant_opex": np.where(
+        "cooling_plant_opex": where(
             footprint.needs_new_cooling, footprint.cooling_opex_usd_per_kw_month * footprint.it_kw_max, 0.0
         ),
         "support": hardware_capex_usd(capex) * buy.support_share_per_year / MONTHS_PER_YEAR,
@@ -135,11 +138,11 @@ def buy_lines(
     capex at month H; see ``residual``).
     """
     buy = inputs.buy
-    down_payment_share = 1.0 - np.asarray(buy.financed_share, dtype=np.float64)
+    down_payment_share = 1.0 - as_float(buy.financed_share)
     principal = sum(capex.values()) * buy.financed_share
-    term = np.rint(buy.loan_term_months)
+    term = whole(buy.loan_term_months)
     payment = loan_payment_usd_per_month(principal, buy.loan_rate_per_year, term)
-    still_owed = np.where(
+    still_owed = where(
         term > horizon_months,
         loan_balance_usd(principal, buy.loan_rate_per_year, payment, horizon_months),
         0.0,

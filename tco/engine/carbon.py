@@ -9,6 +9,7 @@ term, its full draw over the hours billed on demand or spot. 1 t = 1,000 kg.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,8 +68,10 @@ def embodied_tonnes(inputs: Scenario, footprint: Footprint) -> NDArray[np.float6
     return footprint.systems * inputs.buy.embodied_kg_co2e_per_system / KG_PER_TONNE
 
 
-def rent_kwh_per_month(option: RentOption, inputs: Scenario, utilisation: ArrayLike) -> NDArray[np.float64]:
-    """Facility energy of the rented accelerators at a utilisation [kWh/month]."""
+def rent_kwh_per_month(
+    option: RentOption, inputs: Scenario, utilisations: Sequence[ArrayLike]
+) -> list[NDArray[np.float64]]:
+    """Facility energy of the rented accelerators at each of some utilisations [kWh/month]."""
     buy, workload = inputs.buy, inputs.workload
     per_system = as_float(buy.accelerators_per_system)
     per_instance = option.accelerators_per_instance
@@ -76,10 +79,12 @@ def rent_kwh_per_month(option: RentOption, inputs: Scenario, utilisation: ArrayL
     max_kw = as_float(buy.system_power_max_kw) / per_system
     if billing_basis(option) == BillingBasis.HELD:  # held capacity idles between jobs
         idle_kw = as_float(buy.system_power_idle_kw) / per_system
-        it_kwh = rented * average_power_kw(idle_kw, max_kw, utilisation) * workload.hours_per_month
+        it_kwh = [rented * average_power_kw(idle_kw, max_kw, utilisation) * workload.hours_per_month
+                  for utilisation in utilisations]
     else:
-        it_kwh = rented * max_kw * billed_hours_per_month(option, workload, utilisation)
-    return it_kwh * inputs.carbon.cloud_pue
+        it_kwh = [rented * max_kw * billed_hours_per_month(option, workload, utilisation)
+                  for utilisation in utilisations]
+    return [kwh * inputs.carbon.cloud_pue for kwh in it_kwh]
 
 
 def rent_grid_kg_co2e_per_kwh(option: RentOption, inputs: Scenario) -> NDArray[np.float64]:
@@ -156,9 +161,8 @@ class RentEmissions:
 
     @classmethod
     def of(cls, option: RentOption, inputs: Scenario) -> RentEmissions:
-        kwh = rent_kwh_per_month(option, inputs, inputs.workload.utilisation)
-        swing = rent_kwh_per_month(option, inputs, 1.0) - rent_kwh_per_month(option, inputs, 0.0)
-        return cls(kwh, rent_grid_kg_co2e_per_kwh(option, inputs), swing)
+        kwh, at_full_use, idle = rent_kwh_per_month(option, inputs, (inputs.workload.utilisation, 1.0, 0.0))
+        return cls(kwh, rent_grid_kg_co2e_per_kwh(option, inputs), at_full_use - idle)
 
     def line(self, inputs: Scenario) -> Line:
         tonnes = tonnes_co2e(self.kwh_per_month, self.grid_kg_co2e_per_kwh)

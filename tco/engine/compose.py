@@ -371,7 +371,7 @@ def _rent_result(
     return RentResult(
         name=option.name,
         pricing_model=str(option.pricing_model),
-        equivalence_factor=np.asarray(option.equivalence_factor, dtype=np.float64),
+        equivalence_factor=as_float(option.equivalence_factor),
         accelerators_rented=rented,
         instances=instances_needed(rented, option.accelerators_per_instance),
         **side.figures(workload, goodput.share, horizon),

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from tco.engine.elementwise import as_float
 from tco.engine.elementwise import divide_where
+from tco.engine.elementwise import maximum
 from tco.engine.elementwise import where
 from tco.engine.timeline import MONTHS_PER_YEAR
 
@@ -180,13 +181,13 @@ def loan_payment_usd_per_month(
     >>> round(float(loan_payment_usd_per_month(100_000.0, 0.06, 36)), 2)
     3042.19
     """
-    principal = np.asarray(principal_usd, dtype=np.float64)
-    rate = np.asarray(loan_rate_per_year, dtype=np.float64) / MONTHS_PER_YEAR
-    term = np.maximum(np.asarray(loan_term_months, dtype=np.float64), 1.0)
-    safe_rate = np.where(rate == 0.0, 1.0, rate)
+    principal = as_float(principal_usd)
+    rate = as_float(loan_rate_per_year) / MONTHS_PER_YEAR
+    term = maximum(as_float(loan_term_months), 1.0)
+    safe_rate = where(rate == 0.0, 1.0, rate)
     # expm1/log1p keep 1 - (1 + r) ** -n accurate for tiny rates.
     annuity = principal * safe_rate / -np.expm1(-term * np.log1p(safe_rate))
-    return np.where(rate == 0.0, principal / term, annuity)
+    return where(rate == 0.0, principal / term, annuity)
 
 
 def loan_balance_usd(
@@ -203,13 +204,13 @@ def loan_balance_usd(
     >>> abs(round(float(loan_balance_usd(100_000.0, 0.06, payment, 36)), 6))
     0.0
     """
-    principal = np.asarray(principal_usd, dtype=np.float64)
-    rate = np.asarray(loan_rate_per_year, dtype=np.float64) / MONTHS_PER_YEAR
-    months = np.asarray(months_paid, dtype=np.float64)
-    safe_rate = np.where(rate == 0.0, 1.0, rate)
+    principal = as_float(principal_usd)
+    rate = as_float(loan_rate_per_year) / MONTHS_PER_YEAR
+    months = as_float(months_paid)
+    safe_rate = where(rate == 0.0, 1.0, rate)
     growth_minus_one = np.expm1(months * np.log1p(safe_rate))
     compounding = principal * (1.0 + growth_minus_one) - payment_usd_per_month * growth_minus_one / safe_rate
-    return np.where(rate == 0.0, principal - payment_usd_per_month * months, compounding)
+    return where(rate == 0.0, principal - payment_usd_per_month * months, compounding)
 
 
 def irr_per_month(cash_flows_usd: NDArray[np.float64], *, months_axis: int = -1) -> NDArray[np.float64]:

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from tco.engine.elementwise import as_float
 from tco.engine.elementwise import clip
+from tco.engine.elementwise import divide_where
 from tco.engine.elementwise import isinf
 from tco.engine.elementwise import isnan
 from tco.engine.elementwise import where
@@ -78,10 +79,9 @@ def efficiency(
     tau = as_float(interval_h)
     segment = tau + checkpoint_cost_h
     mtbf = as_float(mtbf_h)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # No checkpoint ever, or checkpoints that cost nothing: all running time is work.
-        working = where(isinf(tau) | (segment <= 0.0), 1.0, tau / where(segment > 0.0, segment, 1.0))
-        lost = where(isinf(mtbf), 0.0, (segment / 2.0 + restart_h) / mtbf)
+    # No checkpoint ever, or checkpoints that cost nothing: all running time is work.
+    working = where(isinf(tau) | (segment <= 0.0), 1.0, divide_where(segment > 0.0, tau, segment, 1.0))
+    lost = divide_where(mtbf != np.inf, segment / 2.0 + restart_h, mtbf, 0.0)
     return working * clip(1.0 - lost, 0.0, 1.0)
 
 

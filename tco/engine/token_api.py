@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
+from tco.engine.elementwise import as_float
 from tco.engine.inputs import ApiOption
 from tco.engine.inputs import TokenMix
 from tco.engine.metrics import SECONDS_PER_HOUR
@@ -62,8 +63,8 @@ def million_tokens_per_month(
     >>> round(float(million_tokens_per_month(730.0, 1000.0)), 6)
     2628.0
     """
-    hours = np.asarray(useful_hours_per_month, dtype=np.float64)
-    return hours * np.asarray(tokens_per_s, dtype=np.float64) * SECONDS_PER_HOUR / TOKENS_PER_MILLION
+    hours = as_float(useful_hours_per_month)
+    return hours * as_float(tokens_per_s) * SECONDS_PER_HOUR / TOKENS_PER_MILLION
 
 
 def api_usd_by_month(

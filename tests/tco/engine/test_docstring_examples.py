@@ -10,6 +10,7 @@ import pytest
 
 ENGINE_MODULES = [
     "tco.engine.counting",
+    "tco.engine.elementwise",
     "tco.engine.figures",
     "tco.engine.finance",
     "tco.engine.footprint",
