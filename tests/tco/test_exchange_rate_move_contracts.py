@@ -6,6 +6,9 @@ $100 an hour for 36 months at 20 % off that the instance does not use up (0.8 x 
 below $100, see test_price_books): the option costs the commitment, $100 an hour, converted at
 1.25 dollars a euro: EUR 80 x 730 h x 36 = EUR 2,102,400. Were the dollar 10 % dearer (a move of
 1.1), EUR 88 an hour: EUR 2,312,640. Buying's price, typed in euros, does not move.
+
+The engine moves a rent option's contracted price whole, so a commitment in another currency
+than the option's list price cannot move exactly: such a scenario says so in a note.
 """
 from __future__ import annotations
 
@@ -48,7 +51,19 @@ def test_a_dollar_savings_plan_of_a_euro_team_moves_with_the_rate(eur_scenario):
     case = engine_case(eur_scenario)
     assert case.currency == "EUR"
     assert "rent.0.price_usd_per_instance_hour" in case.inputs.exchange.converted
+    assert "rate_move_contract" not in [w.code for w in case.warnings]  # both in dollars: exact
     moved = engine.evaluate(engine.with_overrides(case.inputs, {"exchange.rate_change": [1.0, 1.1]}),
                             detail=False)
     assert list(moved.rent[0].total_usd) == pytest.approx([80 * HOURS, 88 * HOURS], abs=0.01)
     assert list(moved.buy.total_usd)[0] == pytest.approx(list(moved.buy.total_usd)[1])
+
+
+def test_a_commitment_in_another_currency_than_its_list_price_says_a_move_is_approximate(eur_scenario):
+    # The same plan in euros: at a move the dollar list price would move and the euro
+    # commitment not, but the engine moves the contracted price whole.
+    SavingsPlanCommitment.objects.update(currency="EUR")
+    (note,) = [w for w in engine_case(eur_scenario).warnings if w.code == "rate_move_contract"]
+    assert note.severity == "info"
+    assert note.message.startswith("AWS p5.48xlarge")
+    assert "is listed in USD under a commitment in EUR" in note.message
+    assert "moves its contracted price as a whole" in note.message
