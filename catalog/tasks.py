@@ -6,6 +6,10 @@ broker going away, and a provider that kept failing its HTTP requests (UpstreamH
 after the HTTP client's own retries. Other feed errors (a truncated or malformed payload, an
 unknown currency, an absurd price) will fail again on the same payload, so they end the task;
 every attempt leaves its own job row.
+
+A refresh beat sends has no job row until a worker runs it, so the reaper cannot send it again
+after a database outage as it does the other jobs (core/jobs.py): its task keeps trying instead,
+as long as an outage the other jobs come back from lasts, and runs once PostgreSQL is back.
 """
 
 from __future__ import annotations
@@ -27,11 +31,15 @@ from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.refresh.services import price_refresh_run
 from core.jobs import REAP_DELIVERY
 from core.jobs import JobTask
+from core.task_retries import TRANSIENT_ERRORS
 from core.task_retries import transient_retries
 
 # An outage of a provider's price API usually lasts minutes to hours: try again 15 minutes and
 # then 30 minutes later, and leave the rest to the next daily run.
 UPSTREAM_RETRY_DELAYS_S = (900, 1800)
+# The database or broker away: the other tasks' waits (2 s doubling to 60 s), then every minute
+# for an hour at most.
+OUTAGE_RETRY_DELAYS_S = (2, 4, 8, 16, 32, *(60,) * 60)
 
 
 @shared_task(
@@ -40,17 +48,26 @@ UPSTREAM_RETRY_DELAYS_S = (900, 1800)
     reject_on_worker_lost=True,
     soft_time_limit=REFRESH_SOFT_TIME_LIMIT_S,
     time_limit=REFRESH_TIME_LIMIT_S,
-    **transient_retries(max_retries=len(UPSTREAM_RETRY_DELAYS_S)),
+    max_retries=None,  # each kind of failure below counts its own tries
 )
-def refresh_prices_task(self, provider: str, location: str | None = None, attempt: int = 1) -> int:
+def refresh_prices_task(self, provider: str, location: str | None = None, attempt: int = 1,
+                        upstream_retries: int = 0) -> int:
     """Refresh one provider's prices; returns the job id (send it with ``queue=Queue.REFRESH``).
 
-    ``attempt`` counts the tries the reaper made after workers died (catalog/refresh/recovery.py).
+    ``attempt`` counts the tries the reaper made after workers died (catalog/refresh/recovery.py),
+    ``upstream_retries`` those made after the provider failed.
     """
-    job = price_refresh_run(provider=provider, location=location, attempt=attempt)
+    outage_retries = self.request.retries - upstream_retries
+    try:
+        job = price_refresh_run(provider=provider, location=location, attempt=attempt)
+    except TRANSIENT_ERRORS as exc:
+        if outage_retries >= len(OUTAGE_RETRY_DELAYS_S):
+            raise
+        raise self.retry(exc=exc, countdown=OUTAGE_RETRY_DELAYS_S[outage_retries]) from exc
     upstream_failed = job.status == RefreshStatus.FAILED and job.error_code == UpstreamHTTPError.code
-    if upstream_failed and self.request.retries < len(UPSTREAM_RETRY_DELAYS_S):
-        raise self.retry(countdown=UPSTREAM_RETRY_DELAYS_S[self.request.retries])
+    if upstream_failed and upstream_retries < len(UPSTREAM_RETRY_DELAYS_S):
+        raise self.retry(countdown=UPSTREAM_RETRY_DELAYS_S[upstream_retries],
+                         kwargs={**self.request.kwargs, "upstream_retries": upstream_retries + 1})
     return job.pk
 
 

@@ -120,7 +120,7 @@ def _side_by_side_rows(columns: Sequence[Column]) -> list[tuple[str, list[str], 
         ("Cheapest rent option by NPV", lambda c: c.cheapest_rent),
         ("Rent: NPV of costs", lambda c: format_usd_cents(c.rent_npv_usd)),
         ("Saving by buying, NPV", lambda c: format_usd_cents(c.npv_saving_usd)),
-        ("Breakeven", lambda c: format_month(c.breakeven_month)),
+        ("Breakeven (nominal)", lambda c: format_month(c.breakeven_month)),
         ("Buy: cost per useful accelerator-hour",
          lambda c: format_usd_cents(c.buy_cost_per_useful_accelerator_hour_usd)),
         ("Buy: cost per million tokens", lambda c: tokens(c.buy_cost_per_million_tokens_usd)),
@@ -289,6 +289,8 @@ def _key_rows(content: ReportContent) -> list[dict[str, Any]]:
     buy, options, apis = result.buy, result.rent, result.api
     tokens_given = math.isfinite(float(content.inputs.workload.tokens_per_s_per_accelerator))
     buy_total, buy_npv = scalar(buy.total_usd), scalar(buy.npv_usd)
+    # The verdict's breakeven (the headline's): discounted, for every option it ranks.
+    discounted = {(s.kind, s.name): s.breakeven_month for s in result.verdict.ranked}
 
     def row(label: str, buy_value: str, values: list[str],
             api_values: list[str] | None = None) -> dict[str, Any]:
@@ -313,7 +315,9 @@ def _key_rows(content: ReportContent) -> list[dict[str, Any]]:
             [format_usd_cents(scalar(a.npv_usd) - buy_npv) for a in apis]),
         row("Cheaper by NPV", "", ["buy" if scalar(o.npv_saving_usd) > 0 else "rent" for o in options],
             ["buy" if scalar(a.npv_usd) > buy_npv else "API" for a in apis]),
-        row("Breakeven", "", [format_month(scalar(o.breakeven_month)) for o in options]),
+        row("Breakeven (nominal)", "", [format_month(scalar(o.breakeven_month)) for o in options]),
+        row("Breakeven (discounted)", "", [format_month(discounted.get(("rent", o.name))) for o in options],
+            [format_month(discounted.get(("api", a.name))) for a in apis]),
         row("Breakeven utilisation", "", [format_share(scalar(o.breakeven_utilisation)) for o in options]),
         row("IRR of buying instead of renting", "", [format_share(scalar(o.irr_per_year)) for o in options]),
         row(

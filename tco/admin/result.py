@@ -47,11 +47,13 @@ RESULT_TEMPLATE = "admin/tco/scenario/result.html"
 # What the scenario list shows of a result, kept beside the page's rendered result.
 SUMMARY = ("winner", "npv_saving", "breakeven", "oldest_price")
 # Rows of the key-figures table: label, buying's figure, a rent option's, a per-token API's
-# (None: it has none).
+# (None: it has none). The discounted breakeven (the headline's) follows the nominal one.
+NOMINAL_BREAKEVEN = "Breakeven month (nominal)"
+DISCOUNTED_BREAKEVEN = "Breakeven month (discounted)"
 KEY_FIGURES = (
     ("Total cost (cash)", "total_usd", "total_usd", "total_usd"),
     ("NPV of the costs", "npv_usd", "npv_usd", "npv_usd"),
-    ("Breakeven month (nominal)", None, "breakeven_month", None),
+    (NOMINAL_BREAKEVEN, None, "breakeven_month", None),
     ("Breakeven utilisation", None, "breakeven_utilisation", "breakeven_utilisation_buy"),
     ("Cost per useful GPU-hour", "cost_per_useful_accelerator_hour_usd",
      "cost_per_useful_accelerator_hour_usd", None),
@@ -156,7 +158,8 @@ def key_figures(evaluation: Evaluation) -> dict[str, Any]:
     order = [(s.kind, s.name) for s in verdict.ranked] + [(o.kind, o.name) for o in verdict.left_out]
     ranks = {(s.kind, s.name): str(rank) for rank, s in enumerate(verdict.ranked, start=1)}
     columns, rows = [], {label: [] for label, *_ in KEY_FIGURES}
-    rank_row, billed_row = [], []
+    rank_row, billed_row, discounted_row = [], [], []
+    discounted = {(s.kind, s.name): s.breakeven_month for s in verdict.ranked if s.kind != "buy"}
     for key in order:
         kind, option = sides[key]
         name = {"buy": "Buy", "rent": f"Rent: {key[1]}", "api": f"Pay per token: {key[1]}"}[kind]
@@ -164,13 +167,16 @@ def key_figures(evaluation: Evaluation) -> dict[str, Any]:
                        else name)
         rank_row.append(ranks.get(key, "left out"))
         billed_row.append({"buy": "owned", "api": "per token"}.get(kind) or billed[key[1]])
+        discounted_row.append("–" if key not in discounted
+                              else RESULTS["rent.breakeven_month"].show(discounted[key]))
         for label, *attributes in KEY_FIGURES:
             attribute = attributes[("buy", "rent", "api").index(kind)]
             term = RESULTS.get(f"rent.{attribute}") or RESULTS["rent.breakeven_utilisation"]
             rows[label].append("–" if attribute is None else term.show(item(getattr(option, attribute))))
+    figure_rows = list(rows.items())
+    figure_rows.insert(list(rows).index(NOMINAL_BREAKEVEN) + 1, (DISCOUNTED_BREAKEVEN, discounted_row))
     return {"key_columns": columns,
-            "key_rows": [("Rank by NPV", rank_row), ("Billed for", billed_row),
-                         *rows.items()]}
+            "key_rows": [("Rank by NPV", rank_row), ("Billed for", billed_row), *figure_rows]}
 
 
 # Where an input came from, in the words of the page.

@@ -18,6 +18,10 @@ LABEL_FLIPS_LEFT_AT = 0.7
 # Labels of breakevens closer than this share of the x axis would overlap, so they stack.
 LABELS_STACK_WITHIN = 0.2
 LABEL_STEP_POINTS = 11
+# The legend reads at the tick labels' size: the page shows the chart at about two thirds of its
+# size, where a smaller legend could not be read. Each legend line takes this much height.
+LEGEND_POINTS = 10
+LEGEND_LINE_IN = 0.22
 
 
 def cumulative_cost_figure(result: engine.Result, *, discount_rate_per_year: float | None = None) -> Figure:
@@ -28,7 +32,7 @@ def cumulative_cost_figure(result: engine.Result, *, discount_rate_per_year: flo
     without it the curves are nominal cash. Per-token APIs are dashed; the verdict's cheapest
     option says so in the legend, which stands below the axes so that it covers no line.
     """
-    fig, (ax,) = new_figure(8, 4.2 + 0.17 * (len(result.rent) + len(result.api)))
+    fig, (ax,) = new_figure(8, 4.2 + LEGEND_LINE_IN * (len(result.rent) + len(result.api)))
     months = result.months
     factors = (np.ones(months.size) if discount_rate_per_year is None
                else discount_factors(discount_rate_per_year, int(months[-1])))
@@ -63,7 +67,7 @@ def cumulative_cost_figure(result: engine.Result, *, discount_rate_per_year: flo
     ax.grid(alpha=0.3)
     # Outside the axes, below them, one entry a line: the layout makes room, so no line is covered.
     fig.set_layout_engine("constrained")
-    fig.legend(fontsize=8, loc="outside lower left", ncol=1, frameon=False)
+    fig.legend(fontsize=LEGEND_POINTS, loc="outside lower left", ncol=1, frameon=False)
     labelled: list[int] = []
     for month, (value, colours) in sorted(breakevens.items()):
         near = sum(abs(month - other) / months[-1] < LABELS_STACK_WITHIN for other in labelled)

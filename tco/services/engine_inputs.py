@@ -397,7 +397,10 @@ def _contracts(scenario: Scenario, record: _Recorder,
     """The rent options at the team's contract prices, each recorded with its book."""
     rent, uses = list(inputs.rent), []
     for index, listed in record.listed.items():
-        def money(amount: Decimal, currency: str, field: str) -> float:
+        commitments: list[str] = []  # the currency of each commitment the book converts
+
+        def money(amount: Decimal, currency: str, field: str, seen: list[str] = commitments) -> float:
+            seen.append(currency)
             return record.money(amount, "USD", currency, None, field)[0]
         try:
             rent[index], use = contracted_rent(scenario, inputs, index, listed, record.as_of, money)
@@ -407,6 +410,16 @@ def _contracts(scenario: Scenario, record: _Recorder,
             continue
         uses.append(use)
         path = f"rent.{index}.price_usd_per_instance_hour"
+        # An exchange-rate move scales the contracted price whole, as its list price converts.
+        mixed = [currency for currency in commitments if (currency == record.currency)
+                 == (path in record.converted)]
+        if mixed:
+            record.warnings.append(EvaluationWarning("rate_move_contract", (
+                f"{use.option} is listed in {listed.point.currency} under a commitment in "
+                f"{mixed[0]}: an exchange-rate move (in a sweep, Monte Carlo or sensitivity run) "
+                f"{'moves' if path in record.converted else 'does not move'} its contracted price "
+                "as a whole, though only part of it is in another currency; its figures at a moved "
+                "rate are approximate."), "info"))
         record.assumptions = [
             replace(a, value=use.price, source=f"{a.source}; list {use.list_price:,.4f}/h, "
                                                f"contract book {use.book}: {use.terms}")

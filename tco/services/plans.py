@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 from django.db import transaction
+from django.db.models import Count
 from django.db.models import F
+from django.db.models import Sum
 from django.utils import timezone
 
 from config.queues import Queue
@@ -33,17 +35,21 @@ from tco.errors import FieldError
 from tco.models import PlanDrawChunk
 from tco.models import PlanStatus
 from tco.models import ProcurementPlan
+from tco.models import RunStatus
 from tco.models import Scenario
+from tco.models import SweepRun
 from tco.runs.distributions import Distribution
 from tco.runs.distributions import distribution_from_json
 from tco.runs.errors import RunSpecError
+from tco.runs.limits import TEAM_CHUNKS_IN_FLIGHT
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
 
 DRAWS_PER_CHUNK = 250
 # Draw chunks of one plan on the sweeps queue at once: each finished chunk sends the next, so
 # other users' sweeps and plans interleave with a 100,000-draw plan instead of queueing behind
-# its 400 chunks, and a cancel stops it within a few chunks.
+# its 400 chunks, and a cancel stops it within a few chunks. A team's plans together share its
+# places on that queue with its sweeps (``TEAM_CHUNKS_IN_FLIGHT``), see ``_feed_team_draws``.
 DRAW_CHUNKS_IN_FLIGHT = 2
 MAX_DRAWS = 100_000
 # A plan in one of these is under way: it may be cancelled.
@@ -185,7 +191,7 @@ def plan_solve(*, plan_id: int) -> None:
         PlanDrawChunk.objects.bulk_create(
             PlanDrawChunk(plan_id=plan_id, index=index, start=start, stop=min(draws, start + DRAWS_PER_CHUNK))
             for index, start in enumerate(starts))
-        transaction.on_commit(partial(_send_next_draws, plan_id, DRAW_CHUNKS_IN_FLIGHT))
+        transaction.on_commit(partial(_feed_team_draws, plan.scenario.team_id))
 
 
 def plan_draws_compute(*, plan_id: int, index: int) -> None:
@@ -206,7 +212,7 @@ def plan_draws_compute(*, plan_id: int, index: int) -> None:
         if won:
             ProcurementPlan.objects.filter(pk=plan_id).update(chunks_done=F("chunks_done") + 1,
                                                               queued_at=timezone.now())
-            transaction.on_commit(partial(_send_next_draws, plan_id, 1))
+            transaction.on_commit(partial(_feed_team_draws, plan.scenario.team_id))
     _finish_if_complete(plan_id)
 
 
@@ -258,13 +264,18 @@ def plan_cancel(*, plan: ProcurementPlan) -> bool:
         ).update(status=PlanStatus.CANCELLED, finished_at=timezone.now())
         if cancelled:
             PlanDrawChunk.objects.filter(plan=plan, done=False).delete()
+            # Its places on the queue go to the team's other plans.
+            transaction.on_commit(partial(_feed_team_draws, plan.scenario.team_id))
     plan.refresh_from_db()
     return bool(cancelled)
 
 
 def plan_delete(*, plan: ProcurementPlan) -> None:
     """Delete a plan and its draw chunks; a task still queued for it finds nothing and returns."""
-    plan.delete()
+    team_id = plan.scenario.team_id
+    with transaction.atomic():
+        plan.delete()
+        transaction.on_commit(partial(_feed_team_draws, team_id))
 
 
 def plans_reap(*, now: datetime | None = None) -> jobs.Reaped:
@@ -284,18 +295,55 @@ def _send_solve(plan_id: int) -> None:
     jobs.send(plan_solve_task, (plan_id,), queue=Queue.DEFAULT)
 
 
-def _send_next_draws(plan_id: int, count: int) -> None:
-    """Send the next ``count`` draw chunks not yet sent, each claimed once (``queued``)."""
-    from tco.tasks import plan_draws_task
+def _feed_team_draws(team_id: int) -> None:
+    """Send draw chunks of the team's drawing plans into the team's free places on the sweeps
+    queue, each chunk claimed once (``queued``).
 
-    for _ in range(count):
-        with transaction.atomic():
-            chunk = (PlanDrawChunk.objects.select_for_update(skip_locked=True)
-                     .filter(plan_id=plan_id, queued=False, done=False).order_by("index").first())
+    The team's sweep chunks in flight and its plans' count against ``TEAM_CHUNKS_IN_FLIGHT``,
+    but the plans keep one place even when the sweeps hold them all, so a plan always moves on;
+    a plan has at most ``DRAW_CHUNKS_IN_FLIGHT``. Free places go one at a time to the plan with
+    the fewest chunks in flight, then the fewest done (the oldest first), so the team's plans
+    take turns.
+    """
+    from tco.tasks import plan_draws_task  # the tasks module imports this one
+
+    with transaction.atomic():
+        # Locked in one order, so two workers feeding the same team wait for each other.
+        drawing = ProcurementPlan.objects.select_for_update(of=("self",)).filter(
+            scenario__team_id=team_id, status=PlanStatus.DRAWING).order_by("pk")
+        done = dict(drawing.values_list("pk", "chunks_done"))
+        plans = list(done)
+        sent = PlanDrawChunk.objects.filter(plan_id__in=plans, queued=True, done=False)
+        in_flight = dict.fromkeys(plans, 0) | dict(
+            sent.values("plan_id").annotate(n=Count("pk")).values_list("plan_id", "n"))
+        places = max(1, TEAM_CHUNKS_IN_FLIGHT - _team_sweep_chunks_in_flight(team_id))
+        claimed: list[tuple[int, int]] = []
+        all_sent: set[int] = set()
+        while sum(in_flight.values()) < places:
+            hungry = [pk for pk in plans if in_flight[pk] < DRAW_CHUNKS_IN_FLIGHT and pk not in all_sent]
+            if not hungry:
+                break
+            plan_id = min(hungry, key=lambda pk: (in_flight[pk], done[pk], pk))
+            chunk = (PlanDrawChunk.objects.filter(plan_id=plan_id, queued=False, done=False)
+                     .order_by("index").first())
             if chunk is None:
-                return
+                all_sent.add(plan_id)
+                continue
             PlanDrawChunk.objects.filter(pk=chunk.pk).update(queued=True)
-        jobs.send(plan_draws_task, (plan_id, chunk.index), queue=Queue.SWEEPS)
+            claimed.append((plan_id, chunk.index))
+            in_flight[plan_id] += 1
+        # A plan waiting for a place has lost nothing: the reaper leaves it until it has one.
+        waiting = [pk for pk, count in in_flight.items() if count == 0]
+        ProcurementPlan.objects.filter(pk__in=waiting).update(queued_at=timezone.now())
+    for plan_id, index in claimed:
+        jobs.send(plan_draws_task, (plan_id, index), queue=Queue.SWEEPS)
+
+
+def _team_sweep_chunks_in_flight(team_id: int) -> int:
+    """The team's sweep chunks queued and not yet done, over its unfinished runs."""
+    runs = SweepRun.objects.filter(scenario__team_id=team_id,
+                                   status__in=(RunStatus.PENDING, RunStatus.RUNNING))
+    return runs.aggregate(n=Sum(F("chunks_queued") - F("chunks_done")))["n"] or 0
 
 
 def _send_again(plan_id: int) -> None:
@@ -306,7 +354,7 @@ def _send_again(plan_id: int) -> None:
     elif status == PlanStatus.DRAWING:
         # Their messages are lost: the unfinished chunks are fed again a few at a time.
         PlanDrawChunk.objects.filter(plan_id=plan_id, done=False).update(queued=False)
-        _send_next_draws(plan_id, DRAW_CHUNKS_IN_FLIGHT)
+        _feed_team_draws(ProcurementPlan.objects.values_list("scenario__team_id", flat=True).get(pk=plan_id))
 
 
 # A 60-month plan with its baselines and limit re-solves takes seconds; a chunk of draws, less.

@@ -125,3 +125,25 @@ def test_a_refresh_that_cannot_write_records_the_failure_and_succeeds_on_its_ret
     assert (succeeded.prices_new, succeeded.prices_changed, succeeded.prices_unchanged) == (
         SAMPLE_PRICES, 0, 0)
     assert written == SAMPLE_PRICES
+
+
+LONG_OUTAGE_S = 12  # past the 2 tries of 2 and 4 s the refresh had: it was lost, with no job row
+
+
+def test_a_refresh_sent_while_the_database_is_down_runs_once_it_is_back(
+        worker, catalog, db_proxy, gated_feed):
+    # Beat sends refreshes with no job row, so no reaper can send one again: the task itself
+    # waits the outage out (tries 2, 4 and 8 s apart, then 16 s later, once it is back).
+    location, gate = gated_feed
+    gate.set()
+    before = PricePoint.objects.count()
+    db_proxy.cut()
+    refresh_prices_task.apply_async(kwargs={"provider": "lambda", "location": location}, queue=Queue.REFRESH)
+    time.sleep(LONG_OUTAGE_S)
+    assert not PriceRefreshJob.objects.filter(location=location).exists()  # nothing ran meanwhile
+    db_proxy.restore()
+
+    jobs = PriceRefreshJob.objects.filter(location=location)
+    wait_for(lambda: jobs.filter(status=RefreshStatus.SUCCEEDED).exists(), "SUCCEEDED job")
+    assert [job.status for job in jobs] == [RefreshStatus.SUCCEEDED]
+    assert PricePoint.objects.count() - before == SAMPLE_PRICES

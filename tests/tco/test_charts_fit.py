@@ -147,3 +147,16 @@ def test_with_a_decline_rate_the_resale_curve_is_the_engines_and_ends_at_its_hor
     assert usd == pytest.approx(systems_usd * 0.65**5 * 0.7)
     assert line.get_ydata()[-1] == pytest.approx(usd)
     assert usd == pytest.approx(scalar(result.buy.residual.resale_value_usd))
+
+
+def test_the_cumulative_cost_legend_reads_at_the_tick_labels_size_and_stays_inside_the_figure():
+    # The page shows this chart at about two thirds of its size: a legend smaller than the
+    # axis numbers (it was 8 points against their 10) could not be read there.
+    options = tuple(RentOption(f"{LONG_NAME} {n}", "on_demand", price_usd_per_instance_hour=12.5,
+                               accelerators_per_instance=8.0) for n in range(4))
+    figure = cumulative_cost_figure(engine.evaluate(flat_scenario(rent=options)))
+    renderer = _drawn(figure)
+    (legend,) = figure.legends
+    tick_points = figure.axes[0].get_xticklabels()[0].get_fontsize()
+    assert [text.get_fontsize() for text in legend.get_texts()] == [tick_points] * 5  # buy + 4
+    assert _inside(legend.get_window_extent(renderer), figure.bbox)

@@ -106,7 +106,7 @@ def test_one_excel_sheet_shows_each_scenario_as_its_own_page_does(client, demo_s
         # A formula (rent NPV - buy NPV), stored with its value.
         assert rows["NPV saving of buying (rent - buy)"][index] == pytest.approx(
             cheapest["npv_saving_usd"], abs=0.01)
-        assert rows["Breakeven month"][index] == (cheapest["breakeven_month"] or "never")
+        assert rows["Breakeven month (nominal)"][index] == (cheapest["breakeven_month"] or "never")
     savings = rows["NPV saving of buying (rent - buy)"]
     assert sorted(rows["Rank by NPV saving (1 = buying saves most)"]) == [1, 2]
     assert rows["Rank by NPV saving (1 = buying saves most)"][savings.index(max(savings))] == 1

@@ -140,7 +140,7 @@ KEY_FIGURES = (
     KeyFigure("Saving by buying, NPV (rent - buy)", "npv_saving_usd", None, "{s}npv_usd-buy_npv_usd", USD),
     KeyFigure("Cheaper by NPV", "winner", None, 'IF({s}npv_saving_usd>0,"buy","rent")', "@"),
     KeyFigure(
-        "Breakeven month",
+        "Breakeven month (nominal)",
         "breakeven_month",
         None,
         'IF(COUNT({s}broken_even)=0,"never",MIN({s}broken_even))',

@@ -53,7 +53,7 @@ FIGURES = (
     ("NPV of buying", "buy_npv_usd", USD),
     ("Cheapest rent option by NPV", "cheapest_rent", TEXT),
     ("NPV of renting (cheapest option)", "rent_npv_usd", USD),
-    ("Breakeven month", "breakeven_month", MONTH),
+    ("Breakeven month (nominal)", "breakeven_month", MONTH),
     ("Cost per useful GPU-hour, buying", "buy_cost_per_useful_accelerator_hour_usd", USD_PRICE),
     ("Cost per million tokens, buying", "buy_cost_per_million_tokens_usd", USD_PRICE),
     ("Goodput, buying", "buy_goodput_share", PERCENT),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import LINE_COLOURS
 from reports.builders.excel.cells import RIGHT
@@ -12,6 +14,7 @@ from reports.builders.excel.cells import absolute
 from reports.builders.excel.cells import absolute_range
 from reports.builders.excel.cells import header_row
 from reports.builders.excel.cells import put_formula
+from reports.builders.excel.cells import put_number
 from reports.builders.excel.cells import put_text
 from reports.builders.excel.cells import section
 from reports.builders.excel.cells import set_widths
@@ -42,8 +45,11 @@ LIVE_FIGURES = (
     ("Cost per useful accelerator-hour", "cost_per_useful_accelerator_hour_usd", USD_PRICE, True, False),
     ("Saving by buying, NPV (option - buy)", "npv_saving_usd", USD, False, True),
     ("Cheaper by NPV", "winner", "@", False, True),
-    ("Breakeven month", "breakeven_month", COUNT, False, True),
+    ("Breakeven month (nominal)", "breakeven_month", COUNT, False, True),
 )
+# Below the live figures: the verdict's breakeven (the page's, the PDF's and the verdict
+# sentence's), a value at export because its discounting is the engine's.
+DISCOUNTED_BREAKEVEN = "Breakeven month (discounted, at export)"
 
 
 def write_summary(ws: Sheet, content: ReportContent, comparison: ComparisonLayout) -> None:
@@ -101,6 +107,8 @@ def write_summary(ws: Sheet, content: ReportContent, comparison: ComparisonLayou
                 for index, option in enumerate(content.result.rent)]
              + [(f"Pay per token: {api.name}", api_name(index, ""))
                 for index, api in enumerate(content.result.api)])
+    discounted = {standing.label: standing.breakeven_month
+                  for standing in content.result.verdict.ranked if standing.kind != "buy"}
     header_row(ws, header, ["Figure", *(label for label, _ in sides)], tall=True)
     for offset, (label, figure, number_format, for_buy, for_api) in enumerate(LIVE_FIGURES, start=1):
         put_text(ws.cell(row=header + offset, column=1), label)
@@ -110,7 +118,14 @@ def write_summary(ws: Sheet, content: ReportContent, comparison: ComparisonLayou
             put_formula(
                 ws.cell(row=header + offset, column=column), f"{prefix}{figure}", number_format
             ).alignment = RIGHT
-    ws.add_chart(cumulative_chart(content, comparison), f"A{header + len(LIVE_FIGURES) + CHART_ANCHOR_GAP}")
+    last = header + len(LIVE_FIGURES) + 1
+    put_text(ws.cell(row=last, column=1), DISCOUNTED_BREAKEVEN)
+    for column, (label, _) in enumerate(sides, start=2):
+        if label in discounted:
+            month, cell = discounted[label], ws.cell(row=last, column=column)
+            shown = put_text(cell, "never") if math.isnan(month) else put_number(cell, month, COUNT)
+            shown.alignment = RIGHT
+    ws.add_chart(cumulative_chart(content, comparison), f"A{last + CHART_ANCHOR_GAP}")
 
 
 def verdict_rows(content: ReportContent) -> list[tuple[str, str]]:
