@@ -5,8 +5,10 @@ its row count says it won, so redelivered or duplicated tasks change nothing twi
 """
 from __future__ import annotations
 
+import logging
 import math
 import secrets
+import time
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
@@ -75,6 +77,8 @@ from tco.runs.summaries import sweep_summary
 from tco.runs.summaries import sweep_tally
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
+
+logger = logging.getLogger(__name__)
 
 RunSpec = SweepSpec | MonteCarloSpec | SensitivitySpec
 # Seeds fit PostgreSQL's bigint.
@@ -170,10 +174,11 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
     costs two round trips to the database: its claim, and one transaction that counts it and
     queues the team's next chunks (the run's fixed fields are read once per worker process).
     """
-    now = timezone.now()
-    claimed = SweepChunk.objects.filter(run_id=run_id, index=index, run__status__in=QUEUED_STATUSES).exclude(
-        status=ChunkStatus.DONE).update(
-        status=ChunkStatus.RUNNING, claimed_at=now, attempts=F("attempts") + 1, **jobs.claim_fields())
+    laps = _Laps()
+    unfinished = SweepChunk.objects.filter(
+        run_id=run_id, index=index, run__status__in=QUEUED_STATUSES).exclude(status=ChunkStatus.DONE)
+    claimed = laps.timed("claim", unfinished.update, status=ChunkStatus.RUNNING, claimed_at=timezone.now(),
+                         attempts=F("attempts") + 1, **jobs.claim_fields())
     if not claimed:
         # Left alone: a run no longer active (its place goes to the team's other runs), or a
         # chunk already DONE (a redelivered message). An active run's missing chunk is an error.
@@ -183,8 +188,12 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
         return
     plan = _chunk_plan(run_id)
     _run_started(run_id)
-    frame = _chunk_frame(plan, index)
-    _store_chunk(run_id, index, *part_save(run_id, index, frame), tally=_chunk_tally(plan, frame))
+    frame = laps.timed("compute", _chunk_frame, plan, index)
+    name, size = laps.timed("part", part_save, run_id, index, frame)
+    tally = laps.timed("tally", _chunk_tally, plan, frame)
+    laps.timed("store", _store_chunk, run_id, index, name, size, tally=tally)
+    # Where a chunk's time went, in the worker's log (compute = the engine and its table).
+    logger.info("run %s chunk %s: %s points; %s", run_id, index, len(frame), laps)
 
 
 def sweep_run_finish(*, run_id: int) -> None:
@@ -378,6 +387,22 @@ def _longest_horizon_months(spec: RunSpec, inputs: engine.Scenario) -> int:
     elif isinstance(spec, MonteCarloSpec) and HORIZON_PATH in spec.distributions:
         horizon = spec.distributions[HORIZON_PATH].support()[1]
     return math.ceil(horizon)
+
+
+class _Laps:
+    """Wall and CPU time of named steps [ms]."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[str, float, float]] = []
+
+    def timed(self, name: str, step: Any, *args: Any, **kwargs: Any) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = step(*args, **kwargs)
+        self.steps.append((name, 1000 * (time.perf_counter() - wall), 1000 * (time.process_time() - cpu)))
+        return result
+
+    def __str__(self) -> str:
+        return ", ".join(f"{name} {wall:.1f} ms ({cpu:.1f} CPU)" for name, wall, cpu in self.steps)
 
 
 @dataclass(frozen=True)
