@@ -83,7 +83,6 @@ logger = logging.getLogger(__name__)
 RunSpec = SweepSpec | MonteCarloSpec | SensitivitySpec
 # Seeds fit PostgreSQL's bigint.
 MAX_SEED = 2**63 - 1
-HORIZON_PATH = "finance.horizon_months"
 # Tracebacks are in the worker log; the row keeps the message.
 MAX_ERROR_CHARS = 10_000
 # Runs with chunk messages out on the broker, which a worker's death or a broker restart can lose.
@@ -363,12 +362,11 @@ _DEADLINE_REASONS = {
 
 
 def _chunk_size(kind: str, spec: RunSpec, inputs: engine.Scenario, requested: int | None) -> int:
-    """The requested chunk size, checked, or one chosen from the points, the horizon and the workers."""
+    """The requested chunk size, checked, or one chosen from the points, the rent options and the workers."""
     align = RNG_BLOCK_POINTS if kind == RunKind.MONTE_CARLO else 1
-    horizon = _longest_horizon_months(spec, inputs)
     if requested is None:
-        return chunk_points_for(horizon, points=spec.points_total, workers=settings.SWEEP_WORKER_PROCESSES,
-                                align=align)
+        return chunk_points_for(len(inputs.rent), points=spec.points_total,
+                                workers=settings.SWEEP_WORKER_PROCESSES, align=align)
     smallest = smallest_chunk_points(spec.points_total)
     size = whole_number(requested, "chunk_size", low=1, high=MAX_CHUNK_POINTS)
     if size < smallest:
@@ -377,16 +375,6 @@ def _chunk_size(kind: str, spec: RunSpec, inputs: engine.Scenario, requested: in
     if size % align:
         raise RunSpecError("chunk_size", f"must be a multiple of {align:,} (one RNG block) for Monte Carlo")
     return size
-
-
-def _longest_horizon_months(spec: RunSpec, inputs: engine.Scenario) -> int:
-    """The longest horizon any point of the run has: it sets the width of the engine's arrays."""
-    horizon = float(inputs.finance.horizon_months)
-    if isinstance(spec, SweepSpec):
-        horizon = max([horizon, *(axis.values.max() for axis in spec.axes if axis.path == HORIZON_PATH)])
-    elif isinstance(spec, MonteCarloSpec) and HORIZON_PATH in spec.distributions:
-        horizon = spec.distributions[HORIZON_PATH].support()[1]
-    return math.ceil(horizon)
 
 
 class _Laps:
