@@ -137,7 +137,10 @@ def _bench_scenario():
 
 
 def _engine_seconds(scenario, points: int) -> float:
-    """The engine alone on the sweep's points, in the run's chunks, one after the other."""
+    """The engine alone on the sweep's points, in the run's chunks (as the service cuts them), one
+    after the other."""
+    from django.conf import settings
+
     from tco import engine
     from tco.runs.limits import chunk_points_for
     from tco.runs.specs import parse_sweep_spec
@@ -145,7 +148,7 @@ def _engine_seconds(scenario, points: int) -> float:
 
     inputs = engine_case(scenario).inputs
     spec = parse_sweep_spec(sweep_spec(points), inputs, max_points=points)
-    size = chunk_points_for(HORIZON_MONTHS)
+    size = chunk_points_for(len(inputs.rent), points=points, workers=settings.SWEEP_WORKER_PROCESSES)
     engine.evaluate(engine.with_overrides(inputs, spec.overrides(0, size)), detail=False)  # loads the kernel
     start_time = time.perf_counter()
     for start in range(0, points, size):

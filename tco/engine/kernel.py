@@ -87,9 +87,12 @@ def walk_months(
 
 
 def _flat(value: object, shape: tuple[int, ...]) -> NDArray[np.float64]:
+    # Always a fresh, writable array: Numba compiles (or loads from its cache) one version of
+    # the kernel per argument type, read-only views included, so every call takes the one that
+    # a worker's warm-up loaded (a sweep chunk paid ~60-120 ms CPU loading a second one).
     if not shape:
         return np.array([value], dtype=np.float64)
-    return np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=np.float64), shape)).reshape(-1)
+    return np.array(np.broadcast_to(np.asarray(value, dtype=np.float64), shape)).reshape(-1)
 
 
 def _pack(

@@ -1,13 +1,15 @@
 """Sizes and time limits of run chunks, with the measurements behind them.
 
-The engine holds about seven float64 arrays of shape (points, months + 1) while it
-evaluates a batch: 56 bytes per point-month, measured with tracemalloc on the benchmark's
-three-rent-option scenario (16,384 points x 121 months peaked at 111 MB; 65,536 at 443 MB;
-the figure does not grow with the number of rent options).
+The compiled kernel walks the months of one scenario at a time, so a batch's memory does not
+grow with the horizon: a chunk holds the payment table, the per-point figures and its result
+table, measured with tracemalloc (65,536 points traced 33 MB with one rent option and 49 MB
+with three, at 12, 120 and 240 months alike: 520 and 776 bytes a point). The figures below
+are those with a margin of about 1.5x.
 """
 from __future__ import annotations
 
-ENGINE_BYTES_PER_POINT_MONTH = 56
+ENGINE_BYTES_PER_POINT = 512
+ENGINE_BYTES_PER_POINT_PER_RENT_OPTION = 256
 
 # Engine memory a chunk may use; a worker process holds one chunk at a time.
 CHUNK_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024
@@ -17,10 +19,10 @@ CHUNK_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024
 # about 0.5 s on one core of the 2-core benchmark machine.
 RNG_BLOCK_POINTS = 8_192
 
-# Chunk bounds: at 120 months the budget gives 32,768 points (~222 MB traced, ~60 ms of the
-# compiled kernel); short horizons stop at the upper bound so progress still moves.
+# Chunk bounds: with three rent options the budget would allow 209,715 points; the upper bound
+# (~100 MB traced, ~0.25 s of the compiled kernel) keeps progress moving and a cancel quick.
 MIN_CHUNK_POINTS = 1
-MAX_CHUNK_POINTS = 65_536
+MAX_CHUNK_POINTS = 131_072
 # A chunk costs a task message, two small UPDATEs and one stored object whatever its size: a
 # run has at most this many, so a requested chunk size has a floor of points / MAX_RUN_CHUNKS.
 MAX_RUN_CHUNKS = 1_024
@@ -66,15 +68,15 @@ FINISH_DEADLINE_S = FINISH_TIME_LIMIT_S + 60
 
 
 def chunk_points_for(
-    horizon_months: int, *, points: int | None = None, workers: int = 1, align: int = 1
+    rent_options: int, *, points: int | None = None, workers: int = 1, align: int = 1
 ) -> int:
     """Points per chunk: inside the memory budget, and small enough that every worker process
     gets ``CHUNKS_PER_WORKER`` chunks of the run, but not below ``MIN_CHOSEN_CHUNK_POINTS``.
 
     Parameters
     ----------
-    horizon_months : int
-        Longest horizon any point of the run can have [months].
+    rent_options : int
+        Rent options of the run's scenario (each adds columns to every point).
     points : int, optional
         Points of the run; None = size to the memory budget alone.
     workers : int
@@ -84,14 +86,15 @@ def chunk_points_for(
 
     Examples
     --------
-    >>> chunk_points_for(120, align=8192)  # 256 MiB / (56 B x 121) = 39,615 -> 4 blocks
-    32768
-    >>> chunk_points_for(120, points=1_000_000, workers=2)  # the memory budget binds
-    39615
-    >>> chunk_points_for(120, points=100_000, workers=2)  # 100,000 / (2 x 4)
-    12500
+    >>> chunk_points_for(3, align=8192)  # the upper bound: 16 blocks
+    131072
+    >>> chunk_points_for(3, points=1_000_000, workers=2)  # 1,000,000 / (2 x 4)
+    125000
+    >>> chunk_points_for(20, points=1_000_000, workers=2)  # 256 MiB / (512 + 20 x 256 B)
+    47662
     """
-    fitting = CHUNK_MEMORY_BUDGET_BYTES // (ENGINE_BYTES_PER_POINT_MONTH * (horizon_months + 1))
+    fitting = CHUNK_MEMORY_BUDGET_BYTES // (ENGINE_BYTES_PER_POINT + ENGINE_BYTES_PER_POINT_PER_RENT_OPTION
+                                            * rent_options)
     if points is not None:
         shared = -(-points // (max(workers, 1) * CHUNKS_PER_WORKER))
         fitting = min(fitting, max(shared, MIN_CHOSEN_CHUNK_POINTS, smallest_chunk_points(points)))

@@ -225,12 +225,17 @@ class _HeatmapCounts:
     def tally(self, cells: NDArray[np.int64], breakeven: NDArray[np.float64]) -> list[list[int]]:
         """The nonzero counts of these points' (cell, month) slots: [slots, counts]."""
         months = np.where(np.isnan(breakeven), self.NEVER, np.nan_to_num(breakeven, posinf=self.NEVER))
-        slots, counts = np.unique(cells * (self.NEVER + 1) + months.astype(np.int64), return_counts=True)
-        return [slots.tolist(), counts.tolist()]
+        slots = cells * (self.NEVER + 1) + months.astype(np.int64)
+        # A chunk's points are neighbours on the grid: counted from its lowest slot, the counts
+        # fit a short array (no sort).
+        lowest = int(slots.min(initial=0))
+        counts = np.bincount(slots - lowest)
+        present = np.flatnonzero(counts != 0)
+        return [(present + lowest).tolist(), counts[present].tolist()]
 
     def merge(self, name: str, tally: list[list[int]]) -> None:
         slots, counts = (np.asarray(column, dtype=np.int64) for column in tally)
-        np.add.at(self._counts(name), slots, counts)
+        self._counts(name)[slots] += counts  # a tally's slots are distinct
 
     def _counts(self, name: str) -> NDArray[np.int64]:
         if name not in self.counts:
@@ -240,16 +245,13 @@ class _HeatmapCounts:
     def figures(self) -> dict[str, Any]:
         maps = {}
         for name in self.option_names:
-            per_cell = self._counts(name).reshape(self.width * self.height, self.NEVER + 1)
-            medians: list[float | None] = []
-            for row in per_cell:
-                points = int(row.sum())
-                # The lower median: the ((n - 1) // 2)-th smallest month, "never" ranking last.
-                if not points:
-                    medians.append(None)
-                    continue
-                month = int(np.searchsorted(np.cumsum(row), (points - 1) // 2, side="right"))
-                medians.append(None if month == self.NEVER else float(month))
+            running = np.cumsum(self._counts(name).reshape(self.width * self.height, self.NEVER + 1), axis=1)
+            points = running[:, -1]
+            # The lower median: the ((n - 1) // 2)-th smallest month, "never" ranking last, is
+            # the first slot whose running count passes it.
+            months = np.count_nonzero(running <= ((points - 1) // 2)[:, np.newaxis], axis=1)
+            medians = [None if not count or month == self.NEVER else float(month)
+                       for count, month in zip(points.tolist(), months.tolist(), strict=True)]
             maps[name] = [medians[row * self.width:(row + 1) * self.width] for row in range(self.height)]
         # Each cell is labelled with the mean of the axis values it groups.
         labels = [[float(self.spec.axes[position].values[group_of_value == cell].mean())

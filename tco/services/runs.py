@@ -5,8 +5,10 @@ its row count says it won, so redelivered or duplicated tasks change nothing twi
 """
 from __future__ import annotations
 
+import logging
 import math
 import secrets
+import time
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
@@ -23,6 +25,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.db.models import Q
+from django.db.models import Subquery
 from django.utils import timezone
 
 from config.queues import Queue
@@ -75,10 +78,11 @@ from tco.runs.summaries import sweep_tally
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
 
+logger = logging.getLogger(__name__)
+
 RunSpec = SweepSpec | MonteCarloSpec | SensitivitySpec
 # Seeds fit PostgreSQL's bigint.
 MAX_SEED = 2**63 - 1
-HORIZON_PATH = "finance.horizon_months"
 # Tracebacks are in the worker log; the row keeps the message.
 MAX_ERROR_CHARS = 10_000
 # Runs with chunk messages out on the broker, which a worker's death or a broker restart can lose.
@@ -165,25 +169,30 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
 
     A run that is no longer active (cancelled, failed, deleted) is left alone; a chunk that
     is already DONE (a redelivered message) is not computed again. The chunk's table goes
-    straight to storage as the run's part; the database gets its name and a count.
+    straight to storage as the run's part; the database gets its name and a count. A chunk
+    costs two round trips to the database: its claim, and one transaction that counts it and
+    queues the team's next chunks (the run's fixed fields are read once per worker process).
     """
-    run = (SweepRun.objects.filter(pk=run_id, status__in=(RunStatus.PENDING, RunStatus.RUNNING))
-           .only("pk", "kind", "seed", "status").first())
-    if run is None:
-        _queue_chunks(run_id)  # its place goes to the team's other runs
+    laps = _Laps()
+    unfinished = SweepChunk.objects.filter(
+        run_id=run_id, index=index, run__status__in=QUEUED_STATUSES).exclude(status=ChunkStatus.DONE)
+    claimed = laps.timed("claim", unfinished.update, status=ChunkStatus.RUNNING, claimed_at=timezone.now(),
+                         attempts=F("attempts") + 1, **jobs.claim_fields())
+    if not claimed:
+        # Left alone: a run no longer active (its place goes to the team's other runs), or a
+        # chunk already DONE (a redelivered message). An active run's missing chunk is an error.
+        if SweepRun.objects.filter(pk=run_id, status__in=QUEUED_STATUSES).exists():
+            SweepChunk.objects.get(run_id=run_id, index=index)
+        _queue_chunks(run_id)
         return
-    chunk = SweepChunk.objects.get(run_id=run_id, index=index)
-    if chunk.status != ChunkStatus.DONE:
-        now = timezone.now()
-        if run.status == RunStatus.PENDING:
-            SweepRun.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
-                status=RunStatus.RUNNING, started_at=now)
-        SweepChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
-            status=ChunkStatus.RUNNING, claimed_at=now, attempts=F("attempts") + 1, **jobs.claim_fields())
-        frame = _chunk_frame(run, chunk)
-        _store_chunk(run, chunk, *part_save(run_id, index, frame), tally=_chunk_tally(run, frame))
-    _queue_chunks(run_id)
-    _finish_if_complete(run_id)
+    plan = _chunk_plan(run_id)
+    _run_started(run_id)
+    frame = laps.timed("compute", _chunk_frame, plan, index)
+    name, size = laps.timed("part", part_save, run_id, index, frame)
+    tally = laps.timed("tally", _chunk_tally, plan, frame)
+    laps.timed("store", _store_chunk, run_id, index, name, size, tally=tally)
+    # Where a chunk's time went, in the worker's log (compute = the engine and its table).
+    logger.info("run %s chunk %s: %s points; %s", run_id, index, len(frame), laps)
 
 
 def sweep_run_finish(*, run_id: int) -> None:
@@ -273,10 +282,8 @@ def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
         indexes = _requeue_unfinished(run_id, now, stalled_before)
         if indexes:
             report.requeued[run_id] = indexes
-        # A worker that died between storing a chunk and queuing the next ones (or moving the
-        # complete run on) left nothing in flight: do what it would have done.
+        # Top up what the requeue left out, or move a complete run on.
         _queue_chunks(run_id)
-        _finish_if_complete(run_id)
     _resend_lost_finishers(now, report)
     return report
 
@@ -355,12 +362,11 @@ _DEADLINE_REASONS = {
 
 
 def _chunk_size(kind: str, spec: RunSpec, inputs: engine.Scenario, requested: int | None) -> int:
-    """The requested chunk size, checked, or one chosen from the points, the horizon and the workers."""
+    """The requested chunk size, checked, or one chosen from the points, the rent options and the workers."""
     align = RNG_BLOCK_POINTS if kind == RunKind.MONTE_CARLO else 1
-    horizon = _longest_horizon_months(spec, inputs)
     if requested is None:
-        return chunk_points_for(horizon, points=spec.points_total, workers=settings.SWEEP_WORKER_PROCESSES,
-                                align=align)
+        return chunk_points_for(len(inputs.rent), points=spec.points_total,
+                                workers=settings.SWEEP_WORKER_PROCESSES, align=align)
     smallest = smallest_chunk_points(spec.points_total)
     size = whole_number(requested, "chunk_size", low=1, high=MAX_CHUNK_POINTS)
     if size < smallest:
@@ -371,82 +377,115 @@ def _chunk_size(kind: str, spec: RunSpec, inputs: engine.Scenario, requested: in
     return size
 
 
-def _longest_horizon_months(spec: RunSpec, inputs: engine.Scenario) -> int:
-    """The longest horizon any point of the run has: it sets the width of the engine's arrays."""
-    horizon = float(inputs.finance.horizon_months)
-    if isinstance(spec, SweepSpec):
-        horizon = max([horizon, *(axis.values.max() for axis in spec.axes if axis.path == HORIZON_PATH)])
-    elif isinstance(spec, MonteCarloSpec) and HORIZON_PATH in spec.distributions:
-        horizon = spec.distributions[HORIZON_PATH].support()[1]
-    return math.ceil(horizon)
+class _Laps:
+    """Wall and CPU time of named steps [ms]."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[str, float, float]] = []
+
+    def timed(self, name: str, step: Any, *args: Any, **kwargs: Any) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = step(*args, **kwargs)
+        self.steps.append((name, 1000 * (time.perf_counter() - wall), 1000 * (time.process_time() - cpu)))
+        return result
+
+    def __str__(self) -> str:
+        return ", ".join(f"{name} {wall:.1f} ms ({cpu:.1f} CPU)" for name, wall, cpu in self.steps)
+
+
+@dataclass(frozen=True)
+class _ChunkPlan:
+    """What a run's chunks need of it, all fixed when it starts."""
+
+    inputs: engine.Scenario
+    spec: RunSpec
+    seed: int | None
+    chunk_size: int
+    points_total: int
+
+    def bounds(self, index: int) -> tuple[int, int]:
+        """The first point of chunk ``index`` and the one after its last (as ``_queue_chunks`` cut them)."""
+        start = index * self.chunk_size
+        return start, min(start + self.chunk_size, self.points_total)
 
 
 @lru_cache(maxsize=8)
-def _chunk_plan(run_id: int) -> tuple[engine.Scenario, RunSpec]:
-    """A run's inputs and parsed spec, parsed once per worker process: both are fixed when the run
-    starts, and a Monte Carlo spec's check evaluates up to 1,024 scenarios."""
-    engine_inputs, kind, spec, points = SweepRun.objects.values_list(
-        "engine_inputs", "kind", "spec", "points_total").get(pk=run_id)
+def _chunk_plan(run_id: int) -> _ChunkPlan:
+    """A run's inputs and parsed spec, parsed once per worker process: a Monte Carlo spec's check
+    evaluates up to 1,024 scenarios."""
+    engine_inputs, kind, spec, points, seed, size = SweepRun.objects.values_list(
+        "engine_inputs", "kind", "spec", "points_total", "seed", "chunk_size").get(pk=run_id)
     inputs = scenario_from_json(engine_inputs)
-    return inputs, run_spec(kind, spec, inputs, max_points=points)
+    return _ChunkPlan(inputs, run_spec(kind, spec, inputs, max_points=points), seed, size, points)
 
 
-def _chunk_frame(run: SweepRun, chunk: SweepChunk) -> pd.DataFrame:
-    inputs, spec = _chunk_plan(run.pk)
-    if isinstance(spec, SweepSpec):
-        return sweep_chunk_frame(inputs, spec, chunk.start, chunk.stop)
-    if isinstance(spec, MonteCarloSpec):
-        return monte_carlo_chunk_frame(inputs, spec, run.seed, chunk.start, chunk.stop)
-    return sensitivity_frame(inputs, spec)
+@lru_cache(maxsize=8)
+def _run_started(run_id: int) -> None:
+    """Mark a pending run RUNNING, once per worker process (later chunks skip the statement)."""
+    SweepRun.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
+        status=RunStatus.RUNNING, started_at=timezone.now())
 
 
-def _chunk_tally(run: SweepRun, frame: pd.DataFrame) -> dict[str, Any] | None:
+def _chunk_frame(plan: _ChunkPlan, index: int) -> pd.DataFrame:
+    if isinstance(plan.spec, SweepSpec):
+        return sweep_chunk_frame(plan.inputs, plan.spec, *plan.bounds(index))
+    if isinstance(plan.spec, MonteCarloSpec):
+        return monte_carlo_chunk_frame(plan.inputs, plan.spec, plan.seed, *plan.bounds(index))
+    return sensitivity_frame(plan.inputs, plan.spec)
+
+
+def _chunk_tally(plan: _ChunkPlan, frame: pd.DataFrame) -> dict[str, Any] | None:
     """A sweep chunk's counts for the summary (None for other kinds: their summaries need the
     whole columns, percentiles and the tornado)."""
-    inputs, spec = _chunk_plan(run.pk)
-    if not isinstance(spec, SweepSpec):
+    if not isinstance(plan.spec, SweepSpec):
         return None
-    return sweep_tally(frame, spec, [option.name for option in inputs.rent])
+    return sweep_tally(frame, plan.spec, [option.name for option in plan.inputs.rent])
 
 
-def _store_chunk(run: SweepRun, chunk: SweepChunk, name: str, size: int, *,
+def _store_chunk(run_id: int, index: int, name: str, size: int, *,
                  tally: dict[str, Any] | None = None) -> None:
-    """Mark the chunk DONE with its stored part and tally; count it on the run only if this update won.
+    """Mark the chunk DONE with its stored part and tally, count it on the run only if this update
+    won, and queue the team's next chunks (or the complete run's finisher), in one transaction.
 
     The copy of a chunk whose update lost (a second worker on a redelivered message) is deleted.
     """
     now = timezone.now()
     with transaction.atomic():
-        won = SweepChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
+        won = SweepChunk.objects.filter(run_id=run_id, index=index).exclude(status=ChunkStatus.DONE).update(
             status=ChunkStatus.DONE, result_name=name, result_bytes=size, tally=tally, finished_at=now)
         if won:
             # 99 at most: 100 means the result is summarised.
-            SweepRun.objects.filter(pk=run.pk).update(
+            SweepRun.objects.filter(pk=run_id).update(
                 chunks_done=F("chunks_done") + 1,
                 progress=(F("chunks_done") + 1) * 99 / F("chunks_total"),
                 result_bytes=F("result_bytes") + size,
                 progressed_at=now,
                 deadline_at=now + timedelta(seconds=RUN_STALL_DEADLINE_S),
             )
+        _queue_chunks(run_id)
     if not won:
         part_delete(name)
 
 
 def _queue_chunks(run_id: int) -> None:
-    """Create and queue the next chunks of the team of run ``run_id``, on commit.
+    """Create and queue the next chunks of the team of run ``run_id``, and move its complete runs
+    to their finisher, on commit.
 
     A team has at most ``TEAM_CHUNKS_IN_FLIGHT`` unfinished chunks queued over all its runs,
     and a run at most ``CHUNKS_IN_FLIGHT``; free places go one at a time to the team's run
     with the fewest chunks in flight (the oldest first), so a team's runs take turns and a run
     started while the team's places are taken waits for the next finished chunk.
     """
-    teams = list(SweepRun.objects.filter(pk=run_id).values_list("scenario__team_id", flat=True))
-    if not teams:
-        return  # deleted
-    with transaction.atomic():
-        # Locked in one order, so two workers feeding the same team wait for each other.
-        runs = list(SweepRun.objects.select_for_update().filter(
-            scenario__team_id=teams[0], status__in=(RunStatus.PENDING, RunStatus.RUNNING)).order_by("pk"))
+    team = SweepRun.objects.filter(pk=run_id).values("scenario__team_id")
+    # Inside the caller's transaction, if any (no savepoint: one round trip fewer).
+    with transaction.atomic(savepoint=False):
+        # Locked in one order, so two workers feeding the same team wait for each other. A
+        # deleted run's team is none: nothing to feed.
+        runs = list(SweepRun.objects.select_for_update(of=("self",)).filter(
+            scenario__team_id=Subquery(team), status__in=QUEUED_STATUSES).order_by("pk"))
+        for run in runs:
+            if run.status == RunStatus.RUNNING and run.chunks_done == run.chunks_total:
+                _finish(run.pk)
         in_flight = {run.pk: run.chunks_queued - run.chunks_done for run in runs}
         fed: dict[int, list[int]] = {run.pk: [] for run in runs}
         for _ in range(TEAM_CHUNKS_IN_FLIGHT - sum(in_flight.values())):
@@ -498,7 +537,7 @@ def _send_chunks(run_id: int, indexes: list[int]) -> None:
         jobs.send(sweep_chunk_task, (run_id, index), queue=Queue.SWEEPS)
 
 
-def _finish_if_complete(run_id: int) -> None:
+def _finish(run_id: int) -> None:
     """The one caller that moves a complete run RUNNING -> FINISHING queues its finisher."""
     won = SweepRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, chunks_done=F("chunks_total")).update(
         status=RunStatus.FINISHING, deadline_at=timezone.now() + timedelta(seconds=FINISH_DEADLINE_S),

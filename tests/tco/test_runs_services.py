@@ -173,12 +173,12 @@ def test_a_second_worker_finishing_the_same_chunk_late_changes_nothing(run_scena
     with TestCase.captureOnCommitCallbacks():
         run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
                               spec={"axes": [{"path": PRICE, "values": [50, 60]}]}, chunk_size=1)
-    seen_by_second_worker = SweepChunk.objects.get(run=run, index=0)  # read before anyone finished
     sweep_chunk_compute(run_id=run.pk, index=0)
     stored = SweepChunk.objects.get(run=run, index=0).result_name
+    # A second worker claimed it before the first one finished.
     second_copy, size = part_save(run.pk, 0, pd.DataFrame({"point": [0]}))
 
-    _store_chunk(run, seen_by_second_worker, second_copy, size)
+    _store_chunk(run.pk, 0, second_copy, size)
 
     run.refresh_from_db()
     assert run.chunks_done == 1
@@ -269,7 +269,8 @@ def test_the_reaper_finishes_a_run_whose_worker_died_right_after_its_last_chunk(
                               spec={"axes": [{"path": PRICE, "values": [50]}]})
     SweepRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING)
     name, size = part_save(run.pk, 0, pd.DataFrame({"point": [0]}))
-    _store_chunk(run, SweepChunk.objects.get(run=run), name, size)  # ...and then the worker died
+    with TestCase.captureOnCommitCallbacks():  # ...and then the worker died before sending the finisher
+        _store_chunk(run.pk, 0, name, size)
 
     with TestCase.captureOnCommitCallbacks() as finisher:
         sweep_runs_reap(now=timezone.now() + timedelta(seconds=REQUEUE_STALLED_AFTER_S + 1))

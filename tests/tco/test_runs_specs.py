@@ -259,12 +259,14 @@ def test_the_snapshot_round_trips_nan_and_infinity():
 
 
 def test_chunks_fit_the_memory_budget_and_whole_rng_blocks():
-    # 256 MiB / (56 B per point-month x 121 months) = 39,614 points -> 4 blocks of 8,192.
-    assert chunk_points_for(120, align=RNG_BLOCK_POINTS) == 32_768
-    # 268,435,456 B / (56 B x 241) = 19,890 points for a 240-month horizon.
-    assert chunk_points_for(240) == 19_890
-    # Short horizons stop at the upper bound.
-    assert chunk_points_for(12) == 65_536
+    # 268,435,456 B / (512 B + 40 rent options x 256 B) = 25,098 points -> 3 blocks of 8,192.
+    assert chunk_points_for(40, align=RNG_BLOCK_POINTS) == 24_576
+    # 268,435,456 B / (512 B + 20 x 256 B) = 47,662 points.
+    assert chunk_points_for(20) == 47_662
+    # A few rent options stop at the upper bound.
+    assert chunk_points_for(3) == 131_072
+    # A run is cut into 4 chunks per worker process, 1,000,000 / (2 x 4) points each.
+    assert chunk_points_for(3, points=1_000_000, workers=2) == 125_000
 
 
 def test_winner_names_the_cheapest_rent_option_when_buying_loses():
