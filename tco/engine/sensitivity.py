@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tco.engine.compose import compute_result
 from tco.engine.compose import npv_saving_usd
@@ -232,12 +233,15 @@ def _rows(inputs: Scenario, paths: list[str], step_share: float, saving: Any, co
     return tuple(sorted(rows, key=lambda row: row.effect_usd, reverse=True))
 
 
-def _batch(inputs: Scenario, values: Mapping[str, float], paths: Sequence[str], moved: Sequence[float]
+def _batch(inputs: Scenario, values: Mapping[str, float], paths: Sequence[str], moved: ArrayLike
            ) -> Scenario:
-    """One scenario per path and its moved value, each with only that input moved."""
-    paths, moved = np.asarray(paths), np.asarray(moved, dtype=np.float64)
-    return with_overrides(inputs, {path: np.where(paths == path, moved, values[path])
-                                   for path in map(str, np.unique(paths))})
+    """One scenario per moved value, each with only its path's input moved: ``moved`` holds a
+    value per path, or a row of values per path (the scenarios then go row by row)."""
+    moved = np.asarray(moved, dtype=np.float64).reshape(len(paths), -1)
+    return with_overrides(inputs, {
+        path: np.where(np.array([other == path for other in paths])[:, None], moved, values[path]).ravel()
+        for path in dict.fromkeys(paths)
+    })
 
 
 def _saving(batch: Scenario, kind: str, index: int) -> list[float]:
@@ -278,7 +282,7 @@ def _steps(inputs: Scenario, values: Mapping[str, float], pairs: list[tuple[str,
 
     def keeps_base_counts(probes: np.ndarray) -> np.ndarray:
         """Per crossing (row) and probed value of its input (column): whether the counts are the base's."""
-        found = counts(_batch(inputs, values, np.repeat(crossing_paths, probes.shape[1]), probes.ravel()))
+        found = counts(_batch(inputs, values, crossing_paths, probes))
         return np.all([found[name] == at_base[name] for name in at_base], axis=0).reshape(probes.shape)
 
     near, far = _bisect(np.array([values[path] for path in crossing_paths]),
