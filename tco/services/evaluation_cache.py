@@ -61,6 +61,7 @@ def evaluation_key(scenario: Scenario) -> str:
     # Without a price date the scenario takes the prices in force today, and a price dated
     # tomorrow takes over tomorrow without a new row.
     as_of = scenario.prices_as_of or f"today={timezone.localdate()}"
+    named = (*seen, scenario.team.fiscal_year_start_month, scenario.team.reporting_currency)
+    # The last check's date and time as "2026-11-25T00:22:07": a space is no character of a key.
     return (f"scenario-result:{scenario.pk}:{scenario.revision}:{as_of}:{ENGINE_VERSION}:"
-            + ":".join(map(str, (*seen, scenario.team.fiscal_year_start_month,
-                                 scenario.team.reporting_currency))))
+            + ":".join(str(value).replace(" ", "T") for value in named))
