@@ -16,11 +16,12 @@ from teams import admin_tokens  # noqa: F401  (registers the API token admin)
 from teams.admin_mixins import HiddenRowsNotFoundMixin
 from teams.admin_mixins import ListedRowsFilter
 from teams.admin_mixins import StaffOnlyAdminMixin
+from teams.admin_mixins import role_in_some_team
+from teams.admin_mixins import role_in_team
 from teams.models import FinanceDefault
 from teams.models import Membership
 from teams.models import Role
 from teams.models import Team
-from teams.selectors import has_role
 from teams.selectors import teams_of
 
 
@@ -28,8 +29,8 @@ def _approves(request: HttpRequest, team_id: int | None = None) -> bool:
     """Superusers manage every team; an approver manages the members of the teams they approve
     for (``team_id`` None: of some team). Staff rights alone manage no team."""
     if team_id is None:
-        return teams_of(request.user, role=Role.APPROVER).exists()
-    return has_role(request.user, team_id, Role.APPROVER)
+        return role_in_some_team(request, Role.APPROVER)
+    return role_in_team(request, team_id, Role.APPROVER)
 
 
 class ApproversManageMixin:

@@ -14,6 +14,30 @@ from teams.selectors import team_id_of
 from teams.selectors import teams_of
 
 
+def role_in_team(request: HttpRequest, team_id: int | None, role: Role) -> bool:
+    """Whether the request's user has ``role`` in the team ``team_id`` (``has_role``)."""
+    return _answered_once(request, ("team", team_id, role),
+                          lambda: has_role(request.user, team_id, role))
+
+
+def role_in_some_team(request: HttpRequest, role: Role) -> bool:
+    """Whether the request's user has ``role`` in at least one team."""
+    return _answered_once(request, ("some team", role),
+                          lambda: teams_of(request.user, role=role).exists())
+
+
+def _answered_once(request: HttpRequest, question: tuple, ask) -> bool:  # noqa: ANN001
+    """A page asks its user's roles for every inline, form, widget and link it draws (73 queries
+    on a scenario's page); while a page is read (GET, HEAD) its roles cannot change, so each
+    question is answered once a request. A write asks the database every time."""
+    if request.method not in ("GET", "HEAD"):
+        return ask()
+    answers = request.__dict__.setdefault("_team_role_answers", {})
+    if question not in answers:
+        answers[question] = ask()
+    return answers[question]
+
+
 class ListedRowsFilter(RelatedOnlyFieldListFilter):
     """A list filter by a related row ("By team", "By scenario", "By source") that offers only
     the rows the user's own list refers to; Django's default offers every row of the related
@@ -60,15 +84,15 @@ class TeamScopedAdminMixin(HiddenRowsNotFoundMixin):
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
         if obj is None:
             return self.has_module_permission(request)
-        return has_role(request.user, team_id_of(obj, self.team_path), Role.VIEWER)
+        return role_in_team(request, team_id_of(obj, self.team_path), Role.VIEWER)
 
     def has_add_permission(self, request: HttpRequest, *args) -> bool:
-        return teams_of(request.user, role=Role.ANALYST).exists()
+        return role_in_some_team(request, Role.ANALYST)
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         if obj is None:
-            return teams_of(request.user, role=Role.ANALYST).exists()
-        return has_role(request.user, team_id_of(obj, self.team_path), Role.ANALYST)
+            return role_in_some_team(request, Role.ANALYST)
+        return role_in_team(request, team_id_of(obj, self.team_path), Role.ANALYST)
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return TeamScopedAdminMixin.has_change_permission(self, request, obj)
@@ -81,8 +105,8 @@ class TeamScopedInlineMixin:
 
     def _parent_role(self, request: HttpRequest, parent, role: Role) -> bool:
         if parent is None:
-            return teams_of(request.user, role=role).exists()
-        return has_role(request.user, team_id_of(parent, self.parent_team_path), role)
+            return role_in_some_team(request, role)
+        return role_in_team(request, team_id_of(parent, self.parent_team_path), role)
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
         return self._parent_role(request, obj, Role.VIEWER)

@@ -227,7 +227,15 @@ def input_rows(evaluation: Evaluation) -> list[tuple[str, str, str, str, str]]:
 
 def resolved_blanks(scenario: Scenario) -> dict[str, str]:
     """Scenario field -> what its empty value resolves to now ('$0.100 USD/kWh, facility profile:
-    Colocation, air (Uptime survey 2025, 2025-06-01)'), for the form's help beside each blank."""
+    Colocation, air (Uptime survey 2025, 2025-06-01)'), for the form's help beside each blank.
+
+    Kept under the same key as the page's result: resolving the inputs reads the catalog (some
+    thirty queries), and they change only with what the key names."""
+    return cache.get_or_set(f"resolved-blanks:{cache_key(scenario)}", lambda: _resolved_blanks(scenario),
+                            CACHE_SECONDS)
+
+
+def _resolved_blanks(scenario: Scenario) -> dict[str, str]:
     try:
         case = engine_case(scenario)
     except ScenarioInputError:

@@ -73,6 +73,11 @@ class RentOptionInline(NamedPickersMixin, TeamScopedInlineMixin, admin.StackedIn
                        ("storage_tb", "storage_usd_per_gb_month")]}),
     ]
 
+    def get_queryset(self, request):
+        # Each option's form labels money in its scenario's currency, and its heading names the
+        # offering: joined here rather than read once per option.
+        return super().get_queryset(request).select_related("scenario__team", "offering__accelerator")
+
 
 class ApiOptionForm(VocabularyLabelsForm):
     """Per-token prices as typed (0.15, not 0.150000), labelled by their own field names."""

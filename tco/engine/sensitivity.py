@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tco.engine.compose import compute_result
 from tco.engine.compose import npv_saving_usd
@@ -37,8 +38,10 @@ from tco.engine.result import Result
 from tco.engine.verdict import RENT
 from tco.engine.verdict import verdict_of
 
-# Halvings of the interval between an input's value and its move that locate a count's step.
+# Halvings of the interval between an input's value and its move that locate a count's step,
+# taken _LEVELS at a time: one batch holds every midpoint the next _LEVELS halvings can reach.
 _BISECTIONS = 40
+_LEVELS = 8
 
 # Limits, definitions and figures that cannot move the saving are left out by default.
 # The token mix's shares sum to 1: one cannot move alone.
@@ -212,7 +215,7 @@ def _rows(inputs: Scenario, paths: list[str], step_share: float, saving: Any, co
     # One batch: every move, then each stepped input's plateau edges. The moves are clipped into
     # each input's range: only the checks between inputs remain.
     plateau_edges = [(path, edge) for path in stepped for edge in edges[path]]
-    savings = saving(_batch(inputs, values, pairs + plateau_edges))
+    savings = saving(_batch(inputs, values, *zip(*(pairs + plateau_edges), strict=True)))
     continuous = _continuous_swings(moved, edges, savings[len(pairs):])
     rows = (
         SensitivityRow(
@@ -230,16 +233,15 @@ def _rows(inputs: Scenario, paths: list[str], step_share: float, saving: Any, co
     return tuple(sorted(rows, key=lambda row: row.effect_usd, reverse=True))
 
 
-def _batch(inputs: Scenario, values: Mapping[str, float], pairs: Sequence[tuple[str, float]]) -> Scenario:
-    """One scenario per (path, value) pair, each with only that input moved."""
-    overrides = {}
-    for path in dict.fromkeys(path for path, _ in pairs):
-        column = np.full(len(pairs), values[path])
-        for position, (moved_path, value) in enumerate(pairs):
-            if moved_path == path:
-                column[position] = value
-        overrides[path] = column
-    return with_overrides(inputs, overrides)
+def _batch(inputs: Scenario, values: Mapping[str, float], paths: Sequence[str], moved: ArrayLike
+           ) -> Scenario:
+    """One scenario per moved value, each with only its path's input moved: ``moved`` holds a
+    value per path, or a row of values per path (the scenarios then go row by row)."""
+    moved = np.asarray(moved, dtype=np.float64).reshape(len(paths), -1)
+    return with_overrides(inputs, {
+        path: np.where(np.array([other == path for other in paths])[:, None], moved, values[path]).ravel()
+        for path in dict.fromkeys(paths)
+    })
 
 
 def _saving(batch: Scenario, kind: str, index: int) -> list[float]:
@@ -271,20 +273,21 @@ def _steps(inputs: Scenario, values: Mapping[str, float], pairs: list[tuple[str,
     """Where a whole count changes between each input's value and its moves (by bisection), and
     each crossing side's last value with the base's counts (its plateau's edge)."""
     at_base = {name: float(np.reshape(count, -1)[0]) for name, count in counts(inputs).items()}
-    at_moves = counts(_batch(inputs, values, pairs))
+    at_moves = counts(_batch(inputs, values, *zip(*pairs, strict=True)))
     crossing = [position for position in range(len(pairs))
                 if any(at_moves[name][position] != at_base[name] for name in at_base)]
     if not crossing:
         return {}, {}
-    near = np.array([values[pairs[p][0]] for p in crossing])
-    far = np.array([pairs[p][1] for p in crossing])
-    for _ in range(_BISECTIONS):
-        middle = (near + far) / 2.0
-        probes = [(pairs[p][0], value) for p, value in zip(crossing, middle, strict=True)]
-        found = counts(_batch(inputs, values, probes))
-        same = np.all([found[name] == at_base[name] for name in at_base], axis=0)
-        near, far = np.where(same, middle, near), np.where(same, far, middle)
-    beyond = counts(_batch(inputs, values, [(pairs[p][0], f) for p, f in zip(crossing, far, strict=True)]))
+    crossing_paths = [pairs[p][0] for p in crossing]
+
+    def keeps_base_counts(probes: np.ndarray) -> np.ndarray:
+        """Per crossing (row) and probed value of its input (column): whether the counts are the base's."""
+        found = counts(_batch(inputs, values, crossing_paths, probes))
+        return np.all([found[name] == at_base[name] for name in at_base], axis=0).reshape(probes.shape)
+
+    near, far = _bisect(np.array([values[path] for path in crossing_paths]),
+                        np.array([pairs[p][1] for p in crossing]), keeps_base_counts)
+    beyond = counts(_batch(inputs, values, crossing_paths, far))
     steps: dict[str, list[Step]] = {}
     plateaus = {}
     for position, (p, edge, step_at) in enumerate(zip(crossing, near, far, strict=True)):
@@ -295,6 +298,39 @@ def _steps(inputs: Scenario, values: Mapping[str, float], pairs: list[tuple[str,
             if after != before:
                 steps.setdefault(path, []).append(Step(name, float((edge + step_at) / 2), before, after))
     return {path: tuple(found) for path, found in steps.items()}, plateaus
+
+
+def _bisect(near: np.ndarray, far: np.ndarray, keeps_base_counts: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``near`` and ``far`` after _BISECTIONS halvings, each interval's midpoint replacing ``near``
+    where the counts there are the base's, else ``far``.
+
+    The halvings go _LEVELS at a time: one batch probes every midpoint they can reach (a binary
+    tree per interval, node k's halves are nodes 2k, the upper, and 2k+1), then each interval
+    walks down its tree. The midpoints are those one halving per batch would probe, computed
+    alike, so the result is the same to the last bit, in 5 batches instead of 40.
+    """
+    rows = np.arange(len(near))
+    for done in range(0, _BISECTIONS, _LEVELS):
+        levels = min(_LEVELS, _BISECTIONS - done)
+        nodes = 2 ** levels
+        lows, highs, middles = (np.empty((len(near), nodes)) for _ in range(3))
+        lows[:, 1], highs[:, 1] = near, far
+        for level in range(levels):
+            parents = slice(2 ** level, 2 ** (level + 1))
+            middles[:, parents] = (lows[:, parents] + highs[:, parents]) / 2.0
+            if level + 1 < levels:
+                children = 2 ** (level + 1), 2 ** (level + 2)
+                upper, lower = slice(*children, 2), slice(children[0] + 1, children[1], 2)
+                lows[:, upper], highs[:, upper] = middles[:, parents], highs[:, parents]
+                lows[:, lower], highs[:, lower] = lows[:, parents], middles[:, parents]
+        same = np.empty((len(near), nodes), dtype=bool)
+        same[:, 1:] = keeps_base_counts(middles[:, 1:])
+        node = np.ones(len(near), dtype=np.intp)
+        for _ in range(levels):
+            middle, kept = middles[rows, node], same[rows, node]
+            near, far = np.where(kept, middle, near), np.where(kept, far, middle)
+            node = 2 * node + ~kept
+    return near, far
 
 
 def _continuous_swings(moved: Mapping[str, tuple[float, float]],

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 import re
@@ -10,8 +11,12 @@ from decimal import Decimal
 import pytest
 from django.core.management import CommandError
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from catalog.models import CloudOffering
+from catalog.models import PricePoint
 from tco.models import RentOption
 from tco.models import Scenario
 from teams.finance_defaults import FINANCE_DEFAULTS
@@ -63,6 +68,32 @@ def test_inputs_show_as_typed_not_as_stored(admin_client, demo_scenarios):
     assert 'name="utilisation" value="0.8"' in page and 'name="hours_per_month" value="730"' in page
     assert re.search(r'name="rent_options-0-upfront_usd" value="0"', page)
     assert re.search(r'<textarea name="sizing"[^>]*>\s*</textarea>', page)
+
+
+def test_a_blank_input_says_what_it_resolves_to_and_follows_a_new_price(admin_client, demo_scenarios):
+    # The system price is left empty: the catalog's price point for the DGX H100 fills it.
+    scenario = demo_scenarios["8x H100 training cluster"]
+    url = f"/admin/tco/scenario/{scenario.pk}/change/"
+    assert scenario.system_price_usd is None
+    assert "Used now: $320,000.00 USD, catalog" in admin_client.get(url).content.decode()
+
+    current = PricePoint.objects.filter(system=scenario.system).latest("as_of")
+    PricePoint.objects.create(system=scenario.system, amount=Decimal("350000"), source=current.source,
+                              as_of=timezone.localdate() - dt.timedelta(days=1), retrieved_at=timezone.now())
+
+    assert "Used now: $350,000.00 USD, catalog" in admin_client.get(url).content.decode()
+
+
+def test_the_scenario_page_asks_each_role_once(admin_client, demo_scenarios):
+    # Every inline, form, widget and link asks whether the user may view, add or change: the
+    # answers are kept for the request (73 queries of the teams table before). The questions: a
+    # role (viewer, analyst, approver) in the scenario's team, and in some team.
+    scenario = demo_scenarios["8x H100 training cluster"]
+    with CaptureQueriesContext(connection) as queries:
+        assert admin_client.get(f"/admin/tco/scenario/{scenario.pk}/change/").status_code == 200
+    role_checks = [q["sql"] for q in queries.captured_queries
+                   if q["sql"].startswith('SELECT 1 AS "a" FROM "teams_team"')]
+    assert 0 < len(role_checks) <= 6
 
 
 def test_clone_copies_the_scenario_and_its_rent_options(admin_client, demo_scenarios):

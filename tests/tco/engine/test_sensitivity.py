@@ -14,6 +14,7 @@ from numpy.testing import assert_array_equal
 
 from tco.engine import evaluate
 from tco.engine import one_at_a_time
+from tco.engine import sensitivity
 from tco.engine import sensitivity_paths
 from tco.engine import validate
 from tco.engine import with_overrides
@@ -141,3 +142,26 @@ def test_the_savings_alone_equal_those_of_the_whole_result() -> None:
     whole = compute_result(batch, detail=False)
     for index, option in enumerate(whole.rent):
         assert_array_equal(npv_saving_usd(batch, index), option.npv_saving_usd)
+
+
+def test_the_batched_bisection_ends_where_one_halving_at_a_time_does() -> None:
+    # Steps at 0.3 (rising from 0.1) and at 0.96875 (falling from 1.0): the batches probe whole
+    # trees of midpoints, yet end on the very floats a plain bisection reaches.
+    steps = np.array([0.3, 0.96875])
+    near, far = np.array([0.1, 1.0]), np.array([0.5, 0.9])
+
+    def keeps(probes: np.ndarray) -> np.ndarray:
+        below = probes < steps[:, None]
+        return np.where(near[:, None] < far[:, None], below, ~below)
+
+    plain_near, plain_far = near.copy(), far.copy()
+    for _ in range(sensitivity._BISECTIONS):
+        middle = (plain_near + plain_far) / 2.0
+        kept = keeps(middle[:, None])[:, 0]
+        plain_near, plain_far = np.where(kept, middle, plain_near), np.where(kept, plain_far, middle)
+
+    batched_near, batched_far = sensitivity._bisect(near, far, keeps)
+
+    assert_array_equal(batched_near, plain_near)
+    assert_array_equal(batched_far, plain_far)
+    assert_allclose(batched_near, steps, atol=1e-9)
