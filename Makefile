@@ -46,7 +46,7 @@ system-packages:
 test: $(STAMP) $(FOCUS_STAMP) system-packages services
 	$(BIN)/ruff check .
 	$(PY) manage.py makemigrations --check --dry-run --settings config.settings.test
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2  # two pytest-xdist workers, one a core (config/settings/test.py keeps them apart)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks

@@ -297,6 +297,9 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # 4 s apart) before a send gives up; the job then waits for the reaper (core/jobs.py).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 5, "interval_start": 0, "interval_step": 1,
                                     "interval_max": 4}
+# A task retries a lost database or broker connection 5 times, 2 s doubling but at most this
+# long apart (core/task_retries.py): 62 s in all by default. A test of a long outage shortens it.
+TASK_RETRY_BACKOFF_MAX_S = env.int("TASK_RETRY_BACKOFF_MAX_S", default=60)
 # Job recovery (core/jobs.py): a job is sent at most this many times, then failed with why;
 # one still waiting this long after it was sent is sent again; a worker asked whether it still
 # runs a job has this long to answer. The reapers run every minute (their beat schedules).

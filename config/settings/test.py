@@ -2,9 +2,22 @@
 import os
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-a-secret")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tco")
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if XDIST_WORKER and os.environ.get("TCO_XDIST_WORKER") != XDIST_WORKER:
+    # pytest-xdist's worker gwN of a session takes the N-th Redis database after the session's
+    # and a var folder of its own (media, the filesystem broker). The processes its tests start
+    # inherit both through the environment, and TCO_XDIST_WORKER, so they move them no further.
+    number = int(XDIST_WORKER.removeprefix("gw"))
+    session = urlsplit(os.environ.get("REDIS_URL", f"redis://127.0.0.1:6379/{1 + os.getppid() % 15}"))
+    database = 1 + (int(session.path.strip("/") or 1) - 1 + number) % 15
+    os.environ["REDIS_URL"] = session._replace(path=f"/{database}").geturl()
+    var_dir = Path(os.environ.get("TCO_VAR_DIR", Path(__file__).resolve().parents[2] / "var"))
+    os.environ["TCO_VAR_DIR"] = str(var_dir / XDIST_WORKER)
+    os.environ["TCO_XDIST_WORKER"] = XDIST_WORKER
 # A Redis database per pytest process (1-15), so concurrent sessions never share queues.
 os.environ.setdefault("REDIS_URL", f"redis://127.0.0.1:6379/{1 + os.getpid() % 15}")
 os.environ.setdefault("API_RATE_LIMIT", "100000/min")  # a test lowers it to check throttling

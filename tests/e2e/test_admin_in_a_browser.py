@@ -5,50 +5,18 @@ from __future__ import annotations
 
 import re
 import zipfile
-from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
-from playwright.sync_api import sync_playwright
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "e2e"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-PASSWORD = "browser-test-password"
-
-
-@pytest.fixture
-def browser_user(transactional_db):
-    # Created before Playwright starts: its event loop forbids ORM calls in this thread after.
-    return get_user_model().objects.create_superuser("browser", "b@example.com", PASSWORD)
-
-
-@pytest.fixture
-def browser_page():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: make test installs it (apt-get install chromium)")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        yield page
-        browser.close()
+from tests.e2e.conftest import ARTIFACTS
 
 
 @pytest.mark.worker
 def test_an_analyst_runs_a_sweep_and_downloads_the_excel_report(
-        live_server, redis_worker, catalog, demo_scenarios, browser_user, browser_page, tmp_path):
+        live_server, redis_worker, catalog, demo_scenarios, sign_in, tmp_path):
     scenario = demo_scenarios["8x H100 training cluster"]
-    page = browser_page
-
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "browser")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    page = sign_in()
     expect(page.locator("#site-name")).to_be_visible()
     page.screenshot(path=ARTIFACTS / "1-logged-in.png")
 
@@ -98,14 +66,9 @@ ENGINE_PATH = re.compile(r"\b(?:workload|buy|facility|finance|cooling|rent|footp
 
 
 def test_the_scenario_page_leads_with_the_answer_on_a_laptop_screen(
-        live_server, catalog, demo_scenarios, browser_user, browser_page):
+        live_server, catalog, demo_scenarios, sign_in):
     scenario = demo_scenarios["8x H100 training cluster"]
-    page = browser_page
-    page.set_viewport_size(FIRST_SCREEN)
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/tco/scenario/")
-    page.fill("#id_username", "browser")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    page = sign_in("/admin/tco/scenario/", screen=FIRST_SCREEN)
 
     # The list shows the answer of each scenario and fits the screen's width.
     row = page.locator("#result_list tr", has_text=scenario.name)

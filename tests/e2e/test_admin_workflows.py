@@ -11,27 +11,15 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.catalog.test_refresh import SAMPLES
-from tests.e2e.test_admin_in_a_browser import ARTIFACTS
-from tests.e2e.test_admin_in_a_browser import PASSWORD
-from tests.e2e.test_admin_in_a_browser import browser_page  # noqa: F401  (fixture)
-from tests.e2e.test_admin_in_a_browser import browser_user  # noqa: F401  (fixture)
+from tests.e2e.conftest import ARTIFACTS
 
 SCREEN = {"width": 1366, "height": 768}
 WORKER_TIMEOUT_MS = 120_000
 
 
-def sign_in(page, live_server, next_url: str = "/admin/") -> None:
-    page.set_viewport_size(SCREEN)
-    page.goto(f"{live_server.url}/admin/login/?next={next_url}")
-    page.fill("#id_username", "browser")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-
-
 def test_the_home_shows_every_demo_scenarios_verdict_on_the_first_screen(
-        live_server, demo_scenarios, browser_user, browser_page):  # noqa: F811
-    page = browser_page
-    sign_in(page, live_server)
+        demo_scenarios, sign_in):
+    page = sign_in(screen=SCREEN)
 
     for name in demo_scenarios:
         row = page.locator("#home-scenarios tr", has_text=name)
@@ -49,10 +37,9 @@ def test_the_home_shows_every_demo_scenarios_verdict_on_the_first_screen(
 
 @pytest.mark.worker
 def test_a_plan_is_created_solved_and_read_in_the_admin(
-        live_server, redis_worker, demo_scenarios, browser_user, browser_page):  # noqa: F811
+        redis_worker, demo_scenarios, sign_in):
     scenario = demo_scenarios["8x H100 training cluster"]
-    page = browser_page
-    sign_in(page, live_server, f"/admin/tco/procurementplan/add/?scenario={scenario.pk}")
+    page = sign_in(f"/admin/tco/procurementplan/add/?scenario={scenario.pk}", screen=SCREEN)
 
     page.fill("input[name=name]", "H100 growth, 24 months")
     page.fill("input[name=demand_start]", "8")
@@ -74,9 +61,8 @@ def test_a_plan_is_created_solved_and_read_in_the_admin(
 
 @pytest.mark.worker
 def test_a_refresh_of_the_shipped_lambda_sample_is_started_in_the_admin_and_finishes(
-        live_server, redis_worker, catalog, browser_user, browser_page):  # noqa: F811
-    page = browser_page
-    sign_in(page, live_server, "/admin/catalog/pricerefreshjob/")
+        redis_worker, catalog, sign_in):
+    page = sign_in("/admin/catalog/pricerefreshjob/", screen=SCREEN)
     page.click("text=Refresh prices now")
     page.select_option("select[name=provider]", "lambda")
     page.set_input_files("input[name=price_list]", str(SAMPLES / "lambda-instance-types-sample.json"))
@@ -95,9 +81,8 @@ def test_a_refresh_of_the_shipped_lambda_sample_is_started_in_the_admin_and_fini
 
 
 def test_a_token_made_by_its_user_works_with_curl_until_revoked(
-        live_server, demo_scenarios, browser_user, browser_page):  # noqa: F811
-    page = browser_page
-    sign_in(page, live_server, "/admin/my-api-tokens/")
+        live_server, demo_scenarios, sign_in):
+    page = sign_in("/admin/my-api-tokens/", screen=SCREEN)
     page.fill("input[name=name]", "budget sync")
     page.click("input[name=create]")
     key = page.locator("#token-key").inner_text().strip()

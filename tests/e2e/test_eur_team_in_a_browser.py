@@ -16,16 +16,13 @@ from catalog.models import ExchangeRate
 from reports.services import report_build
 from reports.services import report_content_for
 from tco.models import Scenario
-from tests.e2e.test_admin_in_a_browser import ARTIFACTS
-from tests.e2e.test_admin_in_a_browser import PASSWORD
-from tests.e2e.test_admin_in_a_browser import browser_page  # noqa: F401  (a fixture)
-from tests.e2e.test_admin_in_a_browser import browser_user  # noqa: F401  (a fixture)
+from tests.e2e.conftest import ARTIFACTS
 
 SCREEN = {"width": 1366, "height": 900}
 
 
 @pytest.fixture
-def eur_demo(demo_scenarios, browser_user, tmp_path):  # noqa: F811 (the imported fixture)
+def eur_demo(demo_scenarios, browser_user, tmp_path):
     """The demo team in euros, and its PDF's pages as text and as a picture (made before the
     browser starts: its event loop forbids ORM calls in this thread after)."""
     scenario = demo_scenarios["8x H100 training cluster"]
@@ -45,16 +42,11 @@ def eur_demo(demo_scenarios, browser_user, tmp_path):  # noqa: F811 (the importe
     return scenario, text
 
 
-def test_a_eur_teams_page_and_report_read_euros(live_server, eur_demo, browser_page):  # noqa: F811
+def test_a_eur_teams_page_and_report_read_euros(eur_demo, sign_in):
     scenario, pdf_text = eur_demo
     assert "$" not in pdf_text and "EUR " in pdf_text
 
-    page = browser_page
-    page.set_viewport_size(SCREEN)
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/tco/scenario/{scenario.pk}/change/")
-    page.fill("#id_username", "browser")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    page = sign_in(f"/admin/tco/scenario/{scenario.pk}/change/", screen=SCREEN)
     result = page.locator("#scenario-result")
     expect(result.locator(".headline")).to_contain_text("EUR ")
     shown = result.inner_text()

@@ -17,10 +17,7 @@ from rest_framework.test import APIClient
 from reports.services import report_build
 from reports.services import report_content_for
 from tco.models import ApiOption
-from tests.e2e.test_admin_in_a_browser import ARTIFACTS
-from tests.e2e.test_admin_in_a_browser import PASSWORD
-from tests.e2e.test_admin_in_a_browser import browser_page  # noqa: F401  (a fixture)
-from tests.e2e.test_admin_in_a_browser import browser_user  # noqa: F401  (a fixture)
+from tests.e2e.conftest import ARTIFACTS
 
 API_NAME = "Hosted 8B model API (quoted)"
 LABEL = f"Pay per token: {API_NAME}"
@@ -28,7 +25,7 @@ SCREEN = {"width": 1366, "height": 900}
 
 
 @pytest.fixture
-def l40s_case(demo_scenarios, browser_user):  # noqa: F811 (the imported fixture)
+def l40s_case(demo_scenarios, browser_user):
     """The L40S demo with a per-token API whose quoted prices undercut buying and renting, and
     what the API, the PDF and the workbook say of it (read before the browser starts: its event
     loop forbids ORM calls in this thread after)."""
@@ -51,7 +48,7 @@ def l40s_case(demo_scenarios, browser_user):  # noqa: F811 (the imported fixture
             "pdf": pdf, "summary": summary, "sentence": content.result.verdict.sentence()}
 
 
-def test_the_api_that_is_cheapest_is_named_everywhere(live_server, l40s_case, browser_page):  # noqa: F811
+def test_the_api_that_is_cheapest_is_named_everywhere(live_server, l40s_case, sign_in):
     verdict, scenario = l40s_case["verdict"], l40s_case["scenario"]
     # The API's typed verdict: the per-token API first, then buying, then the cloud options.
     assert (verdict["cheapest"]["kind"], verdict["cheapest"]["name"]) == ("api", API_NAME)
@@ -69,12 +66,7 @@ def test_the_api_that_is_cheapest_is_named_everywhere(live_server, l40s_case, br
     assert f"Verdict {l40s_case['sentence']}" in l40s_case["summary"]
     assert f"Option 1 (cheapest) {LABEL}" in " ".join(l40s_case["summary"])
 
-    page = browser_page
-    page.set_viewport_size(SCREEN)
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/tco/scenario/")
-    page.fill("#id_username", "browser")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    page = sign_in("/admin/tco/scenario/", screen=SCREEN)
     row = page.locator("#result_list tr", has_text=scenario.name)
     expect(row).to_contain_text(LABEL)
     page.screenshot(path=ARTIFACTS / "i23-scenario-list-1366.png")
