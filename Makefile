@@ -46,7 +46,7 @@ system-packages:
 test: $(STAMP) $(FOCUS_STAMP) system-packages services
 	$(BIN)/ruff check .
 	$(PY) manage.py makemigrations --check --dry-run --settings config.settings.test
-	$(PY) -m pytest -n 2  # two pytest-xdist workers, one a core (config/settings/test.py keeps them apart)
+	$(PY) -m pytest -n 2 --dist worksteal  # two pytest-xdist workers, one a core; an idle one takes tests queued for the other (config/settings/test.py keeps them apart)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks
