@@ -204,7 +204,7 @@ def measure_chunks(
 
 def measure_chunk_tables(repeats: int, total: int, chunk_size: int = CHUNK_SIZE) -> Measurement:
     """Sweep / Monte Carlo chunks as the workers run them: the engine call and the chunk's table."""
-    from tco.runs.compute import points_frame
+    from tco.runs.compute import points_table
 
     base = base_scenario()
     batch = random_batch(total, np.random.default_rng(SEED))
@@ -212,7 +212,7 @@ def measure_chunk_tables(repeats: int, total: int, chunk_size: int = CHUNK_SIZE)
 
     def chunk(start: int) -> None:
         stop = start + chunk_size
-        points_frame(base, {path: values[start:stop] for path, values in overrides.items()}, start)
+        points_table(base, {path: values[start:stop] for path, values in overrides.items()}, start).arrow()
 
     label = f"sweep/Monte Carlo chunk tables, {total:,} in {chunk_size:,}s"
     return timed_in_chunks(label, total, chunk_size, chunk, repeats=repeats)

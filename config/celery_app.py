@@ -6,6 +6,8 @@ from pathlib import Path
 
 from celery import Celery
 from celery.signals import setup_logging
+from celery.signals import task_postrun
+from celery.signals import task_prerun
 from celery.signals import worker_init
 from celery.signals import worker_ready
 from celery.signals import worker_shutdown
@@ -46,6 +48,19 @@ def load_engine_kernel(**kwargs):
     from tco.engine.examples import rich_scenario
 
     evaluate(rich_scenario(), detail=False)
+
+
+@task_prerun.connect
+@task_postrun.connect
+def close_old_database_connections(task=None, **kwargs):
+    """Before and after a task, close the database connection if it is broken or older than
+    DATABASE_CONN_MAX_AGE, as Django does around a request; a task run eagerly (in a test's
+    transaction) keeps it."""
+    if task is not None and task.request.is_eager:
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()
 
 
 # Where /healthz keeps the last worker ping (core/health.py).

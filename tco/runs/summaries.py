@@ -17,6 +17,7 @@ from dataclasses import fields
 from fractions import Fraction
 from typing import Any
 
+import numba
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -27,6 +28,7 @@ from tco.engine.figures import finite_or_none
 from tco.runs.compute import BUY_WINS
 from tco.runs.compute import POINT_COLUMN
 from tco.runs.compute import WINNER_COLUMN
+from tco.runs.compute import PointsTable
 from tco.runs.compute import option_column
 from tco.runs.specs import MonteCarloSpec
 from tco.runs.specs import SweepSpec
@@ -74,25 +76,24 @@ def sweep_summary(
     }
 
 
-def sweep_tally(frame: pd.DataFrame, spec: SweepSpec, option_names: Sequence[str]) -> dict[str, Any]:
+def sweep_tally(table: PointsTable, spec: SweepSpec, option_names: Sequence[str]) -> dict[str, Any]:
     """What ``sweep_summary`` needs of some of a sweep's rows, as JSON: a chunk's worker makes it
     from the table it has just computed, so the finisher reads no result.
 
     The winners counted per category (buy first, then the rent options; zero counts kept),
     per option the ``_Ranges`` counts, and the heat map's nonzero (cell x month slot) counts.
     """
-    winners = frame[WINNER_COLUMN]
-    counts = np.bincount(winners.cat.codes.to_numpy(), minlength=len(winners.cat.categories))
+    counts = np.bincount(table.winner, minlength=len(table.categories))
     heatmap = _HeatmapCounts(spec, option_names)
-    cells = heatmap.cells(frame[POINT_COLUMN].to_numpy())
+    cells = heatmap.cells(table.column(POINT_COLUMN))
     options, maps = {}, {}
     for name in option_names:
-        breakeven = frame[option_column(name, "breakeven_month")].to_numpy()
+        breakeven = table.column(option_column(name, "breakeven_month"))
         ranges = _Ranges()
-        ranges.add(frame[option_column(name, "npv_saving_usd")].to_numpy(), breakeven)
+        ranges.add(table.column(option_column(name, "npv_saving_usd")), breakeven)
         options[name] = ranges.to_json()
         maps[name] = heatmap.tally(cells, breakeven)
-    counted = zip(winners.cat.categories, counts, strict=True)
+    counted = zip(table.categories, counts, strict=True)
     return {"winners": {str(name): int(count) for name, count in counted},
             "options": options, "heatmap": maps}
 
@@ -167,32 +168,58 @@ class _FiniteRange:
         return {name: finite_or_none(figures[name]) for name in names}
 
 
-# Float64 mantissas (|m| < 2^53) split into a 27-bit high and a 26-bit low half: summed as
-# float64 (np.bincount's weights), up to 2^26 halves stay below 2^53, where sums are exact.
+# Float64 mantissas (|m| < 2^53) split into a 27-bit high and a 26-bit low half, summed per
+# binary exponent in int64: exact for up to 2^36 values.
 _LOW_BITS = 26
 _LOW_MASK = (1 << _LOW_BITS) - 1
-EXACT_SUM_MAX_VALUES = 1 << 26
+EXACT_SUM_MAX_VALUES = 1 << 36
+# frexp's exponents of finite float64 values, subnormals included.
+_LOWEST_EXPONENT, _HIGHEST_EXPONENT = -1073, 1024
 
 
 def exact_sum(values: NDArray[np.float64]) -> Fraction:
-    """The exact sum of up to ``EXACT_SUM_MAX_VALUES`` finite floats (no rounding), at NumPy speed.
+    """The exact sum of up to ``EXACT_SUM_MAX_VALUES`` finite floats (no rounding), in one pass.
 
     Each value is m x 2^(e - 53) with an integer mantissa m; the mantissas' halves are summed
     per exponent, exactly, and the per-exponent sums joined in Python integers.
     """
     if len(values) > EXACT_SUM_MAX_VALUES:
         return exact_sum(values[:EXACT_SUM_MAX_VALUES]) + exact_sum(values[EXACT_SUM_MAX_VALUES:])
-    if not values.size:
+    high, low = _mantissa_sums(np.ascontiguousarray(values, dtype=np.float64))
+    present = np.flatnonzero(high | low)
+    if not present.size:
         return Fraction(0)
-    fractions, exponents = np.frexp(values)
-    mantissas = (fractions * 2.0**53).astype(np.int64)
-    lowest = int(exponents.min())
-    shifts = exponents - lowest
-    high = np.bincount(shifts, weights=mantissas >> _LOW_BITS)
-    low = np.bincount(shifts, weights=mantissas & _LOW_MASK)
-    total = sum(((int(h) << _LOW_BITS) + int(lo)) << shift
-                for shift, (h, lo) in enumerate(zip(high, low, strict=True)) if h or lo)
-    return Fraction(total) * Fraction(2) ** (lowest - 53)
+    lowest = int(present[0])
+    total = sum(((int(high[e]) << _LOW_BITS) + int(low[e])) << (e - lowest) for e in present.tolist())
+    return Fraction(total) * Fraction(2) ** (lowest + _LOWEST_EXPONENT - 53)
+
+
+@numba.njit(cache=True, nogil=True)
+def _mantissa_sums(values):
+    """Per exponent (from ``_LOWEST_EXPONENT``), the sums of the values' mantissas' high and low halves."""
+    high = np.zeros(_HIGHEST_EXPONENT - _LOWEST_EXPONENT + 1, dtype=np.int64)
+    low = np.zeros_like(high)
+    for value in values:
+        fraction, exponent = math.frexp(value)
+        mantissa = np.int64(fraction * 9007199254740992.0)  # 2^53: exact
+        high[exponent - _LOWEST_EXPONENT] += mantissa >> _LOW_BITS
+        low[exponent - _LOWEST_EXPONENT] += mantissa & _LOW_MASK
+    return high, low
+
+
+@numba.njit(cache=True, nogil=True)
+def _slot_counts(cells, breakeven, never):
+    """Points per (cell, breakeven month) slot, from the lowest slot; NaN and infinity are ``never``."""
+    slots = np.empty(cells.shape[0], dtype=np.int64)
+    for point in range(cells.shape[0]):
+        month = breakeven[point]
+        slot = never if math.isnan(month) or month >= never else int(month)
+        slots[point] = cells[point] * (never + 1) + slot
+    lowest = slots.min() if slots.shape[0] else 0
+    counts = np.zeros(slots.max() - lowest + 1 if slots.shape[0] else 0, dtype=np.int64)
+    for slot in slots:
+        counts[slot - lowest] += 1
+    return lowest, counts
 
 
 class _HeatmapCounts:
@@ -224,12 +251,10 @@ class _HeatmapCounts:
 
     def tally(self, cells: NDArray[np.int64], breakeven: NDArray[np.float64]) -> list[list[int]]:
         """The nonzero counts of these points' (cell, month) slots: [slots, counts]."""
-        months = np.where(np.isnan(breakeven), self.NEVER, np.nan_to_num(breakeven, posinf=self.NEVER))
-        slots = cells * (self.NEVER + 1) + months.astype(np.int64)
         # A chunk's points are neighbours on the grid: counted from its lowest slot, the counts
         # fit a short array (no sort).
-        lowest = int(slots.min(initial=0))
-        counts = np.bincount(slots - lowest)
+        lowest, counts = _slot_counts(np.ascontiguousarray(cells, dtype=np.int64),
+                                      np.ascontiguousarray(breakeven, dtype=np.float64), self.NEVER)
         present = np.flatnonzero(counts != 0)
         return [(present + lowest).tolist(), counts[present].tolist()]
 

@@ -40,9 +40,10 @@ from tco.models import RunStatus
 from tco.models import Scenario
 from tco.models import SweepChunk
 from tco.models import SweepRun
-from tco.runs.compute import monte_carlo_chunk_frame
+from tco.runs.compute import PointsTable
+from tco.runs.compute import monte_carlo_chunk_table
 from tco.runs.compute import sensitivity_frame
-from tco.runs.compute import sweep_chunk_frame
+from tco.runs.compute import sweep_chunk_table
 from tco.runs.errors import RunSpecError
 from tco.runs.errors import whole_number
 from tco.runs.limits import CHUNK_TIME_LIMIT_S
@@ -187,12 +188,12 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
         return
     plan = _chunk_plan(run_id)
     _run_started(run_id)
-    frame = laps.timed("compute", _chunk_frame, plan, index)
-    name, size = laps.timed("part", part_save, run_id, index, frame)
-    tally = laps.timed("tally", _chunk_tally, plan, frame)
+    table = laps.timed("compute", _chunk_table, plan, index)
+    name, size = laps.timed("part", part_save, run_id, index, table.arrow())
+    tally = laps.timed("tally", _chunk_tally, plan, table)
     laps.timed("store", _store_chunk, run_id, index, name, size, tally=tally)
-    # Where a chunk's time went, in the worker's log (compute = the engine and its table).
-    logger.info("run %s chunk %s: %s points; %s", run_id, index, len(frame), laps)
+    # Where a chunk's time went, in the worker's log (compute = the engine and its columns).
+    logger.info("run %s chunk %s: %s points; %s", run_id, index, len(table), laps)
 
 
 def sweep_run_finish(*, run_id: int) -> None:
@@ -426,20 +427,33 @@ def _run_started(run_id: int) -> None:
         status=RunStatus.RUNNING, started_at=timezone.now())
 
 
-def _chunk_frame(plan: _ChunkPlan, index: int) -> pd.DataFrame:
+def _chunk_table(plan: _ChunkPlan, index: int) -> PointsTable | _Sensitivity:
     if isinstance(plan.spec, SweepSpec):
-        return sweep_chunk_frame(plan.inputs, plan.spec, *plan.bounds(index))
+        return sweep_chunk_table(plan.inputs, plan.spec, *plan.bounds(index))
     if isinstance(plan.spec, MonteCarloSpec):
-        return monte_carlo_chunk_frame(plan.inputs, plan.spec, plan.seed, *plan.bounds(index))
-    return sensitivity_frame(plan.inputs, plan.spec)
+        return monte_carlo_chunk_table(plan.inputs, plan.spec, plan.seed, *plan.bounds(index))
+    return _Sensitivity(sensitivity_frame(plan.inputs, plan.spec))
 
 
-def _chunk_tally(plan: _ChunkPlan, frame: pd.DataFrame) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class _Sensitivity:
+    """A sensitivity run's one chunk, the tornado, stored like a chunk of points."""
+
+    frame: pd.DataFrame
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def arrow(self) -> pa.Table:
+        return pa.Table.from_pandas(self.frame, preserve_index=False)
+
+
+def _chunk_tally(plan: _ChunkPlan, table: PointsTable | _Sensitivity) -> dict[str, Any] | None:
     """A sweep chunk's counts for the summary (None for other kinds: their summaries need the
     whole columns, percentiles and the tornado)."""
     if not isinstance(plan.spec, SweepSpec):
         return None
-    return sweep_tally(frame, plan.spec, [option.name for option in plan.inputs.rent])
+    return sweep_tally(table, plan.spec, [option.name for option in plan.inputs.rent])
 
 
 def _store_chunk(run_id: int, index: int, name: str, size: int, *,
@@ -559,7 +573,8 @@ def _summary(run: SweepRun) -> dict[str, Any]:
     if isinstance(spec, SweepSpec):
         # One query for every chunk's tally; a chunk counted before chunks kept tallies is read.
         done = SweepChunk.objects.filter(run_id=run.pk, status=ChunkStatus.DONE).order_by("index")
-        tallies = (sweep_tally(part_table(name).to_pandas(), spec, names) if tally is None else tally
+        tallies = (sweep_tally(PointsTable.from_arrow(part_table(name)), spec, names)
+                   if tally is None else tally
                    for name, tally in done.values_list("result_name", "tally").iterator())
         return sweep_summary(tallies, spec, names)
     if isinstance(spec, MonteCarloSpec):

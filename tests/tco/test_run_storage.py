@@ -121,22 +121,44 @@ def test_the_storage_endpoint_shows_each_teams_usage_and_deleting_runs_frees_it(
     assert api.get(f"{URL}storage/").json()[0]["used_bytes"] == 0
 
 
-def test_a_part_keeps_never_as_null_and_the_winner_as_categories_and_reads_back_as_the_frame():
+def test_a_part_keeps_never_as_null_and_the_winner_as_categories_and_reads_back_as_the_table():
     import numpy as np
-    import pandas as pd
 
+    from tco.runs.compute import PointsTable
     from tco.runs.results import part_save
     from tco.runs.results import part_table
 
-    frame = pd.DataFrame({
-        "point": np.arange(3, dtype=np.int64),
-        "Cloud: breakeven_month": [12.0, np.nan, 30.0],  # NaN: never breaks even
-        "winner": pd.Categorical.from_codes([0, 1, 0], categories=["buy", "Cloud"]),
-    })
-    name, size = part_save(987_654, 0, frame)
+    points = PointsTable(
+        {"point": np.arange(3, dtype=np.int64),
+         "Cloud: breakeven_month": np.array([12.0, np.nan, 30.0])},  # NaN: never breaks even
+        winner=np.array([0, 1, 0], dtype=np.int8), categories=("buy", "Cloud"))
+    name, size = part_save(987_654, 0, points.arrow())
 
     table = part_table(name)
+    assert name.endswith(".arrow")
     assert size == default_storage.size(name)
     assert table.column("Cloud: breakeven_month").null_count == 1
     assert table.column("winner").to_pylist() == ["buy", "Cloud", "buy"]
-    pd.testing.assert_frame_equal(table.to_pandas(), frame, check_categorical=False)
+    assert table.equals(points.arrow())
+    back = PointsTable.from_arrow(table)
+    np.testing.assert_array_equal(back.column("Cloud: breakeven_month"), [12.0, np.nan, 30.0])
+    assert (back.winner.tolist(), back.categories) == ([0, 1, 0], ("buy", "Cloud"))
+
+
+def test_a_part_stored_as_parquet_by_an_earlier_release_still_reads():
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from django.core.files.base import ContentFile
+
+    from tco.runs.results import part_table
+    from tco.runs.results import parts_column
+
+    table = pa.table({"point": [0, 1], "Cloud: npv_saving_usd": [-5.0, 7.5]})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    name = default_storage.save("runs/987655/part-000000-0123456789ab.parquet", ContentFile(sink.getvalue()))
+
+    assert part_table(name).equals(table)
+    assert parts_column([name, name], "Cloud: npv_saving_usd").to_pylist() == [-5.0, 7.5, -5.0, 7.5]

@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 import redis
 from django.conf import settings
@@ -176,7 +177,7 @@ def test_a_second_worker_finishing_the_same_chunk_late_changes_nothing(run_scena
     sweep_chunk_compute(run_id=run.pk, index=0)
     stored = SweepChunk.objects.get(run=run, index=0).result_name
     # A second worker claimed it before the first one finished.
-    second_copy, size = part_save(run.pk, 0, pd.DataFrame({"point": [0]}))
+    second_copy, size = part_save(run.pk, 0, pa.table({"point": [0]}))
 
     _store_chunk(run.pk, 0, second_copy, size)
 
@@ -268,7 +269,7 @@ def test_the_reaper_finishes_a_run_whose_worker_died_right_after_its_last_chunk(
         run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
                               spec={"axes": [{"path": PRICE, "values": [50]}]})
     SweepRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING)
-    name, size = part_save(run.pk, 0, pd.DataFrame({"point": [0]}))
+    name, size = part_save(run.pk, 0, pa.table({"point": [0]}))
     with TestCase.captureOnCommitCallbacks():  # ...and then the worker died before sending the finisher
         _store_chunk(run.pk, 0, name, size)
 

@@ -9,7 +9,7 @@ from numpy.testing import assert_array_equal
 
 from tco.runs.compute import BUY_COST_COLUMN
 from tco.runs.compute import WINNER_COLUMN
-from tco.runs.compute import monte_carlo_chunk_frame
+from tco.runs.compute import monte_carlo_chunk_table
 from tco.runs.compute import option_column
 from tco.runs.distributions import LogNormal
 from tco.runs.distributions import Normal
@@ -231,7 +231,7 @@ def test_a_monte_carlo_chunk_matches_the_engine_on_its_draws(base):
     spec = parse_monte_carlo_spec({"samples": 500, "distributions": [
         distribution_from_text("utilisation=uniform(0.2,0.9)")]}, base)
 
-    frame = monte_carlo_chunk_frame(base, spec, 7, 0, 500)
+    frame = monte_carlo_chunk_table(base, spec, 7, 0, 500).frame()
 
     utilisation = frame["workload.utilisation"].to_numpy()
     direct = engine.evaluate(engine.with_overrides(base, {"workload.utilisation": utilisation}), detail=False)
@@ -274,7 +274,7 @@ def test_winner_names_the_cheapest_rent_option_when_buying_loses():
     spec = parse_monte_carlo_spec({"samples": 300, "distributions": [
         distribution_from_text("utilisation=uniform(0.05,1)")]}, inputs)
 
-    frame = monte_carlo_chunk_frame(inputs, spec, 3, 0, 300)
+    frame = monte_carlo_chunk_table(inputs, spec, 3, 0, 300).frame()
 
     names = [option.name for option in inputs.rent]
     savings = frame[[option_column(name, "npv_saving_usd") for name in names]].to_numpy()

@@ -25,7 +25,7 @@ from tco.models import RunKind
 from tco.models import RunStatus
 from tco.models import SweepChunk
 from tco.models import SweepRun
-from tco.runs.compute import monte_carlo_chunk_frame
+from tco.runs.compute import monte_carlo_chunk_table
 from tco.runs.limits import CHUNKS_IN_FLIGHT
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
 from tco.services.runs import run_inputs
@@ -112,7 +112,8 @@ def test_a_monte_carlo_through_a_worker_matches_the_engine_on_the_same_draws(sta
 
     assert (run.status, run.chunks_total) == (RunStatus.DONE, 3)
     parsed = run_spec(run.kind, run.spec, run_inputs(run))
-    expected = monte_carlo_chunk_frame(run_inputs(run), parsed, 2024, 0, 20_000)  # one call, no chunks
+    # One call, no chunks.
+    expected = monte_carlo_chunk_table(run_inputs(run), parsed, 2024, 0, 20_000).frame()
     pd.testing.assert_frame_equal(result_frame(run), expected)
     saving = expected[SAVING].to_numpy()
     option = run.summary["options"]["p5 on demand"]

@@ -19,8 +19,8 @@ from numpy.testing import assert_allclose
 
 from tco import engine
 from tco.runs.compute import WINNER_COLUMN
-from tco.runs.compute import monte_carlo_chunk_frame
-from tco.runs.compute import sweep_chunk_frame
+from tco.runs.compute import monte_carlo_chunk_table
+from tco.runs.compute import sweep_chunk_table
 from tco.runs.snapshot import scenario_from_json
 from tco.runs.snapshot import scenario_to_json
 from tco.runs.specs import distribution_from_text
@@ -54,7 +54,7 @@ def test_an_input_in_the_reporting_currency_does_not_move(eur_team_usd_cloud):
 
 def test_a_sweep_over_the_rate_names_the_winner_at_each_point(eur_team_usd_cloud):
     spec = parse_sweep_spec({"axes": [{"path": MOVE, "values": [0.9, 1.0, 1.1]}]}, eur_team_usd_cloud)
-    frame = sweep_chunk_frame(eur_team_usd_cloud, spec, 0, 3)
+    frame = sweep_chunk_table(eur_team_usd_cloud, spec, 0, 3).frame()
     assert list(frame[WINNER_COLUMN]) == ["on-demand", "on-demand", "buy"]
 
 
@@ -63,7 +63,7 @@ def test_a_monte_carlo_run_draws_the_rate_and_the_run_keeps_which_inputs_were_co
     assert stored.exchange.converted == ("rent.0.price_usd_per_instance_hour",)
     spec = parse_monte_carlo_spec({"samples": 400, "distributions": [
         distribution_from_text("rate_change=uniform(0.9, 1.1)")]}, stored)
-    frame = monte_carlo_chunk_frame(stored, spec, 7, 0, 400)
+    frame = monte_carlo_chunk_table(stored, spec, 7, 0, 400).frame()
     buy_wins = frame[MOVE] > 10_457_779.20 / 10_091_520.00  # the move at which the two cost the same
     assert (frame[WINNER_COLUMN] == "buy").tolist() == buy_wins.tolist()
     assert 0 < buy_wins.sum() < 400
