@@ -41,13 +41,13 @@ def use_django_logging(**kwargs):
 
 
 @worker_init.connect
-def load_engine_kernel(**kwargs):
-    """Load the engine's compiled kernel (from Numba's cache) in the worker's main process, before
-    it forks its pool: each pool process then has it, instead of loading it on its first chunk."""
-    from tco.engine import evaluate
-    from tco.engine.examples import rich_scenario
+def rehearse_a_chunk(**kwargs):
+    """Compute one small chunk of nothing in the worker's main process, before it forks its pool:
+    each pool process then has the engine's compiled kernel, the tally loops and the part's
+    encoder loaded, instead of loading them on its first chunk (tco/runs/rehearsal.py)."""
+    from tco.runs.rehearsal import rehearse_chunk
 
-    evaluate(rich_scenario(), detail=False)
+    rehearse_chunk()
 
 
 @task_prerun.connect

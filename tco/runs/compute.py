@@ -72,8 +72,7 @@ class PointsTable:
     def arrow(self) -> pa.Table:
         """One array per column, NaN as null and the winner as a dictionary, as
         ``pyarrow.Table.from_pandas`` made them (without its pandas metadata)."""
-        arrays = [pa.array(values, mask=np.isnan(values)) if values.dtype.kind == "f" else pa.array(values)
-                  for values in self.columns.values()]
+        arrays = [pa.array(values, mask=_nan_mask(values)) for values in self.columns.values()]
         arrays.append(pa.DictionaryArray.from_arrays(
             pa.array(self.winner, type=pa.int8()), pa.array(self.categories, type=pa.large_string())))
         return pa.Table.from_arrays(arrays, names=[*self.columns, WINNER_COLUMN])
@@ -130,6 +129,14 @@ def points_table(
     # One byte a point: buying and at most MAX_RENT_OPTIONS (50) options.
     winner = np.where(savings.min(axis=0) > 0.0, 0, savings.argmin(axis=0) + 1).astype(np.int8)
     return PointsTable(columns, winner, (BUY_WINS, *names))
+
+
+def _nan_mask(values: NDArray[Any]) -> NDArray[np.bool_] | None:
+    # A sum is NaN when a value is (or when infinities of both signs meet): a sum is cheaper
+    # than the mask, and most columns have no NaN.
+    if values.dtype.kind != "f" or not np.isnan(np.add.reduce(values)):
+        return None
+    return np.isnan(values)
 
 
 def _column(values: object, count: int) -> NDArray[np.float64]:

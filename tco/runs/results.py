@@ -48,12 +48,17 @@ def run_folder(run_id: int) -> str:
 
 def part_save(run_id: int, index: int, table: pa.Table) -> tuple[str, int]:
     """Store a chunk's table as its own object; its storage name and size [bytes]."""
+    payload = part_bytes(table)
+    name = f"{run_folder(run_id)}/part-{index:06d}-{secrets.token_hex(6)}{PART_SUFFIX}"
+    return default_storage.save(name, ContentFile(payload)), len(payload)
+
+
+def part_bytes(table: pa.Table) -> bytes:
+    """A chunk's table as a part's bytes."""
     sink = pa.BufferOutputStream()
     with pa.ipc.new_file(sink, table.schema, options=PART_WRITE_OPTIONS) as writer:
         writer.write_table(table)
-    payload = sink.getvalue().to_pybytes()
-    name = f"{run_folder(run_id)}/part-{index:06d}-{secrets.token_hex(6)}{PART_SUFFIX}"
-    return default_storage.save(name, ContentFile(payload)), len(payload)
+    return sink.getvalue().to_pybytes()
 
 
 def part_delete(name: str) -> None:
