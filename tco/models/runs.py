@@ -104,7 +104,7 @@ class SweepChunk(models.Model):
     task_id = models.CharField(max_length=64, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     result_name = models.CharField(max_length=255, blank=True,
-                                   help_text="Storage name of the slice's Parquet part; set once, when done.")
+                                   help_text="Storage name of the slice's result part; set once, when done.")
     result_bytes = models.BigIntegerField(default=0, help_text="Size of that part [bytes].")
     tally = models.JSONField(null=True, blank=True, help_text=(
         "A sweep chunk's counts for the run's summary (tco/runs/summaries.py), made by its worker "

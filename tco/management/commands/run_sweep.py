@@ -59,7 +59,7 @@ class Command(BaseCommand):
         run = _follow(run)
         if run.status != RunStatus.DONE:
             raise CommandError(f"run {run.pk} {run.status}: {run.error}")
-        self.stderr.write(f"result: {run.chunks_total} Parquet parts, {size_text(run.result_bytes)}, "
+        self.stderr.write(f"result: {run.chunks_total} parts, {size_text(run.result_bytes)}, "
                           f"downloadable at /api/v1/runs/{run.pk}/result.parquet")
         self.stdout.write(json.dumps(run.summary, indent=2))
 
