@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -112,12 +113,41 @@ def price_at(
     Prices of a cloud offering are per instance-hour; prices of a system are per unit.
     Returns None when the target has no such price.
     """
-    prices = PricePoint.objects.filter(
-        **{"offering" if isinstance(target, CloudOffering) else "system": target}, as_of__lte=on,
-    ).select_related("source").order_by(*PRICE_RECENCY)
-    # Each read in the order of the (target, as_of) indexes, stopping at its first row.
-    quote = prices.filter(team_id__in=list(team_ids)).first() if team_ids else None
-    return quote or prices.filter(team__isnull=True).first()
+    return prices_at([target], on=on, team_ids=team_ids).get(target.pk)
+
+
+def prices_at(
+    targets: Sequence[CloudOffering] | Sequence[SystemSku], *, on: dt.date,
+    team_ids: Collection[int] = (),
+) -> dict[int, PricePoint]:
+    """`price_at` of several offerings (or several systems) in one query: target id -> its price
+    in force; a target without one is absent.
+
+    Each point comes with its source and its last check (`checked_on`), and names the very
+    target it was asked for, so what the caller loaded with it (an offering's accelerator) is
+    not read again.
+    """
+    if not targets:
+        return {}
+    by_pk = {target.pk: target for target in targets}
+    target_field = "offering" if isinstance(targets[0], CloudOffering) else "system"
+
+    # The teams' latest quote, else the latest public price: two subqueries in the order of the
+    # (target, as_of) indexes, each stopping at its first row (see offerings_with_price_at).
+    def latest(rows: Q) -> Subquery:
+        return Subquery(PricePoint.objects.filter(rows, as_of__lte=on, **{target_field: OuterRef("pk")})
+                        .order_by(*PRICE_RECENCY).values("id")[:1])
+
+    in_force = latest(Q(team__isnull=True))
+    if team_ids:
+        in_force = Coalesce(latest(Q(team_id__in=list(team_ids))), in_force)
+    ids = type(targets[0]).objects.filter(pk__in=list(by_pk)).annotate(point=in_force).values("point")
+    points = {}
+    for point in PricePoint.objects.filter(pk__in=ids).select_related("source", "last_check"):
+        target_id = getattr(point, f"{target_field}_id")
+        setattr(point, target_field, by_pk[target_id])
+        points[target_id] = point
+    return points
 
 
 def regional_prices(
@@ -132,12 +162,12 @@ def regional_prices(
     comes after every stated region, so it is the cheapest only when no region has a price.
     Equal prices go by region name.
     """
-    regions = CloudOffering.objects.filter(
+    regions = list(CloudOffering.objects.filter(
         visible_rows(team_ids), provider=offering.provider, instance_type=offering.instance_type,
         pricing_model=offering.pricing_model,
-    ).select_related("accelerator")
-    priced = [(region, point) for region in regions
-              if (point := price_at(region, on=on, team_ids=team_ids)) is not None]
+    ).select_related("accelerator"))
+    points = prices_at(regions, on=on, team_ids=team_ids)
+    priced = [(region, points[region.pk]) for region in regions if region.pk in points]
     return sorted(priced, key=lambda pair: (
         pair[0].region == CloudOffering.UNSPECIFIED_REGION, pair[1].currency != Currency.USD,
         range_point(pair[1], end), pair[0].region))
@@ -156,15 +186,27 @@ def range_point(point: PricePoint, end: str) -> Decimal:
 
 
 def other_sources_prices(
-    point: PricePoint, *, on: dt.date, team_ids: Collection[int] = ()
-) -> list[PricePoint]:
-    """The latest price on or before ``on`` of each other source of the point's target: what the
-    sources that were not chosen say, to show beside the price in force."""
-    others: dict[int, PricePoint] = {}
-    prices = _prices_of(point.target, team_ids).filter(as_of__lte=on).exclude(source=point.source_id)
+    points: Collection[PricePoint], *, on: dt.date, team_ids: Collection[int] = ()
+) -> dict[int, list[PricePoint]]:
+    """For each point (by id), the latest price on or before ``on`` of each other source of its
+    target: what the sources that were not chosen say, to show beside the price in force. One
+    query for any number of points."""
+    if not points:
+        return {}
+    by_target: dict[tuple[int | None, int | None], list[PricePoint]] = {}
+    for point in points:
+        by_target.setdefault((point.offering_id, point.system_id), []).append(point)
+    targets = Q()
+    for point in points:
+        target = Q(offering=point.offering_id) if point.offering_id else Q(system=point.system_id)
+        targets |= target & ~Q(source=point.source_id)
+    others: dict[int, dict[int, PricePoint]] = {point.id: {} for point in points}
+    prices = PricePoint.objects.filter(visible_rows(team_ids), targets, as_of__lte=on)
     for other in prices.select_related("source").order_by(*PRICE_RECENCY):
-        others.setdefault(other.source_id, other)
-    return list(others.values())
+        for point in by_target[(other.offering_id, other.system_id)]:
+            if other.source_id != point.source_id:
+                others[point.id].setdefault(other.source_id, other)
+    return {point_id: list(latest.values()) for point_id, latest in others.items()}
 
 
 def price_history(
