@@ -24,11 +24,11 @@ from catalog.models import CoolingTechnology
 from catalog.models import PricePoint
 from catalog.models import SystemSku
 from catalog.refresh.freshness import checked_on
+from catalog.selectors import cheapest_first
 from catalog.selectors import other_sources_prices
-from catalog.selectors import price_at
 from catalog.selectors import prices_at
 from catalog.selectors import range_point
-from catalog.selectors import regional_prices
+from catalog.selectors import regions_of
 from catalog.selectors import throughput_ratio
 from sites.scenario_site import site_fit_problem
 from sites.scenario_site import site_rack_limit_kw
@@ -446,17 +446,20 @@ def _catalog_prices(scenario: Scenario, options: Sequence[RentOption], record: _
     option's in force (or its cheapest region's) unless the option gives it; and into
     ``record.others`` what the other sources say beside each. A few queries in all, not a few
     per option."""
-    if scenario.system_price_usd is None:
-        record.catalog["buy.system_price_usd"] = (
-            scenario.system, price_at(scenario.system, on=record.as_of, team_ids=record.team_ids), "")
     listed = {index: option for index, option in enumerate(options)
               if option.price_usd_per_instance_hour is None}
-    in_force = prices_at([option.offering for option in listed.values() if not option.cheapest_region],
-                         on=record.as_of, team_ids=record.team_ids)
+    regions = {index: regions_of(option.offering, team_ids=record.team_ids)
+               for index, option in listed.items() if option.cheapest_region}
+    targets = [scenario.system] if scenario.system_price_usd is None else []
+    targets += [option.offering for index, option in listed.items() if index not in regions]
+    targets += [region for found in regions.values() for region in found]
+    prices = prices_at(targets, on=record.as_of, team_ids=record.team_ids)
+    if scenario.system_price_usd is None:
+        record.catalog["buy.system_price_usd"] = (scenario.system, prices.get(scenario.system), "")
     for index, option in listed.items():
         record.catalog[f"rent.{index}.price_usd_per_instance_hour"] = (
-            _cheapest_region(option, record) if option.cheapest_region
-            else (option.offering, in_force.get(option.offering_id), ""))
+            _cheapest_region(option, regions[index], prices, record) if index in regions
+            else (option.offering, prices.get(option.offering), ""))
     record.others = other_sources_prices([point for _, point, _ in record.catalog.values() if point],
                                          on=record.as_of, team_ids=record.team_ids)
 
@@ -884,16 +887,17 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
     )
 
 
-def _cheapest_region(option: RentOption,
+def _cheapest_region(option: RentOption, regions: list[CloudOffering],
+                     prices: dict[CloudOffering | SystemSku, PricePoint],
                      record: _Recorder) -> tuple[CloudOffering, PricePoint | None, str]:
     """The offering of the option's instance type and pricing model in its cheapest region on
     the price date, its price, and the choice in words ('cheapest region on 2026-11-23:
-    us-east-1 at $55.04/h; also us-west-2 $57.10/h')."""
-    regions = regional_prices(option.offering, on=record.as_of, end=record.range_end,
-                              team_ids=record.team_ids)
-    if not regions:
+    us-east-1 at $55.04/h; also us-west-2 $57.10/h'). ``regions``: its regions (`regions_of`);
+    ``prices``: their prices in force (`prices_at`)."""
+    ranked = cheapest_first(regions, prices, end=record.range_end)
+    if not ranked:
         return option.offering, None, ""
-    (offering, point), others = regions[0], regions[1:]
+    (offering, point), others = ranked[0], ranked[1:]
     choice = (f"cheapest region on {record.as_of}: {_region(offering)} at "
               f"{_usd(range_point(point, record.range_end))}/h")
     if others:
