@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -112,32 +113,72 @@ def price_at(
     Prices of a cloud offering are per instance-hour; prices of a system are per unit.
     Returns None when the target has no such price.
     """
-    prices = PricePoint.objects.filter(
-        **{"offering" if isinstance(target, CloudOffering) else "system": target}, as_of__lte=on,
-    ).select_related("source").order_by(*PRICE_RECENCY)
-    # Each read in the order of the (target, as_of) indexes, stopping at its first row.
-    quote = prices.filter(team_id__in=list(team_ids)).first() if team_ids else None
-    return quote or prices.filter(team__isnull=True).first()
+    return prices_at([target], on=on, team_ids=team_ids).get(target)
 
 
-def regional_prices(
-    offering: CloudOffering, *, on: dt.date, end: str, team_ids: Collection[int] = ()
+def prices_at(
+    targets: Collection[CloudOffering | SystemSku], *, on: dt.date, team_ids: Collection[int] = ()
+) -> dict[CloudOffering | SystemSku, PricePoint]:
+    """`price_at` of several offerings and systems in one query: target -> its price in force; a
+    target without one is absent.
+
+    Each point comes with its source and its last check (`checked_on`), and names the very
+    target it was asked for, so what the caller loaded with it (an offering's accelerator) is
+    not read again.
+    """
+    wanted = {(type(target), target.pk): target for target in targets}
+    ids = []  # the id of each target's price in force, offerings' and systems'
+    for model, field in ((CloudOffering, "offering"), (SystemSku, "system")):
+        if pks := [pk for kind, pk in wanted if kind is model]:
+            ids.append(model.objects.filter(pk__in=pks).order_by()
+                       .annotate(point=_in_force(field, on, team_ids)).values("point"))
+    if not ids:
+        return {}
+    points = {}
+    # One IN over their union: an OR of two INs would read every price.
+    in_force = ids[0].union(*ids[1:], all=True) if len(ids) > 1 else ids[0]
+    for point in PricePoint.objects.filter(pk__in=in_force).select_related("source", "last_check"):
+        if point.offering_id is not None:
+            point.offering = target = wanted[CloudOffering, point.offering_id]
+        else:
+            point.system = target = wanted[SystemSku, point.system_id]
+        points[target] = point
+    return points
+
+
+def _in_force(field: str, on: dt.date, team_ids: Collection[int]) -> Subquery | Coalesce:
+    """The id of the price in force of the offering or system (``field``) of the outer query."""
+    # The teams' latest quote, else the latest public price: two subqueries in the order of the
+    # (target, as_of) indexes, each stopping at its first row (see offerings_with_price_at).
+    def latest(rows: Q) -> Subquery:
+        return Subquery(PricePoint.objects.filter(rows, as_of__lte=on, **{field: OuterRef("pk")})
+                        .order_by(*PRICE_RECENCY).values("id")[:1])
+
+    public = latest(Q(team__isnull=True))
+    return Coalesce(latest(Q(team_id__in=list(team_ids))), public) if team_ids else public
+
+
+def regions_of(offering: CloudOffering, *, team_ids: Collection[int] = ()) -> list[CloudOffering]:
+    """The offering's instance type and pricing model in every region: the offerings (public, or
+    of the teams ``team_ids``) with its provider, instance type and pricing model."""
+    return list(CloudOffering.objects.filter(
+        visible_rows(team_ids), provider=offering.provider, instance_type=offering.instance_type,
+        pricing_model=offering.pricing_model,
+    ).select_related("accelerator"))
+
+
+def cheapest_first(
+    regions: Collection[CloudOffering], prices: Mapping[CloudOffering | SystemSku, PricePoint], *, end: str
 ) -> list[tuple[CloudOffering, PricePoint]]:
-    """Each region's price in force on ``on`` of the offering's instance type, cheapest first.
+    """The regions (`regions_of`) that have a price in ``prices`` (`prices_at`), with it, cheapest
+    first.
 
-    The regions are the offerings (public, or of the teams ``team_ids``) with the offering's
-    provider, instance type and pricing model that have a price on or before ``on`` (see
-    `price_at`), compared at the ``end`` of their ranges (see `range_point`). USD prices come
+    Prices are compared at the ``end`` of their ranges (see `range_point`). USD prices come
     before others, which are not compared with them; an offering whose source names no region
     comes after every stated region, so it is the cheapest only when no region has a price.
     Equal prices go by region name.
     """
-    regions = CloudOffering.objects.filter(
-        visible_rows(team_ids), provider=offering.provider, instance_type=offering.instance_type,
-        pricing_model=offering.pricing_model,
-    ).select_related("accelerator")
-    priced = [(region, point) for region in regions
-              if (point := price_at(region, on=on, team_ids=team_ids)) is not None]
+    priced = [(region, prices[region]) for region in regions if region in prices]
     return sorted(priced, key=lambda pair: (
         pair[0].region == CloudOffering.UNSPECIFIED_REGION, pair[1].currency != Currency.USD,
         range_point(pair[1], end), pair[0].region))
@@ -156,15 +197,27 @@ def range_point(point: PricePoint, end: str) -> Decimal:
 
 
 def other_sources_prices(
-    point: PricePoint, *, on: dt.date, team_ids: Collection[int] = ()
-) -> list[PricePoint]:
-    """The latest price on or before ``on`` of each other source of the point's target: what the
-    sources that were not chosen say, to show beside the price in force."""
-    others: dict[int, PricePoint] = {}
-    prices = _prices_of(point.target, team_ids).filter(as_of__lte=on).exclude(source=point.source_id)
+    points: Collection[PricePoint], *, on: dt.date, team_ids: Collection[int] = ()
+) -> dict[int, list[PricePoint]]:
+    """For each point (by id), the latest price on or before ``on`` of each other source of its
+    target: what the sources that were not chosen say, to show beside the price in force. One
+    query for any number of points."""
+    if not points:
+        return {}
+    by_target: dict[tuple[int | None, int | None], list[PricePoint]] = {}
+    for point in points:
+        by_target.setdefault((point.offering_id, point.system_id), []).append(point)
+    targets = Q()
+    for point in points:
+        target = Q(offering=point.offering_id) if point.offering_id else Q(system=point.system_id)
+        targets |= target & ~Q(source=point.source_id)
+    others: dict[int, dict[int, PricePoint]] = {point.id: {} for point in points}
+    prices = PricePoint.objects.filter(visible_rows(team_ids), targets, as_of__lte=on)
     for other in prices.select_related("source").order_by(*PRICE_RECENCY):
-        others.setdefault(other.source_id, other)
-    return list(others.values())
+        for point in by_target[(other.offering_id, other.system_id)]:
+            if other.source_id != point.source_id:
+                others[point.id].setdefault(other.source_id, other)
+    return {point_id: list(latest.values()) for point_id, latest in others.items()}
 
 
 def price_history(

@@ -230,7 +230,7 @@ def resolved_blanks(scenario: Scenario) -> dict[str, str]:
     Colocation, air (Uptime survey 2025, 2025-06-01)'), for the form's help beside each blank.
 
     Kept under the same key as the page's result: resolving the inputs reads the catalog (some
-    thirty queries), and they change only with what the key names."""
+    ten queries), and they change only with what the key names."""
     return cache.get_or_set(f"resolved-blanks:{cache_key(scenario)}", lambda: _resolved_blanks(scenario),
                             CACHE_SECONDS)
 

@@ -24,10 +24,11 @@ from catalog.models import CoolingTechnology
 from catalog.models import PricePoint
 from catalog.models import SystemSku
 from catalog.refresh.freshness import checked_on
+from catalog.selectors import cheapest_first
 from catalog.selectors import other_sources_prices
-from catalog.selectors import price_at
+from catalog.selectors import prices_at
 from catalog.selectors import range_point
-from catalog.selectors import regional_prices
+from catalog.selectors import regions_of
 from catalog.selectors import throughput_ratio
 from sites.scenario_site import site_fit_problem
 from sites.scenario_site import site_rack_limit_kw
@@ -53,6 +54,7 @@ from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE
 from tco.services.exchange_rates import rate_book
 from tco.services.price_books import ContractUse
 from tco.services.price_books import ListedPrice
+from tco.services.price_books import books_in_force
 from tco.services.price_books import contracted_rent
 from tco.services.sizing import Sizing
 from tco.services.sizing import size_spec
@@ -186,6 +188,9 @@ class _Recorder:
         self.warnings: list[EvaluationWarning] = []
         self.rates: dict[Rate, None] = {}
         self.listed: dict[int, ListedPrice] = {}
+        # Engine input path -> the catalog price it is costed at (see _catalog_prices).
+        self.catalog: dict[str, tuple[CloudOffering | SystemSku, PricePoint | None, str]] = {}
+        self.others: dict[int, list[PricePoint]] = {}  # price point id -> other sources' prices
         self.converted: list[str] = []  # engine inputs given in another currency (Exchange)
 
     def money(self, value: Any, unit: str, currency: str, on: date | None,
@@ -275,7 +280,7 @@ class _Recorder:
             source += (f"; {PriceRangePoint(self.range_end).label.lower()} of "
                        f"{_usd_range(point)}")
         source += ")"
-        others = other_sources_prices(point, on=self.as_of, team_ids=self.team_ids)
+        others = self.others[point.id]
         if others:
             source += "; newest price on or before " + self.as_of.isoformat() + ", also: " + "; ".join(
                 f"{other.source} {_usd_range(other)} as of {other.as_of}" for other in others)
@@ -332,15 +337,57 @@ def engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None = 
     none to fall back to, or when the system cannot fit the facility's racks at all. The
     values themselves are checked by the engine (``scenario_check``, or the evaluation).
     """
+    _load_related(scenario)
     with money_in(reporting_currency(scenario)):  # amounts quoted in sources and warnings
         return _engine_case(scenario, rent_options, api_options)
 
 
+#: The rows an evaluation reads through a scenario, each with the rows it reads through them.
+RELATED = {"team": (), "accelerator": (), "system": ("accelerator",), "facility": ("max_cooling",),
+           "site": ()}
+
+
+def _load_related(scenario: Scenario) -> None:
+    """Read the rows of ``RELATED`` the scenario has not loaded yet in one query, not one at a
+    time as the inputs reach them. A stored row is taken only where the scenario still refers
+    to it (a draft being edited may refer to another, read when it is reached)."""
+    paths = _unloaded(scenario, RELATED)
+    if scenario.pk is None or not paths:
+        return
+    stored = (Scenario.objects.select_related(*paths).only(*{path.split("__")[0] for path in paths})
+              .filter(pk=scenario.pk).order_by().first())
+    for path in paths if stored is not None else ():
+        *steps, name = path.split("__")
+        row, stored_row = scenario, stored
+        for step in steps:
+            row, stored_row = getattr(row, step), getattr(stored_row, step)
+        attname = row._meta.get_field(name).attname
+        if getattr(row, attname) == getattr(stored_row, attname):
+            setattr(row, name, getattr(stored_row, name))
+
+
+def _unloaded(row: Any, related: dict[str, tuple[str, ...]]) -> list[str]:
+    """The relations of ``related`` the row refers to and has not loaded, as select_related paths."""
+    paths = []
+    for name, inner in related.items():
+        field = row._meta.get_field(name)
+        if getattr(row, field.attname) is None:
+            continue
+        if field.is_cached(row):
+            paths += [f"{name}__{path}" for path in _unloaded(getattr(row, name), dict.fromkeys(inner, ()))]
+        else:
+            paths += [name, *(f"{name}__{path}" for path in inner)]
+    return paths
+
+
 def _engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None,
                  api_options: Sequence[ApiOption] | None) -> EngineCase:
-    options = list(scenario.rent_options.all()) if rent_options is None else list(rent_options)
+    if rent_options is None:  # with what their names and prices read
+        rent_options = scenario.rent_options.select_related("offering__accelerator")
+    options = list(rent_options)
     if api_options is None:
-        api_options = list(scenario.api_options.all()) if scenario.pk is not None else []
+        api_options = [] if scenario.pk is None else scenario.api_options.select_related("price__source")
+    api_options = list(api_options)
     reporting = reporting_currency(scenario)
     record = _Recorder(scenario.prices_as_of or timezone.localdate(), scenario.price_range_point,
                        _teams(scenario), currency=reporting,
@@ -348,6 +395,7 @@ def _engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None,
                        rates_as_of=scenario.rates_as_of, book=rate_book(_teams(scenario)))
     sizing = _sizing(scenario)
     technologies = _cooling_technologies(scenario.system)
+    _catalog_prices(scenario, options, record)
     inputs = engine.Scenario(
         workload=_workload(scenario, record, sizing),
         buy=_buy(scenario, record),
@@ -392,10 +440,37 @@ def _engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None,
                       contracts)
 
 
+def _catalog_prices(scenario: Scenario, options: Sequence[RentOption], record: _Recorder) -> None:
+    """Read every catalog price the inputs are costed at before they are built, into
+    ``record.catalog`` by engine input path: the system's unless the scenario gives it, each rent
+    option's in force (or its cheapest region's) unless the option gives it; and into
+    ``record.others`` what the other sources say beside each. A few queries in all, not a few
+    per option."""
+    listed = {index: option for index, option in enumerate(options)
+              if option.price_usd_per_instance_hour is None}
+    regions = {index: regions_of(option.offering, team_ids=record.team_ids)
+               for index, option in listed.items() if option.cheapest_region}
+    targets = [scenario.system] if scenario.system_price_usd is None else []
+    targets += [option.offering for index, option in listed.items() if index not in regions]
+    targets += [region for found in regions.values() for region in found]
+    prices = prices_at(targets, on=record.as_of, team_ids=record.team_ids)
+    if scenario.system_price_usd is None:
+        record.catalog["buy.system_price_usd"] = (scenario.system, prices.get(scenario.system), "")
+    for index, option in listed.items():
+        record.catalog[f"rent.{index}.price_usd_per_instance_hour"] = (
+            _cheapest_region(option, regions[index], prices, record) if index in regions
+            else (option.offering, prices.get(option.offering), ""))
+    record.others = other_sources_prices([point for _, point, _ in record.catalog.values() if point],
+                                         on=record.as_of, team_ids=record.team_ids)
+
+
 def _contracts(scenario: Scenario, record: _Recorder,
                inputs: engine.Scenario) -> tuple[engine.Scenario, tuple[ContractUse, ...]]:
     """The rent options at the team's contract prices, each recorded with its book."""
     rent, uses = list(inputs.rent), []
+    # The team's books of every provider, read once for the options priced from the public catalog.
+    public = any(listed.point.team_id is None for listed in record.listed.values())
+    books = books_in_force(scenario, record.as_of) if public else []
     for index, listed in record.listed.items():
         commitments: list[str] = []  # the currency of each commitment the book converts
 
@@ -403,7 +478,7 @@ def _contracts(scenario: Scenario, record: _Recorder,
             seen.append(currency)
             return record.money(amount, "USD", currency, None, field)[0]
         try:
-            rent[index], use = contracted_rent(scenario, inputs, index, listed, record.as_of, money)
+            rent[index], use = contracted_rent(books, inputs, index, listed, money)
         except ValueError as exc:
             raise ScenarioInputError("horizon_months", str(exc)) from exc
         if use is None:
@@ -500,7 +575,7 @@ def _system_price(scenario: Scenario, record: _Recorder) -> float:
     if scenario.system_price_usd is not None:
         return record.scenario("buy.system_price_usd", scenario.system_price_usd, "USD",
                                "system_price_usd")
-    point = price_at(scenario.system, on=record.as_of, team_ids=_teams(scenario))
+    _, point, _ = record.catalog["buy.system_price_usd"]
     if point is not None:
         return record.price("buy.system_price_usd", "system_price_usd", point, "USD")
     return record.either("buy.system_price_usd", None, "USD", "system_price_usd",
@@ -724,10 +799,10 @@ def _facility(scenario: Scenario, record: _Recorder,
 def _cooling_technologies(system: SystemSku) -> list[CoolingTechnology]:
     """The catalog's cooling technologies that suit the system's cooling, by rack density (an
     air-cooled system never gets a liquid tier, a liquid-cooled one never an air tier)."""
-    if not CoolingTechnology.objects.exists():
+    technologies = cooling_technologies_for(system)
+    if not technologies and not CoolingTechnology.objects.exists():
         raise ScenarioInputError("facility", "the catalog has no cooling technologies; "
                                              "run load_catalog")
-    technologies = cooling_technologies_for(system)
     if not technologies:
         raise ScenarioInputError("system", f"{system.label} is {system.get_cooling_display().lower()}, "
                                            f"and the catalog has no {system.cooling} cooling technology")
@@ -767,11 +842,7 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
                                 option.price_usd_per_instance_hour, "USD/instance-hour",
                                 f"{field}.price_usd_per_instance_hour")
     else:
-        choice = ""
-        if option.cheapest_region:
-            offering, point, choice = _cheapest_region(option, record)
-        else:
-            point = price_at(offering, on=record.as_of, team_ids=record.team_ids)
+        offering, point, choice = record.catalog[f"{prefix}.price_usd_per_instance_hour"]
         if point is None:
             raise ScenarioInputError(
                 f"{field}.price_usd_per_instance_hour",
@@ -816,16 +887,17 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
     )
 
 
-def _cheapest_region(option: RentOption,
+def _cheapest_region(option: RentOption, regions: list[CloudOffering],
+                     prices: dict[CloudOffering | SystemSku, PricePoint],
                      record: _Recorder) -> tuple[CloudOffering, PricePoint | None, str]:
     """The offering of the option's instance type and pricing model in its cheapest region on
     the price date, its price, and the choice in words ('cheapest region on 2026-11-23:
-    us-east-1 at $55.04/h; also us-west-2 $57.10/h')."""
-    regions = regional_prices(option.offering, on=record.as_of, end=record.range_end,
-                              team_ids=record.team_ids)
-    if not regions:
+    us-east-1 at $55.04/h; also us-west-2 $57.10/h'). ``regions``: its regions (`regions_of`);
+    ``prices``: their prices in force (`prices_at`)."""
+    ranked = cheapest_first(regions, prices, end=record.range_end)
+    if not ranked:
         return option.offering, None, ""
-    (offering, point), others = regions[0], regions[1:]
+    (offering, point), others = ranked[0], ranked[1:]
     choice = (f"cheapest region on {record.as_of}: {_region(offering)} at "
               f"{_usd(range_point(point, record.range_end))}/h")
     if others:

@@ -9,6 +9,7 @@ and contracted cost side by side and what an unused commitment costs.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
 from datetime import date
@@ -60,26 +61,30 @@ class ListedPrice:
     point: PricePoint
 
 
-def books_in_force(scenario: Scenario, provider: str, on: date) -> list[ContractPriceBook]:
+def books_in_force(scenario: Scenario, on: date) -> list[ContractPriceBook]:
+    """The scenario's team's books in force on ``on``, of every provider (each provider's newest
+    first)."""
     if scenario.team_id is None:
         return []
     return list(ContractPriceBook.objects.filter(
         Q(effective_to__isnull=True) | Q(effective_to__gte=on), team_id=scenario.team_id,
-        provider=provider, effective_from__lte=on).prefetch_related("discounts", "savings_plans"))
+        effective_from__lte=on).prefetch_related("discounts", "savings_plans"))
 
 
-def contracted_rent(scenario: Scenario, inputs: engine.Scenario, index: int, listed: ListedPrice,
-                    on: date, money) -> tuple[engine.RentOption, ContractUse | None]:
+def contracted_rent(books: Sequence[ContractPriceBook], inputs: engine.Scenario, index: int,
+                    listed: ListedPrice, money) -> tuple[engine.RentOption, ContractUse | None]:
     """The rent option at its contracted price, and how the book gave it (None: list price).
 
-    ``money(amount, currency, field)`` converts a book's commitment into the reporting currency.
-    Raises ValueError naming the book when a commitment is longer than the horizon.
+    ``books``: the team's books in force on the price date (`books_in_force`); the newest of the
+    offering's provider applies. ``money(amount, currency, field)`` converts a book's commitment
+    into the reporting currency. Raises ValueError naming the book when a commitment is longer
+    than the horizon.
     """
     option = inputs.rent[index]
     offering = listed.offering
     if listed.point.team_id is not None:
         return option, None  # a private SKU price: the team's quote is the contract price
-    books = books_in_force(scenario, offering.provider, on)
+    books = [book for book in books if book.provider == offering.provider]
     if not books:
         return option, None
     book = books[0]

@@ -62,7 +62,7 @@ def calibration_rows() -> list[ThroughputMeasurement]:
     """The catalog measurements the estimate is fitted on."""
     return list(ThroughputMeasurement.objects.filter(
         kind=ThroughputMeasurementKind.MEASUREMENT, calibrated=True,
-    ).select_related("accelerator", "source").order_by("key"))
+    ).select_related("accelerator", "source").prefetch_related("accelerator__throughputs").order_by("key"))
 
 
 def _fingerprint(rows: Sequence[ThroughputMeasurement]) -> tuple:
