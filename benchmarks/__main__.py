@@ -29,6 +29,7 @@ os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
 import argparse  # noqa: E402
 import time  # noqa: E402
 
+from benchmarks import like_a_worker  # noqa: E402
 from benchmarks import plan as plan_bench  # noqa: E402
 from benchmarks.targets import Figure  # noqa: E402
 from benchmarks.targets import load_average  # noqa: E402
@@ -53,6 +54,7 @@ def main() -> None:
                         help="one run of each engine measurement, no 10^7-point sweep, no plans")
     options = parser.parse_args()
     repeats = 1 if options.quick else options.repeats
+    like_a_worker()
     started = time.perf_counter()
     print(f"load average at start: {load_average():.1f} (1 min) on {os.cpu_count()} cores", flush=True)
 

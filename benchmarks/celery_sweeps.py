@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks import like_a_worker
 from benchmarks.targets import Figure
 from benchmarks.targets import load_average
 from benchmarks.targets import not_measured
@@ -28,6 +29,10 @@ TARGET_POINTS = 1_000_000
 DEMO_SCENARIO = "8x H100 training cluster"
 # How often the client looks at the run: its share of the measured time is half of this on average.
 POLL_EVERY_S = 0.01
+# A small sweep each fresh worker computes before the measured one: 8 chunks, so that every
+# pool process takes some.
+WARM_UP_POINTS = 32_800
+WARM_UP_CHUNK_POINTS = WARM_UP_POINTS // 8
 # Each worker process computes on one core: BLAS threads on top would oversubscribe the
 # machine (set by benchmarks/__main__.py before NumPy is imported).
 ONE_BLAS_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -161,10 +166,7 @@ def _engine_seconds(scenario, points: int) -> float:
 def _celery_measurement(scenario, points: int, processes: int, engine_seconds: float) -> CeleryMeasurement:
     from benchmarks.worker_process import WorkerProcess
     from config.celery_app import app
-    from tco.models import RunKind
-    from tco.models import RunStatus
     from tco.runs.limits import MAX_RUN_POINTS
-    from tco.services.runs import sweep_run_start
 
     app.control.purge()
     passed_on = ("DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG", "DATABASE_URL", "REDIS_URL", *ONE_BLAS_THREAD)
@@ -172,20 +174,32 @@ def _celery_measurement(scenario, points: int, processes: int, engine_seconds: f
     worker = WorkerProcess(concurrency=processes, env={
         **{name: os.environ[name] for name in passed_on}, "DJANGO_LOG_LEVEL": "INFO"}).start()
     try:
+        # A worker serves many runs: the first chunks of a fresh process (its pool processes
+        # still starting, its first database connection) are not what a run costs.
+        _run_to_end(scenario, sweep_spec(WARM_UP_POINTS), chunk_size=WARM_UP_CHUNK_POINTS)
         start_time = time.perf_counter()
-        run = sweep_run_start(scenario=scenario, kind=RunKind.SWEEP, spec=sweep_spec(points),
-                              max_points=max(points, MAX_RUN_POINTS))
-        while run.is_active:
-            time.sleep(POLL_EVERY_S)
-            run.refresh_from_db()
+        run = _run_to_end(scenario, sweep_spec(points), max_points=max(points, MAX_RUN_POINTS))
         seconds = time.perf_counter() - start_time
-        if run.status != RunStatus.DONE:
-            raise RuntimeError(f"run {run.pk} ended {run.status}: {run.error}")
         peak_mb = _peak_rss_mb(worker.process.pid)
         run.delete()
     finally:
         worker.stop()
     return CeleryMeasurement(points, processes, seconds, engine_seconds, peak_mb, load_average())
+
+
+def _run_to_end(scenario, spec: dict, **options):
+    """Start a sweep and wait for it to end; the run, DONE (RuntimeError otherwise)."""
+    from tco.models import RunKind
+    from tco.models import RunStatus
+    from tco.services.runs import sweep_run_start
+
+    run = sweep_run_start(scenario=scenario, kind=RunKind.SWEEP, spec=spec, **options)
+    while run.is_active:
+        time.sleep(POLL_EVERY_S)
+        run.refresh_from_db()
+    if run.status != RunStatus.DONE:
+        raise RuntimeError(f"run {run.pk} ended {run.status}: {run.error}")
+    return run
 
 
 def _peak_rss_mb(process_group: int) -> float:
@@ -212,6 +226,7 @@ def main() -> None:
     reason = celery_unavailable_reason()
     if reason:
         raise SystemExit(f"celery sweeps: not measured ({reason})")
+    like_a_worker()
     sizes = tuple(int(text.replace("_", "")) for text in sys.argv[1:]) or (TARGET_POINTS,)
     for measurement in measure_celery_sweeps([(size, count) for count in (1, 2) for size in sizes]):
         print(measurement.line(), flush=True)

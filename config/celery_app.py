@@ -9,6 +9,7 @@ from celery.signals import setup_logging
 from celery.signals import task_postrun
 from celery.signals import task_prerun
 from celery.signals import worker_init
+from celery.signals import worker_process_init
 from celery.signals import worker_ready
 from celery.signals import worker_shutdown
 from django_structlog.celery.steps import DjangoStructLogInitStep
@@ -41,13 +42,26 @@ def use_django_logging(**kwargs):
 
 
 @worker_init.connect
-def rehearse_a_chunk(**kwargs):
-    """Compute one small chunk of nothing in the worker's main process, before it forks its pool:
-    each pool process then has the engine's compiled kernel, the tally loops and the part's
-    encoder loaded, instead of loading them on its first chunk (tco/runs/rehearsal.py)."""
+def load_chunk_code(**kwargs):
+    """In the worker's main process, before it forks its pool: keep a chunk's freed memory for
+    the next chunk (core/heap.py), and compute one small chunk of nothing, so that every pool
+    process has the engine's compiled kernel and the tally loops loaded (tco/runs/rehearsal.py)."""
+    from core.heap import keep_freed_heap
+    from tco.runs.limits import CHUNK_MEMORY_BUDGET_BYTES
     from tco.runs.rehearsal import rehearse_chunk
 
-    rehearse_chunk()
+    keep_freed_heap(CHUNK_MEMORY_BUDGET_BYTES)
+    rehearse_chunk(8_192)
+
+
+@worker_process_init.connect
+def grow_heap_to_a_chunk(**kwargs):
+    """Each pool process computes one largest chunk of nothing as it starts (~0.2 s), so its heap
+    holds a chunk's memory before its first real chunk."""
+    from tco.runs.limits import MAX_CHUNK_POINTS
+    from tco.runs.rehearsal import rehearse_chunk
+
+    rehearse_chunk(MAX_CHUNK_POINTS)
 
 
 @task_prerun.connect
