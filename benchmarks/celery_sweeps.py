@@ -79,8 +79,10 @@ def measure_celery_sweeps(runs: Sequence[tuple[int, int]]) -> list[CeleryMeasure
         (``celery worker --concurrency``) that compute it.
     """
     scenario = _bench_scenario()
-    engine_seconds = {size: _engine_seconds(scenario, size) for size in sorted({size for size, _ in runs})}
-    return [_celery_measurement(scenario, size, count, engine_seconds[size]) for size, count in runs]
+    # The engine alone just before each run: on a shared machine the rate drifts by 10-20 %
+    # within minutes, and a ratio of figures taken minutes apart would measure the drift.
+    return [_celery_measurement(scenario, size, count, _engine_seconds(scenario, size))
+            for size, count in runs]
 
 
 def celery_figures(measurements: Sequence[CeleryMeasurement]) -> list[Figure]:
