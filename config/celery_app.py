@@ -14,6 +14,7 @@ from celery.signals import worker_ready
 from celery.signals import worker_shutdown
 from django_structlog.celery.steps import DjangoStructLogInitStep
 
+from config.queues import Queue
 from config.settings import COMMAND_LINE_DEFAULT
 
 # A `celery` command (worker, beat) defaults to the settings manage.py defaults to
@@ -43,25 +44,32 @@ def use_django_logging(**kwargs):
 
 @worker_init.connect
 def load_chunk_code(**kwargs):
-    """In the worker's main process, before it forks its pool: keep a chunk's freed memory for
-    the next chunk (core/heap.py), and compute one small chunk of nothing, so that every pool
-    process has the engine's compiled kernel and the tally loops loaded (tco/runs/rehearsal.py)."""
+    """In the worker's main process, before it forks its pool: compute one small chunk of nothing,
+    so that every pool process has the engine's compiled kernel and the tally loops loaded
+    (tco/runs/rehearsal.py); a worker of the sweeps queue also keeps a chunk's freed memory for
+    the next chunk (core/heap.py), which other workers would only hold on to."""
     from core.heap import keep_freed_heap
     from tco.runs.limits import CHUNK_MEMORY_BUDGET_BYTES
     from tco.runs.rehearsal import rehearse_chunk
 
-    keep_freed_heap(CHUNK_MEMORY_BUDGET_BYTES)
+    if _serves_sweeps():
+        keep_freed_heap(CHUNK_MEMORY_BUDGET_BYTES)
     rehearse_chunk(8_192)
 
 
 @worker_process_init.connect
 def grow_heap_to_a_chunk(**kwargs):
-    """Each pool process computes one largest chunk of nothing as it starts (~0.2 s), so its heap
-    holds a chunk's memory before its first real chunk."""
+    """Each pool process of a sweeps worker computes one largest chunk of nothing as it starts
+    (~0.2 s), so its heap holds a chunk's memory before its first real chunk."""
     from tco.runs.limits import MAX_CHUNK_POINTS
     from tco.runs.rehearsal import rehearse_chunk
 
-    rehearse_chunk(MAX_CHUNK_POINTS)
+    if _serves_sweeps():
+        rehearse_chunk(MAX_CHUNK_POINTS)
+
+
+def _serves_sweeps() -> bool:
+    return Queue.SWEEPS.value in app.amqp.queues.consume_from
 
 
 @task_prerun.connect
