@@ -43,17 +43,21 @@ def use_django_logging(**kwargs):
 
 
 @worker_init.connect
-def load_chunk_code(**kwargs):
+def load_chunk_code(sender=None, **kwargs):
     """In the worker's main process, before it forks its pool: compute one small chunk of nothing,
     so that every pool process has the engine's compiled kernel and the tally loops loaded
     (tco/runs/rehearsal.py); a worker of the sweeps queue also keeps a chunk's freed memory for
-    the next chunk (core/heap.py), which other workers would only hold on to."""
+    the next chunk (core/heap.py), which other workers would only hold on to, and encodes its
+    chunks' parts on a thread of their own when it has fewer processes than the machine has
+    cores (tco/runs/results.py)."""
     from core.heap import keep_freed_heap
     from tco.runs.limits import CHUNK_MEMORY_BUDGET_BYTES
     from tco.runs.rehearsal import rehearse_chunk
+    from tco.runs.results import PartEncoder
 
     if _serves_sweeps():
         keep_freed_heap(CHUNK_MEMORY_BUDGET_BYTES)
+        PartEncoder.alongside_by_default = sender.concurrency < len(os.sched_getaffinity(0))
     rehearse_chunk(8_192)
 
 

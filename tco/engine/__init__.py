@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tco.engine.blocks import BLOCK_POINTS
+from tco.engine.blocks import evaluate_points
 from tco.engine.evaluate import evaluate
 from tco.engine.footprint import Footprint
 from tco.engine.inputs import DEFAULT_BILLING_BASIS
@@ -46,6 +48,7 @@ from tco.engine.verdict import Verdict
 from tco.engine.verdict import verdict_of
 
 __all__ = [
+    "BLOCK_POINTS",
     "DEFAULT_BILLING_BASIS",
     "MAX_HORIZON_MONTHS",
     "MAX_RENT_OPTIONS",
@@ -79,6 +82,7 @@ __all__ = [
     "batch_shape",
     "batch_slice",
     "evaluate",
+    "evaluate_points",
     "get_input",
     "input_metadata",
     "numeric_input_paths",

@@ -7,6 +7,7 @@ the rent option with the lowest NPV).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,9 @@ POINT_COLUMN = "point"
 WINNER_COLUMN = "winner"
 BUY_WINS = "buy"
 BUY_COST_COLUMN = "cost_per_useful_accelerator_hour_buy_usd"
+# Rows handed on at a time as a chunk is computed (``points_table``'s ``on_rows``): four of
+# the engine's blocks, one record batch of a stored part.
+ROWS_PER_BATCH = 4 * engine.BLOCK_POINTS
 OPTION_METRICS = (
     "breakeven_month",
     "npv_saving_usd",
@@ -69,12 +73,14 @@ class PointsTable:
     def column(self, name: str) -> NDArray[Any]:
         return self.columns[name]
 
-    def arrow(self) -> pa.Table:
-        """One array per column, NaN as null and the winner as a dictionary, as
-        ``pyarrow.Table.from_pandas`` made them (without its pandas metadata)."""
-        arrays = [pa.array(values, mask=_nan_mask(values)) for values in self.columns.values()]
+    def arrow(self, start: int = 0, stop: int | None = None) -> pa.Table:
+        """Rows ``start`` to ``stop - 1`` (all by default): one array per column, NaN as null and
+        the winner as a dictionary, as ``pyarrow.Table.from_pandas`` made them (without its
+        pandas metadata)."""
+        rows = slice(start, stop)
+        arrays = [pa.array(values[rows], mask=_nan_mask(values[rows])) for values in self.columns.values()]
         arrays.append(pa.DictionaryArray.from_arrays(
-            pa.array(self.winner, type=pa.int8()), pa.array(self.categories, type=pa.large_string())))
+            pa.array(self.winner[rows], type=pa.int8()), pa.array(self.categories, type=pa.large_string())))
         return pa.Table.from_arrays(arrays, names=[*self.columns, WINNER_COLUMN])
 
     def frame(self) -> pd.DataFrame:
@@ -94,9 +100,13 @@ class PointsTable:
 
 
 def points_table(
-    inputs: engine.Scenario, overrides: Mapping[str, NDArray[np.float64]], first_point: int
+    inputs: engine.Scenario,
+    overrides: Mapping[str, NDArray[np.float64]],
+    first_point: int,
+    *,
+    on_rows: Callable[[PointsTable, int, int], None] | None = None,
 ) -> PointsTable:
-    """Evaluate the points given by ``overrides`` (path -> one value per point) in one call.
+    """Evaluate the points given by ``overrides`` (path -> one value per point), block by block.
 
     Parameters
     ----------
@@ -106,6 +116,9 @@ def points_table(
         Input path -> values, all of the same length (the number of points).
     first_point : int
         Flat index of the first point in the run.
+    on_rows : callable, optional
+        Called with the table and the bounds of each ``ROWS_PER_BATCH`` rows (the last
+        fewer) as soon as they are complete, in order, while the engine goes on with the next.
 
     Returns
     -------
@@ -113,22 +126,37 @@ def points_table(
         One row per point (see the module docstring).
     """
     count = len(next(iter(overrides.values())))
-    result = engine.evaluate(engine.with_overrides(inputs, overrides), detail=False)
-    summary = result.summary()
-    names = [option.name for option in result.rent]
+    names = [option.name for option in inputs.rent]
     columns: dict[str, NDArray[Any]] = {
         POINT_COLUMN: np.arange(first_point, first_point + count, dtype=np.int64)}
     columns.update({path: np.asarray(values, dtype=np.float64) for path, values in overrides.items()})
-    columns[BUY_COST_COLUMN] = _column(result.buy.cost_per_useful_accelerator_hour_usd, count)
-    for name in names:
-        for metric in OPTION_METRICS:
-            columns[option_column(name, metric)] = _column(summary[name][metric], count)
-    savings = np.stack([np.broadcast_to(option.npv_saving_usd, (count,)) for option in result.rent])
-    # Saving = rent NPV - buy NPV: buying wins only when it beats every rent option, and
-    # otherwise the rent option with the smallest saving is the cheapest one.
+    figures = [BUY_COST_COLUMN, *(option_column(name, metric) for name in names for metric in OPTION_METRICS)]
+    columns.update({column: np.empty(count) for column in figures})
     # One byte a point: buying and at most MAX_RENT_OPTIONS (50) options.
-    winner = np.where(savings.min(axis=0) > 0.0, 0, savings.argmin(axis=0) + 1).astype(np.int8)
-    return PointsTable(columns, winner, (BUY_WINS, *names))
+    table = PointsTable(columns, np.empty(count, dtype=np.int8), (BUY_WINS, *names))
+    done = 0
+    for start, stop, result in engine.evaluate_points(inputs, overrides):
+        # A figure that no varied input moves is one number: stored once per point.
+        columns[BUY_COST_COLUMN][start:stop] = result.buy.cost_per_useful_accelerator_hour_usd
+        for option in result.rent:
+            for metric in OPTION_METRICS:
+                columns[option_column(option.name, metric)][start:stop] = _option_figure(option, metric)
+        savings = np.stack([np.broadcast_to(option.npv_saving_usd, (stop - start,))
+                            for option in result.rent])
+        # Saving = rent NPV - buy NPV: buying wins only when it beats every rent option, and
+        # otherwise the rent option with the smallest saving is the cheapest one.
+        table.winner[start:stop] = np.where(savings.min(axis=0) > 0.0, 0, savings.argmin(axis=0) + 1)
+        if on_rows is not None and (stop - done >= ROWS_PER_BATCH or stop == count):
+            on_rows(table, done, stop)
+            done = stop
+    return table
+
+
+def _option_figure(option: engine.RentResult, metric: str) -> NDArray[np.float64]:
+    # The rent side's cost per useful hour is the option's own; the others are named alike.
+    if metric == "cost_per_useful_accelerator_hour_rent_usd":
+        return option.cost_per_useful_accelerator_hour_usd
+    return getattr(option, metric)
 
 
 def _nan_mask(values: NDArray[Any]) -> NDArray[np.bool_] | None:
@@ -139,21 +167,20 @@ def _nan_mask(values: NDArray[Any]) -> NDArray[np.bool_] | None:
     return np.isnan(values)
 
 
-def _column(values: object, count: int) -> NDArray[np.float64]:
-    # A figure that no varied input moves is one number: stored once per point.
-    return np.ascontiguousarray(np.broadcast_to(np.asarray(values, dtype=np.float64), (count,)))
-
-
-def sweep_chunk_table(inputs: engine.Scenario, spec: SweepSpec, start: int, stop: int) -> PointsTable:
-    """Grid points ``start`` to ``stop - 1`` of a sweep."""
-    return points_table(inputs, spec.overrides(start, stop), start)
+def sweep_chunk_table(
+    inputs: engine.Scenario, spec: SweepSpec, start: int, stop: int, *,
+    on_rows: Callable[[PointsTable, int, int], None] | None = None,
+) -> PointsTable:
+    """Grid points ``start`` to ``stop - 1`` of a sweep (``on_rows``: see ``points_table``)."""
+    return points_table(inputs, spec.overrides(start, stop), start, on_rows=on_rows)
 
 
 def monte_carlo_chunk_table(
-    inputs: engine.Scenario, spec: MonteCarloSpec, seed: int, start: int, stop: int
+    inputs: engine.Scenario, spec: MonteCarloSpec, seed: int, start: int, stop: int, *,
+    on_rows: Callable[[PointsTable, int, int], None] | None = None,
 ) -> PointsTable:
-    """Samples ``start`` to ``stop - 1`` of a Monte Carlo run."""
-    return points_table(inputs, spec.overrides(seed, start, stop), start)
+    """Samples ``start`` to ``stop - 1`` of a Monte Carlo run (``on_rows``: see ``points_table``)."""
+    return points_table(inputs, spec.overrides(seed, start, stop), start, on_rows=on_rows)
 
 
 def sensitivity_frame(inputs: engine.Scenario, spec: SensitivitySpec) -> pd.DataFrame:

@@ -107,11 +107,17 @@ class _Ranges:
         self.breakeven = _FiniteRange(with_mean=False)
 
     def add(self, saving: NDArray[np.float64], breakeven: NDArray[np.float64]) -> None:
-        self.points += len(saving)
-        self.buy_wins += int(np.count_nonzero(saving > 0))
-        self.never += int(np.count_nonzero(np.isnan(breakeven)))
-        self.saving.add(saving)
-        self.breakeven.add(breakeven)
+        for start in range(0, len(saving), EXACT_SUM_MAX_VALUES):
+            stop = start + EXACT_SUM_MAX_VALUES
+            (buy_wins, never, saving_count, saving_low, saving_high, high, low,
+             breakeven_count, breakeven_low, breakeven_high) = _option_pass(
+                np.ascontiguousarray(saving[start:stop], dtype=np.float64),
+                np.ascontiguousarray(breakeven[start:stop], dtype=np.float64))
+            self.points += len(saving[start:stop])
+            self.buy_wins += int(buy_wins)
+            self.never += int(never)
+            self.saving.add(int(saving_count), float(saving_low), float(saving_high), _joined_sum(high, low))
+            self.breakeven.add(int(breakeven_count), float(breakeven_low), float(breakeven_high))
 
     def to_json(self) -> dict[str, Any]:
         return {"points": self.points, "buy_wins": self.buy_wins, "never": self.never,
@@ -135,18 +141,19 @@ class _Ranges:
 
 class _FiniteRange:
     """Min, max and (``with_mean``) mean of the finite values seen; the sum is kept exact (a
-    fraction), so the mean does not depend on how the values were cut into pieces."""
+    fraction, from ``_option_pass``'s mantissa sums), so the mean does not depend on how the
+    values were cut into pieces."""
 
     def __init__(self, *, with_mean: bool = True) -> None:
         self.low, self.high, self.total, self.count = math.inf, -math.inf, Fraction(0), 0
         self.with_mean = with_mean
 
-    def add(self, values: NDArray[np.float64]) -> None:
-        finite = values[np.isfinite(values)]
-        if finite.size:
-            self.low, self.high = min(self.low, float(finite.min())), max(self.high, float(finite.max()))
-            self.total += exact_sum(finite) if self.with_mean else 0
-            self.count += finite.size
+    def add(self, count: int, low: float, high: float, total: Fraction = Fraction(0)) -> None:
+        """Count ``count`` finite values from ``low`` to ``high`` that add up to ``total``."""
+        if count:
+            self.low, self.high = min(self.low, low), max(self.high, high)
+            self.total += total if self.with_mean else 0
+            self.count += count
 
     def to_json(self) -> dict[str, Any]:
         if not self.count:
@@ -177,15 +184,8 @@ EXACT_SUM_MAX_VALUES = 1 << 36
 _LOWEST_EXPONENT, _HIGHEST_EXPONENT = -1073, 1024
 
 
-def exact_sum(values: NDArray[np.float64]) -> Fraction:
-    """The exact sum of up to ``EXACT_SUM_MAX_VALUES`` finite floats (no rounding), in one pass.
-
-    Each value is m x 2^(e - 53) with an integer mantissa m; the mantissas' halves are summed
-    per exponent, exactly, and the per-exponent sums joined in Python integers.
-    """
-    if len(values) > EXACT_SUM_MAX_VALUES:
-        return exact_sum(values[:EXACT_SUM_MAX_VALUES]) + exact_sum(values[EXACT_SUM_MAX_VALUES:])
-    high, low = _mantissa_sums(np.ascontiguousarray(values, dtype=np.float64))
+def _joined_sum(high: NDArray[np.int64], low: NDArray[np.int64]) -> Fraction:
+    """The value of per-exponent mantissa sums (``_mantissa_sums``), exactly."""
     present = np.flatnonzero(high | low)
     if not present.size:
         return Fraction(0)
@@ -195,16 +195,36 @@ def exact_sum(values: NDArray[np.float64]) -> Fraction:
 
 
 @numba.njit(cache=True, nogil=True)
-def _mantissa_sums(values):
-    """Per exponent (from ``_LOWEST_EXPONENT``), the sums of the values' mantissas' high and low halves."""
+def _option_pass(saving, breakeven):
+    """A rent option's counts in one pass over its points: buying wins (saving > 0), never
+    breaks even (NaN); count, min, max and mantissa sums of the finite savings; count, min and
+    max of the finite breakeven months."""
     high = np.zeros(_HIGHEST_EXPONENT - _LOWEST_EXPONENT + 1, dtype=np.int64)
     low = np.zeros_like(high)
-    for value in values:
-        fraction, exponent = math.frexp(value)
-        mantissa = np.int64(fraction * 9007199254740992.0)  # 2^53: exact
-        high[exponent - _LOWEST_EXPONENT] += mantissa >> _LOW_BITS
-        low[exponent - _LOWEST_EXPONENT] += mantissa & _LOW_MASK
-    return high, low
+    buy_wins = never = saving_count = breakeven_count = 0
+    saving_low = breakeven_low = math.inf
+    saving_high = breakeven_high = -math.inf
+    for point in range(saving.shape[0]):
+        value = saving[point]
+        if value > 0.0:
+            buy_wins += 1
+        if math.isfinite(value):
+            saving_count += 1
+            saving_low = min(saving_low, value)
+            saving_high = max(saving_high, value)
+            fraction, exponent = math.frexp(value)
+            mantissa = np.int64(fraction * 9007199254740992.0)  # 2^53: exact
+            high[exponent - _LOWEST_EXPONENT] += mantissa >> _LOW_BITS
+            low[exponent - _LOWEST_EXPONENT] += mantissa & _LOW_MASK
+        month = breakeven[point]
+        if math.isnan(month):
+            never += 1
+        elif math.isfinite(month):
+            breakeven_count += 1
+            breakeven_low = min(breakeven_low, month)
+            breakeven_high = max(breakeven_high, month)
+    return (buy_wins, never, saving_count, saving_low, saving_high, high, low,
+            breakeven_count, breakeven_low, breakeven_high)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -60,6 +60,7 @@ from tco.runs.limits import TEAM_CHUNKS_IN_FLIGHT
 from tco.runs.limits import chunk_points_for
 from tco.runs.limits import smallest_chunk_points
 from tco.runs.quota import quota_check
+from tco.runs.results import PartEncoder
 from tco.runs.results import part_delete
 from tco.runs.results import part_save
 from tco.runs.results import part_table
@@ -188,11 +189,14 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
         return
     plan = _chunk_plan(run_id)
     _run_started(run_id)
-    table = laps.timed("compute", _chunk_table, plan, index)
-    name, size = laps.timed("part", part_save, run_id, index, table.arrow())
+    with PartEncoder() as part:
+        table = laps.timed("compute", _chunk_table, plan, index, part)
+        payload = laps.timed("encode", part.finish)
+    name, size = laps.timed("part", part_save, run_id, index, payload)
     tally = laps.timed("tally", _chunk_tally, plan, table)
     laps.timed("store", _store_chunk, run_id, index, name, size, tally=tally)
-    # Where a chunk's time went, in the worker's log (compute = the engine and its columns).
+    # Where a chunk's time went, in the worker's log (compute = the engine and its columns;
+    # encode = the part's encoding left when the engine is done).
     logger.info("run %s chunk %s: %s points; %s", run_id, index, len(table), laps)
 
 
@@ -427,12 +431,19 @@ def _run_started(run_id: int) -> None:
         status=RunStatus.RUNNING, started_at=timezone.now())
 
 
-def _chunk_table(plan: _ChunkPlan, index: int) -> PointsTable | _Sensitivity:
+def _chunk_table(plan: _ChunkPlan, index: int, part: PartEncoder) -> PointsTable | _Sensitivity:
+    """The chunk's table, its rows handed to ``part`` as they are computed."""
+
+    def encode(table: PointsTable, start: int, stop: int) -> None:
+        part.write(partial(table.arrow, start, stop))
+
     if isinstance(plan.spec, SweepSpec):
-        return sweep_chunk_table(plan.inputs, plan.spec, *plan.bounds(index))
+        return sweep_chunk_table(plan.inputs, plan.spec, *plan.bounds(index), on_rows=encode)
     if isinstance(plan.spec, MonteCarloSpec):
-        return monte_carlo_chunk_table(plan.inputs, plan.spec, plan.seed, *plan.bounds(index))
-    return _Sensitivity(sensitivity_frame(plan.inputs, plan.spec))
+        return monte_carlo_chunk_table(plan.inputs, plan.spec, plan.seed, *plan.bounds(index), on_rows=encode)
+    tornado = _Sensitivity(sensitivity_frame(plan.inputs, plan.spec))
+    part.write(tornado.arrow)
+    return tornado
 
 
 @dataclass(frozen=True)
@@ -495,8 +506,10 @@ def _queue_chunks(run_id: int) -> None:
     with transaction.atomic(savepoint=False):
         # Locked in one order, so two workers feeding the same team wait for each other. A
         # deleted run's team is none: nothing to feed.
+        # Only the counters: a run's inputs, spec and summary are kilobytes of JSON to decode.
         runs = list(SweepRun.objects.select_for_update(of=("self",)).filter(
-            scenario__team_id=Subquery(team), status__in=QUEUED_STATUSES).order_by("pk"))
+            scenario__team_id=Subquery(team), status__in=QUEUED_STATUSES).order_by("pk").only(
+            "status", "chunks_done", "chunks_total", "chunks_queued", "chunk_size", "points_total"))
         for run in runs:
             if run.status == RunStatus.RUNNING and run.chunks_done == run.chunks_total:
                 _finish(run.pk)

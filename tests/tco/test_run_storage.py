@@ -125,6 +125,7 @@ def test_a_part_keeps_never_as_null_and_the_winner_as_categories_and_reads_back_
     import numpy as np
 
     from tco.runs.compute import PointsTable
+    from tco.runs.results import part_bytes
     from tco.runs.results import part_save
     from tco.runs.results import part_table
 
@@ -132,7 +133,7 @@ def test_a_part_keeps_never_as_null_and_the_winner_as_categories_and_reads_back_
         {"point": np.arange(3, dtype=np.int64),
          "Cloud: breakeven_month": np.array([12.0, np.nan, 30.0])},  # NaN: never breaks even
         winner=np.array([0, 1, 0], dtype=np.int8), categories=("buy", "Cloud"))
-    name, size = part_save(987_654, 0, points.arrow())
+    name, size = part_save(987_654, 0, part_bytes(points.arrow()))
 
     table = part_table(name)
     assert name.endswith(".arrow")
@@ -162,3 +163,39 @@ def test_a_part_stored_as_parquet_by_an_earlier_release_still_reads():
 
     assert part_table(name).equals(table)
     assert parts_column([name, name], "Cloud: npv_saving_usd").to_pylist() == [-5.0, 7.5, -5.0, 7.5]
+
+
+@pytest.mark.parametrize("alongside", [False, True], ids=["inline", "on a thread"])
+def test_a_part_encoded_as_its_rows_come_reads_back_as_one_table_and_an_encoding_error_surfaces(alongside):
+    import pyarrow as pa
+
+    from tco.engine.examples import rich_scenario
+    from tco.runs.compute import ROWS_PER_BATCH
+    from tco.runs.compute import sweep_chunk_table
+    from tco.runs.results import PartEncoder
+    from tco.runs.results import part_bytes
+    from tco.runs.specs import parse_sweep_spec
+
+    inputs = rich_scenario()
+    spec = parse_sweep_spec({"axes": [{"path": "workload.utilisation", "low": 0.2, "high": 1.0, "count": 100},
+                                      {"path": "facility.electricity_usd_per_kwh", "low": 0.05, "high": 0.35,
+                                       "count": 700}]}, inputs)
+    batches = []
+    with PartEncoder(alongside=alongside) as part:
+        table = sweep_chunk_table(inputs, spec, 0, 70_000, on_rows=lambda table, start, stop: (
+            batches.append((start, stop)), part.write(lambda: table.arrow(start, stop))))
+        payload = part.finish()
+
+    # 70,000 rows handed on in batches of 32,768 as they were computed: 3 record batches.
+    assert ROWS_PER_BATCH == 32_768
+    assert batches == [(0, 32_768), (32_768, 65_536), (65_536, 70_000)]
+    reader = pa.ipc.open_file(payload)
+    assert reader.num_record_batches == 3
+    assert reader.read_all().equals(table.arrow())
+    assert pa.ipc.open_file(part_bytes(table.arrow())).read_all().equals(table.arrow())
+
+    # Raised when the table is written, or at the latest when the part is finished.
+    with pytest.raises(pa.ArrowInvalid), PartEncoder(alongside=alongside) as part:
+        part.write(lambda: pa.table({"point": [0]}))
+        part.write(lambda: pa.table({"point": ["not a number"]}))  # another schema
+        part.finish()

@@ -8,7 +8,7 @@ import pytest
 
 from tco.models import RunKind
 from tco.models import SweepChunk
-from tco.runs.summaries import exact_sum
+from tco.runs.summaries import _Ranges
 from tco.services.runs import _summary
 from tests.tco.run_results import result_frame
 from tests.tco.test_runs_services import PRICE
@@ -16,20 +16,39 @@ from tests.tco.test_runs_services import SAVING
 from tests.tco.test_runs_services import start
 
 
-def test_an_exact_sum_rounds_once_whatever_the_pieces():
-    values = np.array([0.1, 0.2, 0.3])
+def _mean_saving(*pieces: list[float]) -> float:
+    """The mean saving of a rent option whose points came in ``pieces`` (each tallied, then merged)."""
+    merged = _Ranges()
+    for piece in pieces:
+        ranges = _Ranges()
+        ranges.add(np.array(piece), np.full(len(piece), 12.0))
+        merged.merge(ranges.to_json())
+    return merged.figures()["npv_saving_usd"]["mean"]
 
-    # Summed in floats, 0.1 + 0.2 rounds up first; the exact sum rounds once, to 0.6.
-    assert sum(values.tolist()) == 0.6000000000000001
-    assert float(exact_sum(values)) == 0.6
-    assert exact_sum(values) == Fraction(0.1) + Fraction(0.2) + Fraction(0.3)
-    assert exact_sum(values[:1]) + exact_sum(values[1:]) == exact_sum(values)
+
+def test_a_mean_is_rounded_once_whatever_the_pieces():
+    # Summed in floats, 0.1 + 0.2 rounds up first; the exact sum rounds once.
+    assert sum([0.1, 0.2, 0.3]) / 3 == 0.20000000000000004
+    assert _mean_saving([0.1, 0.2, 0.3]) == float((Fraction(0.1) + Fraction(0.2) + Fraction(0.3)) / 3) == 0.2
+    assert _mean_saving([0.1], [0.2, 0.3]) == _mean_saving([0.1, 0.2], [0.3]) == 0.2
 
 
-def test_an_exact_sum_keeps_values_far_apart_in_size():
-    values = np.array([1e300, 1.0, -1e300, 5e-324, -2.5])
+def test_a_mean_keeps_values_far_apart_in_size_and_leaves_out_what_is_not_finite():
+    values = [1e300, 1.0, -1e300, 5e-324, -2.5, np.nan, np.inf]
 
-    assert exact_sum(values) == Fraction(1) + Fraction(5e-324) - Fraction(5, 2)
+    # Five finite values: (1 + 5e-324 - 2.5) / 5, with the 1e300s cancelling exactly.
+    assert _mean_saving(values) == float((Fraction(1) + Fraction(5e-324) - Fraction(5, 2)) / 5) == -0.3
+
+
+def test_the_counts_of_a_rent_option_in_one_pass():
+    ranges = _Ranges()
+    ranges.add(np.array([-5.0, 0.0, 3.0, np.nan, 7.0]), np.array([4.0, np.nan, np.nan, 30.0, np.inf]))
+
+    assert ranges.to_json() == {
+        "points": 5, "buy_wins": 2, "never": 2,
+        "saving": {"count": 4, "min": -5.0, "max": 7.0, "sum": "5"},
+        "breakeven": {"count": 2, "min": 4.0, "max": 30.0, "sum": "0"},
+    }
 
 
 @pytest.mark.django_db

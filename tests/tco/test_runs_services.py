@@ -26,6 +26,7 @@ from tco.runs.errors import RunSpecError
 from tco.runs.limits import CHUNKS_IN_FLIGHT
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
 from tco.runs.limits import RUN_STALL_DEADLINE_S
+from tco.runs.results import part_bytes
 from tco.runs.results import part_save
 from tco.services.engine_inputs import engine_case
 from tco.services.runs import _store_chunk
@@ -177,7 +178,7 @@ def test_a_second_worker_finishing_the_same_chunk_late_changes_nothing(run_scena
     sweep_chunk_compute(run_id=run.pk, index=0)
     stored = SweepChunk.objects.get(run=run, index=0).result_name
     # A second worker claimed it before the first one finished.
-    second_copy, size = part_save(run.pk, 0, pa.table({"point": [0]}))
+    second_copy, size = part_save(run.pk, 0, part_bytes(pa.table({"point": [0]})))
 
     _store_chunk(run.pk, 0, second_copy, size)
 
@@ -269,7 +270,7 @@ def test_the_reaper_finishes_a_run_whose_worker_died_right_after_its_last_chunk(
         run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
                               spec={"axes": [{"path": PRICE, "values": [50]}]})
     SweepRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING)
-    name, size = part_save(run.pk, 0, pa.table({"point": [0]}))
+    name, size = part_save(run.pk, 0, part_bytes(pa.table({"point": [0]})))
     with TestCase.captureOnCommitCallbacks():  # ...and then the worker died before sending the finisher
         _store_chunk(run.pk, 0, name, size)
 
