@@ -228,6 +228,17 @@ def _option_pass(saving, breakeven):
 
 
 @numba.njit(cache=True, nogil=True)
+def _cells(points, x_stride, x_groups, y_stride, y_groups, width):
+    """The heat-map cell of each grid point, from its flat index (``_HeatmapCounts.cells``)."""
+    cells = np.empty(points.shape[0], dtype=np.int64)
+    for row in range(points.shape[0]):
+        x = x_groups[points[row] // x_stride % x_groups.shape[0]]
+        y = y_groups[points[row] // y_stride % y_groups.shape[0]]
+        cells[row] = y * width + x
+    return cells
+
+
+@numba.njit(cache=True, nogil=True)
 def _slot_counts(cells, breakeven, never):
     """Points per (cell, breakeven month) slot, from the lowest slot; NaN and infinity are ``never``."""
     slots = np.empty(cells.shape[0], dtype=np.int64)
@@ -264,10 +275,11 @@ class _HeatmapCounts:
         self.counts: dict[str, NDArray[np.int64]] = {}
 
     def cells(self, points: NDArray[np.int64]) -> NDArray[np.int64]:
-        coordinates = np.unravel_index(points, self.spec.shape)
-        x_cells = self.groups[0][coordinates[self.positions[0]]]
-        y_cells = self.groups[1][coordinates[self.positions[1]]] if len(self.positions) > 1 else 0
-        return y_cells * self.width + x_cells
+        # The grid is in C order: an axis's value index is (point // stride) % count.
+        strides = [math.prod(self.spec.shape[position + 1:]) for position in self.positions]
+        x_axis = (strides[0], self.groups[0])
+        y_axis = (strides[1], self.groups[1]) if len(self.positions) > 1 else (1, np.zeros(1, dtype=np.int64))
+        return _cells(np.ascontiguousarray(points, dtype=np.int64), *x_axis, *y_axis, self.width)
 
     def tally(self, cells: NDArray[np.int64], breakeven: NDArray[np.float64]) -> list[list[int]]:
         """The nonzero counts of these points' (cell, month) slots: [slots, counts]."""
