@@ -21,6 +21,7 @@ from functools import partial
 import numpy as np
 
 from benchmarks.targets import Figure
+from tco.engine import BLOCK_POINTS
 from tco.engine import Scenario
 from tco.engine import batch_slice
 from tco.engine import evaluate
@@ -239,6 +240,7 @@ def engine_lines(repeats: int) -> tuple[list[str], list[Figure]]:
     one_at_a_time = measure_one_at_a_time(repeats)
     measurements = [
         measure_chunks(repeats, 1_000_000, compiled=True),
+        measure_chunks(repeats, 1_000_000, compiled=True, chunk_size=BLOCK_POINTS),
         measure_chunks(repeats, 10 * 10_000, compiled=True, chunk_size=10_000),
         measure_chunks(repeats, 200_000, compiled=False),
         measure_chunk_tables(repeats, 1_000_000),
