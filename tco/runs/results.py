@@ -74,8 +74,8 @@ class PartEncoder:
             payload = part.finish()
 
     ``alongside``: the tables are encoded on a thread of their own, while the caller goes on.
-    A worker with fewer processes than its machine's cores sets it for its processes
-    (``encode_parts_alongside``): its chunks' ~12 ms of encoding (Arrow arrays, LZ4) then use
+    A worker with fewer processes than its machine's cores makes it its processes' default
+    (``alongside_by_default``): its chunks' ~12 ms of encoding (Arrow arrays, LZ4) then use
     a core no process computes on. Measured on the 2-core benchmark machine, 1,000,000 points:
     1 worker process 1.19-1.22 s with the thread against 1.25-1.34 s without; with 2
     processes the thread only took turns with the engine (0.73-0.75 s against 0.69-0.73 s).
@@ -88,8 +88,9 @@ class PartEncoder:
         alongside = self.alongside_by_default if alongside is None else alongside
         # One thread a chunk, started in the process that computes it (a forked pool process
         # inherits no threads).
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="part-encoder") if alongside \
-            else None
+        self._thread = None
+        if alongside:
+            self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="part-encoder")
         self._sink = pa.BufferOutputStream()
         self._writer: pa.ipc.RecordBatchFileWriter | None = None
         self._queued: list[Future] = []
@@ -109,7 +110,8 @@ class PartEncoder:
             self._queued.append(self._thread.submit(self._encode, rows))
 
     def finish(self) -> pa.Buffer:
-        """The part's bytes once every table written is encoded; an encoding error is raised here."""
+        """The part's bytes once every table written is encoded; an encoding error is raised here
+        at the latest."""
         for queued in self._queued:
             queued.result()
         if self._writer is None:
