@@ -185,7 +185,9 @@ _LOWEST_EXPONENT, _HIGHEST_EXPONENT = -1073, 1024
 
 
 def _joined_sum(high: NDArray[np.int64], low: NDArray[np.int64]) -> Fraction:
-    """The value of per-exponent mantissa sums (``_mantissa_sums``), exactly."""
+    """The exact value of per-exponent mantissa sums (``_option_pass``): each finite value is
+    m x 2^(e - 53) with an integer mantissa m, whose halves were summed per exponent in int64;
+    the per-exponent sums are joined here in Python integers (no rounding)."""
     present = np.flatnonzero(high | low)
     if not present.size:
         return Fraction(0)
