@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from concurrent.futures import Future
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -104,14 +105,19 @@ class PartEncoder:
 
     def write(self, rows: Callable[[], pa.Table]) -> None:
         """Encode the table ``rows`` gives (the schema of the first), after those written before."""
+        self.beside(partial(self._encode, rows))
+
+    def beside(self, work: Callable[[], None]) -> None:
+        """Do ``work`` on the chunk's rows (its tally) after what was written before, on the
+        part's thread when it has one; ``finish`` waits for it."""
         if self._thread is None:
-            self._encode(rows)
+            work()
         else:
-            self._queued.append(self._thread.submit(self._encode, rows))
+            self._queued.append(self._thread.submit(work))
 
     def finish(self) -> pa.Buffer:
-        """The part's bytes once every table written is encoded; an encoding error is raised here
-        at the latest."""
+        """The part's bytes once every table written is encoded (and the work ``beside`` done); an
+        error of either is raised here at the latest."""
         for queued in self._queued:
             queued.result()
         if self._writer is None:

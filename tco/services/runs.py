@@ -73,6 +73,7 @@ from tco.runs.specs import SweepSpec
 from tco.runs.specs import parse_monte_carlo_spec
 from tco.runs.specs import parse_sensitivity_spec
 from tco.runs.specs import parse_sweep_spec
+from tco.runs.summaries import SweepTally
 from tco.runs.summaries import monte_carlo_summary
 from tco.runs.summaries import sensitivity_summary
 from tco.runs.summaries import sweep_summary
@@ -113,8 +114,7 @@ def run_inputs(run: SweepRun) -> engine.Scenario:
 
 def run_part_names(run: SweepRun) -> list[str]:
     """The storage names of a run's counted parts, in point order."""
-    return list(SweepChunk.objects.filter(run_id=run.pk, status=ChunkStatus.DONE)
-                .order_by("index").values_list("result_name", flat=True))
+    return _part_names(run.pk)
 
 
 def run_result_frame(run: SweepRun) -> pd.DataFrame:
@@ -174,6 +174,8 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
     straight to storage as the run's part; the database gets its name and a count. A chunk
     costs two round trips to the database: its claim, and one transaction that counts it and
     queues the team's next chunks (the run's fixed fields are read once per worker process).
+    The task that counts a run's last chunk summarises the run itself (``sweep_run_finish``),
+    with no message and no wait for a worker in between.
     """
     laps = _Laps()
     unfinished = SweepChunk.objects.filter(
@@ -186,17 +188,22 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
         if SweepRun.objects.filter(pk=run_id, status__in=QUEUED_STATUSES).exists():
             SweepChunk.objects.get(run_id=run_id, index=index)
         _queue_chunks(run_id)
+        # A retry of the task that counted the last chunk and failed summarising (a dropped
+        # database connection, say) summarises again; for any other run this changes nothing.
+        sweep_run_finish(run_id=run_id)
         return
     plan = _chunk_plan(run_id)
     _run_started(run_id)
+    tally = _chunk_tally(plan)
     with PartEncoder() as part:
-        table = laps.timed("compute", _chunk_table, plan, index, part)
+        table = laps.timed("compute", _chunk_table, plan, index, part, tally)
         payload = laps.timed("encode", part.finish)
     name, size = laps.timed("part", part_save, run_id, index, payload)
-    tally = laps.timed("tally", _chunk_tally, plan, table)
-    laps.timed("store", _store_chunk, run_id, index, name, size, tally=tally)
+    finishing = laps.timed("store", _store_chunk, run_id, index, name, size, tally=tally and tally.to_json())
+    if finishing:
+        laps.timed("finish", sweep_run_finish, run_id=run_id)
     # Where a chunk's time went, in the worker's log (compute = the engine and its columns;
-    # encode = the part's encoding left when the engine is done).
+    # encode = the part's encoding and the tally left when the engine is done).
     logger.info("run %s chunk %s: %s points; %s", run_id, index, len(table), laps)
 
 
@@ -208,12 +215,13 @@ def sweep_run_finish(*, run_id: int) -> None:
     """
     if not SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).update(**jobs.claim_fields()):
         return
-    run = SweepRun.objects.get(pk=run_id)
-    summary = _summary(run)
+    summary = _summary(run_id, _chunk_plan(run_id))
     if SweepRun.objects.filter(pk=run_id, status=RunStatus.FINISHING).update(
             status=RunStatus.DONE, progress=100, finished_at=timezone.now(), summary=summary):
-        job_finished_send(kind="run", job_id=run_id, scenario_id=run.scenario_id,
-                          label=f"{run.get_kind_display()} {run_id} of {run.scenario}")
+        kind, scenario_id, scenario = SweepRun.objects.values_list(
+            "kind", "scenario_id", "scenario__name").get(pk=run_id)
+        job_finished_send(kind="run", job_id=run_id, scenario_id=scenario_id,
+                          label=f"{RunKind(kind).label} {run_id} of {scenario}")
 
 
 def sweep_run_cancel(*, run: SweepRun) -> bool:
@@ -431,11 +439,14 @@ def _run_started(run_id: int) -> None:
         status=RunStatus.RUNNING, started_at=timezone.now())
 
 
-def _chunk_table(plan: _ChunkPlan, index: int, part: PartEncoder) -> PointsTable | _Sensitivity:
-    """The chunk's table, its rows handed to ``part`` as they are computed."""
+def _chunk_table(plan: _ChunkPlan, index: int, part: PartEncoder,
+                 tally: SweepTally | None) -> PointsTable | _Sensitivity:
+    """The chunk's table, its rows handed to ``part`` (and counted in ``tally``) as they are computed."""
 
     def encode(table: PointsTable, start: int, stop: int) -> None:
         part.write(partial(table.arrow, start, stop))
+        if tally is not None:
+            part.beside(partial(tally.add, table, start, stop))
 
     if isinstance(plan.spec, SweepSpec):
         return sweep_chunk_table(plan.inputs, plan.spec, *plan.bounds(index), on_rows=encode)
@@ -459,18 +470,19 @@ class _Sensitivity:
         return pa.Table.from_pandas(self.frame, preserve_index=False)
 
 
-def _chunk_tally(plan: _ChunkPlan, table: PointsTable | _Sensitivity) -> dict[str, Any] | None:
+def _chunk_tally(plan: _ChunkPlan) -> SweepTally | None:
     """A sweep chunk's counts for the summary (None for other kinds: their summaries need the
     whole columns, percentiles and the tornado)."""
     if not isinstance(plan.spec, SweepSpec):
         return None
-    return sweep_tally(table, plan.spec, [option.name for option in plan.inputs.rent])
+    return SweepTally(plan.spec, [option.name for option in plan.inputs.rent])
 
 
 def _store_chunk(run_id: int, index: int, name: str, size: int, *,
-                 tally: dict[str, Any] | None = None) -> None:
+                 tally: dict[str, Any] | None = None) -> bool:
     """Mark the chunk DONE with its stored part and tally, count it on the run only if this update
-    won, and queue the team's next chunks (or the complete run's finisher), in one transaction.
+    won, and queue the team's next chunks, in one transaction; True when this count completed
+    the run, which is then FINISHING and the caller's to summarise (its finisher is not sent).
 
     The copy of a chunk whose update lost (a second worker on a redelivered message) is deleted.
     """
@@ -487,14 +499,16 @@ def _store_chunk(run_id: int, index: int, name: str, size: int, *,
                 progressed_at=now,
                 deadline_at=now + timedelta(seconds=RUN_STALL_DEADLINE_S),
             )
-        _queue_chunks(run_id)
+        finishing = _queue_chunks(run_id, finish_here=bool(won))
     if not won:
         part_delete(name)
+    return finishing
 
 
-def _queue_chunks(run_id: int) -> None:
+def _queue_chunks(run_id: int, *, finish_here: bool = False) -> bool:
     """Create and queue the next chunks of the team of run ``run_id``, and move its complete runs
-    to their finisher, on commit.
+    to their finisher, on commit; True when ``finish_here`` and run ``run_id`` was moved to
+    FINISHING here, its finisher left to the caller instead of sent.
 
     A team has at most ``TEAM_CHUNKS_IN_FLIGHT`` unfinished chunks queued over all its runs,
     and a run at most ``CHUNKS_IN_FLIGHT``; free places go one at a time to the team's run
@@ -510,9 +524,11 @@ def _queue_chunks(run_id: int) -> None:
         runs = list(SweepRun.objects.select_for_update(of=("self",)).filter(
             scenario__team_id=Subquery(team), status__in=QUEUED_STATUSES).order_by("pk").only(
             "status", "chunks_done", "chunks_total", "chunks_queued", "chunk_size", "points_total"))
+        finishing = False
         for run in runs:
             if run.status == RunStatus.RUNNING and run.chunks_done == run.chunks_total:
-                _finish(run.pk)
+                here = finish_here and run.pk == run_id
+                finishing |= _finish(run.pk, send=not here) and here
         in_flight = {run.pk: run.chunks_queued - run.chunks_done for run in runs}
         fed: dict[int, list[int]] = {run.pk: [] for run in runs}
         for _ in range(TEAM_CHUNKS_IN_FLIGHT - sum(in_flight.values())):
@@ -534,6 +550,7 @@ def _queue_chunks(run_id: int) -> None:
                            stop=min((index + 1) * run.chunk_size, run.points_total), queued_at=now)
                 for index in indexes)
             transaction.on_commit(partial(_send_chunks, run.pk, indexes))
+    return finishing
 
 
 def _requeue_unfinished(run_id: int, now: datetime, stalled_before: datetime) -> list[int]:
@@ -556,6 +573,11 @@ def _requeue_unfinished(run_id: int, now: datetime, stalled_before: datetime) ->
     return indexes
 
 
+def _part_names(run_id: int) -> list[str]:
+    return list(SweepChunk.objects.filter(run_id=run_id, status=ChunkStatus.DONE)
+                .order_by("index").values_list("result_name", flat=True))
+
+
 def _send_chunks(run_id: int, indexes: list[int]) -> None:
     # Imported here: the tasks module imports this one.
     from tco.tasks import sweep_chunk_task
@@ -564,13 +586,15 @@ def _send_chunks(run_id: int, indexes: list[int]) -> None:
         jobs.send(sweep_chunk_task, (run_id, index), queue=Queue.SWEEPS)
 
 
-def _finish(run_id: int) -> None:
-    """The one caller that moves a complete run RUNNING -> FINISHING queues its finisher."""
+def _finish(run_id: int, *, send: bool = True) -> bool:
+    """Move a complete run RUNNING -> FINISHING; the one caller that does queues its finisher on
+    commit (``send``) or summarises it itself. Whether this call moved it."""
     won = SweepRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, chunks_done=F("chunks_total")).update(
         status=RunStatus.FINISHING, deadline_at=timezone.now() + timedelta(seconds=FINISH_DEADLINE_S),
         finish_attempts=1)
-    if won:
+    if won and send:
         transaction.on_commit(partial(_send_finish, run_id))
+    return bool(won)
 
 
 def _send_finish(run_id: int) -> None:
@@ -579,17 +603,16 @@ def _send_finish(run_id: int) -> None:
     jobs.send(sweep_run_finish_task, (run_id,), queue=Queue.SWEEPS)
 
 
-def _summary(run: SweepRun) -> dict[str, Any]:
-    inputs = run_inputs(run)
-    spec = run_spec(run.kind, run.spec, inputs, max_points=run.points_total)
-    names = [option.name for option in inputs.rent]
-    if isinstance(spec, SweepSpec):
+def _summary(run_id: int, plan: _ChunkPlan) -> dict[str, Any]:
+    names = [option.name for option in plan.inputs.rent]
+    if isinstance(plan.spec, SweepSpec):
         # One query for every chunk's tally; a chunk counted before chunks kept tallies is read.
-        done = SweepChunk.objects.filter(run_id=run.pk, status=ChunkStatus.DONE).order_by("index")
-        tallies = (sweep_tally(PointsTable.from_arrow(part_table(name)), spec, names)
+        done = SweepChunk.objects.filter(run_id=run_id, status=ChunkStatus.DONE).order_by("index")
+        tallies = (sweep_tally(PointsTable.from_arrow(part_table(name)), plan.spec, names)
                    if tally is None else tally
                    for name, tally in done.values_list("result_name", "tally").iterator())
-        return sweep_summary(tallies, spec, names)
-    if isinstance(spec, MonteCarloSpec):
-        return monte_carlo_summary(partial(parts_column, run_part_names(run)), spec, names, run.seed)
-    return sensitivity_summary(part_table(run_part_names(run)[0]).to_pandas(), spec.step_share)
+        return sweep_summary(tallies, plan.spec, names)
+    parts = _part_names(run_id)
+    if isinstance(plan.spec, MonteCarloSpec):
+        return monte_carlo_summary(partial(parts_column, parts), plan.spec, names, plan.seed)
+    return sensitivity_summary(part_table(parts[0]).to_pandas(), plan.spec.step_share)

@@ -8,7 +8,13 @@ import pytest
 
 from tco.models import RunKind
 from tco.models import SweepChunk
+from tco.runs.compute import sweep_chunk_table
+from tco.runs.specs import parse_sweep_spec
+from tco.runs.summaries import SweepTally
 from tco.runs.summaries import _Ranges
+from tco.runs.summaries import sweep_tally
+from tco.services.engine_inputs import engine_case
+from tco.services.runs import _chunk_plan
 from tco.services.runs import _summary
 from tests.tco.run_results import result_frame
 from tests.tco.test_runs_services import PRICE
@@ -63,8 +69,28 @@ def test_a_sweep_summary_from_tallies_is_the_one_read_from_its_parts(run_scenari
     assert chunks.count() == 9 and all(tally is not None for tally in chunks.values_list("tally", flat=True))
     # A chunk counted before chunks kept tallies: the finisher reads its part instead.
     chunks.update(tally=None)
-    assert _summary(run) == run.summary
+    assert _summary(run.pk, _chunk_plan(run.pk)) == run.summary
     # The mean is the exact mean of the stored savings, rounded once.
     saving = result_frame(run)[SAVING].to_numpy()
     mean = run.summary["options"]["p5 on demand"]["npv_saving_usd"]["mean"]
     assert mean == float(sum(map(Fraction, saving.tolist())) / len(saving))
+
+
+@pytest.mark.django_db
+def test_a_chunks_tally_gathered_a_batch_at_a_time_is_that_of_its_whole_table(run_scenario):
+    inputs = engine_case(run_scenario).inputs
+    spec = parse_sweep_spec({"axes": [{"path": PRICE, "low": 20, "high": 60, "count": 9},
+                                      {"path": "workload.utilisation", "low": 0.2, "high": 1.0, "count": 9}]},
+                            inputs)
+    names = [option.name for option in inputs.rent]
+    table = sweep_chunk_table(inputs, spec, 5, 77)
+
+    pieces = SweepTally(spec, names)
+    for first, after in ((0, 1), (1, 30), (30, 31), (31, 72)):
+        pieces.add(table, first, after)
+
+    whole = sweep_tally(table, spec, names)
+    assert pieces.to_json() == whole
+    assert sum(whole["winners"].values()) == 72
+    # Every point is in one heat-map slot of each option.
+    assert all(sum(counts) == 72 for _, counts in whole["heatmap"].values())

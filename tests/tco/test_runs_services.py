@@ -15,6 +15,7 @@ from numpy.testing import assert_allclose
 from numpy.testing import assert_array_equal
 
 from config.queues import Queue
+from core.signals import job_finished
 from tco import engine
 from tco.models import ChunkStatus
 from tco.models import FailureType
@@ -196,14 +197,26 @@ def test_the_last_chunk_moves_the_run_to_done_exactly_once(run_scenario):
     with TestCase.captureOnCommitCallbacks() as queued:
         run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
                               spec={"axes": [{"path": PRICE, "values": [50, 60]}]}, chunk_size=1)
-    with TestCase.captureOnCommitCallbacks(execute=True) as finishers:
-        for index in (0, 1, 1, 0):
-            sweep_chunk_compute(run_id=run.pk, index=index)
+    finished = []
+
+    def heard(**kwargs):
+        finished.append(kwargs["job_id"])
+
+    job_finished.connect(heard)
+    try:
+        with TestCase.captureOnCommitCallbacks(execute=True) as sent:
+            for index in (0, 1, 1, 0):
+                sweep_chunk_compute(run_id=run.pk, index=index)
+    finally:
+        job_finished.disconnect(heard)
 
     run.refresh_from_db()
     assert len(queued) == 1  # one callback sending both chunks
-    assert len(finishers) == 1  # one finisher, however many deliveries
-    assert (run.status, run.chunks_done) == (RunStatus.DONE, 2)
+    # The task that counted the last chunk summarised the run: no finisher was sent, and the run
+    # was finished once however many deliveries.
+    assert not sent
+    assert finished == [run.pk]
+    assert (run.status, run.chunks_done, run.progress) == (RunStatus.DONE, 2, 100)
 
 
 def test_a_cancelled_run_stops_queuing_chunks(run_scenario):
