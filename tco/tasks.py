@@ -61,7 +61,8 @@ def sweep_chunk_task(run_id: int, index: int) -> None:
 
 @shared_task(**RUN_DELIVERY, soft_time_limit=FINISH_SOFT_TIME_LIMIT_S, time_limit=FINISH_TIME_LIMIT_S)
 def sweep_run_finish_task(run_id: int) -> None:
-    """Assemble a complete run's chunks into its result file and summary."""
+    """Summarise a complete run whose summarising was lost (sent again by the reaper; the task that
+    counts a run's last chunk summarises it otherwise)."""
     sweep_run_finish(run_id=run_id)
 
 

@@ -74,7 +74,8 @@ class PartEncoder:
             ...
             payload = part.finish()
 
-    ``alongside``: the tables are encoded on a thread of their own, while the caller goes on.
+    ``alongside``: the tables are encoded (and the work ``beside`` done, a sweep chunk's tally)
+    on a thread of their own, while the caller goes on.
     A worker with fewer processes than its machine's cores makes it its processes' default
     (``alongside_by_default``): its chunks' ~12 ms of encoding (Arrow arrays, LZ4) then use
     a core no process computes on. Measured on the 2-core benchmark machine, 1,000,000 points:

@@ -158,15 +158,23 @@ def test_a_repricing_whose_message_a_redis_restart_lost_is_sent_again(
     assert reprice.attempts == 2
 
 
-def test_a_sweep_whose_finishing_message_a_redis_restart_lost_is_finished_by_a_resend(
-    start_worker, private_redis, run_scenario
+def test_a_sweep_whose_summarising_was_lost_is_finished_by_a_resend(
+    start_worker, private_redis, run_scenario, monkeypatch
 ):
     spec = {"axes": [{"path": PRICE, "low": 20, "high": 100, "count": 400}]}
     run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP, spec=spec, chunk_size=100)
-    for index in range(4):  # computed here, as a worker would; the last one sends the finisher
+    for index in range(3):  # computed here, as a worker would
         sweep_chunk_compute(run_id=run.pk, index=index)
+
+    def died(*args):
+        raise SystemExit("the worker stopped while it summarised the run")
+
+    # The task that counts the last chunk summarises the run: it stops while doing so.
+    monkeypatch.setattr("tco.services.runs._summary", died)
+    with pytest.raises(SystemExit):
+        sweep_chunk_compute(run_id=run.pk, index=3)
     assert fresh(run).status == RunStatus.FINISHING
-    private_redis.shutdown()  # the finisher's message (and the spare chunk messages) are lost
+    private_redis.shutdown()  # the spare chunk messages are lost with it
     private_redis.start()
     start_worker()
     time.sleep(1)
