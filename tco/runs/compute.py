@@ -7,11 +7,13 @@ the rent option with the lowest NPV).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -131,7 +133,10 @@ def points_table(
         POINT_COLUMN: np.arange(first_point, first_point + count, dtype=np.int64)}
     columns.update({path: np.asarray(values, dtype=np.float64) for path, values in overrides.items()})
     figures = [BUY_COST_COLUMN, *(option_column(name, metric) for name in names for metric in OPTION_METRICS)]
-    columns.update({column: np.empty(count) for column in figures})
+    # The options' NPV savings, a row each: the winner is read from them.
+    savings = np.empty((len(names), count))
+    rows = {option_column(name, "npv_saving_usd"): row for name, row in zip(names, savings, strict=True)}
+    columns.update({column: rows[column] if column in rows else np.empty(count) for column in figures})
     # One byte a point: buying and at most MAX_RENT_OPTIONS (50) options.
     table = PointsTable(columns, np.empty(count, dtype=np.int8), (BUY_WINS, *names))
     done = 0
@@ -141,15 +146,29 @@ def points_table(
         for option in result.rent:
             for metric in OPTION_METRICS:
                 columns[option_column(option.name, metric)][start:stop] = _option_figure(option, metric)
-        savings = np.stack([np.broadcast_to(option.npv_saving_usd, (stop - start,))
-                            for option in result.rent])
-        # Saving = rent NPV - buy NPV: buying wins only when it beats every rent option, and
-        # otherwise the rent option with the smallest saving is the cheapest one.
-        table.winner[start:stop] = np.where(savings.min(axis=0) > 0.0, 0, savings.argmin(axis=0) + 1)
+        _winners(savings, start, stop, table.winner)
         if on_rows is not None and (stop - done >= ROWS_PER_BATCH or stop == count):
             on_rows(table, done, stop)
             done = stop
     return table
+
+
+@numba.njit(cache=True, nogil=True)
+def _winners(savings, start, stop, winner):
+    """Points ``start`` to ``stop - 1``'s winners from the options' savings (rent NPV - buy NPV,
+    one row an option): buying (0) only when it beats every rent option, else the option with
+    the smallest saving (its row + 1), the first of equals; a NaN saving wins as NumPy's
+    ``argmin`` ranks it, first. With no rent option, buying."""
+    if not savings.shape[0]:
+        winner[start:stop] = 0
+        return
+    for point in range(start, stop):
+        best = 0
+        for option in range(1, savings.shape[0]):
+            value, lowest = savings[option, point], savings[best, point]
+            if not math.isnan(lowest) and (math.isnan(value) or value < lowest):
+                best = option
+        winner[point] = 0 if savings[best, point] > 0.0 else best + 1
 
 
 def _option_figure(option: engine.RentResult, metric: str) -> NDArray[np.float64]:

@@ -9,6 +9,7 @@ from numpy.testing import assert_array_equal
 
 from tco.runs.compute import BUY_COST_COLUMN
 from tco.runs.compute import WINNER_COLUMN
+from tco.runs.compute import _winners
 from tco.runs.compute import monte_carlo_chunk_table
 from tco.runs.compute import option_column
 from tco.runs.distributions import LogNormal
@@ -282,3 +283,25 @@ def test_winner_names_the_cheapest_rent_option_when_buying_loses():
     expected = np.where(savings.min(axis=1) > 0, "buy", cheapest)
     assert_array_equal(frame[WINNER_COLUMN].astype(str), expected)
     assert isinstance(frame[WINNER_COLUMN].dtype, pd.CategoricalDtype)
+
+
+def test_the_winner_of_each_point_by_hand():
+    # Savings (rent NPV - buy NPV) of three rent options, a row each, at six points.
+    savings = np.array([
+        [5.0, -1.0, -2.0, 3.0, -4.0, np.nan],
+        [6.0, -3.0, -2.0, np.nan, -4.0, 1.0],
+        [7.0, -2.0, 0.0, 1.0, -9.0, np.nan],
+    ])
+    winner = np.full(6, -1, dtype=np.int8)
+
+    _winners(savings, 1, 6, winner)
+
+    # Point 0 is not asked for; buying beats every option only when every saving is positive;
+    # the first of equal savings wins; a NaN saving wins as NumPy's argmin ranks it, first.
+    assert winner.tolist() == [-1, 2, 1, 2, 3, 1]
+    _winners(savings, 0, 1, winner)
+    assert winner[0] == 0
+    # A scenario with no rent option: buying.
+    alone = np.full(2, -1, dtype=np.int8)
+    _winners(np.empty((0, 2)), 0, 2, alone)
+    assert alone.tolist() == [0, 0]
