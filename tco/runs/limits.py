@@ -43,13 +43,9 @@ MAX_RUN_POINTS = 1_000_000
 MAX_SWEEP_AXES = 10
 MAX_DISTRIBUTIONS = 10
 
-# Chunks of one run queued at once: enough to keep a few worker processes busy, few enough
-# that a cancel stops quickly and concurrent runs interleave on the sweeps queue.
-CHUNKS_IN_FLIGHT = 4
-# Chunks of all one team's runs (sweeps and Monte Carlo) queued at once, shared round-robin
-# among its runs: a team that starts ten big runs still has only this many chunks ahead of
-# another team's small sweep on the sweeps queue, so teams interleave instead of queueing.
-TEAM_CHUNKS_IN_FLIGHT = 4
+# Chunks queued at once per worker process on the sweeps queue: one computing and one waiting,
+# so that no process waits for the next chunk to be queued.
+CHUNKS_IN_FLIGHT_PER_WORKER = 2
 
 # A chunk takes seconds; its limits stay far below the Redis visibility timeout (3,600 s),
 # or acks_late would hand a still-running chunk to a second worker.
@@ -105,6 +101,19 @@ def chunk_points_for(
         fitting = min(fitting, max(shared, MIN_CHOSEN_CHUNK_POINTS, smallest_chunk_points(points)))
     bounded = max(MIN_CHUNK_POINTS, min(MAX_CHUNK_POINTS, fitting))
     return max(align, bounded // align * align)
+
+
+def chunks_in_flight(workers: int) -> int:
+    """Chunks queued at once for one run, and for all one team's runs (sweeps, Monte Carlo runs
+    and plan draws), shared round-robin among them, with ``workers`` processes on the sweeps
+    queue: a run uses every process; a cancel stops after the chunks already queued; and another
+    team's small sweep waits behind this many of a team's chunks at most, about two chunks'
+    time whatever the workers, so teams interleave instead of queueing.
+
+    >>> chunks_in_flight(2)
+    4
+    """
+    return CHUNKS_IN_FLIGHT_PER_WORKER * max(workers, 1)
 
 
 def smallest_chunk_points(points: int) -> int:

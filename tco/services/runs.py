@@ -47,7 +47,6 @@ from tco.runs.compute import sweep_chunk_table
 from tco.runs.errors import RunSpecError
 from tco.runs.errors import whole_number
 from tco.runs.limits import CHUNK_TIME_LIMIT_S
-from tco.runs.limits import CHUNKS_IN_FLIGHT
 from tco.runs.limits import FINISH_DEADLINE_S
 from tco.runs.limits import FINISH_TIME_LIMIT_S
 from tco.runs.limits import MAX_CHUNK_POINTS
@@ -56,8 +55,8 @@ from tco.runs.limits import MAX_RUN_POINTS
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
 from tco.runs.limits import RNG_BLOCK_POINTS
 from tco.runs.limits import RUN_STALL_DEADLINE_S
-from tco.runs.limits import TEAM_CHUNKS_IN_FLIGHT
 from tco.runs.limits import chunk_points_for
+from tco.runs.limits import chunks_in_flight
 from tco.runs.limits import smallest_chunk_points
 from tco.runs.quota import quota_check
 from tco.runs.results import PartEncoder
@@ -510,11 +509,13 @@ def _queue_chunks(run_id: int, *, finish_here: bool = False) -> bool:
     to their finisher, on commit; True when ``finish_here`` and run ``run_id`` was moved to
     FINISHING here, its finisher left to the caller instead of sent.
 
-    A team has at most ``TEAM_CHUNKS_IN_FLIGHT`` unfinished chunks queued over all its runs,
-    and a run at most ``CHUNKS_IN_FLIGHT``; free places go one at a time to the team's run
-    with the fewest chunks in flight (the oldest first), so a team's runs take turns and a run
-    started while the team's places are taken waits for the next finished chunk.
+    A team has at most ``chunks_in_flight`` unfinished chunks queued over all its runs, and so
+    has a run (two per sweeps worker process, ``SWEEP_WORKER_PROCESSES``); free places go one
+    at a time to the team's run with the fewest chunks in flight (the oldest first), so a team's
+    runs take turns and a run started while the team's places are taken waits for the next
+    finished chunk.
     """
+    places = chunks_in_flight(settings.SWEEP_WORKER_PROCESSES)
     team = SweepRun.objects.filter(pk=run_id).values("scenario__team_id")
     # Inside the caller's transaction, if any (no savepoint: one round trip fewer).
     with transaction.atomic(savepoint=False):
@@ -531,8 +532,8 @@ def _queue_chunks(run_id: int, *, finish_here: bool = False) -> bool:
                 finishing |= _finish(run.pk, send=not here) and here
         in_flight = {run.pk: run.chunks_queued - run.chunks_done for run in runs}
         fed: dict[int, list[int]] = {run.pk: [] for run in runs}
-        for _ in range(TEAM_CHUNKS_IN_FLIGHT - sum(in_flight.values())):
-            hungry = [run for run in runs if in_flight[run.pk] < CHUNKS_IN_FLIGHT
+        for _ in range(places - sum(in_flight.values())):
+            hungry = [run for run in runs if in_flight[run.pk] < places
                       and run.chunks_queued + len(fed[run.pk]) < run.chunks_total]
             if not hungry:
                 break

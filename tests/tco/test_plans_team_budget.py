@@ -1,5 +1,5 @@
 """A team's procurement plans draw within the team's places on the sweeps queue (issue 25's fair
-queues): its plans and sweeps together have ``TEAM_CHUNKS_IN_FLIGHT`` = 4 chunks queued, a plan at
+queues): its plans and sweeps together have ``chunks_in_flight`` = 4 chunks queued, a plan at
 most 2, so starting many plans does not flood the workers; the plans keep one place while the
 team's sweeps hold all four, so a plan always moves on.
 

@@ -10,9 +10,12 @@ from django.core.files.storage import default_storage
 
 from tco.models import SweepChunk
 from tco.models import SweepRun
-from tco.runs.limits import CHUNKS_IN_FLIGHT
+from tco.runs.limits import chunks_in_flight
 from tests.tco.run_results import result_bytes
 from tests.tco.run_results import result_frame
+
+# Chunks queued at once per run and per team, with the default 2 sweeps worker processes: 4.
+PLACES = chunks_in_flight(2)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
@@ -47,7 +50,7 @@ def test_starting_a_large_run_writes_only_the_chunk_rows_it_queues(api, run_scen
     assert response.status_code == 202, response.json()
     run = SweepRun.objects.get()
     assert run.chunks_total == 1_021  # 100,000 / 98, rounded up
-    assert SweepChunk.objects.filter(run=run).count() == CHUNKS_IN_FLIGHT
+    assert SweepChunk.objects.filter(run=run).count() == PLACES
 
     assert api.post(f"{URL}{run.pk}/cancel/").status_code == 202
     assert not SweepChunk.objects.filter(run=run, status="pending").exists()
@@ -61,6 +64,21 @@ def test_the_service_chooses_a_few_chunks_per_worker_process(api, run_scenario, 
 
     # 120,000 points / (3 processes x 4 chunks each) = 10,000 points a chunk, 12 chunks.
     assert (response.json()["chunk_size"], response.json()["chunks_total"]) == (10_000, 12)
+
+
+def test_a_run_keeps_every_worker_process_busy(api, run_scenario, settings,
+                                               django_capture_on_commit_callbacks):
+    settings.SWEEP_WORKER_PROCESSES = 6
+    with django_capture_on_commit_callbacks():
+        first = start(api, run_scenario, grid(120_000)).json()
+        second = start(api, run_scenario, grid(120_000)).json()
+
+    # 120,000 points / (6 processes x 4 chunks each) = 5,000 points a chunk, 24 chunks; two a
+    # process are queued at once: all six processes compute, one chunk each waits behind them.
+    assert (first["chunk_size"], first["chunks_total"]) == (5_000, 24)
+    assert SweepRun.objects.get(pk=first["id"]).chunks_queued == 12
+    # The team's places are the first run's until its chunks finish: the two then take turns.
+    assert SweepRun.objects.get(pk=second["id"]).chunks_queued == 0
 
 
 def test_the_downloaded_result_is_the_same_bytes_whatever_the_chunking(api, run_scenario,

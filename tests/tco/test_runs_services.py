@@ -24,9 +24,9 @@ from tco.models import RunStatus
 from tco.models import SweepChunk
 from tco.models import SweepRun
 from tco.runs.errors import RunSpecError
-from tco.runs.limits import CHUNKS_IN_FLIGHT
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
 from tco.runs.limits import RUN_STALL_DEADLINE_S
+from tco.runs.limits import chunks_in_flight
 from tco.runs.results import part_bytes
 from tco.runs.results import part_save
 from tco.services.engine_inputs import engine_case
@@ -37,6 +37,9 @@ from tco.services.runs import sweep_run_start
 from tco.services.runs import sweep_runs_reap
 from tco.tasks import sweep_chunk_task
 from tests.tco.run_results import result_frame
+
+# Chunks queued at once per run and per team, with the default 2 sweeps worker processes: 4.
+PLACES = chunks_in_flight(2)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
@@ -225,7 +228,7 @@ def test_a_cancelled_run_stops_queuing_chunks(run_scenario):
     with TestCase.captureOnCommitCallbacks() as first_wave:
         run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
                               spec={"axes": [{"path": PRICE, "values": list(range(40, 60))}]}, chunk_size=1)
-    assert run.chunks_queued == CHUNKS_IN_FLIGHT  # 4 of 20 queued; the rest follow as chunks finish
+    assert run.chunks_queued == PLACES  # 4 of 20 queued; the rest follow as chunks finish
 
     sweep_run_cancel(run=run)
     with TestCase.captureOnCommitCallbacks(execute=True) as more:
@@ -234,7 +237,7 @@ def test_a_cancelled_run_stops_queuing_chunks(run_scenario):
 
     run.refresh_from_db()
     assert run.status == RunStatus.CANCELLED
-    assert run.chunks_queued == CHUNKS_IN_FLIGHT
+    assert run.chunks_queued == PLACES
     assert run.chunks_done == 0
     assert more == []
     # Issue 25 finding 2: the rows of chunks no worker began are removed with the cancel.
@@ -321,7 +324,7 @@ def test_chunk_tasks_go_to_the_sweeps_queue_so_they_never_starve_other_jobs(run_
             sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
                             spec={"axes": [{"path": PRICE, "values": list(range(40, 50))}]}, chunk_size=1)
 
-        assert broker.llen(Queue.SWEEPS) == CHUNKS_IN_FLIGHT
+        assert broker.llen(Queue.SWEEPS) == PLACES
         assert broker.llen(Queue.DEFAULT) == 0
     finally:
         broker.delete(Queue.SWEEPS)
