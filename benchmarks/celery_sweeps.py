@@ -146,18 +146,17 @@ def _bench_scenario():
 
 
 def _engine_seconds(scenario, points: int) -> float:
-    """The engine alone on the sweep's points, in the run's chunks (as the service cuts them) and
-    the engine's blocks (as a worker evaluates a chunk), one after the other."""
-    from django.conf import settings
-
+    """The engine alone on the sweep's points, in the run's chunks (as the service cuts them for
+    the live workers) and the engine's blocks (as a worker evaluates a chunk), one after the other."""
     from tco import engine
     from tco.runs.limits import chunk_points_for
     from tco.runs.specs import parse_sweep_spec
     from tco.services.engine_inputs import engine_case
+    from tco.services.sweep_workers import sweep_worker_processes
 
     inputs = engine_case(scenario).inputs
     spec = parse_sweep_spec(sweep_spec(points), inputs, max_points=points)
-    size = chunk_points_for(len(inputs.rent), points=points, workers=settings.SWEEP_WORKER_PROCESSES)
+    size = chunk_points_for(len(inputs.rent), points=points, workers=sweep_worker_processes())
     engine.evaluate(engine.with_overrides(inputs, spec.overrides(0, size)), detail=False)  # loads the kernel
     start_time = time.perf_counter()
     for start in range(0, points, size):

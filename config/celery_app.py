@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 from celery import Celery
+from celery import bootsteps
 from celery.signals import setup_logging
 from celery.signals import task_postrun
 from celery.signals import task_prerun
@@ -34,6 +35,37 @@ app.autodiscover_tasks()
 app.steps["worker"].add(DjangoStructLogInitStep)
 
 
+class SweepsHeartbeat(bootsteps.StartStopStep):
+    """A worker of the sweeps queue says how many processes it has, at its start and then every
+    few seconds, and that it is gone when it stops: runs are cut and fed for the processes there
+    are (tco/services/sweep_workers.py)."""
+
+    requires = {"celery.worker.components:Timer"}
+
+    def __init__(self, worker, **kwargs):
+        super().__init__(worker, **kwargs)
+        self.beat = None
+
+    def start(self, worker):
+        from tco.services.sweep_workers import HEARTBEAT_S
+        from tco.services.sweep_workers import sweep_worker_here
+
+        # The first time is said at worker_init, before any chunk is taken.
+        if _serves_sweeps():
+            self.beat = worker.timer.call_repeatedly(
+                HEARTBEAT_S, sweep_worker_here, (worker.hostname, worker.concurrency))
+
+    def stop(self, worker):
+        from tco.services.sweep_workers import sweep_worker_gone
+
+        if self.beat is not None:
+            self.beat.cancel()
+            sweep_worker_gone(worker.hostname)
+
+
+app.steps["worker"].add(SweepsHeartbeat)
+
+
 @setup_logging.connect
 def use_django_logging(**kwargs):
     """Workers log through the same structured configuration as the web process."""
@@ -46,7 +78,8 @@ def use_django_logging(**kwargs):
 def load_chunk_code(sender=None, **kwargs):
     """In the worker's main process, before it forks its pool: compute one small chunk of nothing,
     so that every pool process has the engine's compiled kernel and the tally loops loaded
-    (tco/runs/rehearsal.py); a worker of the sweeps queue also keeps a chunk's freed memory for
+    (tco/runs/rehearsal.py); a worker of the sweeps queue also says how many processes it has
+    (tco/services/sweep_workers.py), keeps a chunk's freed memory for
     the next chunk (core/heap.py), which other workers would only hold on to, and encodes its
     chunks' parts on a thread of their own when it has fewer processes than the machine has
     cores (tco/runs/results.py)."""
@@ -54,8 +87,10 @@ def load_chunk_code(sender=None, **kwargs):
     from tco.runs.limits import CHUNK_MEMORY_BUDGET_BYTES
     from tco.runs.rehearsal import rehearse_chunk
     from tco.runs.results import PartEncoder
+    from tco.services.sweep_workers import sweep_worker_here
 
     if _serves_sweeps():
+        sweep_worker_here(sender.hostname, sender.concurrency)
         keep_freed_heap(CHUNK_MEMORY_BUDGET_BYTES)
         PartEncoder.alongside_by_default = sender.concurrency < len(os.sched_getaffinity(0))
     rehearse_chunk(8_192)

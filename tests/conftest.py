@@ -8,6 +8,8 @@ from django.db import connection
 from django.db import transaction
 
 from config.celery_app import app as celery_app
+from tco.services.sweep_workers import PROCESSES_KEY
+from tco.services.sweep_workers import SEEN_KEY
 from tests.worker import WorkerProcess
 
 
@@ -20,6 +22,14 @@ def pytest_configure(config):
             f"Redis is not reachable at {url} ({exc}). Start it (make test does) or install it: "
             "apt-get install redis-server"
         ) from exc
+
+
+@pytest.fixture(autouse=True)
+def no_sweeps_worker_known():
+    """No sweeps worker is known when a test starts (a killed worker of an earlier test would be
+    for a while): runs are cut and fed for SWEEP_WORKER_PROCESSES until a test's own worker
+    says how many processes it has."""
+    redis.Redis.from_url(settings.REDIS_URL).delete(SEEN_KEY, PROCESSES_KEY)
 
 
 @pytest.fixture

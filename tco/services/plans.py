@@ -11,7 +11,6 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
 from django.db.models import F
@@ -45,6 +44,7 @@ from tco.runs.errors import RunSpecError
 from tco.runs.limits import chunks_in_flight
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
+from tco.services.sweep_workers import sweep_worker_processes
 
 DRAWS_PER_CHUNK = 250
 # Draw chunks of one plan on the sweeps queue at once: each finished chunk sends the next, so
@@ -317,7 +317,7 @@ def _feed_team_draws(team_id: int) -> None:
         sent = PlanDrawChunk.objects.filter(plan_id__in=plans, queued=True, done=False)
         in_flight = dict.fromkeys(plans, 0) | dict(
             sent.values("plan_id").annotate(n=Count("pk")).values_list("plan_id", "n"))
-        team_places = chunks_in_flight(settings.SWEEP_WORKER_PROCESSES)
+        team_places = chunks_in_flight(sweep_worker_processes())
         places = max(1, team_places - _team_sweep_chunks_in_flight(team_id))
         claimed: list[tuple[int, int]] = []
         all_sent: set[int] = set()

@@ -21,7 +21,6 @@ import pandas as pd
 import pyarrow as pa
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.exceptions import TimeLimitExceeded
-from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.db.models import Q
@@ -79,6 +78,7 @@ from tco.runs.summaries import sweep_summary
 from tco.runs.summaries import sweep_tally
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
+from tco.services.sweep_workers import sweep_worker_processes
 
 logger = logging.getLogger(__name__)
 
@@ -378,7 +378,7 @@ def _chunk_size(kind: str, spec: RunSpec, inputs: engine.Scenario, requested: in
     align = RNG_BLOCK_POINTS if kind == RunKind.MONTE_CARLO else 1
     if requested is None:
         return chunk_points_for(len(inputs.rent), points=spec.points_total,
-                                workers=settings.SWEEP_WORKER_PROCESSES, align=align)
+                                workers=sweep_worker_processes(), align=align)
     smallest = smallest_chunk_points(spec.points_total)
     size = whole_number(requested, "chunk_size", low=1, high=MAX_CHUNK_POINTS)
     if size < smallest:
@@ -510,12 +510,12 @@ def _queue_chunks(run_id: int, *, finish_here: bool = False) -> bool:
     FINISHING here, its finisher left to the caller instead of sent.
 
     A team has at most ``chunks_in_flight`` unfinished chunks queued over all its runs, and so
-    has a run (two per sweeps worker process, ``SWEEP_WORKER_PROCESSES``); free places go one
+    has a run (two per live sweeps worker process, ``sweep_worker_processes``); free places go one
     at a time to the team's run with the fewest chunks in flight (the oldest first), so a team's
     runs take turns and a run started while the team's places are taken waits for the next
     finished chunk.
     """
-    places = chunks_in_flight(settings.SWEEP_WORKER_PROCESSES)
+    places = chunks_in_flight(sweep_worker_processes())
     team = SweepRun.objects.filter(pk=run_id).values("scenario__team_id")
     # Inside the caller's transaction, if any (no savepoint: one round trip fewer).
     with transaction.atomic(savepoint=False):

@@ -62,7 +62,7 @@ def test_a_small_sweep_of_one_team_finishes_while_another_teams_big_sweeps_run(
 
     small = sweep(copy_for_team(run_scenario, "team-b"), chunks=2)
     assert small.chunks_queued == 2  # team B's own places: it waits for no one of team A's
-    start_worker()
+    start_worker(concurrency=2)  # as many processes as the runs were cut for: the places stay 4
 
     small = finished(small)
     assert small.status == RunStatus.DONE
@@ -77,7 +77,7 @@ def test_a_small_sweep_of_one_team_finishes_while_another_teams_big_sweeps_run(
     assert ahead_of_b <= PLACES  # B waited for team A's queued chunks only
 
     # Team A's runs took turns: each of the three began a chunk among A's first 6.
-    assert {run.pk for run in big} <= set([run_id for run_id in order if run_id != small.pk][:6])
+    assert {run.pk for run in big} <= set([run_id for run_id in order if run_id != small.pk][:6]), order
     # B's run finished before any of team A's (read from the rows, not raced by the polling:
     # chunks of 1,000 points take milliseconds).
     assert small.finished_at < min(run.finished_at for run in big)

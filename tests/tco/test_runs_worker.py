@@ -54,12 +54,12 @@ def start_worker(transactional_db, live_celery, settings, tmp_path):
     redis.Redis.from_url(settings.REDIS_URL).delete(*Queue)  # no message left from another test
     workers: list[WorkerProcess] = []
 
-    def start() -> WorkerProcess:
+    def start(concurrency: int = 1) -> WorkerProcess:
         worker = WorkerProcess(broker_env={
             "DJANGO_SETTINGS_MODULE": "config.settings.base",
             "REDIS_URL": settings.REDIS_URL,
             "DJANGO_MEDIA_ROOT": str(tmp_path),
-        }).start()
+        }, concurrency=concurrency).start()
         workers.append(worker)
         return worker
 
