@@ -44,8 +44,10 @@ MAX_SWEEP_AXES = 10
 MAX_DISTRIBUTIONS = 10
 
 # Chunks queued at once per worker process on the sweeps queue: one computing and one waiting,
-# so that no process waits for the next chunk to be queued.
+# so that no process waits for the next chunk to be queued; never fewer than a deployment of
+# one or two processes had before the count followed the workers.
 CHUNKS_IN_FLIGHT_PER_WORKER = 2
+MIN_CHUNKS_IN_FLIGHT = 4
 
 # A chunk takes seconds; its limits stay far below the Redis visibility timeout (3,600 s),
 # or acks_late would hand a still-running chunk to a second worker.
@@ -110,10 +112,10 @@ def chunks_in_flight(workers: int) -> int:
     team's small sweep waits behind this many of a team's chunks at most, about two chunks'
     time whatever the workers, so teams interleave instead of queueing.
 
-    >>> chunks_in_flight(2)
-    4
+    >>> chunks_in_flight(1), chunks_in_flight(2), chunks_in_flight(6)
+    (4, 4, 12)
     """
-    return CHUNKS_IN_FLIGHT_PER_WORKER * max(workers, 1)
+    return max(MIN_CHUNKS_IN_FLIGHT, CHUNKS_IN_FLIGHT_PER_WORKER * workers)
 
 
 def smallest_chunk_points(points: int) -> int:
