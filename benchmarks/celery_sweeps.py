@@ -9,12 +9,15 @@ The service chooses the chunk size, as it does for a client that names none; run
 than the request limit (10^6 points) are started as an operator would, with a raised limit.
 Each run is deleted after it is measured (its parts in storage with it). A fresh worker first
 computes a small sweep (a long-lived worker has); 1,000,000 points are then swept three times,
-each after the engine alone on the same chunks, and the best of each is compared.
+each after the engine alone on the same chunks, and the best of each is compared. On the same
+worker, sweeps of 100 and 10,000 points are then timed from start to done, as a person waits
+for them (the median of 15).
 """
 from __future__ import annotations
 
 import math
 import os
+import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,6 +36,11 @@ DEMO_SCENARIO = "8x H100 training cluster"
 # How often the client looks at the run's status: its share of the measured time is half of
 # this on average.
 POLL_EVERY_S = 0.02
+# Small sweeps timed from start to done on each warmed worker (the best of each is not what a
+# person waits for: the median of this many), polled often enough to see milliseconds.
+SMALL_SWEEP_POINTS = (100, 10_000)
+SMALL_SWEEP_RUNS = 15
+SMALL_SWEEP_POLL_S = 0.002
 # A small sweep each fresh worker computes before the measured one: 8 chunks, so that every
 # pool process takes some.
 WARM_UP_POINTS = 32_800
@@ -52,15 +60,21 @@ class CeleryMeasurement:
     engine_seconds: float
     worker_peak_rss_mb: float
     load: float  # 1-minute load average when the run ended
+    # Median milliseconds from start to done of small sweeps on the same worker, by points.
+    small_sweep_ms: dict[int, float]
 
     def line(self) -> str:
-        """A printable row."""
+        """A printable row (and one for the small sweeps, when measured)."""
         label = f"celery, {self.processes} worker process{'es' if self.processes > 1 else ''}"
         throughput = f"{self.points / self.celery_seconds:>13,.0f}/s"
         engine = (f"{self.engine_seconds / self.celery_seconds:.2f}x the engine alone on one core, "
                   f"{self.points / self.engine_seconds:,.0f}/s")
-        return (f"{label:<42} {self.points:>10,d} {self.celery_seconds:9.3f} s {throughput} "
+        line = (f"{label:<42} {self.points:>10,d} {self.celery_seconds:9.3f} s {throughput} "
                 f"{self.worker_peak_rss_mb:6.0f} MB RSS ({engine}; load {self.load:.1f})")
+        if self.small_sweep_ms:
+            waits = ", ".join(f"{points:,} points {ms:.1f} ms" for points, ms in self.small_sweep_ms.items())
+            line += f"\n{label:<42} a sweep from start to done, median of {SMALL_SWEEP_RUNS}: {waits}"
+        return line
 
 
 def celery_unavailable_reason() -> str | None:
@@ -190,14 +204,28 @@ def _celery_measurement(scenario, points: int, processes: int) -> CeleryMeasurem
             celery_seconds.append(time.perf_counter() - start_time)
             run.delete()
         peak_mb = _peak_rss_mb(worker.process.pid)
+        small = {size: _start_to_done_ms(scenario, size) for size in SMALL_SWEEP_POINTS} if (
+            points == TARGET_POINTS) else {}
     finally:
         worker.stop()
     return CeleryMeasurement(points, processes, min(celery_seconds), min(engine_seconds), peak_mb,
-                             load_average())
+                             load_average(), small)
 
 
-def _run_to_end(scenario, spec: dict, **options):
-    """Start a sweep and wait for it to end; the run, DONE (RuntimeError otherwise)."""
+def _start_to_done_ms(scenario, points: int) -> float:
+    """The median milliseconds from a sweep's start to its client seeing it done."""
+    waits = []
+    for _ in range(SMALL_SWEEP_RUNS):
+        start_time = time.perf_counter()
+        run = _run_to_end(scenario, sweep_spec(points), poll_s=SMALL_SWEEP_POLL_S)
+        waits.append(1000 * (time.perf_counter() - start_time))
+        run.delete()
+    return statistics.median(waits)
+
+
+def _run_to_end(scenario, spec: dict, *, poll_s: float = POLL_EVERY_S, **options):
+    """Start a sweep and wait for it to end, looking every ``poll_s``; the run, DONE
+    (RuntimeError otherwise)."""
     from tco.models import ACTIVE_STATUSES
     from tco.models import RunKind
     from tco.models import RunStatus
@@ -207,7 +235,7 @@ def _run_to_end(scenario, spec: dict, **options):
     run = sweep_run_start(scenario=scenario, kind=RunKind.SWEEP, spec=spec, **options)
     status = SweepRun.objects.filter(pk=run.pk).values_list("status", flat=True)
     while status.get() in ACTIVE_STATUSES:  # the status alone: the client shares the 2 cores
-        time.sleep(POLL_EVERY_S)
+        time.sleep(poll_s)
     run.refresh_from_db()
     if run.status != RunStatus.DONE:
         raise RuntimeError(f"run {run.pk} ended {run.status}: {run.error}")
