@@ -36,9 +36,9 @@ app.steps["worker"].add(DjangoStructLogInitStep)
 
 
 class SweepsHeartbeat(bootsteps.StartStopStep):
-    """A worker of the sweeps queue says how many processes it has, at its start and then every
-    few seconds, and that it is gone when it stops: runs are cut and fed for the processes there
-    are (tco/services/sweep_workers.py)."""
+    """A worker of the sweeps queue says again every few seconds how many processes it has (the
+    first time at worker_init, ``load_chunk_code``), and that it is gone when it stops: runs are
+    cut and fed for the processes there are (tco/services/sweep_workers.py)."""
 
     requires = {"celery.worker.components:Timer"}
 

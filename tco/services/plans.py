@@ -41,16 +41,15 @@ from tco.models import SweepRun
 from tco.runs.distributions import Distribution
 from tco.runs.distributions import distribution_from_json
 from tco.runs.errors import RunSpecError
-from tco.runs.limits import chunks_in_flight
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
-from tco.services.sweep_workers import sweep_worker_processes
+from tco.services.sweep_workers import chunk_places
 
 DRAWS_PER_CHUNK = 250
 # Draw chunks of one plan on the sweeps queue at once: each finished chunk sends the next, so
 # other users' sweeps and plans interleave with a 100,000-draw plan instead of queueing behind
 # its 400 chunks, and a cancel stops it within a few chunks. A team's plans together share its
-# places on that queue with its sweeps (``chunks_in_flight``), see ``_feed_team_draws``.
+# places on that queue with its sweeps (``chunk_places``), see ``_feed_team_draws``.
 DRAW_CHUNKS_IN_FLIGHT = 2
 MAX_DRAWS = 100_000
 # A plan in one of these is under way: it may be cancelled.
@@ -300,7 +299,7 @@ def _feed_team_draws(team_id: int) -> None:
     """Send draw chunks of the team's drawing plans into the team's free places on the sweeps
     queue, each chunk claimed once (``queued``).
 
-    The team's sweep chunks in flight and its plans' count against ``chunks_in_flight``,
+    The team's sweep chunks in flight and its plans' count against ``chunk_places``,
     but the plans keep one place even when the sweeps hold them all, so a plan always moves on;
     a plan has at most ``DRAW_CHUNKS_IN_FLIGHT``. Free places go one at a time to the plan with
     the fewest chunks in flight, then the fewest done (the oldest first), so the team's plans
@@ -317,8 +316,7 @@ def _feed_team_draws(team_id: int) -> None:
         sent = PlanDrawChunk.objects.filter(plan_id__in=plans, queued=True, done=False)
         in_flight = dict.fromkeys(plans, 0) | dict(
             sent.values("plan_id").annotate(n=Count("pk")).values_list("plan_id", "n"))
-        team_places = chunks_in_flight(sweep_worker_processes())
-        places = max(1, team_places - _team_sweep_chunks_in_flight(team_id))
+        places = max(1, chunk_places() - _team_sweep_chunks_in_flight(team_id))
         claimed: list[tuple[int, int]] = []
         all_sent: set[int] = set()
         while sum(in_flight.values()) < places:

@@ -55,7 +55,6 @@ from tco.runs.limits import REQUEUE_STALLED_AFTER_S
 from tco.runs.limits import RNG_BLOCK_POINTS
 from tco.runs.limits import RUN_STALL_DEADLINE_S
 from tco.runs.limits import chunk_points_for
-from tco.runs.limits import chunks_in_flight
 from tco.runs.limits import smallest_chunk_points
 from tco.runs.quota import quota_check
 from tco.runs.results import PartEncoder
@@ -78,6 +77,7 @@ from tco.runs.summaries import sweep_summary
 from tco.runs.summaries import sweep_tally
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check
+from tco.services.sweep_workers import chunk_places
 from tco.services.sweep_workers import sweep_worker_processes
 
 logger = logging.getLogger(__name__)
@@ -509,13 +509,13 @@ def _queue_chunks(run_id: int, *, finish_here: bool = False) -> bool:
     to their finisher, on commit; True when ``finish_here`` and run ``run_id`` was moved to
     FINISHING here, its finisher left to the caller instead of sent.
 
-    A team has at most ``chunks_in_flight`` unfinished chunks queued over all its runs, and so
-    has a run (two per live sweeps worker process, ``sweep_worker_processes``); free places go one
+    A team has at most ``chunk_places`` unfinished chunks queued over all its runs, and so
+    has a run (two per live sweeps worker process, at least 4); free places go one
     at a time to the team's run with the fewest chunks in flight (the oldest first), so a team's
     runs take turns and a run started while the team's places are taken waits for the next
     finished chunk.
     """
-    places = chunks_in_flight(sweep_worker_processes())
+    places = chunk_places()
     team = SweepRun.objects.filter(pk=run_id).values("scenario__team_id")
     # Inside the caller's transaction, if any (no savepoint: one round trip fewer).
     with transaction.atomic(savepoint=False):

@@ -16,6 +16,8 @@ from functools import lru_cache
 import redis
 from django.conf import settings
 
+from tco.runs.limits import chunks_in_flight
+
 logger = logging.getLogger(__name__)
 
 HEARTBEAT_S = 15
@@ -42,6 +44,12 @@ def sweep_worker_processes() -> int:
         return settings.SWEEP_WORKER_PROCESSES
     counted = sum(int(processes.get(hostname, 0)) for hostname in live)
     return counted or settings.SWEEP_WORKER_PROCESSES
+
+
+def chunk_places() -> int:
+    """Chunks queued at once, for one run and for a team's runs (``chunks_in_flight``), with the
+    sweeps worker processes there are now."""
+    return chunks_in_flight(sweep_worker_processes())
 
 
 def sweep_worker_here(hostname: str, processes: int) -> None:
