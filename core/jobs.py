@@ -134,11 +134,18 @@ def database_started_at() -> datetime | None:
     return timezone.now() - uptime
 
 
+def last_started_at() -> datetime | None:
+    """When the broker or the database last started, the later of the two (None when neither
+    says): a job still waiting that was sent before then lost its message, or its task gave up."""
+    return max((started for started in (broker_started_at(), database_started_at()) if started is not None),
+               default=None)
+
+
 def sent_before_messages_lost(now: datetime, wait_s: float) -> datetime:
     """Jobs still waiting that were sent before this moment lost their message: sent more than
     ``wait_s`` ago, or before the broker or the database last started."""
-    starts = [started for started in (broker_started_at(), database_started_at()) if started is not None]
-    return max([now - timedelta(seconds=wait_s), *starts])
+    started = last_started_at()
+    return max(now - timedelta(seconds=wait_s), started) if started else now - timedelta(seconds=wait_s)
 
 
 def lost_jobs(claims: Mapping[Key, Claim], *, started: Mapping[Key, datetime | None], hard_limit_s: float,

@@ -270,10 +270,11 @@ def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
     ``REQUEUE_STALLED_AFTER_S`` lost its queued chunks (a Redis restart emptied the queue, or
     a send failed while the broker was down): its unfinished queued chunks are queued again,
     once per stall, and the queue is topped up (or the complete run moved on to its finisher).
-    A finisher whose worker died, or whose message was not taken ``JOBS_RESEND_PENDING_AFTER_S``
-    after it was sent, is sent again. A chunk started, or a finisher sent, ``JOBS_MAX_ATTEMPTS``
-    times fails its run with why; a run with no progress until its deadline is failed as
-    timed out.
+    A waiting chunk sent before the broker or the database last started is sent again at once,
+    even while the run's other chunks progress. A finisher whose worker died, or whose message
+    was not taken ``JOBS_RESEND_PENDING_AFTER_S`` after it was sent, is sent again. A chunk
+    started, or a finisher sent, ``JOBS_MAX_ATTEMPTS`` times fails its run with why; a run with
+    no progress until its deadline is failed as timed out.
     """
     now = now or timezone.now()
     report = ReapReport()
@@ -296,8 +297,28 @@ def sweep_runs_reap(*, now: datetime | None = None) -> ReapReport:
             report.requeued[run_id] = indexes
         # Top up what the requeue left out, or move a complete run on.
         _queue_chunks(run_id)
+    _resend_chunks_sent_before_restart(now, report)
     _resend_lost_finishers(now, report)
     return report
+
+
+def _resend_chunks_sent_before_restart(now: datetime, report: ReapReport) -> None:
+    """Send again the waiting chunks that were sent before the broker or the database last
+    started: the message is gone, or its task gave up while PostgreSQL was down. The run's
+    other chunks may still be stored after the restart, so the run never looks stalled."""
+    started = jobs.last_started_at()
+    if started is None:
+        return
+    waiting = SweepChunk.objects.filter(status=ChunkStatus.PENDING, queued_at__lt=started,
+                                        run__status__in=QUEUED_STATUSES)
+    for run_id in waiting.order_by("run_id").values_list("run_id", flat=True).distinct():
+        with transaction.atomic():
+            chunks = waiting.select_for_update(of=("self",)).filter(run_id=run_id)
+            indexes = sorted(chunks.values_list("index", flat=True))
+            chunks.update(queued_at=now)
+            if indexes:
+                report.requeued[run_id] = sorted({*report.requeued.get(run_id, []), *indexes})
+                transaction.on_commit(partial(_send_chunks, run_id, indexes))
 
 
 def _requeue_lost_chunks(now: datetime, report: ReapReport) -> None:

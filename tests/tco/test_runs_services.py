@@ -15,6 +15,7 @@ from numpy.testing import assert_allclose
 from numpy.testing import assert_array_equal
 
 from config.queues import Queue
+from core import jobs
 from core.signals import job_finished
 from tco import engine
 from tco.models import ChunkStatus
@@ -275,6 +276,27 @@ def test_the_reaper_queues_again_the_chunks_of_a_stalled_run_once_per_stall(run_
 
     assert report.requeued == {run.pk: [1, 2]}
     assert len(requeued) == 1
+    assert again.requeued == {}
+    assert SweepChunk.objects.get(run=run, index=1).status == ChunkStatus.PENDING
+
+
+def test_the_reaper_sends_again_a_chunk_sent_before_postgres_restarted_while_others_progress(run_scenario):
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks():
+        run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                              spec={"axes": [{"path": PRICE, "values": [50, 60, 70]}]}, chunk_size=1)
+    # Chunk 1's task gave up while PostgreSQL was down; chunk 0 was stored after the restart.
+    SweepChunk.objects.filter(run=run, index=1).update(
+        queued_at=jobs.database_started_at() - timedelta(minutes=1))
+    sweep_chunk_compute(run_id=run.pk, index=0)
+
+    with TestCase.captureOnCommitCallbacks() as sent:
+        report = sweep_runs_reap()
+    again = sweep_runs_reap()
+
+    assert report.requeued == {run.pk: [1]}
+    assert len(sent) == 1
     assert again.requeued == {}
     assert SweepChunk.objects.get(run=run, index=1).status == ChunkStatus.PENDING
 
