@@ -6,6 +6,8 @@ from pathlib import Path
 
 from celery import Celery
 from celery import bootsteps
+from celery.signals import after_task_publish
+from celery.signals import before_task_publish
 from celery.signals import setup_logging
 from celery.signals import task_postrun
 from celery.signals import task_prerun
@@ -31,8 +33,20 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-# Task ids on every log line of a task (django-structlog).
-app.steps["worker"].add(DjangoStructLogInitStep)
+
+
+class StructLogWorkerStep(DjangoStructLogInitStep):
+    """Task ids on every log line of a task (django-structlog). What a process publishes is
+    logged already by the app's own receiver (``DJANGO_STRUCTLOG_CELERY_ENABLED``): connected
+    here too, every task a worker queued was logged twice."""
+
+    def __init__(self, parent, **kwargs):
+        super().__init__(parent, **kwargs)
+        before_task_publish.disconnect(self.receiver.receiver_before_task_publish)
+        after_task_publish.disconnect(self.receiver.receiver_after_task_publish)
+
+
+app.steps["worker"].add(StructLogWorkerStep)
 
 
 class SweepsHeartbeat(bootsteps.StartStopStep):

@@ -6,6 +6,7 @@ test database, the test Redis database and a temporary media folder.
 """
 from __future__ import annotations
 
+import json
 import time
 from datetime import timedelta
 
@@ -101,6 +102,20 @@ def test_a_sweep_through_a_worker_matches_the_engine_called_directly(start_worke
     assert_array_equal(frame["point"], np.arange(4_550))  # 91 x 50 grid points, in order
     assert_allclose(frame[SAVING], direct.rent[0].npv_saving_usd)
     assert_allclose(frame[BREAKEVEN], direct.rent[0].breakeven_month)
+
+
+def test_a_worker_logs_each_task_it_queues_once(start_worker, run_scenario):
+    worker = start_worker()
+    # Two chunks more than the places: the worker queues them as the first ones are stored.
+    prices = list(range(20, 20 + PLACES + 2))
+
+    finished(sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
+                             spec={"axes": [{"path": PRICE, "values": prices}]}, chunk_size=1))
+
+    entries = [json.loads(line) for line in worker.log_path.read_text().splitlines() if line.startswith("{")]
+    queued = [entry["child_task_id"] for entry in entries if entry["event"] == "task_enqueued"]
+    assert len(queued) == 2
+    assert len(set(queued)) == 2
 
 
 def test_a_monte_carlo_through_a_worker_matches_the_engine_on_the_same_draws(start_worker, run_scenario):
