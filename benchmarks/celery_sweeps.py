@@ -9,7 +9,9 @@ The service chooses the chunk size, as it does for a client that names none; run
 than the request limit (10^6 points) are started as an operator would, with a raised limit.
 Each run is deleted after it is measured (its parts in storage with it). A fresh worker first
 computes a small sweep (a long-lived worker has); 1,000,000 points are then swept three times,
-each after the engine alone on the same chunks, and the best of each is compared. On the same
+each after the engine alone on the same chunks and after the same chunks computed as a worker
+computes them with nothing of the service around them (no Celery, database or storage) in as
+many forked processes, and the best of each is compared. On the same
 worker, sweeps of 100 and 10,000 points are then timed from start to done, as a person waits
 for them (the median of 15).
 """
@@ -45,6 +47,8 @@ SMALL_SWEEP_POLL_S = 0.002
 # pool process takes some.
 WARM_UP_POINTS = 32_800
 WARM_UP_CHUNK_POINTS = WARM_UP_POINTS // 8
+# The longest the chunks computed alone may take, warm-up included.
+CHUNKS_ALONE_TIMEOUT_S = 120
 # Each worker process computes on one core: BLAS threads on top would oversubscribe the
 # machine (set by benchmarks/__main__.py before NumPy is imported).
 ONE_BLAS_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -62,6 +66,9 @@ class CeleryMeasurement:
     load: float  # 1-minute load average when the run ended
     # Median milliseconds from start to done of small sweeps on the same worker, by points.
     small_sweep_ms: dict[int, float]
+    # The same chunks computed as the worker computes them, with nothing of the service around
+    # them, in as many forked processes (measured for the target sweep only).
+    chunks_alone_seconds: float | None = None
 
     def line(self) -> str:
         """A printable row (and one for the small sweeps, when measured)."""
@@ -71,6 +78,10 @@ class CeleryMeasurement:
                   f"{self.points / self.engine_seconds:,.0f}/s")
         line = (f"{label:<42} {self.points:>10,d} {self.celery_seconds:9.3f} s {throughput} "
                 f"{self.worker_peak_rss_mb:6.0f} MB RSS ({engine}; load {self.load:.1f})")
+        if self.chunks_alone_seconds:
+            line += (f"\n{label:<42} the same chunks computed alone (table, part, tally; no Celery, "
+                     f"database or storage): {self.engine_seconds / self.chunks_alone_seconds:.2f}x "
+                     f"the engine alone on one core")
         if self.small_sweep_ms:
             waits = ", ".join(f"{points:,} points {ms:.1f} ms" for points, ms in self.small_sweep_ms.items())
             line += f"\n{label:<42} a sweep from start to done, median of {SMALL_SWEEP_RUNS}: {waits}"
@@ -179,6 +190,67 @@ def _engine_seconds(scenario, points: int) -> float:
     return time.perf_counter() - start_time
 
 
+def _chunks_alone_seconds(scenario, points: int, processes: int) -> float:
+    """The sweep's chunks computed as a worker computes them (engine, table, part, tally:
+    tco/runs/chunks.py) but with no Celery, database or storage, in ``processes`` forked
+    processes taking every ``processes``-th chunk: what the workers would deliver if the
+    service around the computation cost nothing. Like a pool process, each process has
+    computed a chunk before it is timed."""
+    import multiprocessing
+
+    from django.db import connection
+
+    from tco.runs.chunks import ChunkPlan
+    from tco.runs.limits import chunk_points_for
+    from tco.runs.specs import parse_sweep_spec
+    from tco.services.engine_inputs import engine_case
+    from tco.services.sweep_workers import sweep_worker_processes
+
+    inputs = engine_case(scenario).inputs
+    spec = parse_sweep_spec(sweep_spec(points), inputs, max_points=points)
+    size = chunk_points_for(len(inputs.rent), points=points, workers=sweep_worker_processes())
+    plan = ChunkPlan(inputs, spec, None, size, points)
+    indexes = range(-(-points // size))
+    # As a worker decides (config/celery_app.py): a spare core encodes the parts.
+    alongside = processes < len(os.sched_getaffinity(0))
+    connection.close()  # a forked process must not share this one's connection
+    context = multiprocessing.get_context("fork")
+    # Passed by each process and this one: once warmed up, and once its chunks are done.
+    warm, done = context.Barrier(processes + 1), context.Barrier(processes + 1)
+    computing = [context.Process(target=_compute_chunks,
+                                 args=(plan, indexes[first::processes], alongside, warm, done))
+                 for first in range(processes)]
+    for process in computing:
+        process.start()
+    warm.wait(timeout=CHUNKS_ALONE_TIMEOUT_S)
+    start_time = time.perf_counter()
+    done.wait(timeout=CHUNKS_ALONE_TIMEOUT_S)
+    elapsed = time.perf_counter() - start_time
+    for process in computing:
+        process.join()
+    if any(process.exitcode for process in computing):
+        raise RuntimeError("computing the chunks alone failed; see the error above")
+    return elapsed
+
+
+def _compute_chunks(plan, indexes: range, alongside: bool, warm, done) -> None:
+    from tco.runs.chunks import chunk_table
+    from tco.runs.results import PartEncoder
+
+    def compute(index: int) -> None:
+        tally = plan.tally()
+        with PartEncoder(alongside=alongside) as part:
+            chunk_table(plan, index, part, tally)
+            part.finish()
+        tally.to_json()
+
+    compute(indexes[0])  # as a pool process has computed chunks before
+    warm.wait()
+    for index in indexes:
+        compute(index)
+    done.wait()
+
+
 def _celery_measurement(scenario, points: int, processes: int) -> CeleryMeasurement:
     """The best of ``REPEATS`` sweeps of ``points`` on one fresh worker, against the best of as
     many runs of the engine alone, each timed just before a sweep: on a shared machine the
@@ -192,13 +264,15 @@ def _celery_measurement(scenario, points: int, processes: int) -> CeleryMeasurem
     # The worker logs each task to its file (var/worker-*.log): where a run's time went.
     worker = WorkerProcess(concurrency=processes, env={
         **{name: os.environ[name] for name in passed_on}, "DJANGO_LOG_LEVEL": "INFO"}).start()
-    celery_seconds, engine_seconds = [], []
+    celery_seconds, engine_seconds, alone_seconds = [], [], []
     try:
         # A worker serves many runs: the first chunks of a fresh process (its pool processes
         # still starting, its first database connection) are not what a run costs.
         _run_to_end(scenario, sweep_spec(WARM_UP_POINTS), chunk_size=WARM_UP_CHUNK_POINTS)
         for _ in range(REPEATS if points <= TARGET_POINTS else 1):
             engine_seconds.append(_engine_seconds(scenario, points))
+            if points == TARGET_POINTS:
+                alone_seconds.append(_chunks_alone_seconds(scenario, points, processes))
             start_time = time.perf_counter()
             run = _run_to_end(scenario, sweep_spec(points), max_points=max(points, MAX_RUN_POINTS))
             celery_seconds.append(time.perf_counter() - start_time)
@@ -209,7 +283,7 @@ def _celery_measurement(scenario, points: int, processes: int) -> CeleryMeasurem
     finally:
         worker.stop()
     return CeleryMeasurement(points, processes, min(celery_seconds), min(engine_seconds), peak_mb,
-                             load_average(), small)
+                             load_average(), small, min(alone_seconds, default=None))
 
 
 def _start_to_done_ms(scenario, points: int) -> float:

@@ -8,11 +8,11 @@ a fresh pool process took ~160 ms longer than the next ones, and the first summa
 from __future__ import annotations
 
 from tco.engine.examples import rich_scenario
-from tco.runs.compute import sweep_chunk_table
-from tco.runs.results import part_bytes
+from tco.runs.chunks import ChunkPlan
+from tco.runs.chunks import chunk_table
+from tco.runs.results import PartEncoder
 from tco.runs.specs import parse_sweep_spec
 from tco.runs.summaries import sweep_summary
-from tco.runs.summaries import sweep_tally
 
 # The points of the first axis; the second has the rest (two axes, as a heat map needs).
 _ACROSS = 128
@@ -26,7 +26,10 @@ def rehearse_chunk(points: int) -> int:
         {"path": "workload.utilisation", "low": 0.2, "high": 1.0, "count": _ACROSS},
         {"path": "facility.electricity_usd_per_kwh", "low": 0.05, "high": 0.35, "count": points // _ACROSS},
     ]}, inputs)
-    table = sweep_chunk_table(inputs, spec, 0, spec.points_total)
-    names = [option.name for option in inputs.rent]
-    sweep_summary([sweep_tally(table, spec, names)], spec, names)
-    return len(part_bytes(table.arrow()))
+    plan = ChunkPlan(inputs, spec, None, spec.points_total, spec.points_total)
+    tally = plan.tally()
+    with PartEncoder(alongside=False) as part:
+        chunk_table(plan, 0, part, tally)
+        payload = part.finish()
+    sweep_summary([tally.to_json()], spec, [option.name for option in inputs.rent])
+    return len(payload)

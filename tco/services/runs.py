@@ -39,10 +39,10 @@ from tco.models import RunStatus
 from tco.models import Scenario
 from tco.models import SweepChunk
 from tco.models import SweepRun
+from tco.runs.chunks import ChunkPlan
+from tco.runs.chunks import RunSpec
+from tco.runs.chunks import chunk_table
 from tco.runs.compute import PointsTable
-from tco.runs.compute import monte_carlo_chunk_table
-from tco.runs.compute import sensitivity_frame
-from tco.runs.compute import sweep_chunk_table
 from tco.runs.errors import RunSpecError
 from tco.runs.errors import whole_number
 from tco.runs.limits import CHUNK_TIME_LIMIT_S
@@ -65,12 +65,10 @@ from tco.runs.results import parts_column
 from tco.runs.snapshot import scenario_from_json
 from tco.runs.snapshot import scenario_to_json
 from tco.runs.specs import MonteCarloSpec
-from tco.runs.specs import SensitivitySpec
 from tco.runs.specs import SweepSpec
 from tco.runs.specs import parse_monte_carlo_spec
 from tco.runs.specs import parse_sensitivity_spec
 from tco.runs.specs import parse_sweep_spec
-from tco.runs.summaries import SweepTally
 from tco.runs.summaries import monte_carlo_summary
 from tco.runs.summaries import sensitivity_summary
 from tco.runs.summaries import sweep_summary
@@ -82,7 +80,6 @@ from tco.services.sweep_workers import sweep_worker_processes
 
 logger = logging.getLogger(__name__)
 
-RunSpec = SweepSpec | MonteCarloSpec | SensitivitySpec
 # Seeds fit PostgreSQL's bigint.
 MAX_SEED = 2**63 - 1
 # Tracebacks are in the worker log; the row keeps the message.
@@ -193,9 +190,9 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
         return
     plan = _chunk_plan(run_id)
     _run_started(run_id)
-    tally = _chunk_tally(plan)
+    tally = plan.tally()
     with PartEncoder() as part:
-        table = laps.timed("compute", _chunk_table, plan, index, part, tally)
+        table = laps.timed("compute", chunk_table, plan, index, part, tally)
         payload = laps.timed("encode", part.finish)
     name, size = laps.timed("part", part_save, run_id, index, payload)
     finishing = laps.timed("store", _store_chunk, run_id, index, name, size, tally=tally and tally.to_json())
@@ -426,30 +423,14 @@ class _Laps:
         return ", ".join(f"{name} {wall:.1f} ms ({cpu:.1f} CPU)" for name, wall, cpu in self.steps)
 
 
-@dataclass(frozen=True)
-class _ChunkPlan:
-    """What a run's chunks need of it, all fixed when it starts."""
-
-    inputs: engine.Scenario
-    spec: RunSpec
-    seed: int | None
-    chunk_size: int
-    points_total: int
-
-    def bounds(self, index: int) -> tuple[int, int]:
-        """The first point of chunk ``index`` and the one after its last (as ``_queue_chunks`` cut them)."""
-        start = index * self.chunk_size
-        return start, min(start + self.chunk_size, self.points_total)
-
-
 @lru_cache(maxsize=8)
-def _chunk_plan(run_id: int) -> _ChunkPlan:
+def _chunk_plan(run_id: int) -> ChunkPlan:
     """A run's inputs and parsed spec, parsed once per worker process: a Monte Carlo spec's check
     evaluates up to 1,024 scenarios."""
     engine_inputs, kind, spec, points, seed, size = SweepRun.objects.values_list(
         "engine_inputs", "kind", "spec", "points_total", "seed", "chunk_size").get(pk=run_id)
     inputs = scenario_from_json(engine_inputs)
-    return _ChunkPlan(inputs, run_spec(kind, spec, inputs, max_points=points), seed, size, points)
+    return ChunkPlan(inputs, run_spec(kind, spec, inputs, max_points=points), seed, size, points)
 
 
 @lru_cache(maxsize=8)
@@ -457,45 +438,6 @@ def _run_started(run_id: int) -> None:
     """Mark a pending run RUNNING, once per worker process (later chunks skip the statement)."""
     SweepRun.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
         status=RunStatus.RUNNING, started_at=timezone.now())
-
-
-def _chunk_table(plan: _ChunkPlan, index: int, part: PartEncoder,
-                 tally: SweepTally | None) -> PointsTable | _Sensitivity:
-    """The chunk's table, its rows handed to ``part`` (and counted in ``tally``) as they are computed."""
-
-    def encode(table: PointsTable, start: int, stop: int) -> None:
-        part.write(partial(table.arrow, start, stop))
-        if tally is not None:
-            part.beside(partial(tally.add, table, start, stop))
-
-    if isinstance(plan.spec, SweepSpec):
-        return sweep_chunk_table(plan.inputs, plan.spec, *plan.bounds(index), on_rows=encode)
-    if isinstance(plan.spec, MonteCarloSpec):
-        return monte_carlo_chunk_table(plan.inputs, plan.spec, plan.seed, *plan.bounds(index), on_rows=encode)
-    tornado = _Sensitivity(sensitivity_frame(plan.inputs, plan.spec))
-    part.write(tornado.arrow)
-    return tornado
-
-
-@dataclass(frozen=True)
-class _Sensitivity:
-    """A sensitivity run's one chunk, the tornado, stored like a chunk of points."""
-
-    frame: pd.DataFrame
-
-    def __len__(self) -> int:
-        return len(self.frame)
-
-    def arrow(self) -> pa.Table:
-        return pa.Table.from_pandas(self.frame, preserve_index=False)
-
-
-def _chunk_tally(plan: _ChunkPlan) -> SweepTally | None:
-    """A sweep chunk's counts for the summary (None for other kinds: their summaries need the
-    whole columns, percentiles and the tornado)."""
-    if not isinstance(plan.spec, SweepSpec):
-        return None
-    return SweepTally(plan.spec, [option.name for option in plan.inputs.rent])
 
 
 def _store_chunk(run_id: int, index: int, name: str, size: int, *,
@@ -625,7 +567,7 @@ def _send_finish(run_id: int) -> None:
     jobs.send(sweep_run_finish_task, (run_id,), queue=Queue.SWEEPS)
 
 
-def _summary(run_id: int, plan: _ChunkPlan) -> dict[str, Any]:
+def _summary(run_id: int, plan: ChunkPlan) -> dict[str, Any]:
     names = [option.name for option in plan.inputs.rent]
     if isinstance(plan.spec, SweepSpec):
         # One query for every chunk's tally; a chunk counted before chunks kept tallies is read.
