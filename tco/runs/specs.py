@@ -338,6 +338,11 @@ def _range_values(raw: Mapping[str, Any], field: str, max_points: int) -> tuple[
     count = math.floor(steps) + 1
     if count > max_points:
         raise RunSpecError(field, f"the range has {count:,} values; the limit is {max_points:,}")
+    if count == 1 and stop > start:
+        # A step taken for a count of points (0.2:1.0:50) would sweep the start alone.
+        raise RunSpecError(f"{field}.step", (
+            f"{step:g} is more than the range from {start:g} to {stop:g}, which would hold {start:g} "
+            "alone; give a smaller step, or low, high and a count of points (LOW:HIGH@COUNT)"))
     values = start + step * np.arange(count, dtype=np.float64)
     return values, {"start": start, "stop": stop, "step": step}
 

@@ -129,6 +129,8 @@ def test_it_refuses_an_ambiguous_short_name():
 @pytest.mark.parametrize(("axis", "field", "reason"), [
     ({"path": "utilisation", "start": 0.1, "stop": 0.9, "step": 0}, "axes[0].step", "must be positive"),
     ({"path": "utilisation", "start": 0.9, "stop": 0.1, "step": 0.1}, "axes[0].stop", "must not be below"),
+    ({"path": "utilisation", "start": 0.2, "stop": 1.0, "step": 50}, "axes[0].step",
+     "50 is more than the range from 0.2 to 1, which would hold 0.2 alone"),
     ({"path": "utilisation", "low": 0.9, "high": 0.1, "count": 3}, "axes[0].low", "must be below high"),
     ({"path": "utilisation", "values": []}, "axes[0].values", "non-empty"),
     ({"path": "utilisation", "values": [0.5], "step": 1}, "axes[0]", "exactly one of"),
