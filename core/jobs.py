@@ -144,8 +144,8 @@ def last_started_at() -> datetime | None:
 def sent_before_messages_lost(now: datetime, wait_s: float) -> datetime:
     """Jobs still waiting that were sent before this moment lost their message: sent more than
     ``wait_s`` ago, or before the broker or the database last started."""
-    started = last_started_at()
-    return max(now - timedelta(seconds=wait_s), started) if started else now - timedelta(seconds=wait_s)
+    waited, started = now - timedelta(seconds=wait_s), last_started_at()
+    return max(waited, started) if started else waited
 
 
 def lost_jobs(claims: Mapping[Key, Claim], *, started: Mapping[Key, datetime | None], hard_limit_s: float,
