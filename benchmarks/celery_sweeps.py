@@ -11,9 +11,9 @@ Each run is deleted after it is measured (its parts in storage with it). A fresh
 computes a small sweep (a long-lived worker has); 1,000,000 points are then swept three times,
 each after the engine alone on the same chunks and after the same chunks computed as a worker
 computes them with nothing of the service around them (no Celery, database or storage) in as
-many forked processes, and the best of each is compared. On the same
-worker, sweeps of 100 and 10,000 points are then timed from start to done, as a person waits
-for them (the median of 15).
+many forked processes, and the best of each is compared. On the same worker, sweeps of 100
+and 10,000 points are then timed from start to done, as a person waits for them (the median
+of 15).
 """
 from __future__ import annotations
 
