@@ -174,6 +174,21 @@ def _engine_seconds(scenario, points: int) -> float:
     """The engine alone on the sweep's points, in the run's chunks (as the service cuts them for
     the live workers) and the engine's blocks (as a worker evaluates a chunk), one after the other."""
     from tco import engine
+
+    plan = _sweep_plan(scenario, points)
+    overrides = plan.spec.overrides(*plan.bounds(0))
+    engine.evaluate(engine.with_overrides(plan.inputs, overrides), detail=False)  # loads the kernel
+    start_time = time.perf_counter()
+    for index in range(-(-points // plan.chunk_size)):
+        for _ in engine.evaluate_points(plan.inputs, plan.spec.overrides(*plan.bounds(index))):
+            pass
+    return time.perf_counter() - start_time
+
+
+def _sweep_plan(scenario, points: int):
+    """The benchmark sweep of ``points`` as a run's chunks need it, cut as the service cuts it
+    for the live workers."""
+    from tco.runs.chunks import ChunkPlan
     from tco.runs.limits import chunk_points_for
     from tco.runs.specs import parse_sweep_spec
     from tco.services.engine_inputs import engine_case
@@ -182,12 +197,7 @@ def _engine_seconds(scenario, points: int) -> float:
     inputs = engine_case(scenario).inputs
     spec = parse_sweep_spec(sweep_spec(points), inputs, max_points=points)
     size = chunk_points_for(len(inputs.rent), points=points, workers=sweep_worker_processes())
-    engine.evaluate(engine.with_overrides(inputs, spec.overrides(0, size)), detail=False)  # loads the kernel
-    start_time = time.perf_counter()
-    for start in range(0, points, size):
-        for _ in engine.evaluate_points(inputs, spec.overrides(start, min(start + size, points))):
-            pass
-    return time.perf_counter() - start_time
+    return ChunkPlan(inputs, spec, None, size, points)
 
 
 def _chunks_alone_seconds(scenario, points: int, processes: int) -> float:
@@ -200,17 +210,8 @@ def _chunks_alone_seconds(scenario, points: int, processes: int) -> float:
 
     from django.db import connection
 
-    from tco.runs.chunks import ChunkPlan
-    from tco.runs.limits import chunk_points_for
-    from tco.runs.specs import parse_sweep_spec
-    from tco.services.engine_inputs import engine_case
-    from tco.services.sweep_workers import sweep_worker_processes
-
-    inputs = engine_case(scenario).inputs
-    spec = parse_sweep_spec(sweep_spec(points), inputs, max_points=points)
-    size = chunk_points_for(len(inputs.rent), points=points, workers=sweep_worker_processes())
-    plan = ChunkPlan(inputs, spec, None, size, points)
-    indexes = range(-(-points // size))
+    plan = _sweep_plan(scenario, points)
+    indexes = range(-(-points // plan.chunk_size))
     # As a worker decides (config/celery_app.py): a spare core encodes the parts.
     alongside = processes < len(os.sched_getaffinity(0))
     connection.close()  # a forked process must not share this one's connection
