@@ -100,29 +100,29 @@ class SweepTally:
         self.categories = [BUY_WINS, *self.option_names]
         self.winners = np.zeros(len(self.categories), dtype=np.int64)
         self.ranges = {name: _Ranges() for name in self.option_names}
-        # The heat-map cell of each of the table's points, and per option the points counted in
-        # each (cell, month) slot from the lowest of these cells' slots.
+        # Each of the table's points' index among the heat-map cells its points fall in, those
+        # cells (ascending), and per option the points counted in each of their (cell, month) slots.
         self.cells: NDArray[np.int64] | None = None
-        self.lowest_slot = 0
+        self.cell_ids = np.zeros(0, dtype=np.int64)
         self.slots = {name: np.zeros(0, dtype=np.int64) for name in self.option_names}
 
     def add(self, table: PointsTable, start: int, stop: int) -> None:
         """Count rows ``start`` to ``stop - 1`` of ``table``, whose points are all given."""
         if self.cells is None:
-            self.cells = self.heatmap.cells(table.column(POINT_COLUMN))
-            self.lowest_slot, size = self.heatmap.slot_range(self.cells)
+            self.cells, self.cell_ids = self.heatmap.chunk_cells(table.column(POINT_COLUMN))
+            size = len(self.cell_ids) * (self.heatmap.NEVER + 1)
             self.slots = {name: np.zeros(size, dtype=np.int64) for name in self.option_names}
         rows = slice(start, stop)
         self.winners += np.bincount(table.winner[rows], minlength=len(self.categories))
         for name in self.option_names:
             breakeven = table.column(option_column(name, "breakeven_month"))[rows]
             self.ranges[name].add(table.column(option_column(name, "npv_saving_usd"))[rows], breakeven)
-            self.heatmap.count(self.cells[rows], breakeven, self.lowest_slot, self.slots[name])
+            self.heatmap.count(self.cells[rows], breakeven, self.slots[name])
 
     def to_json(self) -> dict[str, Any]:
         maps = {}
         for name in self.option_names:
-            slots, counts = _nonzero_counts(self.slots[name], self.lowest_slot)
+            slots, counts = _nonzero_counts(self.slots[name], self.cell_ids, self.heatmap.NEVER + 1)
             maps[name] = [slots.tolist(), counts.tolist()]
         counted = zip(self.categories, self.winners.tolist(), strict=True)
         return {"winners": {str(name): count for name, count in counted},
@@ -273,9 +273,31 @@ def _cells(points, x_stride, x_groups, y_stride, y_groups, width):
 
 
 @numba.njit(cache=True, nogil=True)
-def _nonzero_counts(counts, lowest):
-    """The slots (from ``lowest``) with a nonzero count, and their counts: two passes over the
-    counts, most of them zero, where NumPy's ``flatnonzero`` took ~1 ms an option."""
+def _chunk_cells(cells):
+    """Each point's index among the distinct ``cells`` (ascending), and those cells."""
+    low = cells.min()
+    seen = np.zeros(cells.max() - low + 1, dtype=np.bool_)
+    for cell in cells:
+        seen[cell - low] = True
+    index = np.empty(seen.shape[0], dtype=np.int64)
+    ids = np.empty(seen.sum(), dtype=np.int64)
+    present = 0
+    for offset in range(seen.shape[0]):
+        index[offset] = present
+        if seen[offset]:
+            ids[present] = low + offset
+            present += 1
+    local = np.empty(cells.shape[0], dtype=np.int64)
+    for point in range(cells.shape[0]):
+        local[point] = index[cells[point] - low]
+    return local, ids
+
+
+@numba.njit(cache=True, nogil=True)
+def _nonzero_counts(counts, cell_ids, per_cell):
+    """The heat map's (cell, month) slots with a nonzero count, ascending, and their counts, from
+    the counts of the ``per_cell`` slots of each of ``cell_ids``: two passes over the counts,
+    most of them zero, where NumPy's ``flatnonzero`` took ~1 ms an option."""
     present = 0
     for count in counts:
         present += count != 0
@@ -284,19 +306,20 @@ def _nonzero_counts(counts, lowest):
     found = 0
     for slot in range(counts.shape[0]):
         if counts[slot]:
-            slots[found], nonzero[found] = slot + lowest, counts[slot]
+            slots[found] = cell_ids[slot // per_cell] * per_cell + slot % per_cell
+            nonzero[found] = counts[slot]
             found += 1
     return slots, nonzero
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_slots(cells, breakeven, never, lowest, counts):
-    """Add each point to ``counts`` of its (cell, breakeven month) slot, from slot ``lowest``; NaN
-    and infinity are ``never``."""
+def _count_slots(cells, breakeven, never, counts):
+    """Add each point to ``counts`` of its (cell, breakeven month) slot; NaN and infinity are
+    ``never``."""
     for point in range(cells.shape[0]):
         month = breakeven[point]
         slot = never if math.isnan(month) or month >= never else int(month)
-        counts[cells[point] * (never + 1) + slot - lowest] += 1
+        counts[cells[point] * (never + 1) + slot] += 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -345,18 +368,20 @@ class _HeatmapCounts:
         y_axis = (strides[1], self.groups[1]) if len(self.positions) > 1 else (1, np.zeros(1, dtype=np.int64))
         return _cells(np.ascontiguousarray(points, dtype=np.int64), *x_axis, *y_axis, self.width)
 
-    def slot_range(self, cells: NDArray[np.int64]) -> tuple[int, int]:
-        """The lowest (cell, month) slot of these cells and how many slots they span: a chunk's
-        points are neighbours on the grid, so its counts fit a short array (no sort)."""
+    def chunk_cells(self, points: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Each point's index among the cells these points fall in, and those cells, ascending:
+        a chunk counts only its own cells' slots. A chunk of 125,000 points of a 1,000 x 1,000
+        grid falls in 350 of the heat map's 2,500 cells, in a range of 2,457: counting over that
+        range cost 14 MB of zeros and ~6 ms a chunk with three options, against ~2 ms."""
+        cells = self.cells(points)
         if not cells.size:
-            return 0, 0
-        low, high = int(cells.min()), int(cells.max())
-        return low * (self.NEVER + 1), (high - low + 1) * (self.NEVER + 1)
+            return cells, cells
+        return _chunk_cells(cells)
 
-    def count(self, cells: NDArray[np.int64], breakeven: NDArray[np.float64], lowest: int,
+    def count(self, cells: NDArray[np.int64], breakeven: NDArray[np.float64],
               counts: NDArray[np.int64]) -> None:
-        """Add these points to ``counts`` of (cell, month) slots from slot ``lowest``."""
-        _count_slots(cells, np.ascontiguousarray(breakeven, dtype=np.float64), self.NEVER, lowest, counts)
+        """Add these points (their ``chunk_cells`` indexes) to ``counts`` of (cell, month) slots."""
+        _count_slots(cells, np.ascontiguousarray(breakeven, dtype=np.float64), self.NEVER, counts)
 
     def merge(self, name: str, tally: list[list[int]]) -> None:
         slots, counts = (np.asarray(column, dtype=np.int64) for column in tally)

@@ -94,3 +94,26 @@ def test_a_chunks_tally_gathered_a_batch_at_a_time_is_that_of_its_whole_table(ru
     assert sum(whole["winners"].values()) == 72
     # Every point is in one heat-map slot of each option.
     assert all(sum(counts) == 72 for _, counts in whole["heatmap"].values())
+
+
+@pytest.mark.django_db
+def test_a_chunks_heat_map_counts_its_points_per_cell_and_breakeven_month(run_scenario):
+    inputs = engine_case(run_scenario).inputs
+    spec = parse_sweep_spec({"axes": [{"path": PRICE, "low": 20, "high": 60, "count": 9},
+                                      {"path": "workload.utilisation", "low": 0.2, "high": 1.0, "count": 9}]},
+                            inputs)
+    names = [option.name for option in inputs.rent]
+    # Points 5 to 76: the last 4 utilisations of the first price, then whole rows. With 9 x 9
+    # values each value is its own cell, x the price and y the utilisation: cell = util x 9 +
+    # price, so the chunk's cells are not one range (45, 54, 63, 72, then 1, 10, ...).
+    table = sweep_chunk_table(inputs, spec, 5, 77)
+    points = table.column("point")
+    cells = points % 9 * 9 + points // 9
+
+    tally = sweep_tally(table, spec, names)
+    per_cell = 242  # months 0 to 240, then "never"
+    for name in names:
+        breakeven = table.column(f"{name}: breakeven_month")
+        months = np.where(np.isfinite(breakeven), np.nan_to_num(breakeven), per_cell - 1).astype(np.int64)
+        slots, counts = np.unique(cells * per_cell + months, return_counts=True)
+        assert tally["heatmap"][name] == [slots.tolist(), counts.tolist()]
