@@ -22,10 +22,13 @@ CHUNK_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024
 # about 0.5 s on one core of the 2-core benchmark machine.
 RNG_BLOCK_POINTS = 8_192
 
-# Chunk bounds: with three rent options the budget would allow 209,715 points; the upper bound
-# (~100 MB traced, ~0.25 s of the compiled kernel) keeps progress moving and a cancel quick.
+# Chunk bounds: the budget allows 209,715 points with three rent options and 349,525 with one;
+# the upper bound (~0.2 s of the compiled kernel, as 131,072 points were when the kernel was
+# 2x slower) keeps progress moving and a cancel quick. A chunk costs its worker ~15 ms beside
+# the engine (claim, part, count, Celery): a 1,000,000-point sweep on one worker process was
+# cut into 8 chunks at 131,072 points and is cut into 5 at 209,715, 1.07 s against 1.12-1.13 s.
 MIN_CHUNK_POINTS = 1
-MAX_CHUNK_POINTS = 131_072
+MAX_CHUNK_POINTS = 262_144
 # A chunk costs a task message, two small UPDATEs and one stored object whatever its size: a
 # run has at most this many, so a requested chunk size has a floor of points / MAX_RUN_CHUNKS.
 MAX_RUN_CHUNKS = 1_024
@@ -89,8 +92,10 @@ def chunk_points_for(
 
     Examples
     --------
-    >>> chunk_points_for(3, align=8192)  # the upper bound: 16 blocks
-    131072
+    >>> chunk_points_for(3, align=8192)  # the budget, 268,435,456 / (512 + 3 x 256): 25 blocks
+    204800
+    >>> chunk_points_for(1)  # the upper bound
+    262144
     >>> chunk_points_for(3, points=1_000_000, workers=2)  # 1,000,000 / (2 x 4)
     125000
     >>> chunk_points_for(20, points=1_000_000, workers=2)  # 256 MiB / (512 + 20 x 256 B)

@@ -399,6 +399,10 @@ def _chunk_size(kind: str, spec: RunSpec, inputs: engine.Scenario, requested: in
                                 workers=sweep_worker_processes(), align=align)
     smallest = smallest_chunk_points(spec.points_total)
     size = whole_number(requested, "chunk_size", low=1, high=MAX_CHUNK_POINTS)
+    largest = chunk_points_for(len(inputs.rent))
+    if size > largest:
+        raise RunSpecError("chunk_size", f"must be at most {largest:,} for {len(inputs.rent)} rent options "
+                                         f"(a worker's memory budget for one chunk), got {size:,}")
     if size < smallest:
         raise RunSpecError("chunk_size", f"must be at least {smallest:,} for {spec.points_total:,} points "
                                          f"(a run has at most {MAX_RUN_CHUNKS:,} chunks), got {size:,}")

@@ -155,6 +155,31 @@ def test_it_refuses_a_bad_spec_before_anything_is_written_or_queued(run_scenario
     assert queued == []
 
 
+def test_it_refuses_a_chunk_larger_than_a_workers_memory_budget_for_its_rent_options(run_scenario):
+    from decimal import Decimal
+
+    from django.test import TestCase
+
+    from tco.models import RentOption
+
+    first = run_scenario.rent_options.get()
+    for price in (60, 70):
+        RentOption.objects.create(scenario=run_scenario, name=f"p5 at ${price}", offering=first.offering,
+                                  price_usd_per_instance_hour=Decimal(price))
+    spec = {"axes": [{"path": "utilisation", "low": 0.1, "high": 1, "count": 1_000},
+                     {"path": "facility.electricity_usd_per_kwh", "low": 0.05, "high": 0.35, "count": 300}]}
+
+    with TestCase.captureOnCommitCallbacks() as queued, pytest.raises(RunSpecError) as refused:
+        sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP, spec=spec, chunk_size=262_144)
+
+    # 268,435,456 B / (512 B + 3 options x 256 B) = 209,715 points.
+    assert (refused.value.field, str(refused.value.message)) == (
+        "chunk_size", "must be at most 209,715 for 3 rent options (a worker's memory budget for one chunk), "
+                      "got 262,144")
+    assert SweepRun.objects.count() == 0
+    assert queued == []
+
+
 def test_a_redelivered_chunk_is_written_and_counted_once(run_scenario):
     from django.test import TestCase
 

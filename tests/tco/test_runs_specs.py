@@ -266,8 +266,10 @@ def test_chunks_fit_the_memory_budget_and_whole_rng_blocks():
     assert chunk_points_for(40, align=RNG_BLOCK_POINTS) == 24_576
     # 268,435,456 B / (512 B + 20 x 256 B) = 47,662 points.
     assert chunk_points_for(20) == 47_662
-    # A few rent options stop at the upper bound.
-    assert chunk_points_for(3) == 131_072
+    # 268,435,456 B / (512 B + 3 x 256 B) = 209,715 points.
+    assert chunk_points_for(3) == 209_715
+    # One rent option stops at the upper bound (the budget would allow 349,525 points).
+    assert chunk_points_for(1) == 262_144
     # A run is cut into 4 chunks per worker process, 1,000,000 / (2 x 4) points each.
     assert chunk_points_for(3, points=1_000_000, workers=2) == 125_000
 
