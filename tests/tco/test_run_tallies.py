@@ -76,14 +76,19 @@ def test_a_sweep_summary_from_tallies_is_the_one_read_from_its_parts(run_scenari
     assert mean == float(sum(map(Fraction, saving.tolist())) / len(saving))
 
 
-@pytest.mark.django_db
-def test_a_chunks_tally_gathered_a_batch_at_a_time_is_that_of_its_whole_table(run_scenario):
-    inputs = engine_case(run_scenario).inputs
+def _chunk_of_a_9_by_9_grid(scenario):
+    """Points 5 to 76 of 9 prices x 9 utilisations: the spec, the rent options' names and the
+    chunk's table."""
+    inputs = engine_case(scenario).inputs
     spec = parse_sweep_spec({"axes": [{"path": PRICE, "low": 20, "high": 60, "count": 9},
                                       {"path": "workload.utilisation", "low": 0.2, "high": 1.0, "count": 9}]},
                             inputs)
-    names = [option.name for option in inputs.rent]
-    table = sweep_chunk_table(inputs, spec, 5, 77)
+    return spec, [option.name for option in inputs.rent], sweep_chunk_table(inputs, spec, 5, 77)
+
+
+@pytest.mark.django_db
+def test_a_chunks_tally_gathered_a_batch_at_a_time_is_that_of_its_whole_table(run_scenario):
+    spec, names, table = _chunk_of_a_9_by_9_grid(run_scenario)
 
     pieces = SweepTally(spec, names)
     for first, after in ((0, 1), (1, 30), (30, 31), (31, 72)):
@@ -98,15 +103,10 @@ def test_a_chunks_tally_gathered_a_batch_at_a_time_is_that_of_its_whole_table(ru
 
 @pytest.mark.django_db
 def test_a_chunks_heat_map_counts_its_points_per_cell_and_breakeven_month(run_scenario):
-    inputs = engine_case(run_scenario).inputs
-    spec = parse_sweep_spec({"axes": [{"path": PRICE, "low": 20, "high": 60, "count": 9},
-                                      {"path": "workload.utilisation", "low": 0.2, "high": 1.0, "count": 9}]},
-                            inputs)
-    names = [option.name for option in inputs.rent]
     # Points 5 to 76: the last 4 utilisations of the first price, then whole rows. With 9 x 9
     # values each value is its own cell, x the price and y the utilisation: cell = util x 9 +
     # price, so the chunk's cells are not one range (45, 54, 63, 72, then 1, 10, ...).
-    table = sweep_chunk_table(inputs, spec, 5, 77)
+    spec, names, table = _chunk_of_a_9_by_9_grid(run_scenario)
     points = table.column("point")
     cells = points % 9 * 9 + points // 9
 
