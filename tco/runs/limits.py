@@ -26,7 +26,7 @@ RNG_BLOCK_POINTS = 8_192
 # the upper bound (~0.2 s of the compiled kernel, as 131,072 points were when the kernel was
 # 2x slower) keeps progress moving and a cancel quick. A chunk costs its worker ~15 ms beside
 # the engine (claim, part, count, Celery): a 1,000,000-point sweep on one worker process was
-# cut into 8 chunks at 131,072 points and is cut into 5 at 209,715, 1.07 s against 1.12-1.13 s.
+# cut into 8 chunks at 131,072 points and is cut into 5 at 209,715, 1.04-1.07 s against 1.12-1.17 s.
 MIN_CHUNK_POINTS = 1
 MAX_CHUNK_POINTS = 262_144
 # A chunk costs a task message, two small UPDATEs and one stored object whatever its size: a

@@ -100,8 +100,9 @@ class SweepTally:
         self.categories = [BUY_WINS, *self.option_names]
         self.winners = np.zeros(len(self.categories), dtype=np.int64)
         self.ranges = {name: _Ranges() for name in self.option_names}
-        # Each of the table's points' index among the heat-map cells its points fall in, those
-        # cells (ascending), and per option the points counted in each of their (cell, month) slots.
+        # For each of the table's points, its index among the heat-map cells the table's points
+        # fall in; those cells, ascending; per option, the points counted in each of their
+        # (cell, month) slots.
         self.cells: NDArray[np.int64] | None = None
         self.cell_ids = np.zeros(0, dtype=np.int64)
         self.slots = {name: np.zeros(0, dtype=np.int64) for name in self.option_names}
@@ -372,7 +373,8 @@ class _HeatmapCounts:
         """Each point's index among the cells these points fall in, and those cells, ascending:
         a chunk counts only its own cells' slots. A chunk of 125,000 points of a 1,000 x 1,000
         grid falls in 350 of the heat map's 2,500 cells, in a range of 2,457: counting over that
-        range cost 14 MB of zeros and ~6 ms a chunk with three options, against ~2 ms."""
+        range (14 MB of zeros with three options) and writing the counts took 7.4 ms a chunk,
+        against 4.8 ms."""
         cells = self.cells(points)
         if not cells.size:
             return cells, cells
