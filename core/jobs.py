@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
 from datetime import timedelta
+from functools import lru_cache
 from functools import partial
 from typing import Any
 from typing import TypeVar
@@ -297,3 +298,24 @@ def send(task: Task, args: tuple = (), kwargs: dict[str, Any] | None = None, *, 
                        task.name, args or kwargs, queue, exc)
         return False
     return True
+
+
+def waiting(queue: str) -> int | None:
+    """Messages on ``queue`` that no worker has taken yet; None without a Redis broker, or when it
+    does not answer within a second. (Every job is sent without a priority: one Redis list.)"""
+    client = _broker_client(celery_app.conf.broker_url or "")
+    if client is None:
+        return None
+    try:
+        return client.llen(queue)
+    except redis.RedisError as exc:
+        logger.warning("could not read how many messages wait on %s (%s)", queue, exc)
+        return None
+
+
+@lru_cache(maxsize=4)
+def _broker_client(url: str) -> redis.Redis | None:
+    # One connection pool per process and broker (redis-py opens new connections in a forked child).
+    if not url.startswith(("redis://", "rediss://")):
+        return None
+    return redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)

@@ -15,8 +15,11 @@ HOW A RUN WORKS
    is counted once (the loser deletes its copy).
 3. Each finished chunk tops its team's chunks back up to ``TEAM_CHUNKS_IN_FLIGHT``, at most
    ``CHUNKS_IN_FLIGHT`` a run, round-robin over the team's runs (so a cancelled run stops
-   queuing chunks, a team's runs take turns, and teams share the workers fairly). The chunk
-   that brings chunks_done to chunks_total moves the run RUNNING -> FINISHING with a
+   queuing chunks, a team's runs take turns, and teams share the workers fairly). While
+   nothing but the run's own chunks waits on the queue, the task that stored a chunk claims
+   the run's next one in the same transaction and computes it at once, with no message in
+   between; a task whose message is handed out again takes up the chunk it went on with. The
+   chunk that brings chunks_done to chunks_total moves the run RUNNING -> FINISHING with a
    conditional UPDATE, and that chunk's task summarises it (``sweep_run_finish``): a sweep's
    summary adds up the tallies, a Monte Carlo's reads the columns it needs from the parts.
    Nothing is assembled; the parts are the result. A finisher that is lost (its worker died)

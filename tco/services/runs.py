@@ -16,6 +16,7 @@ from datetime import timedelta
 from functools import lru_cache
 from functools import partial
 from typing import Any
+from typing import NamedTuple
 
 import pandas as pd
 import pyarrow as pa
@@ -48,6 +49,7 @@ from tco.runs.errors import whole_number
 from tco.runs.limits import CHUNK_TIME_LIMIT_S
 from tco.runs.limits import FINISH_DEADLINE_S
 from tco.runs.limits import FINISH_TIME_LIMIT_S
+from tco.runs.limits import GO_ON_FOR_S
 from tco.runs.limits import MAX_CHUNK_POINTS
 from tco.runs.limits import MAX_RUN_CHUNKS
 from tco.runs.limits import MAX_RUN_POINTS
@@ -163,22 +165,27 @@ def sweep_run_start(
 
 
 def sweep_chunk_compute(*, run_id: int, index: int) -> None:
-    """Compute one chunk, store its table once, count it once, and move the run along.
+    """Compute one chunk, store its table once, count it once, and move the run along; then, while
+    nothing else waits for a worker, the run's next chunks.
 
-    A run that is no longer active (cancelled, failed, deleted) is left alone; a chunk that
-    is already DONE (a redelivered message) is not computed again. The chunk's table goes
-    straight to storage as the run's part; the database gets its name and a count. A chunk
-    costs two round trips to the database: its claim, and one transaction that counts it and
-    queues the team's next chunks (the run's fixed fields are read once per worker process).
-    The task that counts a run's last chunk summarises the run itself (``sweep_run_finish``),
-    with no message and no wait for a worker in between.
+    A run that is no longer active (cancelled, failed, deleted) is left alone; a chunk that is
+    already DONE (a redelivered message) is not computed again, though the chunk this task went
+    on with and had not counted is (a retry, or the same message handed out again). The chunk's
+    table goes straight to storage as the run's part; the database gets its name and a count. A
+    chunk costs two round trips to the database: its claim, and one transaction that counts it
+    and queues the team's next chunks (the run's fixed fields are read once per worker process).
+    While nothing but the run's own chunks waits on the sweeps queue, that transaction claims
+    the run's next chunk for this task, which computes it at once: no message, no claim of its
+    own, no wait for a worker (for ``GO_ON_FOR_S`` at most). The task that counts a run's last
+    chunk summarises the run itself (``sweep_run_finish``), with no message and no wait.
     """
     laps = _Laps()
     unfinished = SweepChunk.objects.filter(
         run_id=run_id, index=index, run__status__in=QUEUED_STATUSES).exclude(status=ChunkStatus.DONE)
     claimed = laps.timed("claim", unfinished.update, status=ChunkStatus.RUNNING, claimed_at=timezone.now(),
                          attempts=F("attempts") + 1, **jobs.claim_fields())
-    if not claimed:
+    gone_on_with = None if claimed else _chunk_gone_on_with(run_id)
+    if not claimed and gone_on_with is None:
         # Left alone: a run no longer active (its place goes to the team's other runs), or a
         # chunk already DONE (a redelivered message). An active run's missing chunk is an error.
         if SweepRun.objects.filter(pk=run_id, status__in=QUEUED_STATUSES).exists():
@@ -188,19 +195,25 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
         # database connection, say) summarises again; for any other run this changes nothing.
         sweep_run_finish(run_id=run_id)
         return
+    if gone_on_with is not None:  # this task's chunk is counted; the one it went on with is not
+        index = gone_on_with
     plan = _chunk_plan(run_id)
     _run_started(run_id)
-    tally = plan.tally()
-    with PartEncoder() as part:
-        table = laps.timed("compute", chunk_table, plan, index, part, tally)
-        payload = laps.timed("encode", part.finish)
-    name, size = laps.timed("part", part_save, run_id, index, payload)
-    finishing = laps.timed("store", _store_chunk, run_id, index, name, size, tally=tally and tally.to_json())
-    if finishing:
-        laps.timed("finish", sweep_run_finish, run_id=run_id)
-    # Where a chunk's time went, in the worker's log (compute = the engine and its columns;
-    # encode = the part's encoding and the tally left when the engine is done).
-    logger.info("run %s chunk %s: %s points; %s", run_id, index, len(table), laps)
+    began = time.monotonic()
+    while index is not None:
+        tally = plan.tally()
+        with PartEncoder() as part:
+            table = laps.timed("compute", chunk_table, plan, index, part, tally)
+            payload = laps.timed("encode", part.finish)
+        name, size = laps.timed("part", part_save, run_id, index, payload)
+        counted = laps.timed("store", _store_chunk, run_id, index, name, size,
+                             tally=tally and tally.to_json(), go_on=time.monotonic() - began < GO_ON_FOR_S)
+        if counted.finishing:
+            laps.timed("finish", sweep_run_finish, run_id=run_id)
+        # Where a chunk's time went, in the worker's log (compute = the engine and its columns;
+        # encode = the part's encoding and the tally left when the engine is done).
+        logger.info("run %s chunk %s: %s points; %s", run_id, index, len(table), laps)
+        index, laps = counted.next_index, _Laps()
 
 
 def sweep_run_finish(*, run_id: int) -> None:
@@ -444,43 +457,65 @@ def _run_started(run_id: int) -> None:
         status=RunStatus.RUNNING, started_at=timezone.now())
 
 
+def _chunk_gone_on_with(run_id: int) -> int | None:
+    """The chunk of run ``run_id`` this task went on with and did not count (claimed again), when
+    the task is retried or its message handed out again (the same task id); None otherwise."""
+    task_id = jobs.claim().task_id
+    held = SweepChunk.objects.filter(run_id=run_id, status=ChunkStatus.RUNNING, task_id=task_id,
+                                     run__status__in=QUEUED_STATUSES)
+    index = held.order_by("index").values_list("index", flat=True).first() if task_id else None
+    if index is not None:
+        held.filter(index=index).update(claimed_at=timezone.now(), attempts=F("attempts") + 1,
+                                        **jobs.claim_fields())
+    return index
+
+
+class _Counted(NamedTuple):
+    """What counting a chunk leaves to its task: the run to summarise, the chunk to compute next."""
+
+    finishing: bool = False
+    next_index: int | None = None
+
+
 def _store_chunk(run_id: int, index: int, name: str, size: int, *,
-                 tally: dict[str, Any] | None = None) -> bool:
+                 tally: dict[str, Any] | None = None, go_on: bool = False) -> _Counted:
     """Mark the chunk DONE with its stored part and tally, count it on the run only if this update
-    won, and queue the team's next chunks, in one transaction; True when this count completed
-    the run, which is then FINISHING and the caller's to summarise (its finisher is not sent).
+    won, and queue the team's next chunks, in one transaction. ``finishing`` when this count
+    completed the run, which is then FINISHING and the caller's to summarise (its finisher is
+    not sent); with ``go_on``, the ``next_index`` of the run's chunk the caller holds now.
 
     The copy of a chunk whose update lost (a second worker on a redelivered message) is deleted.
     """
-    now = timezone.now()
+    # Read before any row is locked: a broker that does not answer holds up no other worker.
+    waiting = jobs.waiting(Queue.SWEEPS) if go_on else None
     with transaction.atomic():
-        won = SweepChunk.objects.filter(run_id=run_id, index=index).exclude(status=ChunkStatus.DONE).update(
-            status=ChunkStatus.DONE, result_name=name, result_bytes=size, tally=tally, finished_at=now)
-        if won:
-            # 99 at most: 100 means the result is summarised.
-            SweepRun.objects.filter(pk=run_id).update(
-                chunks_done=F("chunks_done") + 1,
-                progress=(F("chunks_done") + 1) * 99 / F("chunks_total"),
-                result_bytes=F("result_bytes") + size,
-                progressed_at=now,
-                deadline_at=now + timedelta(seconds=RUN_STALL_DEADLINE_S),
-            )
-        finishing = _queue_chunks(run_id, finish_here=bool(won))
+        unfinished = SweepChunk.objects.filter(run_id=run_id, index=index).exclude(status=ChunkStatus.DONE)
+        won = unfinished.update(status=ChunkStatus.DONE, result_name=name, result_bytes=size, tally=tally,
+                                finished_at=timezone.now())
+        counted = _queue_chunks(run_id, counted_bytes=size if won else None, waiting=waiting if won else None)
     if not won:
         part_delete(name)
-    return finishing
+    return counted
 
 
-def _queue_chunks(run_id: int, *, finish_here: bool = False) -> bool:
+def _queue_chunks(run_id: int, *, counted_bytes: int | None = None, waiting: int | None = None) -> _Counted:
     """Create and queue the next chunks of the team of run ``run_id``, and move its complete runs
-    to their finisher, on commit; True when ``finish_here`` and run ``run_id`` was moved to
-    FINISHING here, its finisher left to the caller instead of sent.
+    to their finisher, on commit.
+
+    ``counted_bytes``: the size of the part of a chunk of run ``run_id`` just marked DONE, counted
+    on the run here, under the team's lock: workers storing chunks of one team's runs lock them
+    in one order, so none waits for another in a cycle. ``finishing`` when that count completed
+    the run, moved to FINISHING here and its finisher left to the caller instead of sent. When
+    the ``waiting`` messages on the sweeps queue (read by a caller that may go on) are all chunks
+    of run ``run_id``, the first chunk fed to that run is created claimed by the caller's task
+    instead of queued (``next_index``).
 
     A team has at most ``chunk_places`` unfinished chunks queued over all its runs, and so
     has a run (two per live sweeps worker process, at least 4); free places go one
     at a time to the team's run with the fewest chunks in flight (the oldest first), so a team's
     runs take turns and a run started while the team's places are taken waits for the next
-    finished chunk.
+    finished chunk. A task goes on with its run's chunk only while no other run's chunk (nor a
+    plan's draws, nor a finisher) waits: those wait for one chunk at most, and runs keep turns.
     """
     places = chunk_places()
     team = SweepRun.objects.filter(pk=run_id).values("scenario__team_id")
@@ -492,10 +527,14 @@ def _queue_chunks(run_id: int, *, finish_here: bool = False) -> bool:
         runs = list(SweepRun.objects.select_for_update(of=("self",)).filter(
             scenario__team_id=Subquery(team), status__in=QUEUED_STATUSES).order_by("pk").only(
             "status", "chunks_done", "chunks_total", "chunks_queued", "chunk_size", "points_total"))
+        if counted_bytes is not None:
+            _count_chunk(run_id, counted_bytes)
+            for run in runs:
+                run.chunks_done += run.pk == run_id
         finishing = False
         for run in runs:
             if run.status == RunStatus.RUNNING and run.chunks_done == run.chunks_total:
-                here = finish_here and run.pk == run_id
+                here = counted_bytes is not None and run.pk == run_id
                 finishing |= _finish(run.pk, send=not here) and here
         in_flight = {run.pk: run.chunks_queued - run.chunks_done for run in runs}
         fed: dict[int, list[int]] = {run.pk: [] for run in runs}
@@ -508,6 +547,7 @@ def _queue_chunks(run_id: int, *, finish_here: bool = False) -> bool:
             fed[run.pk].append(run.chunks_queued + len(fed[run.pk]))
             in_flight[run.pk] += 1
         now = timezone.now()
+        held = fed[run_id][0] if fed.get(run_id) and _only_its_chunks(run_id, waiting) else None
         for run in runs:
             indexes = fed[run.pk]
             if not indexes:
@@ -515,10 +555,39 @@ def _queue_chunks(run_id: int, *, finish_here: bool = False) -> bool:
             SweepRun.objects.filter(pk=run.pk).update(chunks_queued=indexes[-1] + 1)
             SweepChunk.objects.bulk_create(
                 SweepChunk(run_id=run.pk, index=index, start=index * run.chunk_size,
-                           stop=min((index + 1) * run.chunk_size, run.points_total), queued_at=now)
+                           stop=min((index + 1) * run.chunk_size, run.points_total), queued_at=now,
+                           **(_held_here(now) if (run.pk, index) == (run_id, held) else {}))
                 for index in indexes)
-            transaction.on_commit(partial(_send_chunks, run.pk, indexes))
-    return finishing
+            sent = [index for index in indexes if (run.pk, index) != (run_id, held)]
+            if sent:
+                transaction.on_commit(partial(_send_chunks, run.pk, sent))
+    return _Counted(finishing, held)
+
+
+def _count_chunk(run_id: int, size: int) -> None:
+    """Count a chunk just marked DONE, with its part of ``size`` bytes, on its run."""
+    now = timezone.now()
+    SweepRun.objects.filter(pk=run_id).update(
+        chunks_done=F("chunks_done") + 1,
+        progress=(F("chunks_done") + 1) * 99 / F("chunks_total"),  # 99 at most: 100 = summarised
+        result_bytes=F("result_bytes") + size,
+        progressed_at=now,
+        deadline_at=now + timedelta(seconds=RUN_STALL_DEADLINE_S),
+    )
+
+
+def _only_its_chunks(run_id: int, waiting: int | None) -> bool:
+    """Whether the ``waiting`` messages of the sweeps queue can only be chunks of run ``run_id``
+    (none of another run, nor a plan's draws or a finisher); False when they were not read."""
+    if waiting is None:
+        return False
+    pending = SweepChunk.objects.filter(run_id=run_id, status=ChunkStatus.PENDING)
+    return waiting == 0 or waiting <= pending.count()
+
+
+def _held_here(now: datetime) -> dict[str, Any]:
+    """A chunk's fields as claimed by the task running now."""
+    return {"status": ChunkStatus.RUNNING, "claimed_at": now, "attempts": 1, **jobs.claim_fields()}
 
 
 def _requeue_unfinished(run_id: int, now: datetime, stalled_before: datetime) -> list[int]:

@@ -5,9 +5,9 @@ machine's. A restart of it keeps nothing, like the machine's (``--save "" --appe
 every chunk message queued, or held unacknowledged by the worker, is lost.
 
 The sweep has 6 chunks of 0.5 to 1 s each (65,536 points over 120 months); the first 4 are
-queued at the start and each finished chunk queues the next. Redis is cut while the worker is
-known to be computing chunk 1: what happens next depends on whether Redis is back when that
-chunk is stored and the worker queues chunk 5. A restart takes about 30 ms, far less than a
+queued at the start. The worker's one process takes chunk 0 and, as only the run's own chunks
+wait on the queue, goes on with chunks 4 and 5 as it stores each chunk before them (no message);
+then it takes chunks 1, 2 and 3 from the queue. A restart takes about 30 ms, far less than a
 chunk.
 
 A worker killed with SIGKILL in the middle of a sweep is tested in tests/tco/test_runs_worker.py
@@ -113,19 +113,19 @@ def test_a_restart_while_a_chunk_computes_loses_the_queued_chunks_and_the_reaper
     start_worker()
     run = start_sweep(run_scenario)
     wait_for(lambda: computing(run, 1), "computing chunk 1")
+    assert fresh(run).chunks_done == 3  # 0, then 4 and 5, which its task went on with
 
-    # Chunks 2 and 3 (queued at the start) and 4 (queued by chunk 0) wait in Redis: lost.
+    # Chunks 2 and 3 (queued at the start) wait in Redis: lost.
     private_redis.shutdown()
     private_redis.start()
 
-    # Chunk 1 is stored and queues chunk 5 on the new Redis; the worker reconnects (its first
-    # retry is 2 s after the loss) and runs chunk 5. Then nothing is left to deliver.
-    wait_for(lambda: fresh(run).chunks_done == 3, "chunk 5 done")
+    # Chunk 1 is stored (the worker reconnects for its next message); then nothing is left to
+    # deliver.
     run = stalled(run)
-    assert (run.status, run.chunks_done, run.chunks_queued) == (RunStatus.RUNNING, 3, CHUNKS)
+    assert (run.status, run.chunks_done, run.chunks_queued) == (RunStatus.RUNNING, 4, CHUNKS)
     assert list(SweepChunk.objects.filter(run=run).exclude(status=ChunkStatus.DONE)
-                .values_list("index", flat=True).order_by("index")) == [2, 3, 4]
-    assert reap_as_if_stalled_long_enough() == {run.pk: [2, 3, 4]}
+                .values_list("index", flat=True).order_by("index")) == [2, 3]
+    assert reap_as_if_stalled_long_enough() == {run.pk: [2, 3]}
     assert_complete_with_the_engines_result(finished(run))
 
 
@@ -134,18 +134,19 @@ def test_a_chunk_that_finishes_while_redis_is_down_leaves_the_run_running_for_th
 ):
     worker = start_worker()
     run = start_sweep(run_scenario)
-    wait_for(lambda: computing(run, 1), "computing chunk 1")
+    wait_for(lambda: computing(run, 0), "computing chunk 0")
 
     private_redis.shutdown()
-    # Chunk 1 is stored; queuing chunk 5 fails once Celery's publish retries (~10 s) run out,
-    # which leaves the run as it is instead of failing it.
-    wait_for(lambda: "the reaper sends it again later" in worker.log_path.read_text(), "chunk 5 not sent")
+    # Chunk 0 is stored; with no broker to say what waits, its task does not go on but queues
+    # chunk 4, which fails once Celery's publish retries (~10 s) run out and leaves the run as
+    # it is instead of failing it.
+    wait_for(lambda: "the reaper sends it again later" in worker.log_path.read_text(), "chunk 4 not sent")
     private_redis.start()
 
     run = stalled(run)
     assert (run.status, run.failure_type, run.error) == (RunStatus.RUNNING, "", "")
-    assert (run.chunks_done, run.chunks_queued) == (2, CHUNKS)
-    assert reap_as_if_stalled_long_enough() == {run.pk: [2, 3, 4, 5]}
+    assert (run.chunks_done, run.chunks_queued) == (1, 5)
+    assert reap_as_if_stalled_long_enough() == {run.pk: [1, 2, 3, 4]}
     assert_complete_with_the_engines_result(finished(run))
 
 

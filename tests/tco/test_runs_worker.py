@@ -6,9 +6,13 @@ test database, the test Redis database and a temporary media folder.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -105,17 +109,22 @@ def test_a_sweep_through_a_worker_matches_the_engine_called_directly(start_worke
 
 
 def test_a_worker_logs_each_task_it_queues_once(start_worker, run_scenario):
+    # Two chunks more than the places, and a second run of the team that waits for a place: the
+    # worker queues the second run's chunk as the first chunk is stored, and then the first
+    # run's two last chunks (a task goes on with its run's next chunk only when no other run's
+    # chunk waits on the queue).
+    first, second = (sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP, chunk_size=1,
+                                     spec={"axes": [{"path": PRICE, "values": list(range(20, 20 + chunks))}]})
+                     for chunks in (PLACES + 2, 1))
     worker = start_worker()
-    # Two chunks more than the places: the worker queues them as the first ones are stored.
-    prices = list(range(20, 20 + PLACES + 2))
-
-    finished(sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP,
-                             spec={"axes": [{"path": PRICE, "values": prices}]}, chunk_size=1))
+    finished(first), finished(second)
 
     entries = [json.loads(line) for line in worker.log_path.read_text().splitlines() if line.startswith("{")]
     queued = [entry["child_task_id"] for entry in entries if entry["event"] == "task_enqueued"]
-    assert len(queued) == 2
-    assert len(set(queued)) == 2
+    assert len(queued) == 3
+    assert len(set(queued)) == 3
+    computed = SweepChunk.objects.filter(run__in=[first, second]).values_list("task_id", flat=True)
+    assert set(queued) <= set(computed)
 
 
 def test_a_monte_carlo_through_a_worker_matches_the_engine_on_the_same_draws(start_worker, run_scenario):
@@ -166,6 +175,57 @@ def test_a_run_whose_worker_is_killed_still_finishes_with_the_same_result(start_
     assert_allclose(frame[SAVING], direct.rent[0].npv_saving_usd)
     assert_allclose(frame[BREAKEVEN], direct.rent[0].breakeven_month)
     assert not SweepChunk.objects.filter(run=run).exclude(status=ChunkStatus.DONE).exists()
+
+
+def test_a_task_goes_on_with_its_runs_next_chunks_while_nothing_else_waits(start_worker, run_scenario):
+    start_worker()
+    # Two chunks more than the places; the one process takes chunk 0 while 1 to 3 wait.
+    spec = {"axes": [{"path": PRICE, "values": list(range(20, 20 + PLACES + 2))}]}
+
+    run = finished(sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP, spec=spec, chunk_size=1))
+
+    assert (run.status, run.chunks_done) == (RunStatus.DONE, PLACES + 2)
+    claims = dict(SweepChunk.objects.filter(run=run).values_list("index", "task_id"))
+    # Chunk 0's task stored it and, only the run's own chunks waiting, went on with the two
+    # chunks it freed places for: no message, no claim of their own.
+    assert claims[PLACES] == claims[PLACES + 1] == claims[0]
+    assert len({claims[index] for index in range(PLACES)}) == PLACES  # each from its own message
+    assert set(SweepChunk.objects.filter(run=run).values_list("attempts", flat=True)) == {1}
+
+
+def test_a_chunk_a_task_went_on_with_is_computed_again_when_its_message_is_handed_out_again(
+        start_worker, run_scenario):
+    worker = start_worker()
+    # 384 x 1,024 x 1 = 393,216 points at 120 months: 6 chunks of 65,536, 0.5 to 1 s each.
+    spec = {"axes": [{"path": "utilisation", "low": 0.05, "high": 1, "count": 384},
+                     {"path": PRICE, "low": 20, "high": 100, "count": 1_024},
+                     {"path": "finance.horizon_months", "values": [120]}]}
+    run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP, spec=spec, chunk_size=65_536)
+    wait_for(run, lambda r: r.chunks.filter(index=PLACES, status=ChunkStatus.RUNNING).exists(),
+             "computing chunk 4")
+    task_id = SweepChunk.objects.get(run=run, index=0).task_id
+
+    # The pool process dies (out of memory, say): its worker hands the message of chunk 0 out
+    # again, with the same task id, to the process it starts in its place.
+    os.kill(pool_processes(worker)[0], signal.SIGKILL)
+
+    run = finished(run)
+    assert (run.status, run.chunks_done) == (RunStatus.DONE, 6)
+    chunk = SweepChunk.objects.get(run=run, index=PLACES)
+    assert (chunk.task_id, chunk.attempts) == (task_id, 2)  # taken up again by the same task
+    assert SweepChunk.objects.get(run=run, index=0).attempts == 1  # counted: not computed again
+    frame = result_frame(run)
+    assert_array_equal(frame["point"], np.arange(393_216))  # every point once
+
+
+def pool_processes(worker: WorkerProcess) -> list[int]:
+    """The process ids of a worker's pool (the children of its main process)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == worker.process.pid:
+                children.append(int(stat.parent.name))
+    return children
 
 
 def test_a_cancelled_run_stops_queuing_chunks_on_a_live_worker(start_worker, run_scenario):
