@@ -300,17 +300,26 @@ def send(task: Task, args: tuple = (), kwargs: dict[str, Any] | None = None, *, 
     return True
 
 
-def waiting(queue: str) -> int | None:
-    """Messages on ``queue`` that no worker has taken yet; None without a Redis broker, or when it
+def waiting(queues: Iterable[str]) -> int | None:
+    """Messages on ``queues`` that no worker has taken yet; None without a Redis broker, or when it
     does not answer within a second. (Every job is sent without a priority: one Redis list.)"""
     client = _broker_client(celery_app.conf.broker_url or "")
     if client is None:
         return None
     try:
-        return client.llen(queue)
+        pipe = client.pipeline(transaction=False)
+        for queue in queues:
+            pipe.llen(queue)
+        return sum(pipe.execute())
     except redis.RedisError as exc:
-        logger.warning("could not read how many messages wait on %s (%s)", queue, exc)
+        logger.warning("could not read how many messages wait on %s (%s)", ", ".join(queues), exc)
         return None
+
+
+def queues_served() -> set[str]:
+    """The queues this process takes messages from: its worker's (``-Q``), or the default queue
+    in a process that is no worker."""
+    return set(celery_app.amqp.queues.consume_from)
 
 
 @lru_cache(maxsize=4)

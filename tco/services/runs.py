@@ -486,8 +486,9 @@ def _store_chunk(run_id: int, index: int, name: str, size: int, *,
 
     The copy of a chunk whose update lost (a second worker on a redelivered message) is deleted.
     """
-    # Read before any row is locked: a broker that does not answer holds up no other worker.
-    waiting = jobs.waiting(Queue.SWEEPS) if go_on else None
+    # The work that waits while this task goes on: on the sweeps queue and any other this worker
+    # serves. Read before any row is locked: a broker that does not answer holds up no one else.
+    waiting = jobs.waiting(jobs.queues_served() | {Queue.SWEEPS}) if go_on else None
     with transaction.atomic():
         unfinished = SweepChunk.objects.filter(run_id=run_id, index=index).exclude(status=ChunkStatus.DONE)
         won = unfinished.update(status=ChunkStatus.DONE, result_name=name, result_bytes=size, tally=tally,
@@ -506,9 +507,9 @@ def _queue_chunks(run_id: int, *, counted_bytes: int | None = None, waiting: int
     on the run here, under the team's lock: workers storing chunks of one team's runs lock them
     in one order, so none waits for another in a cycle. ``finishing`` when that count completed
     the run, moved to FINISHING here and its finisher left to the caller instead of sent. When
-    the ``waiting`` messages on the sweeps queue (read by a caller that may go on) are all chunks
-    of run ``run_id``, the first chunk fed to that run is created claimed by the caller's task
-    instead of queued (``next_index``).
+    the ``waiting`` messages (read by a caller that may go on) are all chunks of run ``run_id``,
+    the first chunk fed to that run is created claimed by the caller's task instead of queued
+    (``next_index``).
 
     A team has at most ``chunk_places`` unfinished chunks queued over all its runs, and so
     has a run (two per live sweeps worker process, at least 4); free places go one
@@ -577,8 +578,9 @@ def _count_chunk(run_id: int, size: int) -> None:
 
 
 def _only_its_chunks(run_id: int, waiting: int | None) -> bool:
-    """Whether the ``waiting`` messages of the sweeps queue can only be chunks of run ``run_id``
-    (none of another run, nor a plan's draws or a finisher); False when they were not read."""
+    """Whether the ``waiting`` messages (of the queues the worker serves) can only be chunks of run
+    ``run_id``: none of another run, a plan's draws, a finisher or another queue's job; False
+    when they were not read."""
     if waiting is None:
         return False
     pending = SweepChunk.objects.filter(run_id=run_id, status=ChunkStatus.PENDING)
