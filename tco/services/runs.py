@@ -461,9 +461,11 @@ def _chunk_gone_on_with(run_id: int) -> int | None:
     """The chunk of run ``run_id`` this task went on with and did not count (claimed again), when
     the task is retried or its message handed out again (the same task id); None otherwise."""
     task_id = jobs.claim().task_id
+    if not task_id:  # called inline: no task went on
+        return None
     held = SweepChunk.objects.filter(run_id=run_id, status=ChunkStatus.RUNNING, task_id=task_id,
                                      run__status__in=QUEUED_STATUSES)
-    index = held.order_by("index").values_list("index", flat=True).first() if task_id else None
+    index = held.order_by("index").values_list("index", flat=True).first()
     if index is not None:
         held.filter(index=index).update(claimed_at=timezone.now(), attempts=F("attempts") + 1,
                                         **jobs.claim_fields())
