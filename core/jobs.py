@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable
+from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -300,7 +301,7 @@ def send(task: Task, args: tuple = (), kwargs: dict[str, Any] | None = None, *, 
     return True
 
 
-def waiting(queues: Iterable[str]) -> int | None:
+def waiting(queues: Collection[str]) -> int | None:
     """Messages on ``queues`` that no worker has taken yet; None without a Redis broker, or when it
     does not answer within a second. (Every job is sent without a priority: one Redis list.)"""
     client = _broker_client(celery_app.conf.broker_url or "")
@@ -312,7 +313,7 @@ def waiting(queues: Iterable[str]) -> int | None:
             pipe.llen(queue)
         return sum(pipe.execute())
     except redis.RedisError as exc:
-        logger.warning("could not read how many messages wait on %s (%s)", ", ".join(queues), exc)
+        logger.warning("could not read how many messages wait on %s (%s)", ", ".join(sorted(queues)), exc)
         return None
 
 

@@ -16,7 +16,7 @@ HOW A RUN WORKS
 3. Each finished chunk tops its team's chunks back up to ``TEAM_CHUNKS_IN_FLIGHT``, at most
    ``CHUNKS_IN_FLIGHT`` a run, round-robin over the team's runs (so a cancelled run stops
    queuing chunks, a team's runs take turns, and teams share the workers fairly). While
-   nothing but the run's own chunks waits on the queue, the task that stored a chunk claims
+   nothing but the run's own chunks waits on its worker's queues, the task that stored a chunk claims
    the run's next one in the same transaction and computes it at once, with no message in
    between; a task whose message is handed out again takes up the chunk it went on with. The
    chunk that brings chunks_done to chunks_total moves the run RUNNING -> FINISHING with a

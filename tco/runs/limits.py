@@ -57,8 +57,8 @@ MIN_CHUNKS_IN_FLIGHT = 4
 CHUNK_SOFT_TIME_LIMIT_S = 300
 CHUNK_TIME_LIMIT_S = 360
 # A chunk's task goes on with its run's next chunk, with no message in between, while nothing
-# else waits on the sweeps queue and it has run less than this: its last chunk (seconds at
-# most) ends far inside its time limits.
+# else waits on the queues its worker serves and it has run less than this: its last chunk
+# (seconds at most) ends far inside its time limits.
 GO_ON_FOR_S = CHUNK_SOFT_TIME_LIMIT_S // 5
 # Summarising a run takes milliseconds for a sweep (its chunks' tallies) and seconds for a
 # 10^6-sample Monte Carlo run (it reads the columns it needs from the parts); the task that
