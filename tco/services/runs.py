@@ -184,18 +184,19 @@ def sweep_chunk_compute(*, run_id: int, index: int) -> None:
         run_id=run_id, index=index, run__status__in=QUEUED_STATUSES).exclude(status=ChunkStatus.DONE)
     claimed = laps.timed("claim", unfinished.update, status=ChunkStatus.RUNNING, claimed_at=timezone.now(),
                          attempts=F("attempts") + 1, **jobs.claim_fields())
-    gone_on_with = None if claimed else _chunk_gone_on_with(run_id)
-    if not claimed and gone_on_with is None:
-        # Left alone: a run no longer active (its place goes to the team's other runs), or a
-        # chunk already DONE (a redelivered message). An active run's missing chunk is an error.
-        if SweepRun.objects.filter(pk=run_id, status__in=QUEUED_STATUSES).exists():
-            SweepChunk.objects.get(run_id=run_id, index=index)
-        _queue_chunks(run_id)
-        # A retry of the task that counted the last chunk and failed summarising (a dropped
-        # database connection, say) summarises again; for any other run this changes nothing.
-        sweep_run_finish(run_id=run_id)
-        return
-    if gone_on_with is not None:  # this task's chunk is counted; the one it went on with is not
+    if not claimed:
+        # This task's chunk is counted; the one it went on with, if any, is not.
+        gone_on_with = _chunk_gone_on_with(run_id)
+        if gone_on_with is None:
+            # Left alone: a run no longer active (its place goes to the team's other runs), or a
+            # chunk already DONE (a redelivered message). An active run's missing chunk is an error.
+            if SweepRun.objects.filter(pk=run_id, status__in=QUEUED_STATUSES).exists():
+                SweepChunk.objects.get(run_id=run_id, index=index)
+            _queue_chunks(run_id)
+            # A retry of the task that counted the last chunk and failed summarising (a dropped
+            # database connection, say) summarises again; for any other run this changes nothing.
+            sweep_run_finish(run_id=run_id)
+            return
         index = gone_on_with
     plan = _chunk_plan(run_id)
     _run_started(run_id)
