@@ -35,14 +35,10 @@ HORIZON_MONTHS = 120
 TARGET_POINTS = 1_000_000
 REPEATS = 3
 DEMO_SCENARIO = "8x H100 training cluster"
-# How often the client looks at the run's status: its share of the measured time is half of
-# this on average.
-POLL_EVERY_S = 0.02
 # Small sweeps timed from start to done on each warmed worker (the best of each is not what a
-# person waits for: the median of this many), polled often enough to see milliseconds.
+# person waits for: the median of this many).
 SMALL_SWEEP_POINTS = (100, 10_000)
 SMALL_SWEEP_RUNS = 15
-SMALL_SWEEP_POLL_S = 0.002
 # A small sweep each fresh worker computes before the measured one: 8 chunks, so that every
 # pool process takes some.
 WARM_UP_POINTS = 32_800
@@ -292,26 +288,21 @@ def _start_to_done_ms(scenario, points: int) -> float:
     waits = []
     for _ in range(SMALL_SWEEP_RUNS):
         start_time = time.perf_counter()
-        run = _run_to_end(scenario, sweep_spec(points), poll_s=SMALL_SWEEP_POLL_S)
+        run = _run_to_end(scenario, sweep_spec(points))
         waits.append(1000 * (time.perf_counter() - start_time))
         run.delete()
     return statistics.median(waits)
 
 
-def _run_to_end(scenario, spec: dict, *, poll_s: float = POLL_EVERY_S, **options):
-    """Start a sweep and wait for it to end, looking every ``poll_s``; the run, DONE
-    (RuntimeError otherwise)."""
-    from tco.models import ACTIVE_STATUSES
+def _run_to_end(scenario, spec: dict, **options):
+    """Start a sweep and wait for it to end as ``run_sweep`` does (woken by the run's changes,
+    not polling: the client shares the cores); the run, DONE (RuntimeError otherwise)."""
     from tco.models import RunKind
     from tco.models import RunStatus
-    from tco.models import SweepRun
+    from tco.services.run_waits import sweep_run_wait
     from tco.services.runs import sweep_run_start
 
-    run = sweep_run_start(scenario=scenario, kind=RunKind.SWEEP, spec=spec, **options)
-    status = SweepRun.objects.filter(pk=run.pk).values_list("status", flat=True)
-    while status.get() in ACTIVE_STATUSES:  # the status alone: the client shares the 2 cores
-        time.sleep(poll_s)
-    run.refresh_from_db()
+    run = sweep_run_wait(sweep_run_start(scenario=scenario, kind=RunKind.SWEEP, spec=spec, **options))
     if run.status != RunStatus.DONE:
         raise RuntimeError(f"run {run.pk} ended {run.status}: {run.error}")
     return run

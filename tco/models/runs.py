@@ -26,7 +26,11 @@ def _result_path(run: SweepRun, filename: str) -> str:
 
 
 class SweepRun(models.Model):
-    """A sweep, Monte Carlo or sensitivity run over one scenario, computed in chunks."""
+    """A sweep, Monte Carlo or sensitivity run over one scenario, computed in chunks.
+
+    On PostgreSQL a trigger (migration 0031) notifies channel ``tco_run_<id>`` when its status or
+    counted chunks change, or it is deleted: clients wait on that (``sweep_run_wait``).
+    """
 
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="runs")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,

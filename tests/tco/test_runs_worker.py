@@ -33,6 +33,7 @@ from tco.models import SweepRun
 from tco.runs.compute import monte_carlo_chunk_table
 from tco.runs.limits import REQUEUE_STALLED_AFTER_S
 from tco.runs.limits import chunks_in_flight
+from tco.services.run_waits import sweep_run_wait
 from tco.services.runs import run_inputs
 from tco.services.runs import run_spec
 from tco.services.runs import sweep_run_cancel
@@ -85,7 +86,12 @@ def wait_for(run: SweepRun, condition, what: str) -> SweepRun:
 
 
 def finished(run: SweepRun) -> SweepRun:
-    return wait_for(run, lambda r: not r.is_active, "finished")
+    """The run once it ended, as a client waits for it (woken by its changes)."""
+    run = sweep_run_wait(run, timeout_s=WAIT_S)
+    if run.is_active:
+        raise AssertionError(f"run {run.pk} did not finish in {WAIT_S}s: {run.status}, "
+                             f"{run.chunks_done}/{run.chunks_total} chunks")
+    return run
 
 
 def sweep_grid(run: SweepRun) -> dict[str, np.ndarray]:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 from django.core.management.base import BaseCommand
 from django.core.management.base import CommandError
@@ -16,9 +15,8 @@ from tco.runs.errors import RunSpecError
 from tco.runs.quota import size_text
 from tco.runs.specs import axis_from_text
 from tco.runs.specs import distribution_from_text
+from tco.services.run_waits import sweep_run_wait
 from tco.services.runs import sweep_run_start
-
-POLL_EVERY_S = 0.5
 
 
 class Command(BaseCommand):
@@ -75,12 +73,10 @@ def _spec(options: dict) -> tuple[str, dict]:
 
 
 def _follow(run: SweepRun) -> SweepRun:
-    """Poll the run row until it ends, moving a progress bar as chunks finish."""
+    """Wait for the run to end, moving a progress bar as chunks finish."""
     with tqdm(total=run.chunks_total, unit="chunk", desc=f"run {run.pk}") as bar:
-        while True:
-            run.refresh_from_db()
+        def show(run: SweepRun) -> None:
             bar.update(run.chunks_done - bar.n)
             bar.set_postfix_str(run.get_status_display())
-            if not run.is_active:
-                return run
-            time.sleep(POLL_EVERY_S)
+
+        return sweep_run_wait(run, on_change=show)
