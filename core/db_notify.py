@@ -13,7 +13,9 @@ import time
 from collections.abc import Callable
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextlib import suppress
 
+from django.db import Error
 from django.db import connection
 
 
@@ -34,12 +36,14 @@ def listening(channel: str, *, poll_s: float) -> Iterator[Callable[[float], None
 
     def wait(seconds: float) -> None:
         # Notifications that came during the caller's queries are held by psycopg: returned at once.
-        for _ in connection.connection.notifies(timeout=max(0.0, seconds), stop_after=1):
-            break
+        # A dropped connection raises Django's OperationalError, as a query would.
+        with connection.wrap_database_errors:
+            for _ in connection.connection.notifies(timeout=max(0.0, seconds), stop_after=1):
+                break
 
     try:
         yield wait
     finally:
-        if connection.connection is not None:
-            with connection.cursor() as cursor:
-                cursor.execute(f"UNLISTEN {channel}")
+        # A connection that broke meanwhile took its LISTEN with it: the caller's error is the news.
+        with suppress(Error), connection.cursor() as cursor:
+            cursor.execute(f"UNLISTEN {channel}")

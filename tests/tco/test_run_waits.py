@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
+from django.db import OperationalError
 from django.db import connection
 from django.db import transaction
 from django.utils import timezone
@@ -119,3 +120,19 @@ def test_inside_a_transaction_the_client_reads_the_row_as_it_polls(run, monkeypa
         ended = sweep_run_wait(run, timeout_s=TIMEOUT_S)
     thread.join()
     assert ended.status == RunStatus.CANCELLED
+
+
+def test_a_client_whose_database_connection_drops_gets_the_database_error(run, never_read_again):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (backend,) = cursor.fetchone()
+
+    def terminate():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [backend])
+
+    thread = later(terminate)
+    with woken(), pytest.raises(OperationalError):
+        sweep_run_wait(run, timeout_s=TIMEOUT_S)
+    thread.join()
+    connection.close()  # the next test's queries open a new one
