@@ -23,8 +23,8 @@ def sweep_run_wait(run: SweepRun, *, timeout_s: float | None = None,
     of its status or counted chunks, and every few seconds (a progress bar). Raises
     SweepRun.DoesNotExist when the run is deleted meanwhile.
 
-    On PostgreSQL a change wakes the wait when its transaction commits: a client sees a run done
-    within a millisecond or so of it, and reads the row once per chunk instead of once per poll.
+    On PostgreSQL a change wakes the wait when its transaction commits: the client learns of it
+    without a poll's delay, and reads the row once per change instead of once per poll.
     """
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     with listening(f"tco_run_{int(run.pk)}", poll_s=POLL_EVERY_S) as wait:
