@@ -208,34 +208,44 @@ class _FiniteRange:
         return {name: finite_or_none(figures[name]) for name in names}
 
 
-# Float64 mantissas (|m| < 2^53) split into a 27-bit high and a 26-bit low half, summed per
-# binary exponent in int64: exact for up to 2^36 values.
+# Float64 mantissas (|m| < 2^53, the implicit bit included) split into a 27-bit high and a 26-bit
+# low half, summed per binary exponent field in int64: exact for up to 2^36 values.
 _LOW_BITS = 26
 _LOW_MASK = (1 << _LOW_BITS) - 1
 EXACT_SUM_MAX_VALUES = 1 << 36
-# frexp's exponents of finite float64 values, subnormals included.
-_LOWEST_EXPONENT, _HIGHEST_EXPONENT = -1073, 1024
+# An IEEE 754 double: 52 fraction bits, an 11-bit exponent field (all ones: not finite), whose
+# value e stands for 2^(e - 1075) times the integer mantissa (2^(1 - 1075) for subnormals, e = 0).
+_FRACTION_BITS = 52
+_EXPONENT_FIELDS = 1 << 11
+_EXPONENT_BIAS = 1075
 
 
 def _joined_sum(high: NDArray[np.int64], low: NDArray[np.int64]) -> Fraction:
     """The exact value of per-exponent mantissa sums (``_option_pass``): each finite value is
-    m x 2^(e - 53) with an integer mantissa m, whose halves were summed per exponent in int64;
-    the per-exponent sums are joined here in Python integers (no rounding)."""
+    m x 2^(max(e, 1) - 1075) with an integer mantissa m and its exponent field e, whose halves
+    were summed per exponent field in int64; the per-exponent sums are joined here in Python
+    integers (no rounding)."""
     present = np.flatnonzero(high | low)
     if not present.size:
         return Fraction(0)
-    lowest = int(present[0])
-    total = sum(((int(high[e]) << _LOW_BITS) + int(low[e])) << (e - lowest) for e in present.tolist())
-    return Fraction(total) * Fraction(2) ** (lowest + _LOWEST_EXPONENT - 53)
+    scales = np.maximum(present, 1).tolist()
+    lowest = scales[0]
+    total = sum(((int(high[e]) << _LOW_BITS) + int(low[e])) << (scale - lowest)
+                for e, scale in zip(present.tolist(), scales, strict=True))
+    return Fraction(total) * Fraction(2) ** (lowest - _EXPONENT_BIAS)
 
 
 @numba.njit(cache=True, nogil=True)
 def _option_pass(saving, breakeven):
     """A rent option's counts in one pass over its points: buying wins (saving > 0), never
     breaks even (NaN); count, min, max and mantissa sums of the finite savings; count, min and
-    max of the finite breakeven months."""
-    high = np.zeros(_HIGHEST_EXPONENT - _LOWEST_EXPONENT + 1, dtype=np.int64)
+    max of the finite breakeven months.
+
+    The mantissa and exponent are read from the value's bits: with frexp and a float product the
+    passes over a 125,000-point chunk's three options took 3.2 instead of 2.0 ms."""
+    high = np.zeros(_EXPONENT_FIELDS - 1, dtype=np.int64)
     low = np.zeros_like(high)
+    bits = saving.view(np.int64)
     buy_wins = never = saving_count = breakeven_count = 0
     saving_low = breakeven_low = math.inf
     saving_high = breakeven_high = -math.inf
@@ -243,14 +253,18 @@ def _option_pass(saving, breakeven):
         value = saving[point]
         if value > 0.0:
             buy_wins += 1
-        if math.isfinite(value):
+        exponent = (bits[point] >> _FRACTION_BITS) & (_EXPONENT_FIELDS - 1)
+        if exponent != _EXPONENT_FIELDS - 1:  # finite
             saving_count += 1
             saving_low = min(saving_low, value)
             saving_high = max(saving_high, value)
-            fraction, exponent = math.frexp(value)
-            mantissa = np.int64(fraction * 9007199254740992.0)  # 2^53: exact
-            high[exponent - _LOWEST_EXPONENT] += mantissa >> _LOW_BITS
-            low[exponent - _LOWEST_EXPONENT] += mantissa & _LOW_MASK
+            mantissa = bits[point] & ((1 << _FRACTION_BITS) - 1)
+            if exponent:
+                mantissa |= 1 << _FRACTION_BITS
+            if bits[point] < 0:
+                mantissa = -mantissa
+            high[exponent] += mantissa >> _LOW_BITS
+            low[exponent] += mantissa & _LOW_MASK
         month = breakeven[point]
         if math.isnan(month):
             never += 1
@@ -264,12 +278,27 @@ def _option_pass(saving, breakeven):
 
 @numba.njit(cache=True, nogil=True)
 def _cells(points, x_stride, x_groups, y_stride, y_groups, width):
-    """The heat-map cell of each grid point, from its flat index (``_HeatmapCounts.cells``)."""
+    """The heat-map cell of each grid point, from its flat index (``_HeatmapCounts.cells``).
+
+    A chunk's points are consecutive: each axis's value index is carried from the point before,
+    and computed from the point only after a jump (125,000 points in 0.6 instead of 0.9 ms)."""
     cells = np.empty(points.shape[0], dtype=np.int64)
+    x_count, y_count = x_groups.shape[0], y_groups.shape[0]
+    previous = -2
+    x = x_left = y = y_left = 0  # value indexes, and points left before each moves on
     for row in range(points.shape[0]):
-        x = x_groups[points[row] // x_stride % x_groups.shape[0]]
-        y = y_groups[points[row] // y_stride % y_groups.shape[0]]
-        cells[row] = y * width + x
+        point = points[row]
+        if point != previous + 1:
+            x, x_left = point // x_stride % x_count, x_stride - point % x_stride
+            y, y_left = point // y_stride % y_count, y_stride - point % y_stride
+        cells[row] = y_groups[y] * width + x_groups[x]
+        x_left -= 1
+        if not x_left:
+            x, x_left = (x + 1) % x_count, x_stride
+        y_left -= 1
+        if not y_left:
+            y, y_left = (y + 1) % y_count, y_stride
+        previous = point
     return cells
 
 

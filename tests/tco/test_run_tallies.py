@@ -11,6 +11,7 @@ from tco.models import SweepChunk
 from tco.runs.compute import sweep_chunk_table
 from tco.runs.specs import parse_sweep_spec
 from tco.runs.summaries import SweepTally
+from tco.runs.summaries import _cells
 from tco.runs.summaries import _Ranges
 from tco.runs.summaries import sweep_tally
 from tco.services.engine_inputs import engine_case
@@ -117,3 +118,17 @@ def test_a_chunks_heat_map_counts_its_points_per_cell_and_breakeven_month(run_sc
         months = np.where(np.isfinite(breakeven), np.nan_to_num(breakeven), per_cell - 1).astype(np.int64)
         slots, counts = np.unique(cells * per_cell + months, return_counts=True)
         assert tally["heatmap"][name] == [slots.tolist(), counts.tolist()]
+
+
+def test_heat_map_cells_follow_each_points_flat_index_when_the_points_jump():
+    # A 6 x 7 grid in C order (the first axis's value index is point // 7, the second's
+    # point % 7), each axis's values grouped in pairs: 3 x 4 cells, cell = second x 3 + first.
+    # Cells are carried from point to point and looked up again after a jump: both give the
+    # cell of the point's own indexes.
+    first_groups, second_groups = np.arange(6) // 2, np.arange(7) // 2
+    points = np.array([5, 6, 7, 8, 20, 21, 22, 40, 41, 3], dtype=np.int64)
+
+    cells = _cells(points, 7, first_groups, 1, second_groups, 3)
+
+    expected = second_groups[points % 7] * 3 + first_groups[points // 7]
+    assert cells.tolist() == expected.tolist() == [6, 9, 0, 0, 10, 1, 1, 8, 11, 3]
