@@ -23,7 +23,9 @@ import pyarrow as pa
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.exceptions import TimeLimitExceeded
 from django.db import transaction
+from django.db.models import Count
 from django.db.models import F
+from django.db.models import OuterRef
 from django.db.models import Q
 from django.db.models import Subquery
 from django.utils import timezone
@@ -528,17 +530,24 @@ def _queue_chunks(run_id: int, *, counted_bytes: int | None = None, waiting: int
         # Locked in one order, so two workers feeding the same team wait for each other. A
         # deleted run's team is none: nothing to feed.
         # Only the counters: a run's inputs, spec and summary are kilobytes of JSON to decode.
-        runs = list(SweepRun.objects.select_for_update(of=("self",)).filter(
+        locked = SweepRun.objects.select_for_update(of=("self",)).filter(
             scenario__team_id=Subquery(team), status__in=QUEUED_STATUSES).order_by("pk").only(
-            "status", "chunks_done", "chunks_total", "chunks_queued", "chunk_size", "points_total"))
-        if counted_bytes is not None:
-            _count_chunk(run_id, counted_bytes)
-            for run in runs:
-                run.chunks_done += run.pk == run_id
+            "status", "chunks_done", "chunks_total", "chunks_queued", "chunk_size", "points_total")
+        if waiting:  # whether they are all the run's own is read with the lock, in one statement
+            locked = locked.annotate(pending=_pending_chunks())
+        runs = list(locked)
+        # The count is written with the run's other changes, in one UPDATE (``_run_changes``),
+        # unless it completes the run: its finisher's claim reads it.
+        uncounted = counted_bytes
+        for run in runs:
+            run.chunks_done += counted_bytes is not None and run.pk == run_id
         finishing = False
         for run in runs:
             if run.status == RunStatus.RUNNING and run.chunks_done == run.chunks_total:
                 here = counted_bytes is not None and run.pk == run_id
+                if here:
+                    SweepRun.objects.filter(pk=run_id).update(**_count_fields(counted_bytes))
+                    uncounted = None
                 finishing |= _finish(run.pk, send=not here) and here
         in_flight = {run.pk: run.chunks_queued - run.chunks_done for run in runs}
         fed: dict[int, list[int]] = {run.pk: [] for run in runs}
@@ -551,12 +560,20 @@ def _queue_chunks(run_id: int, *, counted_bytes: int | None = None, waiting: int
             fed[run.pk].append(run.chunks_queued + len(fed[run.pk]))
             in_flight[run.pk] += 1
         now = timezone.now()
-        held = fed[run_id][0] if fed.get(run_id) and _only_its_chunks(run_id, waiting) else None
+        held = None
+        for run in runs:
+            if run.pk == run_id and fed[run.pk] and _only_its_chunks(waiting, getattr(run, "pending", 0)):
+                held = fed[run.pk][0]
         for run in runs:
             indexes = fed[run.pk]
+            changes = {"chunks_queued": indexes[-1] + 1} if indexes else {}
+            if uncounted is not None and run.pk == run_id:
+                changes.update(_count_fields(uncounted))
+                uncounted = None
+            if changes:
+                SweepRun.objects.filter(pk=run.pk).update(**changes)
             if not indexes:
                 continue
-            SweepRun.objects.filter(pk=run.pk).update(chunks_queued=indexes[-1] + 1)
             SweepChunk.objects.bulk_create(
                 SweepChunk(run_id=run.pk, index=index, start=index * run.chunk_size,
                            stop=min((index + 1) * run.chunk_size, run.points_total), queued_at=now,
@@ -565,29 +582,36 @@ def _queue_chunks(run_id: int, *, counted_bytes: int | None = None, waiting: int
             sent = [index for index in indexes if (run.pk, index) != (run_id, held)]
             if sent:
                 transaction.on_commit(partial(_send_chunks, run.pk, sent))
+        if uncounted is not None:  # a run no longer queued (cancelled) still counts its chunk
+            SweepRun.objects.filter(pk=run_id).update(**_count_fields(uncounted))
     return _Counted(finishing, held)
 
 
-def _count_chunk(run_id: int, size: int) -> None:
-    """Count a chunk just marked DONE, with its part of ``size`` bytes, on its run."""
+def _count_fields(size: int) -> dict[str, Any]:
+    """A run's changes that count a chunk just marked DONE, with its part of ``size`` bytes."""
     now = timezone.now()
-    SweepRun.objects.filter(pk=run_id).update(
-        chunks_done=F("chunks_done") + 1,
-        progress=(F("chunks_done") + 1) * 99 / F("chunks_total"),  # 99 at most: 100 = summarised
-        result_bytes=F("result_bytes") + size,
-        progressed_at=now,
-        deadline_at=now + timedelta(seconds=RUN_STALL_DEADLINE_S),
-    )
+    return {
+        "chunks_done": F("chunks_done") + 1,
+        "progress": (F("chunks_done") + 1) * 99 / F("chunks_total"),  # 99 at most: 100 = summarised
+        "result_bytes": F("result_bytes") + size,
+        "progressed_at": now,
+        "deadline_at": now + timedelta(seconds=RUN_STALL_DEADLINE_S),
+    }
 
 
-def _only_its_chunks(run_id: int, waiting: int | None) -> bool:
-    """Whether the ``waiting`` messages (of the queues the worker serves) can only be chunks of run
-    ``run_id``: none of another run, a plan's draws, a finisher or another queue's job; False
-    when they were not read."""
+def _pending_chunks() -> Subquery:
+    """The chunks of the outer query's run queued and not yet taken."""
+    pending = SweepChunk.objects.filter(run_id=OuterRef("pk"), status=ChunkStatus.PENDING).order_by()
+    return Subquery(pending.values("run_id").annotate(count=Count("pk")).values("count"))
+
+
+def _only_its_chunks(waiting: int | None, pending: int | None) -> bool:
+    """Whether the ``waiting`` messages (of the queues the worker serves) can only be the run's
+    ``pending`` chunks: none of another run, a plan's draws, a finisher or another queue's job;
+    False when they were not read."""
     if waiting is None:
         return False
-    pending = SweepChunk.objects.filter(run_id=run_id, status=ChunkStatus.PENDING)
-    return waiting == 0 or waiting <= pending.count()
+    return waiting == 0 or waiting <= (pending or 0)
 
 
 def _held_here(now: datetime) -> dict[str, Any]:

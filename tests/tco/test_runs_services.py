@@ -390,3 +390,33 @@ def test_the_reaper_of_every_job_kind_is_scheduled_every_minute():
             ("sites: reap lost NetBox imports", "sites.tasks.netbox_imports_reap_task"),
             ("tco: reap lost plans and re-pricings", "tco.tasks.jobs_reap_task"),
             ("tco: reap stale runs", "tco.tasks.sweep_runs_reap_task"))]
+
+
+@pytest.mark.parametrize(("waiting", "goes_on"), [(PLACES - 1, True), (PLACES, False)])
+def test_counting_a_chunk_and_feeding_its_run_is_one_update_of_the_run(run_scenario, waiting, goes_on):
+    from django.db import connection
+    from django.test import TestCase
+    from django.test.utils import CaptureQueriesContext
+
+    from tco.services.runs import _queue_chunks
+
+    with TestCase.captureOnCommitCallbacks():
+        run = sweep_run_start(scenario=run_scenario, kind=RunKind.SWEEP, chunk_size=1,
+                              spec={"axes": [{"path": PRICE, "values": list(range(20, 28))}]})
+    SweepChunk.objects.filter(run=run, index=0).update(status=ChunkStatus.DONE)
+
+    # Chunk 0 is counted with its 100-byte part; chunks 1 to 3 wait for a worker. Only when
+    # the messages waiting can all be those three is the freed place's chunk 4 the caller's.
+    with TestCase.captureOnCommitCallbacks() as sent, CaptureQueriesContext(connection) as statements:
+        counted = _queue_chunks(run.pk, counted_bytes=100, waiting=waiting)
+
+    run.refresh_from_db()
+    assert (run.chunks_done, run.chunks_queued, run.result_bytes) == (1, PLACES + 1, 100)
+    assert counted.next_index == (PLACES if goes_on else None)
+    assert SweepChunk.objects.get(run=run, index=PLACES).status == (
+        ChunkStatus.RUNNING if goes_on else ChunkStatus.PENDING)
+    assert len(sent) == (0 if goes_on else 1)
+    # The runs locked (with their waiting chunks counted), the count and the new place in one
+    # UPDATE, the new chunk.
+    verbs = [query["sql"].split()[0] for query in statements.captured_queries]
+    assert verbs == ["SELECT", "UPDATE", "INSERT"]
