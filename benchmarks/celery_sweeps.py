@@ -27,6 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import like_a_worker
+from benchmarks.cpu_use import cpu_line
+from benchmarks.cpu_use import cpu_snapshot
+from benchmarks.cpu_use import cpu_spent
+from benchmarks.cpu_use import cpu_total
 from benchmarks.targets import Figure
 from benchmarks.targets import load_average
 from benchmarks.targets import not_measured
@@ -70,6 +74,8 @@ class CeleryMeasurement:
     chunks_alone_seconds: float | None = None
     # The median over the repeats of the engine's time just before each sweep over the sweep's.
     median_ratio: float | None = None
+    # Where the CPU of the sweep with the median CPU went (``benchmarks.cpu_use.cpu_line``).
+    cpu: str | None = None
 
     def line(self) -> str:
         """A printable row (and one for the small sweeps, when measured)."""
@@ -82,6 +88,8 @@ class CeleryMeasurement:
         if self.median_ratio:
             line += (f"\n{label:<42} each sweep against the engine alone just before it, median of "
                      f"{REPEATS}: {self.median_ratio:.2f}x")
+        if self.cpu:
+            line += f"\n{label:<42} CPU of the sweep (median of {REPEATS}): {self.cpu}"
         if self.chunks_alone_seconds:
             line += (f"\n{label:<42} the same chunks computed alone (table, part, tally; no Celery, "
                      f"database or storage): {self.engine_seconds / self.chunks_alone_seconds:.2f}x "
@@ -270,17 +278,24 @@ def _celery_measurement(scenario, points: int, processes: int) -> CeleryMeasurem
     worker = WorkerProcess(concurrency=processes, env={
         **{name: os.environ[name] for name in passed_on}, "DJANGO_LOG_LEVEL": "INFO"}).start()
     celery_seconds, engine_seconds, alone_seconds = [], [], []
+    cpu_lines: list[tuple[float, str]] = []  # (the sweep's CPU over the engine's, where it went)
     try:
         # A worker serves many runs: the first chunks of a fresh process (its pool processes
         # still starting, its first database connection) are not what a run costs.
         _run_to_end(scenario, sweep_spec(WARM_UP_POINTS), chunk_size=WARM_UP_CHUNK_POINTS)
         for _ in range(REPEATS if points <= TARGET_POINTS else 1):
+            engine_cpu = time.process_time()
             engine_seconds.append(_engine_seconds(scenario, points))
+            engine_cpu = time.process_time() - engine_cpu
             if points == TARGET_POINTS:
                 alone_seconds.append(_chunks_alone_seconds(scenario, points, processes))
+            before = cpu_snapshot(worker.process.pid)
             start_time = time.perf_counter()
             run = _run_to_end(scenario, sweep_spec(points), max_points=max(points, MAX_RUN_POINTS))
             celery_seconds.append(time.perf_counter() - start_time)
+            spent = cpu_spent(before, cpu_snapshot(worker.process.pid))
+            if spent is not None:
+                cpu_lines.append((cpu_total(spent) / engine_cpu, cpu_line(spent, engine_cpu)))
             run.delete()
         peak_mb = _peak_rss_mb(worker.process.pid)
         small = {size: _start_to_done_ms(scenario, size) for size in SMALL_SWEEP_POINTS} if (
@@ -290,7 +305,8 @@ def _celery_measurement(scenario, points: int, processes: int) -> CeleryMeasurem
     ratios = [engine / celery for engine, celery in zip(engine_seconds, celery_seconds, strict=True)]
     return CeleryMeasurement(points, processes, min(celery_seconds), min(engine_seconds), peak_mb,
                              load_average(), small, min(alone_seconds, default=None),
-                             statistics.median(ratios) if len(ratios) > 1 else None)
+                             statistics.median(ratios) if len(ratios) > 1 else None,
+                             sorted(cpu_lines)[len(cpu_lines) // 2][1] if cpu_lines else None)
 
 
 def _start_to_done_ms(scenario, points: int) -> float:
