@@ -23,7 +23,8 @@ Snapshot = dict[str, dict[int, float]]
 
 def cpu_snapshot(worker_group: int) -> Snapshot | None:
     """Each role's processes and the CPU seconds (user + system, all threads) each has spent so
-    far; None where there is no ``/proc``. ``worker_group`` is the worker's process group."""
+    far, and the cores' idle and stolen seconds (``MACHINE``, under key 0); None where there is
+    no ``/proc``. ``worker_group`` is the worker's process group."""
     if not Path("/proc/self/stat").exists():
         return None
     roles: Snapshot = {role: {} for role in ROLES}
