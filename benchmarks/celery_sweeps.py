@@ -74,7 +74,7 @@ class CeleryMeasurement:
     chunks_alone_seconds: float | None = None
     # The median over the repeats of the engine's time just before each sweep over the sweep's.
     median_ratio: float | None = None
-    # Where the CPU of the sweep with the median CPU went (``benchmarks.cpu_use.cpu_line``).
+    # Where the CPU of the sweep (or of the one with the median CPU) went (``_median_cpu``).
     cpu: str | None = None
 
     def line(self) -> str:
@@ -89,7 +89,7 @@ class CeleryMeasurement:
             line += (f"\n{label:<42} each sweep against the engine alone just before it, median of "
                      f"{REPEATS}: {self.median_ratio:.2f}x")
         if self.cpu:
-            line += f"\n{label:<42} CPU of the sweep (median of {REPEATS}): {self.cpu}"
+            line += f"\n{label:<42} CPU of the sweep{self.cpu}"
         if self.chunks_alone_seconds:
             line += (f"\n{label:<42} the same chunks computed alone (table, part, tally; no Celery, "
                      f"database or storage): {self.engine_seconds / self.chunks_alone_seconds:.2f}x "
@@ -306,7 +306,15 @@ def _celery_measurement(scenario, points: int, processes: int) -> CeleryMeasurem
     return CeleryMeasurement(points, processes, min(celery_seconds), min(engine_seconds), peak_mb,
                              load_average(), small, min(alone_seconds, default=None),
                              statistics.median(ratios) if len(ratios) > 1 else None,
-                             sorted(cpu_lines)[len(cpu_lines) // 2][1] if cpu_lines else None)
+                             _median_cpu(cpu_lines))
+
+
+def _median_cpu(lines: list[tuple[float, str]]) -> str | None:
+    """Where the CPU of the sweep with the median CPU (over the engine alone's) went."""
+    if not lines:
+        return None
+    median = sorted(lines)[len(lines) // 2][1]
+    return f" (median of {len(lines)}): {median}" if len(lines) > 1 else f": {median}"
 
 
 def _start_to_done_ms(scenario, points: int) -> float:

@@ -536,18 +536,19 @@ def _queue_chunks(run_id: int, *, counted_bytes: int | None = None, waiting: int
         if waiting:  # whether they are all the run's own is read with the lock, in one statement
             locked = locked.annotate(pending=_pending_chunks())
         runs = list(locked)
-        # The count is written with the run's other changes, in one UPDATE (``_run_changes``),
-        # unless it completes the run: its finisher's claim reads it.
-        uncounted = counted_bytes
-        for run in runs:
-            run.chunks_done += counted_bytes is not None and run.pk == run_id
+        # What changes on each run, written once a run: counting the chunk and a run's next
+        # places in one UPDATE.
+        changes: dict[int, dict[str, Any]] = {run.pk: {} for run in runs}
+        if counted_bytes is not None:
+            changes.setdefault(run_id, {}).update(_count_fields(counted_bytes))
+            for run in runs:
+                run.chunks_done += run.pk == run_id
         finishing = False
         for run in runs:
             if run.status == RunStatus.RUNNING and run.chunks_done == run.chunks_total:
                 here = counted_bytes is not None and run.pk == run_id
-                if here:
-                    SweepRun.objects.filter(pk=run_id).update(**_count_fields(counted_bytes))
-                    uncounted = None
+                if here:  # the finisher's claim reads the count
+                    SweepRun.objects.filter(pk=run_id).update(**changes.pop(run_id))
                 finishing |= _finish(run.pk, send=not here) and here
         in_flight = {run.pk: run.chunks_queued - run.chunks_done for run in runs}
         fed: dict[int, list[int]] = {run.pk: [] for run in runs}
@@ -560,18 +561,17 @@ def _queue_chunks(run_id: int, *, counted_bytes: int | None = None, waiting: int
             fed[run.pk].append(run.chunks_queued + len(fed[run.pk]))
             in_flight[run.pk] += 1
         now = timezone.now()
-        held = None
-        for run in runs:
-            if run.pk == run_id and fed[run.pk] and _only_its_chunks(waiting, getattr(run, "pending", 0)):
-                held = fed[run.pk][0]
+        its = next((run for run in runs if run.pk == run_id), None)
+        held = fed[run_id][0] if its is not None and fed[run_id] and _only_its_chunks(
+            waiting, getattr(its, "pending", None)) else None
+        for pk, indexes in fed.items():
+            if indexes:
+                changes[pk]["chunks_queued"] = indexes[-1] + 1
+        for pk, fields in changes.items():
+            if fields:
+                SweepRun.objects.filter(pk=pk).update(**fields)
         for run in runs:
             indexes = fed[run.pk]
-            changes = {"chunks_queued": indexes[-1] + 1} if indexes else {}
-            if uncounted is not None and run.pk == run_id:
-                changes.update(_count_fields(uncounted))
-                uncounted = None
-            if changes:
-                SweepRun.objects.filter(pk=run.pk).update(**changes)
             if not indexes:
                 continue
             SweepChunk.objects.bulk_create(
@@ -582,8 +582,6 @@ def _queue_chunks(run_id: int, *, counted_bytes: int | None = None, waiting: int
             sent = [index for index in indexes if (run.pk, index) != (run_id, held)]
             if sent:
                 transaction.on_commit(partial(_send_chunks, run.pk, sent))
-        if uncounted is not None:  # a run no longer queued (cancelled) still counts its chunk
-            SweepRun.objects.filter(pk=run_id).update(**_count_fields(uncounted))
     return _Counted(finishing, held)
 
 
