@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import F
 from django.db.models import Q
 
 from catalog.models import CoolingTechnology
@@ -43,6 +44,10 @@ class Site(models.Model):
     it_capacity_kw = models.DecimalField("IT capacity (kW)", max_digits=10, decimal_places=2,
                                          null=True, blank=True,
                                          help_text="IT power the site may draw in all, whatever its feeds.")
+    revision = models.PositiveIntegerField(
+        default=1, editable=False,
+        help_text="Bumped by every change of the site, its cooling, rooms, racks, power panels and "
+                  "feeds (sites/signals.py): its scenarios' cached figures are computed again.")
 
     class Meta:
         ordering = ["name"]
@@ -57,6 +62,16 @@ class Site(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        """Save, bumping ``revision`` in the same UPDATE (never writing back a revision read before)."""
+        if not self._state.adding:
+            self.revision = F("revision") + 1
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "revision"}
+        super().save(*args, **kwargs)
+        if not isinstance(self.revision, int):
+            self.refresh_from_db(fields=["revision"])
 
 
 class SiteCooling(models.Model):

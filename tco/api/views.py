@@ -50,7 +50,7 @@ from teams.models import Role
 from teams.permissions import TeamRolePermission
 
 # What a cached evaluation's key and the role check read of a scenario (evaluation_key).
-CACHE_KEY_FIELDS = ("status", "revision", "prices_as_of", "system", "team",
+CACHE_KEY_FIELDS = ("status", "revision", "prices_as_of", "system", "site", "team",
                     "team__fiscal_year_start_month", "team__reporting_currency")
 SCENARIO_EXAMPLE = OpenApiExample(
     "8x H100 training node vs AWS p5 on-demand",

@@ -4,7 +4,8 @@ Evaluating a scenario reads its catalog prices (a few dozen queries), runs the e
 and sensitivity, and walks the result into JSON: most of a request's time, and the same work
 every time nothing changed. The key names what can change the figures: the scenario's revision
 (bumped by every save, its rent options included), its price date (or today's), the catalog prices of its
-system and offerings (a refresh or a quote adds a row) and the engine's version. The scenario
+system and offerings (a refresh or a quote adds a row), its site's revision (bumped by every change of
+the site, its racks, feeds and cooling) and the engine's version. The scenario
 page and the evaluate endpoint each keep their own rendering under it.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ from catalog.models import CloudOffering
 from catalog.models import ExchangeRate
 from catalog.models import PriceCheck
 from catalog.models import PricePoint
+from sites.models import Site
 from tco.engine.version import ENGINE_VERSION
 from tco.models import ContractDiscount
 from tco.models import RentOption
@@ -39,7 +41,8 @@ def _key_query() -> str:
     counted = ", ".join(f"(SELECT MAX(id) FROM {table}), (SELECT COUNT(id) FROM {table})" for table in
                         (ContractDiscount._meta.db_table, SavingsPlanCommitment._meta.db_table))
     return (f"SELECT MAX({price}.id), COUNT({price}.id), SUM({price}.amount), MAX({check}.checked_at), "
-            f"(SELECT MAX(id) FROM {ExchangeRate._meta.db_table}), {counted} "
+            f"(SELECT MAX(id) FROM {ExchangeRate._meta.db_table}), {counted}, "
+            f"(SELECT revision FROM {Site._meta.db_table} WHERE id = %(site)s) "
             f"FROM {price} LEFT JOIN {check} ON {check}.price_point_id = {price}.id "
             f"WHERE {price}.system_id = %(system)s OR {price}.offering_id IN ({rented})")
 
@@ -52,16 +55,17 @@ def evaluation_key(scenario: Scenario) -> str:
 
     The prices of its system and rented offerings: a new row moves their last id and count, a
     corrected amount their sum, and a refresh that confirms a price makes it younger (the
-    warnings change with the last check). A new exchange rate, a contract term or the team's
-    fiscal year moves the figures too.
+    warnings change with the last check). A new exchange rate, a contract term, the team's
+    fiscal year or a change at its site (its prices, racks, feeds, cooling) moves the figures too.
     """
     with connection.cursor() as cursor:
-        cursor.execute(KEY_QUERY, {"scenario": scenario.pk, "system": scenario.system_id})
+        cursor.execute(KEY_QUERY, {"scenario": scenario.pk, "system": scenario.system_id,
+                                   "site": scenario.site_id})
         seen = cursor.fetchone()
     # Without a price date the scenario takes the prices in force today, and a price dated
     # tomorrow takes over tomorrow without a new row.
     as_of = scenario.prices_as_of or f"today={timezone.localdate()}"
-    named = (*seen, scenario.team.fiscal_year_start_month, scenario.team.reporting_currency)
+    named = (*seen, scenario.site_id, scenario.team.fiscal_year_start_month, scenario.team.reporting_currency)
     # The last check's date and time as "2026-11-25T00:22:07": a space is no character of a key.
     return (f"scenario-result:{scenario.pk}:{scenario.revision}:{as_of}:{ENGINE_VERSION}:"
             + ":".join(str(value).replace(" ", "T") for value in named))

@@ -144,3 +144,44 @@ def test_a_scenario_at_a_site_takes_its_prices_and_rack_power_and_warns_what_doe
     (warning,) = [w for w in evaluation.warnings if w.code == "does_not_fit_site"]
     assert warning.message.startswith("1 of 2 NVIDIA DGX H100 (8x H100 SXM5 80 GB) do not fit site "
                                       "Frankfurt DC1 (1 placed in 1 racks): room Hall 1: cools 12.00 kW")
+
+
+def test_a_change_at_a_site_evaluates_its_scenarios_again_though_their_figures_were_cached(imported_site):
+    from decimal import Decimal
+
+    from django.core.cache import cache
+
+    from sites.models import PowerPanel
+    from sites.models import Room
+    from tco.admin.result import scenario_result
+    from tco.services.evaluation_cache import evaluation_key
+
+    cache.clear()
+    scenario = _scenario_at(imported_site, power_cap_share="0.8")
+    keys = [evaluation_key(scenario)]
+    first = scenario_result(scenario)
+
+    # The site's own price, saved twice from the same instance (a revision read before is never
+    # written back), then a feed two rows down, a room, and a panel deleted with its feeds.
+    imported_site.electricity_usd_per_kwh = Decimal("0.42")
+    imported_site.save()
+    keys.append(evaluation_key(scenario))
+    imported_site.save(update_fields=["pue"])
+    keys.append(evaluation_key(scenario))
+    dearer = scenario_result(scenario)
+    feed = PowerFeed.objects.get(name="R01-A")
+    feed.amperage = Decimal("32")
+    feed.save()
+    keys.append(evaluation_key(scenario))
+    Room.objects.filter(site=imported_site).first().save()
+    keys.append(evaluation_key(scenario))
+    PowerPanel.objects.filter(site=imported_site).first().delete()
+    keys.append(evaluation_key(scenario))
+
+    assert len(set(keys)) == len(keys) == 6
+    assert evaluation_key(scenario) == keys[-1]  # nothing changed since: the same key
+    # The page shows the site's new price, and buying saves less by the dearer energy: 2 systems
+    # capped to 8.16 kW x PUE 1.35 x 730 h x 36 months x $0.21 more = $121,590.20 (no
+    # discounting). The cached page would have shown the old figures.
+    assert "<td>Electricity price</td><td class=\"num\">$0.420</td>" in dearer["result_html"]
+    assert (first["npv_saving"], dearer["npv_saving"]) == ("$286,656.20", "$165,066.00")
