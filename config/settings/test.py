@@ -21,10 +21,10 @@ if XDIST_WORKER and os.environ.get("TCO_XDIST_WORKER") != XDIST_WORKER:
 # A Redis database per pytest process (1-15), so concurrent sessions never share queues.
 os.environ.setdefault("REDIS_URL", f"redis://127.0.0.1:6379/{1 + os.getpid() % 15}")
 os.environ.setdefault("API_RATE_LIMIT", "100000/min")  # a test lowers it to check throttling
-# Refresh tests read recorded feeds from their temporary folders and the shared samples; the
-# variable reaches the worker processes they start too.
-os.environ.setdefault("PRICE_FEED_FOLDERS", ",".join([
-    tempfile.gettempdir(), str(Path(__file__).resolve().parents[3] / "shared" / "reference")]))
+# Refresh tests read recorded feeds from their temporary folders and the sample payloads kept
+# with the tests; the variable reaches the worker processes they start too.
+SAMPLE_FEEDS = Path(__file__).resolve().parents[2] / "tests" / "catalog" / "pricefeeds" / "samples"
+os.environ.setdefault("PRICE_FEED_FOLDERS", ",".join([tempfile.gettempdir(), str(SAMPLE_FEEDS)]))
 
 from .base import *  # noqa: E402,F403
 

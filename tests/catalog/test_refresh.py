@@ -31,7 +31,7 @@ from catalog.selectors import price_at
 from tests.catalog.pricefeeds.conftest import Reply  # noqa: F401  (the local_server fixture)
 from tests.catalog.pricefeeds.conftest import local_server  # noqa: F401  (the local_server fixture)
 
-SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "price-feeds"
+SAMPLES = Path(__file__).resolve().parent / "pricefeeds" / "samples"
 VERSION = "/offers/v1.0/aws/AmazonEC2/20260910195514/{region}/index.json"
 NEW_VERSION = "/offers/v1.0/aws/AmazonEC2/20261001000000/{region}/index.json"
 REGIONS = ("us-east-1", "us-west-2")

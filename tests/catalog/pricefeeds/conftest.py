@@ -22,8 +22,7 @@ import pytest
 from catalog.pricefeeds import HttpClient
 from catalog.pricefeeds import HttpSettings
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-SAMPLES = REPO_ROOT.parent / "shared" / "reference" / "price-feeds"
+SAMPLES = Path(__file__).resolve().parent / "samples"  # copies of ../shared/reference/price-feeds
 
 
 @dataclass
