@@ -74,8 +74,10 @@ class CeleryMeasurement:
     chunks_alone_seconds: float | None = None
     # The median over the repeats of the engine's time just before each sweep over the sweep's.
     median_ratio: float | None = None
-    # Where the CPU of the sweep (or of the one with the median CPU) went (``_median_cpu``).
+    # Where the CPU went of the sweep with the median CPU over the engine alone's
+    # (``benchmarks.cpu_use.cpu_line``), and of how many sweeps that is the median.
     cpu: str | None = None
+    cpu_sweeps: int = 0
 
     def line(self) -> str:
         """A printable row (and one for the small sweeps, when measured)."""
@@ -89,7 +91,8 @@ class CeleryMeasurement:
             line += (f"\n{label:<42} each sweep against the engine alone just before it, median of "
                      f"{REPEATS}: {self.median_ratio:.2f}x")
         if self.cpu:
-            line += f"\n{label:<42} CPU of the sweep{self.cpu}"
+            median = f" (median of {self.cpu_sweeps})" if self.cpu_sweeps > 1 else ""
+            line += f"\n{label:<42} CPU of the sweep{median}: {self.cpu}"
         if self.chunks_alone_seconds:
             line += (f"\n{label:<42} the same chunks computed alone (table, part, tally; no Celery, "
                      f"database or storage): {self.engine_seconds / self.chunks_alone_seconds:.2f}x "
@@ -306,15 +309,8 @@ def _celery_measurement(scenario, points: int, processes: int) -> CeleryMeasurem
     return CeleryMeasurement(points, processes, min(celery_seconds), min(engine_seconds), peak_mb,
                              load_average(), small, min(alone_seconds, default=None),
                              statistics.median(ratios) if len(ratios) > 1 else None,
-                             _median_cpu(cpu_lines))
-
-
-def _median_cpu(lines: list[tuple[float, str]]) -> str | None:
-    """Where the CPU of the sweep with the median CPU (over the engine alone's) went."""
-    if not lines:
-        return None
-    median = sorted(lines)[len(lines) // 2][1]
-    return f" (median of {len(lines)}): {median}" if len(lines) > 1 else f": {median}"
+                             sorted(cpu_lines)[len(cpu_lines) // 2][1] if cpu_lines else None,
+                             len(cpu_lines))
 
 
 def _start_to_done_ms(scenario, points: int) -> float:
