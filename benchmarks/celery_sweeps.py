@@ -11,7 +11,8 @@ Each run is deleted after it is measured (its parts in storage with it). A fresh
 computes a small sweep (a long-lived worker has); 1,000,000 points are then swept five times,
 each after the engine alone on the same chunks and after the same chunks computed as a worker
 computes them with nothing of the service around them (no Celery, database or storage) in as
-many forked processes, and the best of each is compared (the median of the five sweeps' ratios
+many forked processes (and, on 2 processes or more, after the engine alone in as many forked
+processes: the ceiling), and the best of each is compared (the median of the five sweeps' ratios
 to the engine run just before each is printed beside it). On the same worker, sweeps of 100
 and 10,000 points are then timed from start to done, as a person waits for them (the median
 of 15).
@@ -78,6 +79,9 @@ class CeleryMeasurement:
     # (``benchmarks.cpu_use.cpu_line``), and of how many sweeps that is the median.
     cpu: str | None = None
     cpu_sweeps: int = 0
+    # The engine alone on the same chunks in as many forked processes (2 or more): the machine's
+    # ceiling for any service around it, as the processes slow each other's engine.
+    engine_processes_seconds: float | None = None
 
     def line(self) -> str:
         """A printable row (and one for the small sweeps, when measured)."""
@@ -93,6 +97,10 @@ class CeleryMeasurement:
         if self.cpu:
             median = f" (median of {self.cpu_sweeps})" if self.cpu_sweeps > 1 else ""
             line += f"\n{label:<42} CPU of the sweep{median}: {self.cpu}"
+        if self.engine_processes_seconds and self.processes > 1:
+            ceiling = self.engine_seconds / self.engine_processes_seconds
+            line += (f"\n{label:<42} the engine alone in {self.processes} forked processes (nothing "
+                     f"else): {ceiling:.2f}x the engine alone on one core")
         if self.chunks_alone_seconds:
             line += (f"\n{label:<42} the same chunks computed alone (table, part, tally; no Celery, "
                      f"database or storage): {self.engine_seconds / self.chunks_alone_seconds:.2f}x "
@@ -185,19 +193,20 @@ def _bench_scenario():
     return Scenario.objects.get(name=DEMO_SCENARIO)
 
 
-def _engine_seconds(scenario, points: int) -> float:
+def _engine_seconds(scenario, points: int) -> tuple[float, float]:
     """The engine alone on the sweep's points, in the run's chunks (as the service cuts them for
-    the live workers) and the engine's blocks (as a worker evaluates a chunk), one after the other."""
+    the live workers) and the engine's blocks (as a worker evaluates a chunk), one after the
+    other: its wall and CPU seconds, neither counting the scenario's inputs read beforehand."""
     from tco import engine
 
     plan = _sweep_plan(scenario, points)
     overrides = plan.spec.overrides(*plan.bounds(0))
     engine.evaluate(engine.with_overrides(plan.inputs, overrides), detail=False)  # loads the kernel
-    start_time = time.perf_counter()
+    start_time, start_cpu = time.perf_counter(), time.process_time()
     for index in range(-(-points // plan.chunk_size)):
         for _ in engine.evaluate_points(plan.inputs, plan.spec.overrides(*plan.bounds(index))):
             pass
-    return time.perf_counter() - start_time
+    return time.perf_counter() - start_time, time.process_time() - start_cpu
 
 
 def _sweep_plan(scenario, points: int):
@@ -215,12 +224,13 @@ def _sweep_plan(scenario, points: int):
     return ChunkPlan(inputs, spec, None, size, points)
 
 
-def _chunks_alone_seconds(scenario, points: int, processes: int) -> float:
+def _chunks_alone_seconds(scenario, points: int, processes: int, *, engine_only: bool = False) -> float:
     """The sweep's chunks computed as a worker computes them (engine, table, part, tally:
     tco/runs/chunks.py) but with no Celery, database or storage, in ``processes`` forked
     processes taking every ``processes``-th chunk: what the workers would deliver if the
     service around the computation cost nothing. Like a pool process, each process has
-    computed a chunk before it is timed."""
+    computed a chunk before it is timed. ``engine_only``: the engine alone on those chunks
+    (no table, part or tally)."""
     import multiprocessing
 
     from django.db import connection
@@ -234,7 +244,7 @@ def _chunks_alone_seconds(scenario, points: int, processes: int) -> float:
     # Passed by each process and this one: once warmed up, and once its chunks are done.
     warm, done = context.Barrier(processes + 1), context.Barrier(processes + 1)
     computing = [context.Process(target=_compute_chunks,
-                                 args=(plan, indexes[first::processes], alongside, warm, done))
+                                 args=(plan, indexes[first::processes], alongside, engine_only, warm, done))
                  for first in range(processes)]
     for process in computing:
         process.start()
@@ -249,11 +259,16 @@ def _chunks_alone_seconds(scenario, points: int, processes: int) -> float:
     return elapsed
 
 
-def _compute_chunks(plan, indexes: range, alongside: bool, warm, done) -> None:
+def _compute_chunks(plan, indexes: range, alongside: bool, engine_only: bool, warm, done) -> None:
+    from tco import engine
     from tco.runs.chunks import chunk_table
     from tco.runs.results import PartEncoder
 
     def compute(index: int) -> None:
+        if engine_only:
+            for _ in engine.evaluate_points(plan.inputs, plan.spec.overrides(*plan.bounds(index))):
+                pass
+            return
         tally = plan.tally()
         with PartEncoder(alongside=alongside) as part:
             chunk_table(plan, index, part, tally)
@@ -280,18 +295,20 @@ def _celery_measurement(scenario, points: int, processes: int) -> CeleryMeasurem
     # The worker logs each task to its file (var/worker-*.log): where a run's time went.
     worker = WorkerProcess(concurrency=processes, env={
         **{name: os.environ[name] for name in passed_on}, "DJANGO_LOG_LEVEL": "INFO"}).start()
-    celery_seconds, engine_seconds, alone_seconds = [], [], []
+    celery_seconds, engine_seconds, alone_seconds, engines_seconds = [], [], [], []
     cpu_lines: list[tuple[float, str]] = []  # (the sweep's CPU over the engine's, where it went)
     try:
         # A worker serves many runs: the first chunks of a fresh process (its pool processes
         # still starting, its first database connection) are not what a run costs.
         _run_to_end(scenario, sweep_spec(WARM_UP_POINTS), chunk_size=WARM_UP_CHUNK_POINTS)
         for _ in range(REPEATS if points <= TARGET_POINTS else 1):
-            engine_cpu = time.process_time()
-            engine_seconds.append(_engine_seconds(scenario, points))
-            engine_cpu = time.process_time() - engine_cpu
+            engine_wall, engine_cpu = _engine_seconds(scenario, points)
+            engine_seconds.append(engine_wall)
             if points == TARGET_POINTS:
                 alone_seconds.append(_chunks_alone_seconds(scenario, points, processes))
+                if processes > 1:
+                    engines_seconds.append(
+                        _chunks_alone_seconds(scenario, points, processes, engine_only=True))
             before = cpu_snapshot(worker.process.pid)
             start_time = time.perf_counter()
             run = _run_to_end(scenario, sweep_spec(points), max_points=max(points, MAX_RUN_POINTS))
@@ -310,7 +327,7 @@ def _celery_measurement(scenario, points: int, processes: int) -> CeleryMeasurem
                              load_average(), small, min(alone_seconds, default=None),
                              statistics.median(ratios) if len(ratios) > 1 else None,
                              sorted(cpu_lines)[len(cpu_lines) // 2][1] if cpu_lines else None,
-                             len(cpu_lines))
+                             len(cpu_lines), min(engines_seconds, default=None))
 
 
 def _start_to_done_ms(scenario, points: int) -> float:
