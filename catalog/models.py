@@ -1026,5 +1026,25 @@ class ThroughputMeasurement(models.Model):
         return self.key
 
 
+
+class CatalogRevision(models.Model):
+    """One row whose revision moves with every change of the catalog's specifications: sources,
+    accelerators and their throughputs and power caps, systems, cloud offerings, cooling
+    technologies, facility profiles, power densities, token API prices and throughput
+    measurements, saved or deleted (catalog/signals.py). Prices, their checks and exchange rates
+    are named by the evaluation cache's key on their own, row by row; this is the rest of what a
+    scenario's figures read from the catalog (tco/services/evaluation_cache.py)."""
+
+    ROW = 1
+
+    revision = models.BigIntegerField(default=1)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="catalog_catalogrevision_one_row")]
+
+    def __str__(self) -> str:
+        return f"catalog revision {self.revision}"
+
+
 # Exchange rates live in their own module; importing them here registers the model with the app.
 from catalog.exchange_rates.models import ExchangeRate  # noqa: E402,F401

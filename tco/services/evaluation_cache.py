@@ -5,14 +5,16 @@ and sensitivity, and walks the result into JSON: most of a request's time, and t
 every time nothing changed. The key names what can change the figures: the scenario's revision
 (bumped by every save, its rent options included), its price date (or today's), the catalog prices of its
 system and offerings (a refresh or a quote adds a row), its site's revision (bumped by every change of
-the site, its racks, feeds and cooling) and the engine's version. The scenario
-page and the evaluate endpoint each keep their own rendering under it.
+the site, its racks, feeds and cooling), the catalog's revision (bumped by every change of its
+specifications: systems, accelerators, facility profiles, cooling, token prices, sources) and the
+engine's version. The scenario page and the evaluate endpoint each keep their own rendering under it.
 """
 from __future__ import annotations
 
 from django.db import connection
 from django.utils import timezone
 
+from catalog.models import CatalogRevision
 from catalog.models import CloudOffering
 from catalog.models import ExchangeRate
 from catalog.models import PriceCheck
@@ -42,7 +44,8 @@ def _key_query() -> str:
                         (ContractDiscount._meta.db_table, SavingsPlanCommitment._meta.db_table))
     return (f"SELECT MAX({price}.id), COUNT({price}.id), SUM({price}.amount), MAX({check}.checked_at), "
             f"(SELECT MAX(id) FROM {ExchangeRate._meta.db_table}), {counted}, "
-            f"(SELECT revision FROM {Site._meta.db_table} WHERE id = %(site)s) "
+            f"(SELECT revision FROM {Site._meta.db_table} WHERE id = %(site)s), "
+            f"(SELECT revision FROM {CatalogRevision._meta.db_table} WHERE id = {CatalogRevision.ROW}) "
             f"FROM {price} LEFT JOIN {check} ON {check}.price_point_id = {price}.id "
             f"WHERE {price}.system_id = %(system)s OR {price}.offering_id IN ({rented})")
 
@@ -51,12 +54,13 @@ KEY_QUERY = _key_query()
 
 
 def evaluation_key(scenario: Scenario) -> str:
-    """What the figures depend on, besides the catalog's slow-moving physical data.
+    """What the figures depend on.
 
     The prices of its system and rented offerings: a new row moves their last id and count, a
     corrected amount their sum, and a refresh that confirms a price makes it younger (the
     warnings change with the last check). A new exchange rate, a contract term, the team's
-    fiscal year or a change at its site (its prices, racks, feeds, cooling) moves the figures too.
+    fiscal year, a change at its site (its prices, racks, feeds, cooling) or of the catalog's
+    specifications (a system's power, a facility profile, a token price) moves the figures too.
     """
     with connection.cursor() as cursor:
         cursor.execute(KEY_QUERY, {"scenario": scenario.pk, "system": scenario.system_id,

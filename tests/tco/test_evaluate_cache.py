@@ -70,3 +70,31 @@ def test_a_save_a_new_price_or_a_corrected_price_evaluates_again(api, scenario_i
     assert npv_saving(after_save) != npv_saving(first)
     assert npv_saving(after_correction) != npv_saving(after_save)
     assert ScenarioSnapshot.objects.filter(scenario_id=scenario_id).count() == 3
+
+
+def test_a_change_of_the_catalogs_specs_evaluates_again(api, scenario_id):
+    # Corrected in the admin, row by row: the system's power at full load, then the rented
+    # offering's accelerator (its memory: nothing of the figures moves, but what the page says
+    # of it may), then a cooling technology no scenario names.
+    from catalog.models import CoolingTechnology
+    from catalog.models import SystemSku
+
+    first, _ = evaluate(api, scenario_id)
+    system = SystemSku.objects.get(slug="dgx-h100")
+    system.power_max_kw += Decimal("1")
+    system.save()
+    hungrier, _ = evaluate(api, scenario_id)
+    accelerator = p5().accelerator
+    accelerator.save()
+    resaved, resaved_queries = evaluate(api, scenario_id)
+    CoolingTechnology.objects.first().delete()
+    after_delete, _ = evaluate(api, scenario_id)
+    again, again_queries = evaluate(api, scenario_id)
+
+    # 1 kW more at full load costs 1 kW x 730 h x $0.10 x 36 months = $2,628 more for buying
+    # (PUE 1, utilisation 1, no discounting): the saving of renting drops by as much.
+    assert npv_saving(hungrier) == pytest.approx(npv_saving(first) - 2628, abs=0.01)
+    assert npv_saving(resaved) == npv_saving(hungrier)
+    assert again == after_delete and again_queries < resaved_queries / 2  # cached once more
+    # Each change evaluated once: the first answer, and one after each of the three changes.
+    assert ScenarioSnapshot.objects.filter(scenario_id=scenario_id).count() == 4

@@ -1,0 +1,42 @@
+"""The catalog's revision follows every change of its specifications, saved or deleted row by
+row (the admin, the API and ``catalog_load`` all save rows one at a time). The evaluation cache's
+key names it (tco/services/evaluation_cache.py), so a corrected system power, facility profile or
+token price is evaluated again instead of served from the cache for a day."""
+from __future__ import annotations
+
+from django.db.models import F
+from django.db.models.signals import post_delete
+from django.db.models.signals import post_save
+
+from catalog.models import Accelerator
+from catalog.models import AcceleratorPowerCap
+from catalog.models import AcceleratorThroughput
+from catalog.models import CatalogRevision
+from catalog.models import CloudOffering
+from catalog.models import CoolingTechnology
+from catalog.models import FacilityProfile
+from catalog.models import PowerDensityReference
+from catalog.models import Source
+from catalog.models import SystemSku
+from catalog.models import ThroughputMeasurement
+from catalog.models import TokenApiPrice
+
+# What a scenario's figures, warnings and sources read of the catalog besides prices, price
+# checks and exchange rates (the key counts those itself: a price refresh writes thousands).
+SPECIFICATIONS = (Source, Accelerator, AcceleratorThroughput, AcceleratorPowerCap, SystemSku,
+                  CloudOffering, CoolingTechnology, FacilityProfile, PowerDensityReference,
+                  TokenApiPrice, ThroughputMeasurement)
+
+
+def bump_catalog_revision(sender, **kwargs) -> None:
+    """A specification changed: the catalog's revision moves (its row is created if missing)."""
+    if not CatalogRevision.objects.filter(pk=CatalogRevision.ROW).update(revision=F("revision") + 1):
+        CatalogRevision.objects.get_or_create(pk=CatalogRevision.ROW, defaults={"revision": 2})
+
+
+def connect() -> None:
+    """Connect the receivers (CatalogConfig.ready)."""
+    for model in SPECIFICATIONS:
+        uid = f"catalog.revision_{model._meta.model_name}"
+        post_save.connect(bump_catalog_revision, sender=model, dispatch_uid=f"{uid}_saved")
+        post_delete.connect(bump_catalog_revision, sender=model, dispatch_uid=f"{uid}_deleted")
