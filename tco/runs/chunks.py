@@ -1,5 +1,6 @@
 """A run's chunk computed as a worker computes it: the table, the part's bytes encoded and the
-sweep's tally counted as the engine hands on its rows. Nothing here reads the database or
+sweep's tally counted as the engine hands on its rows (on the part's thread, or once the engine
+is done: ``PartEncoder``). Nothing here reads the database or
 writes storage: the service (tco/services/runs.py) claims, stores and counts around it, and
 the benchmarks time it alone.
 """

@@ -5,6 +5,8 @@ left them pending) and finding 9 (run results had no quota) are the first tests 
 """
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from django.core.files.storage import default_storage
 
@@ -183,7 +185,7 @@ def test_a_part_stored_as_parquet_by_an_earlier_release_still_reads():
     assert parts_column([name, name], "Cloud: npv_saving_usd").to_pylist() == [-5.0, 7.5, -5.0, 7.5]
 
 
-@pytest.mark.parametrize("alongside", [False, True], ids=["inline", "on a thread"])
+@pytest.mark.parametrize("alongside", [False, True], ids=["once the engine is done", "on a thread"])
 def test_a_part_encoded_as_its_rows_come_reads_back_as_one_table_and_an_encoding_error_surfaces(alongside):
     import pyarrow as pa
 
@@ -198,15 +200,25 @@ def test_a_part_encoded_as_its_rows_come_reads_back_as_one_table_and_an_encoding
     spec = parse_sweep_spec({"axes": [{"path": "workload.utilisation", "low": 0.2, "high": 1.0, "count": 100},
                                       {"path": "facility.electricity_usd_per_kwh", "low": 0.05, "high": 0.35,
                                        "count": 700}]}, inputs)
-    batches = []
+    batches, encoded = [], []
+
+    def rows(table, start, stop):
+        encoded.append(start)
+        return table.arrow(start, stop)
+
     with PartEncoder(alongside=alongside) as part:
         table = sweep_chunk_table(inputs, spec, 0, 70_000, on_rows=lambda table, start, stop: (
-            batches.append((start, stop)), part.write(lambda: table.arrow(start, stop))))
+            batches.append((start, stop)), part.write(partial(rows, table, start, stop))))
+        encoded_with_the_engine = list(encoded)
         payload = part.finish()
 
-    # 70,000 rows handed on in batches of 32,768 as they were computed: 3 record batches.
+    # 70,000 rows handed on in batches of 32,768 as they were computed: 3 record batches, encoded
+    # in order, and without a thread only once the engine is done (not between its blocks).
     assert ROWS_PER_BATCH == 32_768
     assert batches == [(0, 32_768), (32_768, 65_536), (65_536, 70_000)]
+    assert encoded == [0, 32_768, 65_536]
+    if not alongside:
+        assert encoded_with_the_engine == []
     reader = pa.ipc.open_file(payload)
     assert reader.num_record_batches == 3
     assert reader.read_all().equals(table.arrow())
