@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import F
 from django.db.models import Q
 
 from catalog.models import CoolingTechnology
 from core.jobs import RecoverableJob
+from core.revisions import RevisedModel
 from tco.engine.sites import FeedType
 from tco.engine.sites import Medium
 from tco.engine.sites import Phase
@@ -24,7 +24,7 @@ def _netbox_id() -> models.PositiveIntegerField:
                                        help_text="The row's id in NetBox; empty for rows typed here.")
 
 
-class Site(models.Model):
+class Site(RevisedModel):
     """A data center hall or campus where bought systems run, with its own prices and limits.
 
     Money is plain USD figures as the catalog's facility profiles hold them.
@@ -62,16 +62,6 @@ class Site(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-    def save(self, *args, **kwargs) -> None:
-        """Save, bumping ``revision`` in the same UPDATE (never writing back a revision read before)."""
-        if not self._state.adding:
-            self.revision = F("revision") + 1
-            if kwargs.get("update_fields") is not None:
-                kwargs["update_fields"] = {*kwargs["update_fields"], "revision"}
-        super().save(*args, **kwargs)
-        if not isinstance(self.revision, int):
-            self.refresh_from_db(fields=["revision"])
 
 
 class SiteCooling(models.Model):

@@ -5,7 +5,6 @@ names the revision (tco/services/evaluation_cache.py), so a changed feed or pric
 again instead of served from the cache."""
 from __future__ import annotations
 
-from django.db.models import F
 from django.db.models import Subquery
 from django.db.models.signals import post_delete
 from django.db.models.signals import post_save
@@ -29,7 +28,7 @@ from sites.models import SiteCooling
 @receiver(post_delete, sender=PowerPanel, dispatch_uid="sites.bump_revision_panel_deleted")
 def bump_site_revision(sender, instance, **kwargs) -> None:
     """A row of a site changed: the site's revision moves (a site being deleted with it, none)."""
-    Site.objects.filter(pk=instance.site_id).update(revision=F("revision") + 1)
+    Site.revise(pk=instance.site_id)
 
 
 @receiver(post_save, sender=PowerFeed, dispatch_uid="sites.bump_revision_feed_saved")
@@ -37,4 +36,4 @@ def bump_site_revision(sender, instance, **kwargs) -> None:
 def bump_feed_site_revision(sender, instance, **kwargs) -> None:
     """A feed changed: the revision of its panel's site moves."""
     panel_site = PowerPanel.objects.filter(pk=instance.panel_id).values("site_id")
-    Site.objects.filter(pk=Subquery(panel_site)).update(revision=F("revision") + 1)
+    Site.revise(pk=Subquery(panel_site))

@@ -11,12 +11,13 @@ from django.db.models import Q
 from catalog.choices import Currency
 from catalog.choices import PricingModel
 from catalog.choices import Provider
+from core.revisions import RevisedModel
 
 SHARE = {"max_digits": 7, "decimal_places": 6,
          "validators": [MinValueValidator(0), MaxValueValidator(1)]}
 
 
-class ContractPriceBook(models.Model):
+class ContractPriceBook(RevisedModel):
     """An agreement with a provider (an AWS EDP, an Azure MACC, a Google commitment)."""
 
     team = models.ForeignKey("teams.Team", on_delete=models.CASCADE, related_name="price_books")
@@ -25,6 +26,10 @@ class ContractPriceBook(models.Model):
     effective_from = models.DateField()
     effective_to = models.DateField(null=True, blank=True, help_text="Empty = open-ended.")
     source = models.CharField(max_length=300, help_text="The signed agreement it comes from.")
+    revision = models.PositiveIntegerField(
+        default=1, editable=False,
+        help_text="Bumped by every change of the book, its discounts and savings plans "
+                  "(tco/signals.py): its team's scenarios' cached figures are computed again.")
 
     class Meta:
         ordering = ["team", "provider", "-effective_from"]

@@ -3,11 +3,13 @@
 Evaluating a scenario reads its catalog prices (a few dozen queries), runs the engine with IRR
 and sensitivity, and walks the result into JSON: most of a request's time, and the same work
 every time nothing changed. The key names what can change the figures: the scenario's revision
-(bumped by every save, its rent options included), its price date (or today's), the catalog prices of its
-system and offerings (a refresh or a quote adds a row), its site's revision (bumped by every change of
-the site, its racks, feeds and cooling), the catalog's revision (bumped by every change of its
-specifications: systems, accelerators, facility profiles, cooling, token prices, sources) and the
-engine's version. The scenario page and the evaluate endpoint each keep their own rendering under it.
+(bumped by every save, its rent options included), its price date (or today's), the catalog
+prices of its system and offerings (a refresh or a quote adds a row), its site's revision
+(bumped by every change of the site, its racks, feeds and cooling), its team's contract price
+books (each with a revision bumped by every change of the book, its discounts and savings
+plans), the catalog's revision (bumped by every change of its specifications: systems,
+accelerators, facility profiles, cooling, token prices, sources) and the engine's version. The
+scenario page and the evaluate endpoint each keep their own rendering under it.
 """
 from __future__ import annotations
 
@@ -21,9 +23,8 @@ from catalog.models import PriceCheck
 from catalog.models import PricePoint
 from sites.models import Site
 from tco.engine.version import ENGINE_VERSION
-from tco.models import ContractDiscount
+from tco.models import ContractPriceBook
 from tco.models import RentOption
-from tco.models import SavingsPlanCommitment
 from tco.models import Scenario
 
 CACHE_SECONDS = 24 * 3600
@@ -40,10 +41,12 @@ def _key_query() -> str:
               f"JOIN {offering} AS same ON same.provider = its.provider "
               f"AND same.instance_type = its.instance_type AND same.pricing_model = its.pricing_model "
               f"WHERE {option}.scenario_id = %(scenario)s AND {option}.cheapest_region")
-    counted = ", ".join(f"(SELECT MAX(id) FROM {table}), (SELECT COUNT(id) FROM {table})" for table in
-                        (ContractDiscount._meta.db_table, SavingsPlanCommitment._meta.db_table))
+    # The team's price books: a new book moves the last id, a deleted one the count, and a change
+    # of a book, its discounts or savings plans (tco/signals.py) the sum of their revisions.
+    books = (f"(SELECT COUNT(id) || '/' || COALESCE(MAX(id), 0) || '/' || COALESCE(SUM(revision), 0) "
+             f"FROM {ContractPriceBook._meta.db_table} WHERE team_id = %(team)s)")
     return (f"SELECT MAX({price}.id), COUNT({price}.id), SUM({price}.amount), MAX({check}.checked_at), "
-            f"(SELECT MAX(id) FROM {ExchangeRate._meta.db_table}), {counted}, "
+            f"(SELECT MAX(id) FROM {ExchangeRate._meta.db_table}), {books}, "
             f"(SELECT revision FROM {Site._meta.db_table} WHERE id = %(site)s), "
             f"(SELECT revision FROM {CatalogRevision._meta.db_table} WHERE id = {CatalogRevision.ROW}) "
             f"FROM {price} LEFT JOIN {check} ON {check}.price_point_id = {price}.id "
@@ -58,13 +61,14 @@ def evaluation_key(scenario: Scenario) -> str:
 
     The prices of its system and rented offerings: a new row moves their last id and count, a
     corrected amount their sum, and a refresh that confirms a price makes it younger (the
-    warnings change with the last check). A new exchange rate, a contract term, the team's
-    fiscal year, a change at its site (its prices, racks, feeds, cooling) or of the catalog's
-    specifications (a system's power, a facility profile, a token price) moves the figures too.
+    warnings change with the last check). A new exchange rate, a contract term added, changed or
+    removed, the team's fiscal year, a change at its site (its prices, racks, feeds, cooling) or
+    of the catalog's specifications (a system's power, a facility profile, a token price) moves
+    the figures too.
     """
     with connection.cursor() as cursor:
         cursor.execute(KEY_QUERY, {"scenario": scenario.pk, "system": scenario.system_id,
-                                   "site": scenario.site_id})
+                                   "site": scenario.site_id, "team": scenario.team_id})
         seen = cursor.fetchone()
     # Without a price date the scenario takes the prices in force today, and a price dated
     # tomorrow takes over tomorrow without a new row.

@@ -98,3 +98,30 @@ def test_a_change_of_the_catalogs_specs_evaluates_again(api, scenario_id):
     assert again == after_delete and again_queries < resaved_queries / 2  # cached once more
     # Each change evaluated once: the first answer, and one after each of the three changes.
     assert ScenarioSnapshot.objects.filter(scenario_id=scenario_id).count() == 4
+
+
+def test_a_change_of_the_teams_contract_terms_evaluates_again(api, scenario_id):
+    # The team's AWS agreement, edited in place as the admin's inline or the API would: the
+    # discount raised, then the agreement dated after the horizon's start (it no longer applies).
+    from datetime import date
+
+    from tco.models import ContractDiscount
+    from tco.models import ContractPriceBook
+    from tco.models import Scenario
+
+    book = ContractPriceBook.objects.create(
+        team=Scenario.objects.get(pk=scenario_id).team, provider="aws", name="AWS EDP 2026",
+        effective_from=date(2020, 1, 1), source="EDP order form")
+    discount = ContractDiscount.objects.create(book=book, share=Decimal("0.10"))
+    ten_off, _ = evaluate(api, scenario_id)
+    discount.share = Decimal("0.20")
+    discount.save()
+    twenty_off, _ = evaluate(api, scenario_id)
+    book.effective_from = date(2099, 1, 1)
+    book.save()
+    list_price, _ = evaluate(api, scenario_id)
+
+    # The p5 rented every hour of 36 months at its catalog price: 10 % off list, then 20 % off.
+    listed = list_price["result"]["rent"][0]["total_usd"]
+    assert ten_off["result"]["rent"][0]["total_usd"] == pytest.approx(0.9 * listed, rel=1e-12)
+    assert twenty_off["result"]["rent"][0]["total_usd"] == pytest.approx(0.8 * listed, rel=1e-12)
