@@ -101,8 +101,9 @@ def test_a_change_of_the_catalogs_specs_evaluates_again(api, scenario_id):
 
 
 def test_a_change_of_the_teams_contract_terms_evaluates_again(api, scenario_id):
-    # The team's AWS agreement, edited in place as the admin's inline or the API would: the
-    # discount raised, then the agreement dated after the horizon's start (it no longer applies).
+    # The team's AWS agreement, edited in place: the discount raised as the admin's inline saves
+    # it, again through the API (which writes the terms in bulk), then the agreement dated after
+    # the horizon's start (it no longer applies).
     from datetime import date
 
     from tco.models import ContractDiscount
@@ -117,11 +118,17 @@ def test_a_change_of_the_teams_contract_terms_evaluates_again(api, scenario_id):
     discount.share = Decimal("0.20")
     discount.save()
     twenty_off, _ = evaluate(api, scenario_id)
+    edited = api.patch(f"/api/v1/price-books/{book.pk}/", {"discounts": [{"share": "0.30"}]},
+                       content_type="application/json")
+    assert edited.status_code == 200, edited.json()
+    thirty_off, _ = evaluate(api, scenario_id)
+    book.refresh_from_db()
     book.effective_from = date(2099, 1, 1)
     book.save()
     list_price, _ = evaluate(api, scenario_id)
 
-    # The p5 rented every hour of 36 months at its catalog price: 10 % off list, then 20 % off.
+    # The p5 rented every hour of 36 months at its catalog price: 10 %, 20 %, then 30 % off list.
     listed = list_price["result"]["rent"][0]["total_usd"]
     assert ten_off["result"]["rent"][0]["total_usd"] == pytest.approx(0.9 * listed, rel=1e-12)
     assert twenty_off["result"]["rent"][0]["total_usd"] == pytest.approx(0.8 * listed, rel=1e-12)
+    assert thirty_off["result"]["rent"][0]["total_usd"] == pytest.approx(0.7 * listed, rel=1e-12)
