@@ -33,6 +33,7 @@ from catalog.choices import Vendor
 from catalog.validators import validate_not_negative
 from catalog.validators import validate_positive
 from core.jobs import RecoverableJob
+from core.revisions import RevisedModel
 
 
 def _figure(max_digits: int = 10, decimal_places: int = 2, **kwargs) -> models.DecimalField:
@@ -1027,7 +1028,7 @@ class ThroughputMeasurement(models.Model):
 
 
 
-class CatalogRevision(models.Model):
+class CatalogRevision(RevisedModel):
     """One row whose revision moves with every change of the catalog's specifications: sources,
     accelerators and their throughputs and power caps, systems, cloud offerings, cooling
     technologies, facility profiles, power densities, token API prices and throughput

@@ -4,7 +4,6 @@ key names it (tco/services/evaluation_cache.py), so a corrected system power, fa
 token price is evaluated again instead of served from the cache for a day."""
 from __future__ import annotations
 
-from django.db.models import F
 from django.db.models.signals import post_delete
 from django.db.models.signals import post_save
 
@@ -30,7 +29,7 @@ SPECIFICATIONS = (Source, Accelerator, AcceleratorThroughput, AcceleratorPowerCa
 
 def bump_catalog_revision(sender, **kwargs) -> None:
     """A specification changed: the catalog's revision moves (its row is created if missing)."""
-    if not CatalogRevision.objects.filter(pk=CatalogRevision.ROW).update(revision=F("revision") + 1):
+    if not CatalogRevision.revise(pk=CatalogRevision.ROW):
         CatalogRevision.objects.get_or_create(pk=CatalogRevision.ROW, defaults={"revision": 2})
 
 

@@ -1,7 +1,8 @@
 """Rows whose ``revision`` moves with every change of what depends on them (a site with its racks
-and feeds, a contract price book with its discounts and savings plans): the evaluation cache's
-key names the revisions (tco/services/evaluation_cache.py), so figures cached before a change
-are computed again, not served for a day."""
+and feeds, a contract price book with its discounts and savings plans, the catalog's
+specifications): the evaluation cache's key names the revisions
+(tco/services/evaluation_cache.py), so figures cached before a change are computed again, not
+served for a day."""
 from __future__ import annotations
 
 from django.db import models
@@ -26,6 +27,6 @@ class RevisedModel(models.Model):
             self.refresh_from_db(fields=["revision"])
 
     @classmethod
-    def revise(cls, **lookup) -> None:
-        """Bump the revision of the rows ``lookup`` selects (a dependent row changed)."""
-        cls.objects.filter(**lookup).update(revision=F("revision") + 1)
+    def revise(cls, **lookup) -> int:
+        """Bump the revision of the rows ``lookup`` selects (a dependent row changed); how many."""
+        return cls.objects.filter(**lookup).update(revision=F("revision") + 1)
