@@ -13,6 +13,7 @@ from catalog.models import AcceleratorThroughput
 from catalog.models import CatalogRevision
 from catalog.models import CloudOffering
 from catalog.models import CoolingTechnology
+from catalog.models import ExchangeRate
 from catalog.models import FacilityProfile
 from catalog.models import PowerDensityReference
 from catalog.models import Source
@@ -20,11 +21,13 @@ from catalog.models import SystemSku
 from catalog.models import ThroughputMeasurement
 from catalog.models import TokenApiPrice
 
-# What a scenario's figures, warnings and sources read of the catalog besides prices, price
-# checks and exchange rates (the key counts those itself: a price refresh writes thousands).
+# What a scenario's figures, warnings and sources read of the catalog besides prices and price
+# checks (the key counts those itself: a refresh writes thousands, in bulk). Exchange rates are
+# written in bulk and never changed, so the key's last id sees a new one; a deleted one moves
+# the revision.
 SPECIFICATIONS = (Source, Accelerator, AcceleratorThroughput, AcceleratorPowerCap, SystemSku,
                   CloudOffering, CoolingTechnology, FacilityProfile, PowerDensityReference,
-                  TokenApiPrice, ThroughputMeasurement)
+                  TokenApiPrice, ThroughputMeasurement, ExchangeRate)
 
 
 def bump_catalog_revision(sender, **kwargs) -> None:

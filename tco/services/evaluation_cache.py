@@ -8,8 +8,9 @@ prices of its system and offerings (a refresh or a quote adds a row), its site's
 (bumped by every change of the site, its racks, feeds and cooling), its team's contract price
 books (each with a revision bumped by every change of the book, its discounts and savings
 plans), the catalog's revision (bumped by every change of its specifications: systems,
-accelerators, facility profiles, cooling, token prices, sources) and the engine's version. The
-scenario page and the evaluate endpoint each keep their own rendering under it.
+accelerators, facility profiles, cooling, token prices, sources), the engine's version and the
+code's (a digest of the sources: an upgrade computes the figures again). The scenario page and
+the evaluate endpoint each keep their own rendering under it.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from catalog.models import CloudOffering
 from catalog.models import ExchangeRate
 from catalog.models import PriceCheck
 from catalog.models import PricePoint
+from core.code_version import code_version
 from sites.models import Site
 from tco.engine.version import ENGINE_VERSION
 from tco.models import ContractPriceBook
@@ -75,5 +77,5 @@ def evaluation_key(scenario: Scenario) -> str:
     as_of = scenario.prices_as_of or f"today={timezone.localdate()}"
     named = (*seen, scenario.site_id, scenario.team.fiscal_year_start_month, scenario.team.reporting_currency)
     # The last check's date and time as "2026-11-25T00:22:07": a space is no character of a key.
-    return (f"scenario-result:{scenario.pk}:{scenario.revision}:{as_of}:{ENGINE_VERSION}:"
+    return (f"scenario-result:{scenario.pk}:{scenario.revision}:{as_of}:{ENGINE_VERSION}:{code_version()}:"
             + ":".join(str(value).replace(" ", "T") for value in named))

@@ -78,6 +78,8 @@ def test_a_change_of_the_catalogs_specs_evaluates_again(api, scenario_id):
     # of it may), then a cooling technology no scenario names.
     from catalog.models import CoolingTechnology
     from catalog.models import SystemSku
+    from tco.models import Scenario
+    from tco.services.evaluation_cache import evaluation_key
 
     first, _ = evaluate(api, scenario_id)
     system = SystemSku.objects.get(slug="dgx-h100")
@@ -90,12 +92,24 @@ def test_a_change_of_the_catalogs_specs_evaluates_again(api, scenario_id):
     CoolingTechnology.objects.first().delete()
     after_delete, _ = evaluate(api, scenario_id)
     again, again_queries = evaluate(api, scenario_id)
+    # Rates are written in bulk and never changed: a new one moves the key's last id, and one
+    # deleted (not the last) moves the catalog's revision.
+    from catalog.models import ExchangeRate
+    from catalog.models import Source
+
+    source = Source.objects.first()
+    older = ExchangeRate.objects.create(base="EUR", quote="USD", rate=Decimal("1.08"), on="2026-01-02",
+                                        source=source)
+    ExchangeRate.objects.create(base="EUR", quote="USD", rate=Decimal("1.09"), on="2026-01-05", source=source)
+    key_before = evaluation_key(Scenario.objects.get(pk=scenario_id))
+    older.delete()
 
     # 1 kW more at full load costs 1 kW x 730 h x $0.10 x 36 months = $2,628 more for buying
     # (PUE 1, utilisation 1, no discounting): the saving of renting drops by as much.
     assert npv_saving(hungrier) == pytest.approx(npv_saving(first) - 2628, abs=0.01)
     assert npv_saving(resaved) == npv_saving(hungrier)
     assert again == after_delete and again_queries < resaved_queries / 2  # cached once more
+    assert evaluation_key(Scenario.objects.get(pk=scenario_id)) != key_before
     # Each change evaluated once: the first answer, and one after each of the three changes.
     assert ScenarioSnapshot.objects.filter(scenario_id=scenario_id).count() == 4
 
@@ -132,3 +146,18 @@ def test_a_change_of_the_teams_contract_terms_evaluates_again(api, scenario_id):
     assert ten_off["result"]["rent"][0]["total_usd"] == pytest.approx(0.9 * listed, rel=1e-12)
     assert twenty_off["result"]["rent"][0]["total_usd"] == pytest.approx(0.8 * listed, rel=1e-12)
     assert thirty_off["result"]["rent"][0]["total_usd"] == pytest.approx(0.7 * listed, rel=1e-12)
+
+
+def test_figures_cached_by_other_code_are_computed_again(api, scenario_id, monkeypatch):
+    # Redis keeps the cache across a deployment: the code that follows an upgrade (its sources'
+    # digest changes) does not serve the figures its predecessor computed.
+    from tco.services import evaluation_cache
+
+    first, _ = evaluate(api, scenario_id)
+    monkeypatch.setattr(evaluation_cache, "code_version", lambda: "0123456789abcdef")
+    upgraded, upgraded_queries = evaluate(api, scenario_id)
+    again, again_queries = evaluate(api, scenario_id)
+
+    assert upgraded == first == again  # nothing else changed
+    assert again_queries < upgraded_queries / 2
+    assert ScenarioSnapshot.objects.filter(scenario_id=scenario_id).count() == 2
