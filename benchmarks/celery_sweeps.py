@@ -204,9 +204,16 @@ def _engine_seconds(scenario, points: int) -> tuple[float, float]:
     engine.evaluate(engine.with_overrides(plan.inputs, overrides), detail=False)  # loads the kernel
     start_time, start_cpu = time.perf_counter(), time.process_time()
     for index in range(-(-points // plan.chunk_size)):
-        for _ in engine.evaluate_points(plan.inputs, plan.spec.overrides(*plan.bounds(index))):
-            pass
+        _engine_on_chunk(plan, index)
     return time.perf_counter() - start_time, time.process_time() - start_cpu
+
+
+def _engine_on_chunk(plan, index: int) -> None:
+    """The engine alone on chunk ``index``'s points, block by block, its figures dropped."""
+    from tco import engine
+
+    for _ in engine.evaluate_points(plan.inputs, plan.spec.overrides(*plan.bounds(index))):
+        pass
 
 
 def _sweep_plan(scenario, points: int):
@@ -260,14 +267,12 @@ def _chunks_alone_seconds(scenario, points: int, processes: int, *, engine_only:
 
 
 def _compute_chunks(plan, indexes: range, alongside: bool, engine_only: bool, warm, done) -> None:
-    from tco import engine
     from tco.runs.chunks import chunk_table
     from tco.runs.results import PartEncoder
 
     def compute(index: int) -> None:
         if engine_only:
-            for _ in engine.evaluate_points(plan.inputs, plan.spec.overrides(*plan.bounds(index))):
-                pass
+            _engine_on_chunk(plan, index)
             return
         tally = plan.tally()
         with PartEncoder(alongside=alongside) as part:

@@ -31,9 +31,10 @@ SPECIFICATIONS = (Source, Accelerator, AcceleratorThroughput, AcceleratorPowerCa
 
 
 def bump_catalog_revision(sender, **kwargs) -> None:
-    """A specification changed: the catalog's revision moves (its row is created if missing)."""
+    """A specification changed: the catalog's revision moves (its row is created if missing, as
+    after a test database's flush: the key's revision then goes from none to 1)."""
     if not CatalogRevision.revise(pk=CatalogRevision.ROW):
-        CatalogRevision.objects.get_or_create(pk=CatalogRevision.ROW, defaults={"revision": 2})
+        CatalogRevision.objects.get_or_create(pk=CatalogRevision.ROW)
 
 
 def connect() -> None:

@@ -1,8 +1,7 @@
 """A run's chunk computed as a worker computes it: the table, the part's bytes encoded and the
 sweep's tally counted as the engine hands on its rows (on the part's thread, or once the engine
-is done: ``PartEncoder``). Nothing here reads the database or
-writes storage: the service (tco/services/runs.py) claims, stores and counts around it, and
-the benchmarks time it alone.
+is done: ``PartEncoder``). Nothing here reads the database or writes storage: the service
+(tco/services/runs.py) claims, stores and counts around it, and the benchmarks time it alone.
 """
 from __future__ import annotations
 
