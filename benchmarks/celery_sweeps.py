@@ -197,7 +197,7 @@ def _engine_seconds(scenario, points: int) -> tuple[float, float]:
     """The engine alone on the sweep's points, in the run's chunks (as the service cuts them for
     the live workers) and the engine's blocks (as a worker evaluates a chunk), one after the
     other: its wall and CPU seconds, neither counting the scenario's inputs read beforehand."""
-    from tco import engine
+    import costmodel as engine
 
     plan = _sweep_plan(scenario, points)
     overrides = plan.spec.overrides(*plan.bounds(0))
@@ -210,7 +210,7 @@ def _engine_seconds(scenario, points: int) -> tuple[float, float]:
 
 def _engine_on_chunk(plan, index: int) -> None:
     """The engine alone on chunk ``index``'s points, block by block, its figures dropped."""
-    from tco import engine
+    import costmodel as engine
 
     for _ in engine.evaluate_points(plan.inputs, plan.spec.overrides(*plan.bounds(index))):
         pass

@@ -1,9 +1,9 @@
 """Engine measurements for ``python -m benchmarks``, each beside the plain-Python reference.
 
 The batches vary the inputs a sweep or Monte Carlo run varies, drawn from a
-fixed seed, on ``tco.engine.examples.rich_scenario`` (every cost line,
+fixed seed, on ``costmodel.examples.rich_scenario`` (every cost line,
 financing, three pricing models) over 120 months. The reference is the
-month-by-month model in ``tco.engine.reference``, timed in the same run so that
+month-by-month model in ``costmodel.reference``, timed in the same run so that
 each ratio compares like with like on a machine whose load changes. Every
 measurement is repeated; the best and the median are printed.
 """
@@ -21,16 +21,16 @@ from functools import partial
 import numpy as np
 
 from benchmarks.targets import Figure
-from tco.engine import BLOCK_POINTS
-from tco.engine import Scenario
-from tco.engine import batch_slice
-from tco.engine import evaluate
-from tco.engine import get_input
-from tco.engine import input_metadata
-from tco.engine import with_overrides
-from tco.engine.compose import compute_result
-from tco.engine.examples import rich_scenario
-from tco.engine.reference import reference_evaluate
+from costmodel import BLOCK_POINTS
+from costmodel import Scenario
+from costmodel import batch_slice
+from costmodel import evaluate
+from costmodel import get_input
+from costmodel import input_metadata
+from costmodel import with_overrides
+from costmodel.compose import compute_result
+from costmodel.examples import rich_scenario
+from costmodel.reference import reference_evaluate
 
 HORIZON_MONTHS = 120.0
 CHUNK_SIZE = 50_000

@@ -14,19 +14,19 @@ from dataclasses import replace
 
 import numpy as np
 
-from tco.engine.examples import flat_scenario
-from tco.engine.inputs import CoolingTier
-from tco.engine.inputs import RentOption
-from tco.engine.plan import Demand
-from tco.engine.plan import Limits
-from tco.engine.plan import OwnedChoice
-from tco.engine.plan import PlanInputs
-from tco.engine.plan import RentChoice
-from tco.engine.plan import make_plan
-from tco.engine.plan.program import build_program
-from tco.engine.plan.solve import solve_program
-from tco.engine.plan.uncertainty import cases_of
-from tco.engine.plan.uncertainty import reevaluate
+from costmodel.examples import flat_scenario
+from costmodel.inputs import CoolingTier
+from costmodel.inputs import RentOption
+from costmodel.plan import Demand
+from costmodel.plan import Limits
+from costmodel.plan import OwnedChoice
+from costmodel.plan import PlanInputs
+from costmodel.plan import RentChoice
+from costmodel.plan import make_plan
+from costmodel.plan.program import build_program
+from costmodel.plan.solve import solve_program
+from costmodel.plan.uncertainty import cases_of
+from costmodel.plan.uncertainty import reevaluate
 
 DRAWS = 1_000
 PROCESSES = 2

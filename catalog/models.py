@@ -995,7 +995,7 @@ class ThroughputMeasurement(models.Model):
                                related_name="throughput_measurements")
     where = models.CharField(max_length=300, help_text="Where in the document the figure is.")
     model_key = models.CharField(max_length=64, help_text="Model preset of the sizing "
-                                 "(tco.engine.model_presets).")
+                                 "(costmodel.model_presets).")
     model_note = models.CharField(max_length=200, blank=True)
     accelerator = models.ForeignKey(Accelerator, on_delete=models.PROTECT,
                                     related_name="throughput_measurements")

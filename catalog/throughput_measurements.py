@@ -22,10 +22,10 @@ from catalog.models import Accelerator
 from catalog.models import Source
 from catalog.models import ThroughputMeasurement
 from catalog.models import ThroughputMeasurementKind
-from tco.engine.model_presets import MODEL_PRESETS
-from tco.engine.sizing import AcceleratorSpec
-from tco.engine.sizing import Precision
-from tco.engine.sizing.calibration import judge_claim
+from costmodel.model_presets import MODEL_PRESETS
+from costmodel.sizing import AcceleratorSpec
+from costmodel.sizing import Precision
+from costmodel.sizing.calibration import judge_claim
 
 FILE_NAME = "throughput_measurements.yaml"
 DOCUMENT_KEYS = {"key", "title", "kind", "url", "published_on", "date_basis", "note"}

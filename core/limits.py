@@ -2,14 +2,14 @@
 
 Beside the other request limits (the body size, DATA_UPLOAD_MAX_MEMORY_SIZE in settings; the JSON
 depth, core/parsers.py; the run limits, tco/runs/limits.py; the engine's horizon and options,
-tco/engine/inputs.py). The API, the admin and the commands refuse past these with a 400 (a form
+costmodel/inputs.py). The API, the admin and the commands refuse past these with a 400 (a form
 error, a non-zero exit) whose message names the limit.
 """
 from __future__ import annotations
 
 # A curve of one point per month and one for month 0 (a residual value curve [[month, share]]):
 # the engine's own limit, which it checks for every caller.
-from tco.engine.inputs import MAX_CURVE_POINTS  # noqa: F401
+from costmodel.inputs import MAX_CURVE_POINTS  # noqa: F401
 
 # A list endpoint serialises summaries (details are on each object), 50 to a page
 # (REST_FRAMEWORK["PAGE_SIZE"]): scenarios without their options, curves and description

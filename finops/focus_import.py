@@ -21,8 +21,8 @@ from typing import Any
 
 import pandas as pd
 
-from tco.engine.currency import NoRate
-from tco.engine.currency import RateBook
+from costmodel.currency import NoRate
+from costmodel.currency import RateBook
 
 REQUIRED = ("BilledCost", "BillingCurrency", "ChargeCategory", "ChargePeriodStart", "ProviderName")
 CHARGE_CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")

@@ -8,8 +8,8 @@ from django.template.loader import render_to_string
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher
 
+from costmodel.vocabulary import money
 from finops.variance import Variance
-from tco.engine.vocabulary import money
 
 
 def _row(label: str, row: dict[str, Any], currency: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from django.db import transaction
 
+from costmodel.vocabulary import money
 from finops.focus_import import read_focus_file
 from finops.models import ActualCost
 from finops.models import CostImport
@@ -20,7 +21,6 @@ from finops.models import VarianceAlert
 from finops.variance import variance
 from notifications.choices import Event
 from notifications.services import notify
-from tco.engine.vocabulary import money
 from tco.services.exchange_rates import rate_book
 
 FIGURES = ("projected_usd", "actual_usd", "variance_usd", "variance_share")

@@ -20,12 +20,12 @@ from typing import Any
 import pandas as pd
 from django.conf import settings
 
+from costmodel.currency import NoRate
 from finops.models import ActualCost
 from finops.models import CostTarget
 from reports.finops.projections import BUY_OPTION
 from reports.finops.projections import plan_focus
 from reports.finops.projections import scenario_focus
-from tco.engine.currency import NoRate
 from tco.services.engine_inputs import reporting_currency
 from tco.services.evaluation import scenario_evaluate
 from tco.services.exchange_rates import rate_book

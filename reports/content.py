@@ -16,11 +16,11 @@ from typing import Any
 
 import pandas as pd
 
+import costmodel as engine
 from catalog.selectors import Citation
-from tco import engine
-from tco.engine.figures import finite_or_none
-from tco.engine.figures import scalar
-from tco.engine.vocabulary import input_label
+from costmodel.figures import finite_or_none
+from costmodel.figures import scalar
+from costmodel.vocabulary import input_label
 from tco.services.cash_flows import CashFlowTable
 from tco.services.engine_inputs import Assumption
 from tco.services.engine_inputs import EvaluationWarning
@@ -77,7 +77,7 @@ class RecordedRun:
 
 @dataclass(frozen=True)
 class RecordedPlan:
-    """The scenario's latest solved procurement plan (``tco.engine.plan`` figures as stored)."""
+    """The scenario's latest solved procurement plan (``costmodel.plan`` figures as stored)."""
 
     plan_id: int
     name: str

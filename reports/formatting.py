@@ -7,7 +7,7 @@ from datetime import UTC
 from datetime import date
 from datetime import datetime
 
-from tco.engine.vocabulary import money
+from costmodel.vocabulary import money
 
 NO_ANSWER = "never"
 

@@ -30,6 +30,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+import costmodel as engine
 from catalog.selectors import source_citations
 from config.queues import Queue
 from core import jobs
@@ -49,7 +50,6 @@ from reports.content import key_figures
 from reports.finops.projections import scenario_focus
 from reports.formatting import timestamp
 from reports.models import ReportExport
-from tco import engine
 from tco.models import PlanStatus
 from tco.models import RunKind
 from tco.models import RunStatus

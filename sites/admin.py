@@ -12,6 +12,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.html import format_html_join
 
+from costmodel.sites import Feed
+from costmodel.sites import rack_power_kw
 from sites.models import NetBoxImport
 from sites.models import PowerFeed
 from sites.models import PowerPanel
@@ -20,8 +22,6 @@ from sites.models import Room
 from sites.models import Site
 from sites.models import SiteCooling
 from sites.netbox import netbox_import_request
-from tco.engine.sites import Feed
-from tco.engine.sites import rack_power_kw
 
 
 def _usable_kw(rack: RackPosition) -> float:

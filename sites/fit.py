@@ -1,18 +1,18 @@
-"""Fitting a build of one catalog system into a site's racks, feeds and rooms (``tco.engine.sites``)."""
+"""Fitting a build of one catalog system into a site's racks, feeds and rooms (``costmodel.sites``)."""
 from __future__ import annotations
 
 import math
 from collections import defaultdict
 
 from catalog.models import SystemSku
+from costmodel.sites import Feed
+from costmodel.sites import Rack
+from costmodel.sites import Room
+from costmodel.sites import SiteFit
+from costmodel.sites import System
+from costmodel.sites import SystemCooling
+from costmodel.sites import fit_build
 from sites.models import Site
-from tco.engine.sites import Feed
-from tco.engine.sites import Rack
-from tco.engine.sites import Room
-from tco.engine.sites import SiteFit
-from tco.engine.sites import System
-from tco.engine.sites import SystemCooling
-from tco.engine.sites import fit_build
 
 
 def site_racks(site: Site) -> list[Rack]:

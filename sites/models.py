@@ -2,7 +2,7 @@
 
 A feed's available power follows NetBox: voltage x amperage x maximum utilisation (x sqrt(3)
 for three-phase); the ``redundant`` feed of a rack is its B side and does not add to it
-(``tco.engine.sites``). Rows imported from NetBox keep its id, so a re-import updates them.
+(``costmodel.sites``). Rows imported from NetBox keep its id, so a re-import updates them.
 """
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from django.db.models import Q
 from catalog.models import CoolingTechnology
 from core.jobs import RecoverableJob
 from core.revisions import RevisedModel
-from tco.engine.sites import FeedType
-from tco.engine.sites import Medium
-from tco.engine.sites import Phase
-from tco.engine.sites import feed_available_kw
+from costmodel.sites import FeedType
+from costmodel.sites import Medium
+from costmodel.sites import Phase
+from costmodel.sites import feed_available_kw
 
 
 def _netbox_id() -> models.PositiveIntegerField:

@@ -30,6 +30,10 @@ from django.utils.text import slugify
 
 from config.queues import Queue
 from core import jobs
+from costmodel.inputs import InputError
+from costmodel.sites import FeedType
+from costmodel.sites import Phase
+from costmodel.sites import feed_available_kw
 from sites.models import NetBoxImport
 from sites.models import NetBoxImportStatus
 from sites.models import PowerFeed
@@ -37,10 +41,6 @@ from sites.models import PowerPanel
 from sites.models import RackPosition
 from sites.models import Room
 from sites.models import Site
-from tco.engine.inputs import InputError
-from tco.engine.sites import FeedType
-from tco.engine.sites import Phase
-from tco.engine.sites import feed_available_kw
 
 NETBOX_IMPORT_SOFT_TIME_LIMIT_S = 300
 NETBOX_IMPORT_TIME_LIMIT_S = 330

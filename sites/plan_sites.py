@@ -1,7 +1,7 @@
 """A plan's sites read from the site rows: limits from their feeds, racks and cooling, their own prices.
 
 A plan spec names a site by its slug, ``{"sites": [{"site": "fra-dc1"}]}``; each entry becomes
-the engine's site settings (``tco.engine.plan.spec``), and any setting the entry gives itself
+the engine's site settings (``costmodel.plan.spec``), and any setting the entry gives itself
 (``it_power_kw``, ``racks``, ``cooling_kw``, ``facility``) wins over the site's.
 """
 from __future__ import annotations
@@ -10,10 +10,10 @@ from collections import defaultdict
 from typing import Any
 
 from catalog.models import CoolingTechnology
+from costmodel.plan.inputs import PlanInputError
+from costmodel.sites import Feed
+from costmodel.sites import rack_power_kw
 from sites.models import Site
-from tco.engine.plan.inputs import PlanInputError
-from tco.engine.sites import Feed
-from tco.engine.sites import rack_power_kw
 
 
 def site_settings(site: Site) -> dict[str, Any]:

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from catalog.models import SystemSku
+from costmodel.sites import rack_power_kw
 from sites.fit import fit_system
 from sites.fit import site_racks
 from sites.models import Site
-from tco.engine.sites import rack_power_kw
 
 
 def site_rack_limit_kw(site: Site) -> tuple[float, str] | None:

@@ -106,7 +106,7 @@ class ChunkStatus(models.TextChoices):
 
 class TaxDepreciation(models.TextChoices):
     """How the tax return depreciates owned systems (the books use straight line, see
-    tco/engine/tax.py for the tables)."""
+    costmodel/tax.py for the tables)."""
 
     STRAIGHT_LINE = "straight_line", "Straight line over the tax life"
     DECLINING_BALANCE = "declining_balance", "Declining balance, switching to straight line"

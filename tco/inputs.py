@@ -1,6 +1,6 @@
 """Each scenario field's bounds, read from the engine input it feeds: declared once, there.
 
-The engine's input metadata (``numeric(low=..., high=..., rate=...)`` in tco/engine/inputs.py)
+The engine's input metadata (``numeric(low=..., high=..., rate=...)`` in costmodel/inputs.py)
 says what each input accepts. The model fields' validators (``WithinBounds``), hence the admin
 forms and the API's serializers, and the database's check constraints (``bounds_constraints``)
 all follow from it, through the field -> engine input mapping below. A field that is a share or
@@ -23,18 +23,18 @@ from django.db import models
 from django.db.models import Q
 from django.utils.deconstruct import deconstructible
 
-from tco.engine.inputs import ApiOption
-from tco.engine.inputs import BuyOption
-from tco.engine.inputs import Carbon
-from tco.engine.inputs import Exchange
-from tco.engine.inputs import Facility
-from tco.engine.inputs import Finance
-from tco.engine.inputs import Goodput
-from tco.engine.inputs import RentOption
-from tco.engine.inputs import TokenMix
-from tco.engine.inputs import Workload
-from tco.engine.inputs import numeric_field_metadata
-from tco.engine.vocabulary import input_term
+from costmodel.inputs import ApiOption
+from costmodel.inputs import BuyOption
+from costmodel.inputs import Carbon
+from costmodel.inputs import Exchange
+from costmodel.inputs import Facility
+from costmodel.inputs import Finance
+from costmodel.inputs import Goodput
+from costmodel.inputs import RentOption
+from costmodel.inputs import TokenMix
+from costmodel.inputs import Workload
+from costmodel.inputs import numeric_field_metadata
+from costmodel.vocabulary import input_term
 
 SECTIONS: Mapping[str, type] = {
     "workload": Workload, "buy": BuyOption, "facility": Facility, "finance": Finance,

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_importing_the_engine_loads_no_django() -> None:
     probe = (
-        "import sys, tco.engine, tco.engine.evaluate, tco.engine.sensitivity; "
+        "import sys, costmodel, costmodel.evaluate, costmodel.sensitivity; "
         "print(sorted(m for m in sys.modules if m == 'django' or m.startswith('django.')))"
     )
     completed = subprocess.run(
@@ -88,3 +88,18 @@ def test_only_benchmarks_and_tests_import_the_benchmarks() -> None:
     assert [f"{path} imports {name}" for path, imported in _production_modules()
             if path.parts[0] != "benchmarks"
             for name in _imports_package(imported, "benchmarks")] == []
+
+
+ENGINE_MAY_IMPORT = {"numpy", "scipy", "numba", "costmodel"}
+
+
+def test_the_engine_package_imports_only_the_standard_library_and_numerics() -> None:
+    offenders = []
+    for path in sorted((ROOT / "costmodel").rglob("*.py")):
+        if "tests" in path.relative_to(ROOT).parts:
+            continue
+        for name in _imported_modules(ast.parse(path.read_text(), str(path))):
+            top = name.split(".")[0]
+            if top not in ENGINE_MAY_IMPORT and top not in sys.stdlib_module_names:
+                offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert offenders == []

@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
                 ('key', models.SlugField(max_length=80, unique=True)),
                 ('kind', models.CharField(choices=[('measurement', 'Published measurement'), ('seed_claim', "Seed document's claim")], max_length=16)),
                 ('where', models.CharField(help_text='Where in the document the figure is.', max_length=300)),
-                ('model_key', models.CharField(help_text='Model preset of the sizing (tco.engine.model_presets).', max_length=64)),
+                ('model_key', models.CharField(help_text='Model preset of the sizing (costmodel.model_presets).', max_length=64)),
                 ('model_note', models.CharField(blank=True, max_length=200)),
                 ('accelerators', models.PositiveIntegerField(validators=[catalog.validators.validate_positive])),
                 ('tensor_parallel', models.PositiveIntegerField(blank=True, null=True)),

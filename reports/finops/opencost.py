@@ -22,7 +22,7 @@ from datetime import datetime
 
 import yaml
 
-from tco.engine.vocabulary import money
+from costmodel.vocabulary import money
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation

@@ -16,16 +16,16 @@ import numpy as np
 import pandas as pd
 from django.utils import timezone
 
+import costmodel as engine
 from catalog.models import PricePoint
+from costmodel.rent import billed_hours_per_month
+from costmodel.rent import instances_needed
 from reports.finops.focus import OWNED_PROVIDER
 from reports.finops.focus import Billing
 from reports.finops.focus import CostSeries
 from reports.finops.focus import Source
 from reports.finops.focus import focus_frame
 from reports.finops.focus import focus_rows
-from tco import engine
-from tco.engine.rent import billed_hours_per_month
-from tco.engine.rent import instances_needed
 from tco.models import ProcurementPlan
 from tco.models import Scenario
 from tco.models import ScenarioSnapshot

@@ -6,13 +6,13 @@ from decimal import Decimal
 from rest_framework import serializers
 
 from catalog.models import SystemSku
+from costmodel.sites import Feed
+from costmodel.sites import rack_power_kw
 from sites.models import NetBoxImport
 from sites.models import PowerFeed
 from sites.models import RackPosition
 from sites.models import Site
 from sites.models import SiteCooling
-from tco.engine.sites import Feed
-from tco.engine.sites import rack_power_kw
 
 
 class PowerFeedSerializer(serializers.ModelSerializer):

@@ -7,10 +7,10 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 
 from catalog.selectors import source_citations
-from tco.engine.vocabulary import RESULTS
-from tco.engine.vocabulary import input_term
-from tco.engine.vocabulary import money_in
-from tco.engine.vocabulary import show
+from costmodel.vocabulary import RESULTS
+from costmodel.vocabulary import input_term
+from costmodel.vocabulary import money_in
+from costmodel.vocabulary import show
 from tco.models import Scenario
 from tco.services.engine_inputs import PriceUsed
 from tco.services.engine_inputs import ScenarioInputError

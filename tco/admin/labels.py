@@ -17,11 +17,11 @@ from django.utils.html import format_html_join
 from django.utils.text import capfirst
 
 from catalog.choices import Currency
-from tco.engine.vocabulary import INPUTS
-from tco.engine.vocabulary import Kind
-from tco.engine.vocabulary import Term
-from tco.engine.vocabulary import generic_path
-from tco.engine.vocabulary import input_term
+from costmodel.vocabulary import INPUTS
+from costmodel.vocabulary import Kind
+from costmodel.vocabulary import Term
+from costmodel.vocabulary import generic_path
+from costmodel.vocabulary import input_term
 from tco.inputs import RENT_OPTION_INPUTS
 from tco.inputs import SCENARIO_INPUTS
 from tco.inputs import UNBOUNDED_INPUTS

@@ -12,9 +12,9 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
-from tco.engine.plan.inputs import PlanInputError
-from tco.engine.plan.spec import MAX_MONTHS
-from tco.engine.plan.spec import demand_from_csv
+from costmodel.plan.inputs import PlanInputError
+from costmodel.plan.spec import MAX_MONTHS
+from costmodel.plan.spec import demand_from_csv
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import scenario_check

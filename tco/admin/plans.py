@@ -14,12 +14,12 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.urls import reverse
 
+from costmodel.vocabulary import money
 from tco.admin.labels import spec_table
 from tco.admin.plan_form import PlanForm
 from tco.admin.plan_form import initial_from_spec
 from tco.charts.canvas import inline_svg
 from tco.charts.plan_capacity import capacity_figure
-from tco.engine.vocabulary import money
 from tco.models import PlanStatus
 from tco.models import ProcurementPlan
 from tco.selectors import scenarios_for

@@ -16,15 +16,15 @@ from django.template.loader import render_to_string
 
 from catalog.models import Source
 from catalog.refresh.freshness import price_age
+from costmodel.figures import item
+from costmodel.vocabulary import INPUTS
+from costmodel.vocabulary import RESULTS
+from costmodel.vocabulary import input_term
+from costmodel.vocabulary import line_label
+from costmodel.vocabulary import money
+from costmodel.vocabulary import money_in
 from tco.charts.canvas import inline_svg
 from tco.charts.cumulative_cost import cumulative_cost_figure
-from tco.engine.figures import item
-from tco.engine.vocabulary import INPUTS
-from tco.engine.vocabulary import RESULTS
-from tco.engine.vocabulary import input_term
-from tco.engine.vocabulary import line_label
-from tco.engine.vocabulary import money
-from tco.engine.vocabulary import money_in
 from tco.inputs import field_for
 from tco.models import Scenario
 from tco.services.cash_flows import cash_flow_table

@@ -20,19 +20,19 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from tco import engine
+import costmodel as engine
+from costmodel.vocabulary import RESULTS
+from costmodel.vocabulary import Kind
+from costmodel.vocabulary import Term
+from costmodel.vocabulary import input_label
+from costmodel.vocabulary import input_term
+from costmodel.vocabulary import money_in
+from costmodel.vocabulary import usd_short
 from tco.admin.labels import spec_table
 from tco.charts.breakeven_heatmap import breakeven_heatmap_figure
 from tco.charts.canvas import inline_svg
 from tco.charts.saving_histogram import saving_histogram_figure
 from tco.charts.tornado import tornado_figure
-from tco.engine.vocabulary import RESULTS
-from tco.engine.vocabulary import Kind
-from tco.engine.vocabulary import Term
-from tco.engine.vocabulary import input_label
-from tco.engine.vocabulary import input_term
-from tco.engine.vocabulary import money_in
-from tco.engine.vocabulary import usd_short
 from tco.models import RunKind
 from tco.models import RunStatus
 from tco.models import Scenario

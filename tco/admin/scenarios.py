@@ -18,6 +18,8 @@ from django.urls import path
 from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
+from costmodel import MAX_RENT_OPTIONS
+from costmodel.vocabulary import money_in
 from tco.admin.approval import what_is_signed
 from tco.admin.labels import OptionalJSONField
 from tco.admin.labels import RentOptionForm
@@ -26,8 +28,6 @@ from tco.admin.labels import change_row
 from tco.admin.labels import typed_currency
 from tco.admin.result import resolved_blanks
 from tco.admin.result import scenario_result
-from tco.engine import MAX_RENT_OPTIONS
-from tco.engine.vocabulary import money_in
 from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario

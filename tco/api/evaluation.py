@@ -1,6 +1,6 @@
 """The evaluation as API v1 returns it: every figure declared here, typed in the schema.
 
-The engine's result dataclasses (tco/engine/result.py) are walked into a dict by
+The engine's result dataclasses (costmodel/result.py) are walked into a dict by
 ``Evaluation.to_dict``; these serializers name each key of that dict, so renaming or adding an
 engine figure fails tests/tco/test_evaluation_output.py instead of changing API v1 unseen.
 Labels and units come from the engine's vocabulary. A batch of one: a figure is one number,
@@ -13,11 +13,11 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from costmodel.vocabulary import RESULTS
+from costmodel.vocabulary import WHOLE_KINDS
+from costmodel.vocabulary import Kind
 from tco.api.alerts import PriceAlertSerializer
 from tco.api.sizing import SizingResultSerializer
-from tco.engine.vocabulary import RESULTS
-from tco.engine.vocabulary import WHOLE_KINDS
-from tco.engine.vocabulary import Kind
 
 
 class FigureField(serializers.FloatField):

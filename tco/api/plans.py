@@ -16,13 +16,13 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from costmodel.plan.inputs import PlanInputError
+from costmodel.plan.spec import demand_from_csv
 from tco.api.scenario_jobs import NOT_DONE
 from tco.api.scenario_jobs import JobConflict
 from tco.api.scenario_jobs import ScenarioFilterSet
 from tco.api.scenario_jobs import ScenarioJobViewSet
 from tco.demo import EXAMPLE_SCENARIO_DESCRIPTION
-from tco.engine.plan.inputs import PlanInputError
-from tco.engine.plan.spec import demand_from_csv
 from tco.models import PlanStatus
 from tco.models import ProcurementPlan
 from tco.models import Scenario
@@ -60,7 +60,7 @@ class PlanCreateSerializer(serializers.Serializer):
     scenario = serializers.PrimaryKeyRelatedField(queryset=Scenario.objects.none())
     name = serializers.CharField(max_length=200)
     spec = serializers.JSONField(help_text="Demand, owned and rent choices, limits, uncertainty; "
-                                           "see tco/engine/plan/spec.py.")
+                                           "see costmodel/plan/spec.py.")
     demand_csv = serializers.FileField(required=False, help_text="Demand per month as CSV (one number "
                                        "a row, or an 'accelerators' column); replaces spec.demand.")
 

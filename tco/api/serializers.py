@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+import costmodel as engine
 from catalog.api.serializers import VisibleOfferingField
 from catalog.choices import Currency
 from catalog.models import Accelerator
@@ -14,7 +15,6 @@ from catalog.models import FacilityProfile
 from catalog.models import SystemSku
 from core.limits import MAX_CURVE_POINTS
 from sites.models import Site
-from tco import engine
 from tco.inputs import SCENARIO_INPUTS
 from tco.inputs import UNBOUNDED_INPUTS
 from tco.models import ApiOption
@@ -71,7 +71,7 @@ class ApiOptionSerializer(serializers.ModelSerializer):
         read_only_fields = ["id"]
 
 
-# Scenario fields that are no engine input: tax and the leases (tco/engine/tax.py, payment.py).
+# Scenario fields that are no engine input: tax and the leases (costmodel/tax.py, payment.py).
 MONEY_TERMS = ("tax_rate", "tax_depreciation", "tax_depreciation_months", "declining_balance_factor",
                "finance_lease_usd_per_month", "finance_lease_term_months", "finance_lease_buyout_usd",
                "operating_lease_usd_per_month", "operating_lease_term_months")

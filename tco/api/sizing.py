@@ -17,9 +17,9 @@ from rest_framework.views import APIView
 from catalog.api.serializers import VisibleOfferingField
 from catalog.models import Accelerator
 from core.parsers import BoundedJSONParser
-from tco.engine.model_presets import MODEL_PRESETS
-from tco.engine.sizing import SizingInputError
-from tco.engine.sizing.results import jsonable
+from costmodel.model_presets import MODEL_PRESETS
+from costmodel.sizing import SizingInputError
+from costmodel.sizing.results import jsonable
 from tco.services.sizing import SizingMode
 from tco.services.sizing import offering_price
 from tco.services.sizing import size_spec

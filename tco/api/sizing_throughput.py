@@ -17,10 +17,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.models import Accelerator
-from tco.engine.model_presets import MODEL_PRESETS
-from tco.engine.sizing import Precision
-from tco.engine.sizing import SizingInputError
-from tco.engine.sizing.results import jsonable
+from costmodel.model_presets import MODEL_PRESETS
+from costmodel.sizing import Precision
+from costmodel.sizing import SizingInputError
+from costmodel.sizing.results import jsonable
 from tco.services.sizing import size_spec
 from tco.services.sizing_spec import EngineEnumField
 from tco.services.sizing_spec import nested_error

@@ -11,11 +11,11 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tco.engine.vocabulary import CASH_FLOW_LINES
-from tco.engine.vocabulary import INPUTS
-from tco.engine.vocabulary import RESULTS
-from tco.engine.vocabulary import Kind
-from tco.engine.vocabulary import Term
+from costmodel.vocabulary import CASH_FLOW_LINES
+from costmodel.vocabulary import INPUTS
+from costmodel.vocabulary import RESULTS
+from costmodel.vocabulary import Kind
+from costmodel.vocabulary import Term
 
 
 class TermSerializer(serializers.Serializer):

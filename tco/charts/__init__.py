@@ -2,5 +2,5 @@
 
 ``canvas`` holds what they share (figure, money axis, colours, output); each other module draws
 one kind from the data both callers have: an evaluation's result, a run's stored summary or a
-plan's stored result. Axis and row labels come from ``tco.engine.vocabulary``.
+plan's stored result. Axis and row labels come from ``costmodel.vocabulary``.
 """

@@ -11,14 +11,14 @@ from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from costmodel.vocabulary import RESULTS
+from costmodel.vocabulary import input_label
+from costmodel.vocabulary import input_term
 from tco.charts.canvas import BUY_COLOUR
 from tco.charts.canvas import NEVER_COLOUR
 from tco.charts.canvas import TITLE_WIDTH
 from tco.charts.canvas import new_figure
 from tco.charts.canvas import wrapped
-from tco.engine.vocabulary import RESULTS
-from tco.engine.vocabulary import input_label
-from tco.engine.vocabulary import input_term
 
 MONTH_COLOURS = matplotlib.colormaps["viridis_r"].with_extremes(bad=NEVER_COLOUR)
 TICKS_PER_AXIS = 8

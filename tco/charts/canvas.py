@@ -18,7 +18,7 @@ from matplotlib.ticker import Formatter
 from matplotlib.ticker import MaxNLocator
 
 import core.plotting  # noqa: F401  (Agg, no math parsing of user text)
-from tco.engine.vocabulary import money_sign
+from costmodel.vocabulary import money_sign
 
 DPI = 110
 BUY_COLOUR = "#1f4e79"  # buying; buying wins; an input moved up

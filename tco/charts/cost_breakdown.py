@@ -5,12 +5,12 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-from tco import engine
+import costmodel as engine
+from costmodel.vocabulary import line_label
+from costmodel.vocabulary import money_currency
 from tco.charts.canvas import money_axis
 from tco.charts.canvas import new_figure
 from tco.charts.canvas import wrapped
-from tco.engine.vocabulary import line_label
-from tco.engine.vocabulary import money_currency
 
 
 def cost_breakdown_figure(result: engine.Result) -> Figure:

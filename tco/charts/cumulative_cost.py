@@ -5,13 +5,13 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from tco import engine
+import costmodel as engine
+from costmodel.finance import discount_factors
+from costmodel.verdict import discounted_breakeven_month
+from costmodel.vocabulary import money_currency
 from tco.charts.canvas import BUY_COLOUR
 from tco.charts.canvas import money_axis
 from tco.charts.canvas import new_figure
-from tco.engine.finance import discount_factors
-from tco.engine.verdict import discounted_breakeven_month
-from tco.engine.vocabulary import money_currency
 
 # A breakeven label right of this share of the x axis would run past the axes, so it goes left.
 LABEL_FLIPS_LEFT_AT = 0.7

@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from tco import engine
+import costmodel as engine
+from costmodel.figures import scalar
+from costmodel.residual import book_value_usd
+from costmodel.residual import resale_share
+from costmodel.vocabulary import money_currency
 from tco.charts.canvas import money_axis
 from tco.charts.canvas import new_figure
-from tco.engine.figures import scalar
-from tco.engine.residual import book_value_usd
-from tco.engine.residual import resale_share
-from tco.engine.vocabulary import money_currency
 
 
 def residual_value_figure(inputs: engine.Scenario, result: engine.Result) -> Figure:

@@ -7,11 +7,11 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from costmodel.vocabulary import RESULTS
 from tco.charts.canvas import TITLE_WIDTH
 from tco.charts.canvas import money_axis
 from tco.charts.canvas import new_figure
 from tco.charts.canvas import wrapped
-from tco.engine.vocabulary import RESULTS
 
 PERCENTILES = ("p10", "p50", "p90")
 # Light tints of buying's blue and renting's orange, so the percentile lines and labels stay legible.

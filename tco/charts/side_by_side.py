@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from matplotlib.figure import Figure
 
+from costmodel.vocabulary import money_currency
 from tco.charts.canvas import money_axis
 from tco.charts.canvas import new_figure
-from tco.engine.vocabulary import money_currency
 
 if TYPE_CHECKING:
     from tco.services.side_by_side import Column

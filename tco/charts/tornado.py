@@ -6,16 +6,16 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from tco import engine
+import costmodel as engine
+from costmodel.vocabulary import RESULTS
+from costmodel.vocabulary import input_label
+from costmodel.vocabulary import money_currency
 from tco.charts.canvas import BUY_COLOUR
 from tco.charts.canvas import LABEL_WIDTH
 from tco.charts.canvas import RENT_COLOUR
 from tco.charts.canvas import money_axis
 from tco.charts.canvas import new_figure
 from tco.charts.canvas import wrapped
-from tco.engine.vocabulary import RESULTS
-from tco.engine.vocabulary import input_label
-from tco.engine.vocabulary import money_currency
 
 TORNADO_ROWS = 10
 

@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('name', models.CharField(max_length=200)),
-                ('spec', models.JSONField(help_text='Demand, choices, limits and uncertainty; see tco/engine/plan/spec.py.')),
+                ('spec', models.JSONField(help_text='Demand, choices, limits and uncertainty; see costmodel/plan/spec.py.')),
                 ('status', models.CharField(choices=[('pending', 'Queued'), ('solving', 'Solving'), ('drawing', 'Re-evaluating over draws'), ('done', 'Done'), ('failed', 'Failed')], default='pending', max_length=8)),
                 ('result', models.JSONField(blank=True, help_text='The solved plan, its baselines and limits.', null=True)),
                 ('uncertainty', models.JSONField(blank=True, help_text='Distribution of the saving over the Monte Carlo draws.', null=True)),

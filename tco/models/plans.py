@@ -20,7 +20,7 @@ class ProcurementPlan(RecoverableJob):
 
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="plans")
     name = models.CharField(max_length=200)
-    spec = models.JSONField(help_text="Demand, choices, limits and uncertainty; see tco/engine/plan/spec.py.")
+    spec = models.JSONField(help_text="Demand, choices, limits and uncertainty; see costmodel/plan/spec.py.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
                                    blank=True, related_name="+")
     status = models.CharField(max_length=9, choices=PlanStatus.choices, default=PlanStatus.PENDING)

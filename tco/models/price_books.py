@@ -1,5 +1,5 @@
 """A team's contract price books with cloud providers: discounts and savings plans, with their
-effective dates and source (tco/engine/contracts.py says how they apply)."""
+effective dates and source (costmodel/contracts.py says how they apply)."""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError

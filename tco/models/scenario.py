@@ -22,12 +22,12 @@ from simple_history.models import HistoricalRecords
 
 from catalog.choices import Currency
 from catalog.choices import Precision
+from costmodel.inputs import InputError
+from costmodel.validation import check_residual_curve
 from tco.choices import BillingBasis
 from tco.choices import PriceRangePoint
 from tco.choices import ScenarioStatus
 from tco.choices import TaxDepreciation
-from tco.engine.inputs import InputError
-from tco.engine.validation import check_residual_curve
 from tco.inputs import API_OPTION_INPUTS
 from tco.inputs import RENT_OPTION_INPUTS
 from tco.inputs import SCENARIO_INPUTS
@@ -182,7 +182,7 @@ class Scenario(models.Model):
     next_generation_value_drop = models.DecimalField(
         **RATE, default=0, help_text="Share of the resale value lost from that launch on.")
 
-    # Tax and ways to pay (tco/engine/tax.py, tco/engine/payment.py)
+    # Tax and ways to pay (costmodel/tax.py, costmodel/payment.py)
     tax_rate = models.DecimalField(
         **RATE, default=0, validators=[MinValueValidator(0), MaxValueValidator(1)],
         help_text="Tax rate on profits, 0 to 1 (0.25 = 25 %); 0 = the after-tax figures equal "

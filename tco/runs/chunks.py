@@ -11,7 +11,7 @@ from functools import partial
 import pandas as pd
 import pyarrow as pa
 
-from tco import engine
+import costmodel as engine
 from tco.runs.compute import PointsTable
 from tco.runs.compute import monte_carlo_chunk_table
 from tco.runs.compute import sensitivity_frame

@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from tco import engine
+import costmodel as engine
 from tco.runs.specs import MonteCarloSpec
 from tco.runs.specs import SensitivitySpec
 from tco.runs.specs import SweepSpec

@@ -5,7 +5,7 @@ grow with the horizon: a chunk holds the payment table, the per-point figures an
 table, measured with tracemalloc (65,536 points traced 33 MB with one rent option and 49 MB
 with three, at 12, 120 and 240 months alike: 520 and 776 bytes a point). The figures below
 are those with a margin of about 1.5x. Since the engine evaluates a chunk in blocks of 8,192
-points (``tco.engine.blocks``), only the chunk's table and its encoded part grow with it: a
+points (``costmodel.blocks``), only the chunk's table and its encoded part grow with it: a
 chunk with three rent options traced 20 MB at 65,536 points and 29 MB at 131,072 (~145 bytes
 a point over one block's ~10 MB), so the budget now holds with a margin of 3-4x.
 """

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db.models import Count
 from django.db.models import Sum
 
-from tco import engine
+import costmodel as engine
 from tco.models import SweepRun
 from tco.runs.compute import OPTION_METRICS
 from tco.runs.errors import RunSpecError

@@ -7,7 +7,7 @@ a fresh pool process took ~160 ms longer than the next ones, and the first summa
 """
 from __future__ import annotations
 
-from tco.engine.examples import rich_scenario
+from costmodel.examples import rich_scenario
 from tco.runs.chunks import ChunkPlan
 from tco.runs.chunks import chunk_table
 from tco.runs.results import PartEncoder

@@ -11,7 +11,7 @@ from dataclasses import asdict
 from dataclasses import fields
 from typing import Any
 
-from tco import engine
+import costmodel as engine
 
 _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 

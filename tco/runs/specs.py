@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tco import engine
+import costmodel as engine
 from tco.runs.distributions import KINDS
 from tco.runs.distributions import Distribution
 from tco.runs.distributions import distribution_from_json

@@ -23,8 +23,8 @@ import pandas as pd
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from tco import engine
-from tco.engine.figures import finite_or_none
+import costmodel as engine
+from costmodel.figures import finite_or_none
 from tco.runs.compute import BUY_WINS
 from tco.runs.compute import POINT_COLUMN
 from tco.runs.compute import WINNER_COLUMN

@@ -5,9 +5,9 @@ import math
 
 from catalog.models import Accelerator
 from catalog.selectors import dense_tflops
-from tco.engine.sizing import AcceleratorSpec
-from tco.engine.sizing import Precision
-from tco.engine.sizing import SizingInputError
+from costmodel.sizing import AcceleratorSpec
+from costmodel.sizing import Precision
+from costmodel.sizing import SizingInputError
 
 
 def accelerator_spec(accelerator: Accelerator) -> AcceleratorSpec:

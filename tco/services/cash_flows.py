@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 from django.utils import timezone
 
-from tco.engine.fiscal import FiscalPeriod
-from tco.engine.fiscal import by_period
-from tco.engine.fiscal import fiscal_periods
+from costmodel.fiscal import FiscalPeriod
+from costmodel.fiscal import by_period
+from costmodel.fiscal import fiscal_periods
 from tco.models import Scenario
 from tco.services.evaluation import Evaluation
 

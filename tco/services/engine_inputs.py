@@ -16,6 +16,7 @@ from typing import Any
 
 from django.utils import timezone
 
+import costmodel as engine
 from catalog.choices import Currency
 from catalog.choices import FacilityKind
 from catalog.choices import PricingModel
@@ -30,21 +31,20 @@ from catalog.selectors import prices_at
 from catalog.selectors import range_point
 from catalog.selectors import regions_of
 from catalog.selectors import throughput_ratio
+from costmodel.currency import NoRate
+from costmodel.currency import Rate
+from costmodel.currency import RateBook
+from costmodel.footprint import accelerators_to_buy
+from costmodel.footprint import systems_needed
+from costmodel.payment import Lease
+from costmodel.sizing import SizingInputError
+from costmodel.vocabulary import input_term
+from costmodel.vocabulary import money
+from costmodel.vocabulary import money_in
+from costmodel.vocabulary import sentence_labels
 from sites.scenario_site import site_fit_problem
 from sites.scenario_site import site_rack_limit_kw
-from tco import engine
 from tco.choices import PriceRangePoint
-from tco.engine.currency import NoRate
-from tco.engine.currency import Rate
-from tco.engine.currency import RateBook
-from tco.engine.footprint import accelerators_to_buy
-from tco.engine.footprint import systems_needed
-from tco.engine.payment import Lease
-from tco.engine.sizing import SizingInputError
-from tco.engine.vocabulary import input_term
-from tco.engine.vocabulary import money
-from tco.engine.vocabulary import money_in
-from tco.engine.vocabulary import sentence_labels
 from tco.errors import FieldError
 from tco.inputs import field_for
 from tco.models import ApiOption

@@ -23,8 +23,8 @@ from catalog.models import ExchangeRate
 from catalog.models import PriceCheck
 from catalog.models import PricePoint
 from core.code_version import code_version
+from costmodel.version import ENGINE_VERSION
 from sites.models import Site
-from tco.engine.version import ENGINE_VERSION
 from tco.models import ContractPriceBook
 from tco.models import RentOption
 from tco.models import Scenario

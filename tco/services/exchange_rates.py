@@ -18,8 +18,8 @@ from django.db.models import Value
 from django.db.models import When
 
 from catalog.models import ExchangeRate
-from tco.engine.currency import Rate
-from tco.engine.currency import RateBook
+from costmodel.currency import Rate
+from costmodel.currency import RateBook
 
 
 class StoredRateBook(RateBook):

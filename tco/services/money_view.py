@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from costmodel.after_tax import CONVENTION
+from costmodel.vocabulary import money as amount
 from tco.choices import TaxDepreciation
-from tco.engine.after_tax import CONVENTION
-from tco.engine.vocabulary import money as amount
 from tco.services.cash_flows import CashFlowTable
 from tco.services.evaluation import Evaluation
 

@@ -16,9 +16,9 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from tco import engine
-from tco.engine.currency import Rate
-from tco.engine.payment import Lease
+import costmodel as engine
+from costmodel.currency import Rate
+from costmodel.payment import Lease
 from tco.models import Scenario
 from tco.models import ScenarioSnapshot
 from tco.models import SnapshotReason

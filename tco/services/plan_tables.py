@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tco.engine.vocabulary import money
+from costmodel.vocabulary import money
 
 BASELINE_LABELS = {
     "all_rent": "All rent (no new systems)",

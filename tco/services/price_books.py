@@ -16,17 +16,17 @@ from datetime import date
 
 from django.db.models import Q
 
+import costmodel as engine
 from catalog.choices import PricingModel
 from catalog.models import CloudOffering
 from catalog.models import PricePoint
-from tco import engine
-from tco.engine.contracts import Discount
-from tco.engine.contracts import SavingsPlan
-from tco.engine.contracts import best_discount
-from tco.engine.contracts import savings_plan_hour
-from tco.engine.inputs import billing_basis
-from tco.engine.rent import accelerators_rented
-from tco.engine.rent import instances_needed
+from costmodel.contracts import Discount
+from costmodel.contracts import SavingsPlan
+from costmodel.contracts import best_discount
+from costmodel.contracts import savings_plan_hour
+from costmodel.inputs import billing_basis
+from costmodel.rent import accelerators_rented
+from costmodel.rent import instances_needed
 from tco.models import ContractPriceBook
 from tco.models import Scenario
 

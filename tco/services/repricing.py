@@ -41,11 +41,11 @@ from catalog.models import PricePoint
 from catalog.models import PriceRefreshJob
 from config.queues import Queue
 from core import jobs
-from tco.engine.version import ENGINE_VERSION
-from tco.engine.vocabulary import RESULTS
-from tco.engine.vocabulary import Kind
-from tco.engine.vocabulary import money_in
-from tco.engine.vocabulary import show
+from costmodel.version import ENGINE_VERSION
+from costmodel.vocabulary import RESULTS
+from costmodel.vocabulary import Kind
+from costmodel.vocabulary import money_in
+from costmodel.vocabulary import show
 from tco.models import AlertKind
 from tco.models import PriceAlert
 from tco.models import RepriceJob

@@ -30,10 +30,10 @@ from django.db.models import Q
 from django.db.models import Subquery
 from django.utils import timezone
 
+import costmodel as engine
 from config.queues import Queue
 from core import jobs
 from core.signals import job_finished_send
-from tco import engine
 from tco.models import ACTIVE_STATUSES
 from tco.models import ChunkStatus
 from tco.models import FailureType

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.engine.figures import finite_or_none
-from tco.engine.figures import scalar
+from costmodel.figures import finite_or_none
+from costmodel.figures import scalar
 from tco.errors import FieldError
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError

@@ -1,6 +1,6 @@
 """Sizing specs, as a scenario stores them or the API receives them, -> engine sizing -> result.
 
-The one module that maps a stored sizing to `tco.engine.sizing`, and a catalog accelerator to
+The one module that maps a stored sizing to `costmodel.sizing`, and a catalog accelerator to
 an `AcceleratorSpec`. A spec is a flat JSON object: ``mode`` (training or inference),
 ``model`` (a preset key of `MODEL_PRESETS` or a custom model's shape), the training job's or
 serving target's parameters and the fit policy's limits, each under the engine's own field
@@ -24,19 +24,19 @@ from catalog.choices import Currency
 from catalog.models import Accelerator
 from catalog.models import CloudOffering
 from catalog.selectors import price_at
-from tco.engine.model_presets import custom_model
-from tco.engine.model_presets import model_preset
-from tco.engine.sizing import AcceleratorSpec
-from tco.engine.sizing import FitPolicy
-from tco.engine.sizing import InferenceSizing
-from tco.engine.sizing import InferenceTarget
-from tco.engine.sizing import ModelShape
-from tco.engine.sizing import SizingInputError
-from tco.engine.sizing import TrainingJob
-from tco.engine.sizing import TrainingSizing
-from tco.engine.sizing import size_inference
-from tco.engine.sizing import size_training
-from tco.engine.sizing.throughput import ServingSetup
+from costmodel.model_presets import custom_model
+from costmodel.model_presets import model_preset
+from costmodel.sizing import AcceleratorSpec
+from costmodel.sizing import FitPolicy
+from costmodel.sizing import InferenceSizing
+from costmodel.sizing import InferenceTarget
+from costmodel.sizing import ModelShape
+from costmodel.sizing import SizingInputError
+from costmodel.sizing import TrainingJob
+from costmodel.sizing import TrainingSizing
+from costmodel.sizing import size_inference
+from costmodel.sizing import size_training
+from costmodel.sizing.throughput import ServingSetup
 from tco.services.accelerator_spec import accelerator_spec
 from tco.services.sizing_throughput import calibrated
 from tco.services.sizing_throughput import calibration_summary

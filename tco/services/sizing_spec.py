@@ -19,14 +19,14 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
 from catalog.models import Accelerator
-from tco.engine.sizing import ActivationRecomputation
-from tco.engine.sizing import FitPolicy
-from tco.engine.sizing import InferenceTarget
-from tco.engine.sizing import ModelShape
-from tco.engine.sizing import Precision
-from tco.engine.sizing import ShardingStrategy
-from tco.engine.sizing import SizingInputError
-from tco.engine.sizing import TrainingJob
+from costmodel.sizing import ActivationRecomputation
+from costmodel.sizing import FitPolicy
+from costmodel.sizing import InferenceTarget
+from costmodel.sizing import ModelShape
+from costmodel.sizing import Precision
+from costmodel.sizing import ShardingStrategy
+from costmodel.sizing import SizingInputError
+from costmodel.sizing import TrainingJob
 from tco.services.sizing import SPEC_KEYS
 from tco.services.sizing import SizingMode
 from tco.services.sizing import size_spec

@@ -2,7 +2,7 @@
 
 `calibration()` fits the engine's regime efficiencies on the catalog rows marked
 ``calibrated`` (cached until those rows or their accelerators change); `calibrated()` hands
-them, with the range the leave-one-out spread gives, to `tco.engine.sizing.size_inference`
+them, with the range the leave-one-out spread gives, to `costmodel.sizing.size_inference`
 (through `tco.services.sizing`, the one path of every inference sizing). `nearest_measurements`
 names the measurements closest to a sized configuration, and `api_breakeven` the per-token API
 volume above which the sized fleet is cheaper, at the estimate and at both ends of its range.
@@ -16,20 +16,20 @@ from typing import Any
 from catalog.models import Accelerator
 from catalog.models import ThroughputMeasurement
 from catalog.models import ThroughputMeasurementKind
-from tco.engine.inputs import HOURS_PER_MONTH
-from tco.engine.metrics import SECONDS_PER_HOUR
-from tco.engine.model_presets import model_preset
-from tco.engine.sizing import ModelShape
-from tco.engine.sizing import Precision
-from tco.engine.sizing import SizingInputError
-from tco.engine.sizing.calibration import Calibration
-from tco.engine.sizing.calibration import Measurement
-from tco.engine.sizing.calibration import calibrate
-from tco.engine.sizing.calibration import nearest
-from tco.engine.sizing.inference import Calibrated
-from tco.engine.sizing.results import jsonable
-from tco.engine.sizing.throughput import ServingSetup
-from tco.engine.sizing.throughput import serving_throughput
+from costmodel.inputs import HOURS_PER_MONTH
+from costmodel.metrics import SECONDS_PER_HOUR
+from costmodel.model_presets import model_preset
+from costmodel.sizing import ModelShape
+from costmodel.sizing import Precision
+from costmodel.sizing import SizingInputError
+from costmodel.sizing.calibration import Calibration
+from costmodel.sizing.calibration import Measurement
+from costmodel.sizing.calibration import calibrate
+from costmodel.sizing.calibration import nearest
+from costmodel.sizing.inference import Calibrated
+from costmodel.sizing.results import jsonable
+from costmodel.sizing.throughput import ServingSetup
+from costmodel.sizing.throughput import serving_throughput
 from tco.services.accelerator_spec import accelerator_spec
 
 _CACHE: dict[tuple, Calibration] = {}

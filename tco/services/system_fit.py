@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from catalog.models import AcceleratorPowerCap
 from catalog.models import CoolingTechnology
 from catalog.models import SystemSku
-from tco.engine.power_caps import CapLoss
-from tco.engine.power_caps import CapPoint
-from tco.engine.power_caps import cap_loss
-from tco.engine.sites import SystemCooling
-from tco.engine.sites import suited_cooling
+from costmodel.power_caps import CapLoss
+from costmodel.power_caps import CapPoint
+from costmodel.power_caps import cap_loss
+from costmodel.sites import SystemCooling
+from costmodel.sites import suited_cooling
 
 
 @dataclass(frozen=True)

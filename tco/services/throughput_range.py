@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
 
-from tco import engine
+import costmodel as engine
 from tco.services.engine_inputs import Assumption
 from tco.services.sizing import Sizing
 

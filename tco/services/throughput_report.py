@@ -17,8 +17,8 @@ from typing import Any
 from catalog.models import ThroughputMeasurement
 from catalog.models import ThroughputMeasurementKind
 from catalog.models import TokenApiPrice
-from tco.engine.sizing.throughput import Efficiency
-from tco.engine.sizing.throughput import serving_throughput
+from costmodel.sizing.throughput import Efficiency
+from costmodel.sizing.throughput import serving_throughput
 from tco.models import ApiOption
 from tco.models import Scenario
 from tco.services.evaluation import scenario_evaluate

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tco import engine
-from tco.engine.carbon import KG_PER_TONNE
-from tco.engine.figures import finite_or_none
-from tco.engine.figures import item
-from tco.engine.figures import scalar
+import costmodel as engine
+from costmodel.carbon import KG_PER_TONNE
+from costmodel.figures import finite_or_none
+from costmodel.figures import item
+from costmodel.figures import scalar
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ from datetime import date
 
 from django.conf import settings
 
+import costmodel as engine
 from catalog.refresh.freshness import price_age
 from catalog.refresh.freshness import stale_sentence
-from tco import engine
-from tco.engine.figures import item
-from tco.engine.inputs import billing_basis
-from tco.engine.vocabulary import usd_short
+from costmodel.figures import item
+from costmodel.inputs import billing_basis
+from costmodel.vocabulary import usd_short
 from tco.services.engine_inputs import EvaluationWarning
 from tco.services.engine_inputs import PriceUsed
 from tco.services.zero_costs import zero_cost_warnings

@@ -5,7 +5,7 @@ unsaved or approved, whatever filled the figure in.
 """
 from __future__ import annotations
 
-from tco import engine
+import costmodel as engine
 from tco.services.engine_inputs import EvaluationWarning
 
 ZERO_COST = "zero_cost"

@@ -1,4 +1,4 @@
-"""Template filters that show a figure in the vocabulary's format (``tco.engine.vocabulary``):
+"""Template filters that show a figure in the vocabulary's format (``costmodel.vocabulary``):
 ``{{ total|usd }}`` -> $1,234.56, ``{{ price|usd_price }}`` -> $3.37,
 ``{{ month|month }}`` -> 32 or never, ``{{ tonnes|quantity:1 }}`` -> 1,461.4.
 None shows as a dash: the figure does not apply."""
@@ -8,8 +8,8 @@ from typing import Any
 
 from django import template
 
-from tco.engine.vocabulary import Kind
-from tco.engine.vocabulary import show
+from costmodel.vocabulary import Kind
+from costmodel.vocabulary import show
 
 register = template.Library()
 NONE = "–"

@@ -24,7 +24,7 @@ from django.utils import timezone
 from numpy.testing import assert_allclose
 from numpy.testing import assert_array_equal
 
-from tco import engine
+import costmodel as engine
 from tco.models import ChunkStatus
 from tco.models import RunKind
 from tco.models import RunStatus

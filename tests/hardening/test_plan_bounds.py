@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tco.engine.plan import solve
+from costmodel.plan import solve
 from tco.models import PlanDrawChunk
 from tco.models import PlanStatus
 from tco.models import ProcurementPlan

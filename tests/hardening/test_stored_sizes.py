@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
+import costmodel as engine
 from core.limits import MAX_CURVE_POINTS
-from tco import engine
 from tco.models import Scenario
 from tests.tco.scenario_body import p5
 from tests.tco.scenario_body import scenario_body
@@ -30,7 +30,7 @@ def test_a_curve_over_the_limit_is_refused_naming_it_before_it_is_read(api, cata
 
 
 def test_the_engine_refuses_it_for_the_admin_and_the_commands_too():
-    from tests.tco.engine.scenarios import flat_scenario
+    from costmodel.tests.scenarios import flat_scenario
 
     scenario = flat_scenario()
     curve = tuple((float(month), 0.5) for month in range(MAX_CURVE_POINTS + 1))

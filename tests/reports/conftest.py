@@ -11,6 +11,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+import costmodel as engine
 from catalog.exchange_rates.services import ecb_source
 from catalog.models import Accelerator
 from catalog.models import CloudOffering
@@ -19,16 +20,15 @@ from catalog.models import FacilityProfile
 from catalog.models import PricePoint
 from catalog.models import Source
 from catalog.models import SystemSku
+from costmodel.tests.scenarios import rich_scenario
 from reports.content import ReportContent
 from reports.content import ReportMeta
-from tco import engine
 from tco.models import ContractDiscount
 from tco.models import ContractPriceBook
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.services.evaluation import evaluation_of
 from tco.services.scenarios import scenario_save
-from tests.tco.engine.scenarios import rich_scenario
 
 FORMULA_LIKE_NAME = '=HYPERLINK("http://x","y")'
 GENERATED_AT = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.UTC)

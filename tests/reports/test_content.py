@@ -7,17 +7,17 @@ from dataclasses import replace
 
 from numpy.testing import assert_allclose
 
+import costmodel as engine
+from costmodel.tests.scenarios import flat_scenario
+from costmodel.tests.scenarios import rich_scenario
 from reports.content import bill_of_materials
 from reports.content import describe_path
 from reports.content import key_figures
 from reports.formatting import format_month
 from reports.formatting import format_share
 from reports.formatting import format_usd_cents
-from tco import engine
 from tco.services.engine_inputs import Assumption
 from tco.services.evaluation import every_input
-from tests.tco.engine.scenarios import flat_scenario
-from tests.tco.engine.scenarios import rich_scenario
 
 
 def test_bill_of_materials_quantity_times_unit_price_is_the_engines_amount():

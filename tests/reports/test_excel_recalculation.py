@@ -18,16 +18,16 @@ import pytest
 from numpy.testing import assert_allclose
 from openpyxl import load_workbook
 
+import costmodel as engine
+from costmodel.tests.scenarios import rich_scenario
+from costmodel.vocabulary import line_label
 from reports.builders.excel import build_workbook
 from reports.builders.excel.names import input_name
 from reports.builders.excel.names import rent_name
-from tco import engine
-from tco.engine.vocabulary import line_label
 from tests.reports.conftest import FORMULA_LIKE_NAME
 from tests.reports.conftest import content_for
 from tests.reports.recalc import Values
 from tests.reports.recalc import recalculate
-from tests.tco.engine.scenarios import rich_scenario
 
 CENT = 0.01
 NO_ANSWER = {"never", "none", "n/a"}

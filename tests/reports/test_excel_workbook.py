@@ -11,6 +11,8 @@ import pytest
 from openpyxl import load_workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
+import costmodel as engine
+from costmodel.tests.scenarios import rich_scenario
 from reports.builders.excel import MODEL_SHEETS
 from reports.builders.excel import build_workbook
 from reports.builders.excel.buy_sheet import line_formula
@@ -18,10 +20,8 @@ from reports.builders.excel.cells import INPUT_FILL
 from reports.builders.excel.names import input_name
 from reports.content import RecordedRun
 from reports.content import SizingSummary
-from tco import engine
 from tests.reports.conftest import FORMULA_LIKE_NAME
 from tests.reports.conftest import content_for
-from tests.tco.engine.scenarios import rich_scenario
 
 # Rent option names a user might type, each of which a spreadsheet would otherwise run.
 HOSTILE_OPTION_NAMES = ('=HYPERLINK("http://x","y")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)")

@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 
 from catalog.selectors import Citation
+from costmodel import ApiOption
+from costmodel import TokenMix
+from costmodel.tests.scenarios import rich_scenario
 from reports.builders.pdf import build_pdf
 from reports.content import RecordedRun
 from reports.formatting import format_usd_cents
-from tco.engine import ApiOption
-from tco.engine import TokenMix
 from tco.services.engine_inputs import Assumption
 from tco.services.engine_inputs import PriceUsed
 from tco.services.evaluation import evaluation_of
@@ -25,7 +26,6 @@ from tests.reports.conftest import FORMULA_LIKE_NAME
 from tests.reports.conftest import MONTE_CARLO
 from tests.reports.conftest import SWEEP
 from tests.reports.conftest import content_for
-from tests.tco.engine.scenarios import rich_scenario
 
 POINTS_PER_PAGE = {"a4": (595, 842), "letter": (612, 792)}
 
@@ -70,7 +70,7 @@ def test_it_shows_the_engines_key_figures_to_the_cent(rich_content, text):
         ]
     missing = [figure for figure in expected if figure not in text]
     assert missing == []
-    # By hand from the rich scenario (tests/tco/engine/test_evaluate.py agrees): buying costs
+    # By hand from the rich scenario (costmodel/tests/test_evaluate.py agrees): buying costs
     # $28,974,447.93 over 60 months and breaks even against on-demand in month 6.
     assert "$28,974,447.93" in text
     assert "month 6" in text

@@ -7,18 +7,18 @@ import re
 import pytest
 from openpyxl import load_workbook
 
+from costmodel.plan import make_plan
+from costmodel.tests.scenarios import rich_scenario
+from costmodel.tests.test_plan import small_plan
 from reports.builders.excel import build_workbook
 from reports.builders.pdf import build_pdf
 from reports.content import RecordedPlan
 from reports.content import RecordedRun
-from tco.engine.plan import make_plan
 from tests.reports.conftest import MONTE_CARLO
 from tests.reports.conftest import SWEEP
 from tests.reports.conftest import content_for
 from tests.reports.recalc import recalculate
 from tests.reports.test_pdf_report import poppler
-from tests.tco.engine.scenarios import rich_scenario
-from tests.tco.engine.test_plan import small_plan
 
 CENT = 0.01
 

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from openpyxl import load_workbook
 
+from costmodel.figures import scalar
 from reports.formatting import format_usd_cents
 from reports.services import report_build
 from reports.services import report_content_for
-from tco.engine.figures import scalar
 from tco.models import ApiOption
 from tests.reports.recalc import Values
 from tests.reports.recalc import recalculate

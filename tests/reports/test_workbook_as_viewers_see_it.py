@@ -13,6 +13,7 @@ import pytest
 from openpyxl import load_workbook
 from openpyxl.worksheet.cell_range import CellRange
 
+from costmodel.tests.scenarios import rich_scenario
 from reports.builders.excel import build_workbook
 from reports.content import RecordedRun
 from tests.reports.conftest import MONTE_CARLO
@@ -20,7 +21,6 @@ from tests.reports.conftest import SWEEP
 from tests.reports.conftest import content_for
 from tests.reports.test_excel_workbook import named_cell
 from tests.reports.test_pdf_report import words_people_read
-from tests.tco.engine.scenarios import rich_scenario
 
 CENT = 0.01
 # The defined names formulas use are listed for the analyst who follows a formula back to its

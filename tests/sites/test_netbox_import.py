@@ -4,6 +4,8 @@ from __future__ import annotations
 import pytest
 import responses
 
+from costmodel.sites import Feed
+from costmodel.sites import rack_power_kw
 from sites.models import NetBoxImport
 from sites.models import PowerFeed
 from sites.models import RackPosition
@@ -13,8 +15,6 @@ from sites.netbox import NetBoxPayloadError
 from sites.netbox import netbox_api
 from sites.netbox import netbox_import
 from sites.netbox import netbox_import_run
-from tco.engine.sites import Feed
-from tco.engine.sites import rack_power_kw
 from tests.sites.recorded_netbox import NETBOX_URL
 from tests.sites.recorded_netbox import TOKEN
 from tests.sites.recorded_netbox import recorded

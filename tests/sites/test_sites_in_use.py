@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from costmodel.plan.inputs import PlanInputError
 from sites.models import PowerFeed
 from sites.models import Site
 from sites.plan_sites import site_settings
 from sites.plan_sites import with_site_rows
-from tco.engine.plan.inputs import PlanInputError
 from tests.teams.members import member
 
 FEED_KW = 8.6464  # 208 V x 30 A x sqrt(3) x 0.8

@@ -10,17 +10,17 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Annotation
 
-from tco import engine
+import costmodel as engine
+from costmodel.examples import flat_scenario
+from costmodel.examples import rich_scenario
+from costmodel.figures import scalar
+from costmodel.inputs import RentOption
+from costmodel.residual import resale_share
 from tco.charts.breakeven_heatmap import breakeven_heatmap_figure
 from tco.charts.cumulative_cost import cumulative_cost_figure
 from tco.charts.residual_value import residual_value_figure
 from tco.charts.saving_histogram import saving_histogram_figure
 from tco.charts.side_by_side import side_by_side_figure
-from tco.engine.examples import flat_scenario
-from tco.engine.examples import rich_scenario
-from tco.engine.figures import scalar
-from tco.engine.inputs import RentOption
-from tco.engine.residual import resale_share
 from tco.services.side_by_side import Column
 
 LONG_NAME = "AWS p5.48xlarge (8x H100 SXM5 80 GB), cheapest region, on-demand, reserved 1 year"

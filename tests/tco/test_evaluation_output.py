@@ -12,6 +12,15 @@ import yaml
 from django.core.management import call_command
 
 from catalog.models import TokenApiPrice
+from costmodel.footprint import Footprint
+from costmodel.result import ApiResult
+from costmodel.result import BuyResult
+from costmodel.result import CashFlows
+from costmodel.result import Emissions
+from costmodel.result import GoodputResult
+from costmodel.result import RentResult
+from costmodel.result import Residual
+from costmodel.result import Result
 from tco.api.evaluation import ApiResultSerializer
 from tco.api.evaluation import BuyResultSerializer
 from tco.api.evaluation import CashFlowsSerializer
@@ -26,15 +35,6 @@ from tco.api.evaluation import PriceUsedSerializer
 from tco.api.evaluation import RentResultSerializer
 from tco.api.evaluation import RentSummarySerializer
 from tco.api.evaluation import ResidualSerializer
-from tco.engine.footprint import Footprint
-from tco.engine.result import ApiResult
-from tco.engine.result import BuyResult
-from tco.engine.result import CashFlows
-from tco.engine.result import Emissions
-from tco.engine.result import GoodputResult
-from tco.engine.result import RentResult
-from tco.engine.result import Residual
-from tco.engine.result import Result
 from tco.models import ApiOption
 from tco.services.engine_inputs import Assumption
 from tco.services.engine_inputs import EvaluationWarning

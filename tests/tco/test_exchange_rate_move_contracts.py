@@ -17,9 +17,9 @@ from decimal import Decimal
 
 import pytest
 
+import costmodel as engine
 from catalog.exchange_rates.services import ecb_source
 from catalog.models import ExchangeRate
-from tco import engine
 from tco.models import SavingsPlanCommitment
 from tco.models import Scenario
 from tco.services.engine_inputs import engine_case

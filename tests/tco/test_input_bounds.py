@@ -12,10 +12,10 @@ from django.contrib.admin import site
 from django.db.models import CheckConstraint
 from django.test import RequestFactory
 
+from costmodel.inputs import numeric_field_metadata
 from tco.api.serializers import ApiOptionSerializer
 from tco.api.serializers import RentOptionSerializer
 from tco.api.serializers import ScenarioSerializer
-from tco.engine.inputs import numeric_field_metadata
 from tco.inputs import API_OPTION_INPUTS
 from tco.inputs import RENT_OPTION_INPUTS
 from tco.inputs import SCENARIO_INPUTS

@@ -7,11 +7,11 @@ from collections import Counter
 
 import pytest
 
+from costmodel import compose
+from costmodel import sensitivity
 from reports.choices import ReportFormat
 from reports.services import report_build
 from reports.services import report_content_for
-from tco.engine import compose
-from tco.engine import sensitivity
 from tests.teams.members import member
 
 pytestmark = pytest.mark.django_db
@@ -30,8 +30,8 @@ def engine_calls(monkeypatch) -> Counter:
             return function(*args, **kwargs)
         return counted
 
-    # The module, not the function ``tco.engine.evaluate`` that the package exports.
-    monkeypatch.setattr(sys.modules["tco.engine.evaluate"], "compute_result",
+    # The module, not the function ``costmodel.evaluate`` that the package exports.
+    monkeypatch.setattr(sys.modules["costmodel.evaluate"], "compute_result",
                         counting("result", compose.compute_result))
     # The sensitivity batch computes only the savings it reads (or a whole result without a base).
     monkeypatch.setattr(sensitivity, "npv_saving_usd", counting("sensitivity", compose.npv_saving_usd))

@@ -30,6 +30,6 @@ def test_the_plan_page_shows_chart_schedule_baselines_limits_and_uncertainty(
     # The request as a labelled table, each setting in words (issue 24: no JSON on the page).
     assert '<table class="spec">' in page and "Demand › Growth per month (share)</th><td>0.05</td>" in page
     assert "&quot;growth_per_month&quot;" not in page
-    assert "tco/engine/plan/spec.py" not in page
+    assert "costmodel/plan/spec.py" not in page
     listing = admin_client.get("/admin/tco/procurementplan/").content.decode()
     assert f"${plan.result['npv_usd']:,.0f}" in listing

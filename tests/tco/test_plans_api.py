@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tco.engine.plan import make_plan
+from costmodel.plan import make_plan
 from tco.models import PlanStatus
 from tco.models import ProcurementPlan
 from tco.services.plans import scenario_plan_inputs

@@ -13,10 +13,10 @@ import redis
 from django.conf import settings
 
 from config.queues import Queue
-from tco.engine.plan import make_plan
-from tco.engine.plan.uncertainty import cases_of
-from tco.engine.plan.uncertainty import reevaluate
-from tco.engine.plan.uncertainty import summarise
+from costmodel.plan import make_plan
+from costmodel.plan.uncertainty import cases_of
+from costmodel.plan.uncertainty import reevaluate
+from costmodel.plan.uncertainty import summarise
 from tco.models import PlanStatus
 from tco.services.plans import draw_chunk
 from tco.services.plans import plan_create

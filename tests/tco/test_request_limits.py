@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from tco.engine import MAX_HORIZON_MONTHS
-from tco.engine import MAX_RENT_OPTIONS
+from costmodel import MAX_HORIZON_MONTHS
+from costmodel import MAX_RENT_OPTIONS
 from tco.models import SweepRun
 from tco.runs.limits import MAX_DISTRIBUTIONS
 from tco.runs.limits import MAX_SWEEP_AXES
@@ -39,8 +39,8 @@ def test_evaluate_refuses_more_rent_options_than_the_limit(api, catalog):
 def test_the_engine_refuses_more_rent_options_than_the_limit_for_commands_too():
     from dataclasses import replace
 
-    from tco import engine
-    from tests.tco.engine.scenarios import flat_scenario
+    import costmodel as engine
+    from costmodel.tests.scenarios import flat_scenario
 
     scenario = flat_scenario()
     many = tuple(replace(scenario.rent[0], name=f"option {i}") for i in range(MAX_RENT_OPTIONS + 1))

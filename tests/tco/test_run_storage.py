@@ -189,7 +189,7 @@ def test_a_part_stored_as_parquet_by_an_earlier_release_still_reads():
 def test_a_part_encoded_as_its_rows_come_reads_back_as_one_table_and_an_encoding_error_surfaces(alongside):
     import pyarrow as pa
 
-    from tco.engine.examples import rich_scenario
+    from costmodel.examples import rich_scenario
     from tco.runs.compute import ROWS_PER_BATCH
     from tco.runs.compute import sweep_chunk_table
     from tco.runs.results import PartEncoder

@@ -14,10 +14,10 @@ from django.utils import timezone
 from numpy.testing import assert_allclose
 from numpy.testing import assert_array_equal
 
+import costmodel as engine
 from config.queues import Queue
 from core import jobs
 from core.signals import job_finished
-from tco import engine
 from tco.models import ChunkStatus
 from tco.models import FailureType
 from tco.models import RunKind

@@ -7,6 +7,8 @@ import pytest
 from numpy.testing import assert_allclose
 from numpy.testing import assert_array_equal
 
+from costmodel.tests.scenarios import flat_scenario
+from costmodel.tests.scenarios import rich_scenario
 from tco.runs.compute import BUY_COST_COLUMN
 from tco.runs.compute import WINNER_COLUMN
 from tco.runs.compute import _winners
@@ -25,8 +27,6 @@ from tco.runs.specs import distribution_from_text
 from tco.runs.specs import parse_monte_carlo_spec
 from tco.runs.specs import parse_sensitivity_spec
 from tco.runs.specs import parse_sweep_spec
-from tests.tco.engine.scenarios import flat_scenario
-from tests.tco.engine.scenarios import rich_scenario
 
 
 @pytest.fixture
@@ -229,7 +229,7 @@ def test_a_different_seed_gives_different_draws(base):
 
 
 def test_a_monte_carlo_chunk_matches_the_engine_on_its_draws(base):
-    from tco import engine
+    import costmodel as engine
 
     spec = parse_monte_carlo_spec({"samples": 500, "distributions": [
         distribution_from_text("utilisation=uniform(0.2,0.9)")]}, base)

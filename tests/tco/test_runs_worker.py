@@ -23,8 +23,8 @@ from django.utils import timezone
 from numpy.testing import assert_allclose
 from numpy.testing import assert_array_equal
 
+import costmodel as engine
 from config.queues import Queue
-from tco import engine
 from tco.models import ChunkStatus
 from tco.models import RunKind
 from tco.models import RunStatus

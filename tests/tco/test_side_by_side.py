@@ -13,10 +13,10 @@ from openpyxl import load_workbook
 
 from catalog.exchange_rates.services import ecb_source
 from catalog.models import ExchangeRate
+from costmodel.vocabulary import Kind
+from costmodel.vocabulary import show
 from reports.builders.excel import XLSX_CONTENT_TYPE
 from reports.formatting import format_usd_cents
-from tco.engine.vocabulary import Kind
-from tco.engine.vocabulary import show
 from tco.models import Scenario
 from tco.services.evaluation import scenario_evaluate
 from tests.reports.recalc import recalculate

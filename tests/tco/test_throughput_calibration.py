@@ -7,7 +7,7 @@ import pytest
 
 from catalog.models import ThroughputMeasurement
 from catalog.models import ThroughputMeasurementKind
-from tco.engine.sizing.throughput import serving_throughput
+from costmodel.sizing.throughput import serving_throughput
 from tco.services.sizing_throughput import calibration
 from tco.services.sizing_throughput import measurement_of
 from tests.conftest import _load_catalog_once
@@ -67,7 +67,7 @@ def test_the_fitted_efficiencies_are_shares_of_peak(fitted):
 def test_no_estimate_at_batch_1_beats_bandwidth_over_bytes_per_token(catalog, fitted):
     """Batch 1: every token reads the active weights once, so tokens/s <= devices x bandwidth /
     weight bytes, at the fitted efficiencies and at the most generous ones."""
-    from tco.engine.sizing.throughput import Efficiency
+    from costmodel.sizing.throughput import Efficiency
 
     calibration_result, rows, measurements = fitted
     for measurement in measurements:

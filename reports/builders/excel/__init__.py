@@ -9,6 +9,7 @@ written with XlsxWriter (``writer``), each formula carrying its value.
 
 from __future__ import annotations
 
+from costmodel.vocabulary import money_in
 from reports.builders.excel.assumptions import write_assumptions
 from reports.builders.excel.bill_of_materials import write_bill_of_materials
 from reports.builders.excel.buy_sheet import write_buy_amounts
@@ -28,7 +29,6 @@ from reports.builders.excel.writer import PrintSetup
 from reports.builders.excel.writer import save
 from reports.content import ReportContent
 from reports.formatting import timestamp
-from tco.engine.vocabulary import money_in
 
 # Sheet order as a reader meets them; recorded Sweep / Monte Carlo / Sizing sheets follow.
 MODEL_SHEETS = (

@@ -9,6 +9,18 @@ from __future__ import annotations
 
 import math
 
+import costmodel as engine
+from costmodel.carbon import KG_PER_TONNE
+from costmodel.compose import BREAKEVEN_RELATIVE_TOLERANCE
+from costmodel.counting import WHOLE_COUNT_TOLERANCE
+from costmodel.inputs import billing_basis
+from costmodel.metrics import SECONDS_PER_HOUR
+from costmodel.metrics import TOKENS_PER_MILLION
+from costmodel.power import KWH_PER_MWH
+from costmodel.rent import GB_PER_TB
+from costmodel.timeline import MONTHS_PER_YEAR
+from costmodel.vocabulary import input_term
+from costmodel.vocabulary import money_currency
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import NUMBER
 from reports.builders.excel.cells import PERCENT
@@ -30,18 +42,6 @@ from reports.builders.excel.names import input_name
 from reports.builders.excel.names import rent_name
 from reports.content import ReportContent
 from reports.formatting import source_words
-from tco import engine
-from tco.engine.carbon import KG_PER_TONNE
-from tco.engine.compose import BREAKEVEN_RELATIVE_TOLERANCE
-from tco.engine.counting import WHOLE_COUNT_TOLERANCE
-from tco.engine.inputs import billing_basis
-from tco.engine.metrics import SECONDS_PER_HOUR
-from tco.engine.metrics import TOKENS_PER_MILLION
-from tco.engine.power import KWH_PER_MWH
-from tco.engine.rent import GB_PER_TB
-from tco.engine.timeline import MONTHS_PER_YEAR
-from tco.engine.vocabulary import input_term
-from tco.engine.vocabulary import money_currency
 from tco.services.engine_inputs import Assumption
 from tco.services.evaluation import billing_rows
 

@@ -1,6 +1,6 @@
 """The Bill of materials sheet: each capex line with its quantity, unit price and amount.
 
-Amounts are the engine's capex lines (tco/engine/buy.py ``capex_usd``) as formulas; each is
+Amounts are the engine's capex lines (costmodel/buy.py ``capex_usd``) as formulas; each is
 named ``capex_<line>`` for the cash-flow sheet.
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from costmodel.vocabulary import money_currency
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import NUMBER
 from reports.builders.excel.cells import PERCENT
@@ -24,7 +25,6 @@ from reports.builders.excel.cells import title
 from reports.builders.excel.grid import Sheet
 from reports.content import CAPEX_LABELS
 from reports.content import ReportContent
-from tco.engine.vocabulary import money_currency
 
 
 class CapexLine(NamedTuple):
@@ -78,7 +78,7 @@ CAPEX_LINES = {
         "fp_it_kw_max*facility_owned_buildout_usd_per_kw",
     ),
 }
-# The support contract covers these lines (tco/engine/buy.py ``hardware_capex_usd``).
+# The support contract covers these lines (costmodel/buy.py ``hardware_capex_usd``).
 HARDWARE_LINES = ("systems", "network", "storage", "spares")
 
 

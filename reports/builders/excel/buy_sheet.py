@@ -1,6 +1,6 @@
 """The Buy cash flows sheet (one row per month) and the monthly amounts its lines repeat.
 
-Mirrors tco/engine/buy.py and timeline.py: capex down payments at month 0; energy from
+Mirrors costmodel/buy.py and timeline.py: capex down payments at month 0; energy from
 month 1, escalating once every 12 months (year index (m - 1) // 12); flat operating lines;
 level loan payments over the term with any balance still owed paid at the horizon; the
 residual value as a negative cost at the horizon. Depreciation is shown beside the cash
@@ -9,6 +9,7 @@ flows but is not in them (accounting, not cash).
 
 from __future__ import annotations
 
+from costmodel.vocabulary import line_label
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import NUMBER
 from reports.builders.excel.cells import PERCENT
@@ -25,7 +26,6 @@ from reports.builders.excel.monthly import fill_column
 from reports.builders.excel.monthly import start_table
 from reports.builders.excel.names import Block
 from reports.content import ReportContent
-from tco.engine.vocabulary import line_label
 
 SHEET = "Buy cash flows"
 ESCALATION = "(1+facility_electricity_escalation_per_year)^INT(({m}-1)/months_per_year)"

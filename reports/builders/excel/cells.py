@@ -7,12 +7,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from costmodel.vocabulary import Kind
+from costmodel.vocabulary import Term
 from reports.builders.excel.grid import Cell
 from reports.builders.excel.grid import Sheet
 from reports.builders.excel.grid import get_column_letter
 from reports.builders.excel.grid import quote_sheetname
-from tco.engine.vocabulary import Kind
-from tco.engine.vocabulary import Term
 
 # Characters an XML worksheet cannot hold.
 ILLEGAL_CHARACTERS_RE = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")

@@ -1,6 +1,6 @@
 """The Comparison sheet: totals, NPVs, unit costs, breakevens and IRR, then running totals.
 
-Mirrors tco/engine/compose.py and finance.py. NPV: month 0 is paid now and not discounted,
+Mirrors costmodel/compose.py and finance.py. NPV: month 0 is paid now and not discounted,
 month m is discounted by (1 + monthly rate) ** m with the monthly rate that compounds to the
 yearly discount rate. The breakeven month is the first month >= 1 whose cumulative saving of
 buying (rent minus buy) reaches zero, within the engine's rounding tolerance.
@@ -14,6 +14,9 @@ from typing import NamedTuple
 import numpy as np
 from xlsxwriter.utility import xl_col_to_name
 
+import costmodel as engine
+from costmodel.figures import scalar
+from costmodel.finance import monthly_rate
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import NUMBER
 from reports.builders.excel.cells import PERCENT
@@ -39,9 +42,6 @@ from reports.builders.excel.names import Block
 from reports.builders.excel.names import api_name
 from reports.builders.excel.names import rent_name
 from reports.content import ReportContent
-from tco import engine
-from tco.engine.figures import scalar
-from tco.engine.finance import monthly_rate
 
 SHEET = "Comparison"
 BUY = "buy_"
@@ -86,7 +86,7 @@ PER_MILLION_TOKENS = (
     "{s}cost_per_useful_accelerator_hour_usd/(workload_tokens_per_s_per_accelerator*seconds_per_hour)"
     '*tokens_per_million,"n/a")'
 )
-# Goodput (tco/engine/goodput.py): a job stops at the interruption rate, restarts from its last
+# Goodput (costmodel/goodput.py): a job stops at the interruption rate, restarts from its last
 # checkpoint; the interval is the one given or Young/Daly's sqrt(2 x checkpoint cost x MTBF).
 JOB = "IF(ISNUMBER(goodput_accelerators_per_job),goodput_accelerators_per_job,workload_accelerators)"
 COST, RESTART = "goodput_checkpoint_cost_h", "goodput_restart_h"

@@ -1,10 +1,12 @@
 """The Footprint sheet: systems, power, racks and cooling of the bought fleet, as formulas.
 
-Each formula is the engine's (tco/engine/footprint.py and power.py) over the named inputs.
+Each formula is the engine's (costmodel/footprint.py and power.py) over the named inputs.
 """
 
 from __future__ import annotations
 
+from costmodel.figures import scalar
+from costmodel.vocabulary import money_currency
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import NUMBER
 from reports.builders.excel.cells import USD_PRICE
@@ -16,8 +18,6 @@ from reports.builders.excel.cells import title
 from reports.builders.excel.grid import Sheet
 from reports.builders.excel.names import Block
 from reports.content import ReportContent
-from tco.engine.figures import scalar
-from tco.engine.vocabulary import money_currency
 
 SHEET = "Footprint"
 

@@ -14,7 +14,7 @@ from typing import Any
 from xlsxwriter.utility import xl_cell_to_rowcol
 from xlsxwriter.utility import xl_col_to_name
 
-from tco.engine.vocabulary import money_sign
+from costmodel.vocabulary import money_sign
 
 
 def get_column_letter(column: int) -> str:

@@ -4,10 +4,11 @@ sheets and the tax inputs here: shield = tax rate x (deductible costs + tax depr
 on the sale); renting's after-tax cost = its cost x (1 - tax rate)).
 
 The deductible operating costs and interest, the tax depreciation schedule and the gain on the
-sale are written as values (the engine's tco/engine/tax.py figures); the rest follows them.
+sale are written as values (the engine's costmodel/tax.py figures); the rest follows them.
 """
 from __future__ import annotations
 
+from costmodel.after_tax import CONVENTION
 from reports.builders.excel.cells import PERCENT
 from reports.builders.excel.cells import USD
 from reports.builders.excel.cells import absolute
@@ -24,7 +25,6 @@ from reports.builders.excel.monthly import fill_column
 from reports.builders.excel.monthly import start_table
 from reports.builders.excel.names import rent_name
 from reports.content import ReportContent
-from tco.engine.after_tax import CONVENTION
 
 
 def write_money_sheet(ws: Sheet, content: ReportContent) -> None:

@@ -7,6 +7,7 @@ discounts its first argument, so the sheet writes first flow + NPV(monthly rate,
 
 from __future__ import annotations
 
+from costmodel.vocabulary import money_currency
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import MONTH
 from reports.builders.excel.cells import NUMBER
@@ -23,7 +24,6 @@ from reports.builders.excel.cells import title
 from reports.builders.excel.grid import Sheet
 from reports.builders.excel.grid import get_column_letter
 from reports.content import RecordedPlan
-from tco.engine.vocabulary import money_currency
 
 BASELINE_HEADINGS = {"all_rent": "All rent: cash ({currency})", "all_buy": "All buy: cash ({currency})"}
 FIRST_ROW = 8  # month 0

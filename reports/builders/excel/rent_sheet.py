@@ -1,6 +1,6 @@
 """The Rent cash flows sheet: per option, its billing figures, then its lines month by month.
 
-Mirrors tco/engine/rent.py and timeline.py: an option billed for every hour held (on-demand's
+Mirrors costmodel/rent.py and timeline.py: an option billed for every hour held (on-demand's
 default) pays every hour, one billed for the hours used pays those (spot plus its interruption
 overhead); reserved pays every hour of each term at the price of the year the
 term started, plus an up-front fee at the start of each term before the horizon. Instance
@@ -9,6 +9,7 @@ prices move once a year by the option's price change; egress and storage do not.
 
 from __future__ import annotations
 
+from costmodel.vocabulary import line_label
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import NUMBER
 from reports.builders.excel.cells import USD
@@ -26,7 +27,6 @@ from reports.builders.excel.monthly import fill_column
 from reports.builders.excel.monthly import start_table
 from reports.builders.excel.names import rent_name
 from reports.content import ReportContent
-from tco.engine.vocabulary import line_label
 
 SHEET = "Rent cash flows"
 RESERVED = '{p}pricing_model="reserved"'

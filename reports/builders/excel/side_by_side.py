@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from costmodel.vocabulary import money_currency
+from costmodel.vocabulary import money_in
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import LINE_COLOURS
 from reports.builders.excel.cells import MONTH
@@ -38,8 +40,6 @@ from reports.builders.excel.monthly import start_table
 from reports.builders.excel.writer import PrintSetup
 from reports.builders.excel.writer import save
 from reports.formatting import timestamp
-from tco.engine.vocabulary import money_currency
-from tco.engine.vocabulary import money_in
 from tco.services.side_by_side import Column
 
 SHEET = "Side by side"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from costmodel.vocabulary import money_currency
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import LINE_COLOURS
 from reports.builders.excel.cells import RIGHT
@@ -30,7 +31,6 @@ from reports.content import describe_path
 from reports.content import top_movers
 from reports.formatting import format_usd_cents
 from reports.formatting import timestamp
-from tco.engine.vocabulary import money_currency
 from tco.services.evaluation import billing_rows
 
 SHEET = "Summary"

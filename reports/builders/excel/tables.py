@@ -7,7 +7,11 @@ import math
 import numpy as np
 import pandas as pd
 
+import costmodel as engine
 from catalog.refresh.freshness import price_age
+from costmodel.vocabulary import input_term
+from costmodel.vocabulary import money_currency
+from costmodel.vocabulary import result_term
 from reports.builders.excel.cells import COUNT
 from reports.builders.excel.cells import NOTE_FONT
 from reports.builders.excel.cells import NUMBER
@@ -33,10 +37,6 @@ from reports.content import ReportContent
 from reports.content import SizingSummary
 from reports.content import describe_path
 from reports.formatting import timestamp
-from tco import engine
-from tco.engine.vocabulary import input_term
-from tco.engine.vocabulary import money_currency
-from tco.engine.vocabulary import result_term
 from tco.runs.compute import BUY_COST_COLUMN
 from tco.runs.compute import OPTION_METRICS
 from tco.runs.compute import WINNER_COLUMN

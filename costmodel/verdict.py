@@ -1,0 +1,220 @@
+"""One verdict over every option a scenario gives: buying, each rent option, each per-token API.
+
+The cheapest option is the one with the lowest NPV of costs; beside it stand its cash total,
+its margin over the next cheapest (NPV) and, where buying is one of the pair, the month buying
+breaks even. That breakeven is the discounted one, the same discounting as the NPVs: the first
+month from which buying's running discounted cost stays at or below the other option's until
+the horizon, so a verdict "buy" always has one and a verdict against buying never does.
+
+An option that cannot be costed for the workload (a per-token API whose rate limit is below the
+workload's tokens, a cost that is not a number) is not ranked: it is listed in ``left_out`` with
+the reason, and the sentence says so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from costmodel.figures import item
+from costmodel.finance import discount_factors
+from costmodel.inputs import Scenario
+from costmodel.result import CashFlows
+from costmodel.result import Result
+from costmodel.vocabulary import usd_short
+
+BUY, RENT, API = "buy", "rent", "api"
+# A running saving this close to zero, relative to the money that flowed, counts as even.
+_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One option's place in the verdict: its NPV and cash total of costs [USD], and the month
+    buying breaks even against it (discounted; NaN = never; NaN for buying itself)."""
+
+    kind: str
+    name: str
+    npv_usd: float
+    total_usd: float
+    breakeven_month: float = math.nan
+
+    @property
+    def label(self) -> str:
+        """'Buy', 'Rent AWS p5.48xlarge ...', 'Pay per token: Example API large model'."""
+        return {BUY: "Buy", RENT: f"Rent {self.name}", API: f"Pay per token: {self.name}"}[self.kind]
+
+    @property
+    def phrase(self) -> str:
+        """The option inside a sentence: 'buying', 'renting X', 'paying X per token'."""
+        return {BUY: "buying", RENT: f"renting {self.name}", API: f"paying {self.name} per token"}[self.kind]
+
+    def to_dict(self) -> dict[str, Any]:
+        month = None if math.isnan(self.breakeven_month) else int(self.breakeven_month)
+        return {"kind": self.kind, "name": self.name, "label": self.label,
+                "npv_usd": round(self.npv_usd, 2), "total_usd": round(self.total_usd, 2),
+                "breakeven_month": month}
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """An option the verdict could not rank, and why."""
+
+    kind: str
+    name: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "name": self.name, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Every option ranked by NPV of costs (cheapest first), and those left out."""
+
+    horizon_months: int
+    ranked: tuple[Standing, ...]
+    left_out: tuple[LeftOut, ...] = ()
+
+    @property
+    def cheapest(self) -> Standing:
+        return self.ranked[0]
+
+    @property
+    def runner_up(self) -> Standing | None:
+        return self.ranked[1] if len(self.ranked) > 1 else None
+
+    @property
+    def margin_usd(self) -> float | None:
+        """How much less the cheapest costs than the next cheapest (NPV) [USD]; None alone."""
+        return None if self.runner_up is None else self.runner_up.npv_usd - self.cheapest.npv_usd
+
+    @property
+    def buy(self) -> Standing:
+        return next(option for option in self.ranked if option.kind == BUY)
+
+    @property
+    def rival(self) -> Standing | None:
+        """The option buying is measured against: the cheapest other one (None: buying alone)."""
+        return next((option for option in self.ranked if option.kind != BUY), None)
+
+    @property
+    def breakeven_month(self) -> float:
+        """Buying's discounted breakeven against its rival [month]; NaN = never or no rival."""
+        return math.nan if self.rival is None else self.rival.breakeven_month
+
+    def sentence(self) -> str:
+        """The verdict in one sentence, the same wherever it is shown.
+
+        Examples
+        --------
+        "Pay per token: Example API large model is the cheapest over 36 months: NPV of costs
+        $559.3k (cash $600.0k), $114.4k less than renting X (NPV); buying costs $290.4k more
+        and never breaks even against it (discounted)."
+        """
+        cheapest, horizon = self.cheapest, self.horizon_months
+        costs = f"NPV of costs {usd_short(cheapest.npv_usd)} (cash {usd_short(cheapest.total_usd)})"
+        if self.runner_up is None:
+            text = f"{cheapest.label} is the only option given: over {horizon} months, {costs}"
+        else:
+            text = (f"{cheapest.label} is the cheapest over {horizon} months: {costs}, "
+                    f"{usd_short(self.margin_usd)} less than {self.runner_up.phrase} (NPV)")
+            text += self._buying_clause()
+        if self.left_out:
+            text += "; left out: " + "; ".join(f"{o.name} ({o.reason})" for o in self.left_out)
+        return text + "."
+
+    def _buying_clause(self) -> str:
+        month = self.breakeven_month
+        if self.cheapest.kind == BUY:
+            return f"; buying breaks even in month {int(month)} (discounted)" if not math.isnan(month) else ""
+        never = ("breaks even in month " + str(int(month)) if not math.isnan(month)
+                 else "never breaks even against it")
+        if self.runner_up is not None and self.runner_up.kind == BUY:
+            return f"; buying {never} (discounted)"
+        more = self.buy.npv_usd - self.cheapest.npv_usd
+        return f"; buying costs {usd_short(more)} more and {never} (discounted)"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the cheapest, the margin, buying's breakeven, every option and those left out."""
+        month = self.breakeven_month
+        return {
+            "cheapest": self.cheapest.to_dict(),
+            "runner_up": None if self.runner_up is None else self.runner_up.to_dict(),
+            "margin_usd": None if self.margin_usd is None else round(self.margin_usd, 2),
+            "breakeven_month": None if math.isnan(month) else int(month),
+            "horizon_months": self.horizon_months,
+            "sentence": self.sentence(),
+            "options": [option.to_dict() for option in self.ranked],
+            "left_out": [option.to_dict() for option in self.left_out],
+        }
+
+
+def verdict_of(result: Result, inputs: Scenario) -> Verdict:
+    """The verdict of a single scenario's result (evaluated with detail for breakevens)."""
+    horizon = int(item(result.horizon_months))
+    buy_flows = result.buy.cash_flows
+    # Breakevens need the monthly flows of an evaluation with detail; without them there are none.
+    factors = None if buy_flows.per_month_usd is None else discount_factors(
+        float(item(inputs.finance.discount_rate_per_year)), int(result.months[-1]))
+
+    def standing(kind: str, name: str, npv: Any, total: Any, flows: CashFlows | None) -> Standing:
+        month = (math.nan if flows is None or factors is None
+                 else discounted_breakeven_month(buy_flows, flows, factors))
+        return Standing(kind, name, float(item(npv)), float(item(total)), month)
+
+    options = [standing(BUY, "Buy", result.buy.npv_usd, result.buy.total_usd, None)]
+    left_out = []
+    for option in result.rent:
+        options.append(standing(RENT, option.name, option.npv_usd, option.total_usd, option.cash_flows))
+    for option in result.api:
+        reason = _api_left_out(result, option)
+        if reason:
+            left_out.append(LeftOut(API, option.name, reason))
+        else:
+            options.append(standing(API, option.name, option.npv_usd, option.total_usd, option.cash_flows))
+    for option in list(options):
+        if not math.isfinite(option.npv_usd):
+            options.remove(option)
+            left_out.append(LeftOut(option.kind, option.name, "its cost could not be computed"))
+    ranked = sorted(options, key=lambda option: option.npv_usd)  # stable: buying first on a tie
+    return Verdict(horizon, tuple(ranked), tuple(left_out))
+
+
+def _api_left_out(result: Result, option: Any) -> str:
+    if not bool(item(option.within_rate_limit)):
+        return "the workload needs more tokens a month than its rate limit allows"
+    return ""
+
+
+def discounted_breakeven_month(buy: CashFlows, other: CashFlows, factors: NDArray[np.float64]) -> float:
+    """First month from which buying's running discounted cost stays at or below the other
+    option's through the horizon [month]; NaN = never, or no monthly detail.
+
+    Examples
+    --------
+    Buying pays 1,000 up front then 100 a month; renting 400 a month; no discounting: buying
+    is ahead from month 4 (1,400 vs 1,600).
+
+    >>> flat = np.ones(7)
+    >>> buy = CashFlows({}, np.array([1000.0] + [100.0] * 6), None)
+    >>> rent = CashFlows({}, np.array([0.0] + [400.0] * 6), None)
+    >>> discounted_breakeven_month(buy, rent, flat)
+    4.0
+    """
+    if buy.per_month_usd is None or other.per_month_usd is None:
+        return math.nan
+    buy_months = np.reshape(buy.per_month_usd, -1) * factors
+    other_months = np.reshape(other.per_month_usd, -1) * factors
+    saving = np.cumsum(other_months - buy_months)[1:]
+    tolerance = _TOLERANCE * (np.abs(buy_months).sum() + np.abs(other_months).sum())
+    behind = np.flatnonzero(saving < -tolerance)
+    if behind.size == 0:
+        return 1.0
+    month = float(behind[-1] + 2)  # saving[i] is month i + 1; the month after the last one behind
+    return month if month <= saving.size else math.nan
+
