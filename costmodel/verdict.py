@@ -25,6 +25,8 @@ from costmodel.finance import discount_factors
 from costmodel.inputs import Scenario
 from costmodel.result import CashFlows
 from costmodel.result import Result
+from costmodel.vocabulary import money_currency
+from costmodel.vocabulary import money_in
 from costmodel.vocabulary import usd_short
 
 BUY, RENT, API = "buy", "rent", "api"
@@ -34,14 +36,18 @@ _TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class Standing:
-    """One option's place in the verdict: its NPV and cash total of costs [USD], and the month
-    buying breaks even against it (discounted; NaN = never; NaN for buying itself)."""
+    """One option's place in the verdict: its NPV and cash total of costs [reporting currency],
+    the month buying breaks even against it (discounted; NaN = never; NaN for buying itself),
+    and what a unit of work costs with it: an accelerator-hour of useful work (NaN for a
+    per-token API, which sells no hours) and a million tokens (NaN without a token rate)."""
 
     kind: str
     name: str
     npv_usd: float
     total_usd: float
     breakeven_month: float = math.nan
+    cost_per_accelerator_hour: float = math.nan
+    cost_per_million_tokens: float = math.nan
 
     @property
     def label(self) -> str:
@@ -57,7 +63,13 @@ class Standing:
         month = None if math.isnan(self.breakeven_month) else int(self.breakeven_month)
         return {"kind": self.kind, "name": self.name, "label": self.label,
                 "npv_usd": round(self.npv_usd, 2), "total_usd": round(self.total_usd, 2),
-                "breakeven_month": month}
+                "breakeven_month": month,
+                "cost_per_accelerator_hour": _rounded(self.cost_per_accelerator_hour, 4),
+                "cost_per_million_tokens": _rounded(self.cost_per_million_tokens, 4)}
+
+
+def _rounded(value: float, digits: int) -> float | None:
+    return None if not math.isfinite(value) else round(value, digits)
 
 
 @dataclass(frozen=True)
@@ -74,11 +86,13 @@ class LeftOut:
 
 @dataclass(frozen=True)
 class Verdict:
-    """Every option ranked by NPV of costs (cheapest first), and those left out."""
+    """Every option ranked by NPV of costs (cheapest first), and those left out; its money is in
+    ``currency``, the reporting currency it was evaluated in (``money_in``)."""
 
     horizon_months: int
     ranked: tuple[Standing, ...]
     left_out: tuple[LeftOut, ...] = ()
+    currency: str = "USD"
 
     @property
     def cheapest(self) -> Standing:
@@ -92,6 +106,10 @@ class Verdict:
     def margin_usd(self) -> float | None:
         """How much less the cheapest costs than the next cheapest (NPV) [USD]; None alone."""
         return None if self.runner_up is None else self.runner_up.npv_usd - self.cheapest.npv_usd
+
+    def margin_over_winner(self, option: Standing) -> float:
+        """How much more ``option`` costs than the cheapest (NPV; 0 for the cheapest itself)."""
+        return option.npv_usd - self.cheapest.npv_usd
 
     @property
     def buy(self) -> Standing:
@@ -116,6 +134,10 @@ class Verdict:
         $559.3k (cash $600.0k), $114.4k less than renting X (NPV); buying costs $290.4k more
         and never breaks even against it (discounted)."
         """
+        with money_in(self.currency):
+            return self._sentence()
+
+    def _sentence(self) -> str:
         cheapest, horizon = self.cheapest, self.horizon_months
         costs = f"NPV of costs {usd_short(cheapest.npv_usd)} (cash {usd_short(cheapest.total_usd)})"
         if self.runner_up is None:
@@ -143,13 +165,15 @@ class Verdict:
         """JSON-ready: the cheapest, the margin, buying's breakeven, every option and those left out."""
         month = self.breakeven_month
         return {
+            "currency": self.currency,
             "cheapest": self.cheapest.to_dict(),
             "runner_up": None if self.runner_up is None else self.runner_up.to_dict(),
             "margin_usd": None if self.margin_usd is None else round(self.margin_usd, 2),
             "breakeven_month": None if math.isnan(month) else int(month),
             "horizon_months": self.horizon_months,
             "sentence": self.sentence(),
-            "options": [option.to_dict() for option in self.ranked],
+            "options": [{**option.to_dict(), "margin_over_winner": round(self.margin_over_winner(option), 2)}
+                        for option in self.ranked],
             "left_out": [option.to_dict() for option in self.left_out],
         }
 
@@ -162,27 +186,29 @@ def verdict_of(result: Result, inputs: Scenario) -> Verdict:
     factors = None if buy_flows.per_month_usd is None else discount_factors(
         float(item(inputs.finance.discount_rate_per_year)), int(result.months[-1]))
 
-    def standing(kind: str, name: str, npv: Any, total: Any, flows: CashFlows | None) -> Standing:
+    def standing(kind: str, option: Any, flows: CashFlows | None, name: str | None = None) -> Standing:
         month = (math.nan if flows is None or factors is None
                  else discounted_breakeven_month(buy_flows, flows, factors))
-        return Standing(kind, name, float(item(npv)), float(item(total)), month)
+        per_hour = getattr(option, "cost_per_useful_accelerator_hour_usd", math.nan)
+        return Standing(kind, name or option.name, float(item(option.npv_usd)), float(item(option.total_usd)),
+                        month, float(item(per_hour)), float(item(option.cost_per_million_tokens_usd)))
 
-    options = [standing(BUY, "Buy", result.buy.npv_usd, result.buy.total_usd, None)]
+    options = [standing(BUY, result.buy, None, name="Buy")]
     left_out = []
     for option in result.rent:
-        options.append(standing(RENT, option.name, option.npv_usd, option.total_usd, option.cash_flows))
+        options.append(standing(RENT, option, option.cash_flows))
     for option in result.api:
         reason = _api_left_out(result, option)
         if reason:
             left_out.append(LeftOut(API, option.name, reason))
         else:
-            options.append(standing(API, option.name, option.npv_usd, option.total_usd, option.cash_flows))
+            options.append(standing(API, option, option.cash_flows))
     for option in list(options):
         if not math.isfinite(option.npv_usd):
             options.remove(option)
             left_out.append(LeftOut(option.kind, option.name, "its cost could not be computed"))
     ranked = sorted(options, key=lambda option: option.npv_usd)  # stable: buying first on a tie
-    return Verdict(horizon, tuple(ranked), tuple(left_out))
+    return Verdict(horizon, tuple(ranked), tuple(left_out), money_currency())
 
 
 def _api_left_out(result: Result, option: Any) -> str:

@@ -29,7 +29,10 @@ def price_alert_saved(sender: type[PriceAlert], instance: PriceAlert, created: b
                "new_breakeven_month": instance.new_breakeven_month,
                "old_price_usd_per_instance_hour": str(instance.old_price_usd_per_instance_hour),
                "new_price_usd_per_instance_hour": str(instance.new_price_usd_per_instance_hour),
-               "message": instance.message}})
+               "old_cheapest": instance.old_cheapest, "new_cheapest": instance.new_cheapest,
+               "old_margin": None if instance.old_margin is None else str(instance.old_margin),
+               "new_margin": None if instance.new_margin is None else str(instance.new_margin),
+               "currency": instance.currency, "message": instance.message}})
 
 
 @receiver(job_finished, dispatch_uid="notifications.job_finished")

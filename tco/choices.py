@@ -40,6 +40,7 @@ class AlertKind(models.TextChoices):
 
     WINNER_CHANGED = "winner_changed", "Winner changed"
     BREAKEVEN_MOVED = "breakeven_moved", "Breakeven month moved"
+    MARGIN_MOVED = "margin_moved", "Winner's margin moved"
 
 
 class Winner(models.TextChoices):
@@ -47,6 +48,7 @@ class Winner(models.TextChoices):
 
     BUY = "buy", "Buy"
     RENT = "rent", "Rent"
+    API = "api", "Pay per token"
 
 
 class RepriceStatus(models.TextChoices):

@@ -24,6 +24,7 @@ from catalog.models import RefreshStatus
 from catalog.refresh.freshness import price_point_age
 from reports.choices import ExportStatus
 from reports.models import ReportExport
+from tco.admin.result import SUMMARY_HEADINGS
 from tco.admin.result import scenario_result
 from tco.choices import PlanStatus
 from tco.choices import ScenarioStatus
@@ -57,6 +58,7 @@ def home_context(user: AbstractBaseUser) -> dict[str, Any]:
         .order_by("-updated_at")[:HOME_SCENARIOS])
     return {
         "scenario_rows": [_scenario_row(scenario) for scenario in scenarios],
+        "headings": SUMMARY_HEADINGS,
         "scenarios_total": scenarios_for(user).count(),
         "in_flight": in_flight(user),
         "stale_prices": stale_prices_by_provider(),

@@ -39,6 +39,13 @@ class Team(models.Model):
     fiscal_year_start_month = models.PositiveSmallIntegerField(
         default=1, validators=[MinValueValidator(1), MaxValueValidator(12)],
         help_text="The month the team's fiscal year starts in (1 = January, 7 = July).")
+    alert_margin_share = models.DecimalField(
+        max_digits=4, decimal_places=3, default="0.100",
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        verbose_name="alert when the winner's margin moves by more than (share)",
+        help_text="A price change that moves the winner's margin over the next cheapest option by "
+                  "more than this share of it (0.1 = 10 %) alerts the team; a change of winner "
+                  "always does.")
 
     class Meta:
         ordering = ["name"]

@@ -46,6 +46,11 @@ from tco.services.useful_work import useful_work
 RESULT_TEMPLATE = "admin/tco/scenario/result.html"
 # What the scenario list shows of a result, kept beside the page's rendered result.
 SUMMARY = ("winner", "npv_saving", "breakeven", "oldest_price")
+# Their headings, the same in the scenario list and on the team home: the margin is the
+# winner's, whichever option wins, never "buying's saving".
+SUMMARY_HEADINGS = {"winner": "Cheapest option (winner)",
+                    "npv_saving": "Margin over the next cheapest (NPV)",
+                    "breakeven": "Buying breaks even (month, discounted)"}
 # Rows of the key-figures table: label, buying's figure, a rent option's, a per-token API's
 # (None: it has none). The discounted breakeven (the headline's) follows the nominal one.
 NOMINAL_BREAKEVEN = "Breakeven month (nominal)"

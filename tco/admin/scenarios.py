@@ -26,6 +26,7 @@ from tco.admin.labels import RentOptionForm
 from tco.admin.labels import VocabularyLabelsForm
 from tco.admin.labels import change_row
 from tco.admin.labels import typed_currency
+from tco.admin.result import SUMMARY_HEADINGS
 from tco.admin.result import resolved_blanks
 from tco.admin.result import scenario_result
 from tco.models import ApiOption
@@ -225,15 +226,15 @@ class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin)
     def _summary(self, obj: Scenario) -> dict:
         return scenario_result(obj)
 
-    @admin.display(description="Cheapest")
+    @admin.display(description=SUMMARY_HEADINGS["winner"])
     def winner(self, obj: Scenario) -> str:
         return self._summary(obj).get("winner", "–")
 
-    @admin.display(description="Margin over the next cheapest (NPV)")
+    @admin.display(description=SUMMARY_HEADINGS["npv_saving"])
     def npv_saving(self, obj: Scenario) -> str:
         return self._summary(obj).get("npv_saving", "–")
 
-    @admin.display(description="Buying breaks even (month, discounted)")
+    @admin.display(description=SUMMARY_HEADINGS["breakeven"])
     def breakeven(self, obj: Scenario) -> str:
         return self._summary(obj).get("breakeven", "–")
 

@@ -43,6 +43,11 @@ class ScenarioSnapshot(models.Model):
         help_text="Per rent option, in order: name, offering_id, price_point_id (null = the "
                   "scenario's own price), price_usd_per_instance_hour, winner, breakeven_month "
                   "(null = never), npv_saving_usd.")
+    verdict = models.JSONField(
+        null=True, blank=True,
+        help_text="The verdict over every option: the cheapest, its margin over the next cheapest "
+                  "and each option's NPV, in the currency named (null: written before verdicts "
+                  "were recorded).")
     pinned = models.JSONField(
         null=True, blank=True,
         help_text="Approval only: every engine input with its value, unit, origin, source and "
@@ -84,6 +89,14 @@ class PriceAlert(models.Model):
                                                            help_text="Empty = never.")
     old_npv_saving_usd = models.DecimalField(**USD, help_text="NPV of renting minus buying.")
     new_npv_saving_usd = models.DecimalField(**USD, help_text="NPV of renting minus buying.")
+    old_cheapest = models.CharField(max_length=300, blank=True,
+                                    help_text="The cheapest of every option before (the verdict's winner).")
+    new_cheapest = models.CharField(max_length=300, blank=True)
+    old_margin = models.DecimalField(**USD, null=True, blank=True,
+                                     help_text="The winner's margin over the next cheapest (NPV) before.")
+    new_margin = models.DecimalField(**USD, null=True, blank=True)
+    currency = models.CharField(max_length=3, default="USD",
+                                help_text="The currency of the alert's amounts (the scenario's).")
     message = models.TextField()
 
     class Meta:

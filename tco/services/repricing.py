@@ -9,7 +9,10 @@ for an option in its cheapest region, on any region of an instance type it re-pr
 compares with the scenario's latest snapshot. When against some rent option whose price point
 changed the winner flips, or the breakeven month moves by at least
 ``settings.REPRICE_BREAKEVEN_THRESHOLD_MONTHS`` (to or from "never" always counts), it writes a
-PriceAlert per such option and a new snapshot. Without an alert the snapshot is kept, so small
+PriceAlert per such option and a new snapshot. Over every option (buying, each rent option, each
+per-token API) the verdict alerts too: when the cheapest option changes, or when the winner's
+margin over the next cheapest moves by more than the team's share (``Team.alert_margin_share``).
+Without an alert the snapshot is kept, so small
 moves add up against the figures last reported until together they cross the threshold.
 A scenario edited since its snapshot, or never snapshotted, gets a fresh snapshot and no alert:
 its old figures are not comparable, or not known.
@@ -44,6 +47,7 @@ from core import jobs
 from costmodel.version import ENGINE_VERSION
 from costmodel.vocabulary import RESULTS
 from costmodel.vocabulary import Kind
+from costmodel.vocabulary import money
 from costmodel.vocabulary import money_in
 from costmodel.vocabulary import show
 from tco.models import AlertKind
@@ -76,7 +80,8 @@ def scenario_snapshot_save(*, scenario: Scenario, evaluation: Evaluation,
                  "currency": p.currency, "as_of": p.as_of.isoformat(), "source": p.source,
                  "path": p.path, "checked_on": p.checked_on and p.checked_on.isoformat()}
                 for p in prices],
-        options=snapshot_options(scenario, evaluation), pinned=pinned)
+        options=snapshot_options(scenario, evaluation), verdict=verdict_figures(evaluation),
+        pinned=pinned)
     snapshot.price_points.set(PricePoint.objects.filter(pk__in=[p.price_point_id for p in prices]))
     return snapshot
 
@@ -103,6 +108,17 @@ def snapshot_options(scenario: Scenario, evaluation: Evaluation) -> list[dict[st
             "npv_saving_usd": figures["npv_saving_usd"],
         })
     return rows
+
+
+def verdict_figures(evaluation: Evaluation) -> dict[str, Any]:
+    """The verdict over every option as a snapshot keeps it: the cheapest, its margin over the
+    next cheapest and each option's NPV, to the cent, in the evaluation's currency."""
+    verdict = evaluation.result.verdict
+    return {"currency": evaluation.currency, "cheapest": verdict.cheapest.label,
+            "cheapest_kind": verdict.cheapest.kind,
+            "margin": None if verdict.margin_usd is None else round(verdict.margin_usd, 2),
+            "options": [{"label": option.label, "npv": round(option.npv_usd, 2)}
+                        for option in verdict.ranked]}
 
 
 def scenarios_reprice(*, job_id: int) -> list[PriceAlert]:
@@ -177,13 +193,9 @@ def scenario_reprice(*, scenario: Scenario, refresh_job: PriceRefreshJob | None 
         scenario_snapshot_save(scenario=scenario, evaluation=evaluation,
                                reason=SnapshotReason.REPRICED, refresh_job=refresh_job)
         return []
-    threshold = settings.REPRICE_BREAKEVEN_THRESHOLD_MONTHS
-    alerts = [
-        _alert(scenario, refresh_job, old, new, kind)
-        for old, new in zip(baseline.options, options, strict=True)
-        if old["price_point_id"] != new["price_point_id"]
-        and (kind := moved(old, new, threshold_months=threshold)) is not None
-    ]
+    repriced = [(old, new) for old, new in zip(baseline.options, options, strict=True)
+                if old["price_point_id"] != new["price_point_id"]]
+    alerts = _alerts(scenario, refresh_job, baseline, evaluation, repriced)
     if alerts:
         scenario_snapshot_save(scenario=scenario, evaluation=evaluation,
                                reason=SnapshotReason.REPRICED, refresh_job=refresh_job)
@@ -205,10 +217,8 @@ def scenario_alert_today(*, scenario: Scenario, evaluation: Evaluation,
     options = snapshot_options(scenario, evaluation.today)
     if baseline is None or _option_keys(baseline.options) != _option_keys(options):
         return []
-    threshold = settings.REPRICE_BREAKEVEN_THRESHOLD_MONTHS
-    alerts = [_alert(scenario, refresh_job, old, new, kind)
-              for old, new in zip(baseline.options, options, strict=True)
-              if (kind := moved(old, new, threshold_months=threshold)) is not None]
+    pairs = list(zip(baseline.options, options, strict=True))
+    alerts = _alerts(scenario, refresh_job, baseline, evaluation.today, pairs)
     if alerts:
         scenario_snapshot_save(scenario=scenario, evaluation=evaluation.today,
                                reason=SnapshotReason.REPRICED, refresh_job=refresh_job)
@@ -239,12 +249,50 @@ def moved(old: dict[str, Any], new: dict[str, Any], *, threshold_months: int) ->
     return None
 
 
+def verdict_moved(old: dict[str, Any] | None, new: dict[str, Any], *,
+                  margin_share: Decimal) -> AlertKind | None:
+    """What moved in the verdict over every option enough to alert, if anything: another option
+    is the cheapest, or the winner's margin moved by more than ``margin_share`` of itself."""
+    if old is None or old["currency"] != new["currency"]:
+        return None  # recorded before verdicts were, or in another currency: not comparable
+    if old["cheapest"] != new["cheapest"]:
+        return AlertKind.WINNER_CHANGED
+    before, after = old["margin"], new["margin"]
+    if before is not None and after is not None and abs(after - before) > float(margin_share) * abs(before):
+        return AlertKind.MARGIN_MOVED
+    return None
+
+
+Rows = list[tuple[dict[str, Any], dict[str, Any]]]
+
+
+def _alerts(scenario: Scenario, refresh_job: PriceRefreshJob | None, baseline: ScenarioSnapshot,
+            evaluation: Evaluation, compared: Rows) -> list[PriceAlert]:
+    """One alert per rent option whose figures moved past the thresholds, each carrying the
+    verdict before and after; when none did but the verdict over every option moved (another
+    winner, or the winner's margin past the team's share), one alert for the verdict, naming the
+    first repriced option's price."""
+    verdicts = (baseline.verdict or {}, verdict_figures(evaluation))
+    threshold = settings.REPRICE_BREAKEVEN_THRESHOLD_MONTHS
+    alerts = [_alert(scenario, refresh_job, old, new, kind, verdicts) for old, new in compared
+              if (kind := moved(old, new, threshold_months=threshold)) is not None]
+    kind = verdict_moved(baseline.verdict, verdicts[1], margin_share=scenario.team.alert_margin_share)
+    if alerts or kind is None or not compared:
+        return alerts
+    old_row, new_row = compared[0]
+    return [_alert(scenario, refresh_job, old_row, new_row, kind, verdicts, about_verdict=True)]
+
+
 def _alert(scenario: Scenario, refresh_job: PriceRefreshJob | None, old: dict[str, Any],
-           new: dict[str, Any], kind: AlertKind) -> PriceAlert:
+           new: dict[str, Any], kind: AlertKind, verdicts: tuple[dict[str, Any], dict[str, Any]],
+           *, about_verdict: bool = False) -> PriceAlert:
     old_point = PricePoint.objects.filter(pk=old["price_point_id"]).first()
     new_point = PricePoint.objects.filter(pk=new["price_point_id"]).select_related("offering").first()
-    with money_in(reporting_currency(scenario)):  # the figures are in it
-        message = alert_message(scenario.name, old, new, new_point)
+    currency = reporting_currency(scenario)
+    with money_in(currency):  # the figures are in it
+        message = (verdict_alert_message(scenario.name, *verdicts, old, new, new_point) if about_verdict
+                   else alert_message(scenario.name, old, new, new_point))
+    old_verdict, new_verdict = verdicts
     return PriceAlert.objects.create(
         scenario=scenario, refresh_job=refresh_job, kind=kind, rent_option=new["name"],
         old_price_point=old_point, new_price_point=new_point,
@@ -253,25 +301,48 @@ def _alert(scenario: Scenario, refresh_job: PriceRefreshJob | None, old: dict[st
         old_winner=old["winner"], new_winner=new["winner"],
         old_breakeven_month=old["breakeven_month"], new_breakeven_month=new["breakeven_month"],
         old_npv_saving_usd=_usd(old["npv_saving_usd"]), new_npv_saving_usd=_usd(new["npv_saving_usd"]),
-        message=message)
+        old_cheapest=old_verdict.get("cheapest", ""), new_cheapest=new_verdict.get("cheapest", ""),
+        old_margin=_optional_usd(old_verdict.get("margin")),
+        new_margin=_optional_usd(new_verdict.get("margin")),
+        currency=currency, message=message)
+
+
+def verdict_alert_message(scenario_name: str, old_verdict: dict[str, Any], new_verdict: dict[str, Any],
+                          old: dict[str, Any], new: dict[str, Any], new_point: PricePoint | None) -> str:
+    """The verdict's alert in one sentence: the cheapest option and its margin, old -> new, and
+    the price that moved ('... margin over the next cheapest EUR 209,821.16 -> EUR 92,321.31')."""
+    def margin(value: float | None) -> str:
+        return "none (the only option)" if value is None else money(value)
+
+    if old_verdict["cheapest"] == new_verdict["cheapest"]:
+        winner = f"the cheapest is still {new_verdict['cheapest']}"
+    else:
+        winner = f"the cheapest option {old_verdict['cheapest']} -> {new_verdict['cheapest']}"
+    return (f"{scenario_name}: {winner}, its margin over the next cheapest (NPV) "
+            f"{margin(old_verdict['margin'])} -> {margin(new_verdict['margin'])}; "
+            f"{_price_moved(old, new, new_point)}.")
 
 
 def alert_message(scenario_name: str, old: dict[str, Any], new: dict[str, Any],
                   new_point: PricePoint | None) -> str:
     """The alert in one sentence: scenario, option, old -> new figures and the price that moved,
     money in the vocabulary's format ('$55.04 -> $30.00 per instance-hour')."""
-    old_price, new_price = (_price(row["price_usd_per_instance_hour"]) for row in (old, new))
-    if old_price == new_price:
-        price = f"its price stayed {new_price} per instance-hour; other prices moved"
-    else:
-        price = f"the price moved {old_price} -> {new_price} per instance-hour"
-    if new_point is not None:
-        price += f" (price point {new_point.pk}, {new_point.source} as of {new_point.as_of})"
     saving = RESULTS["rent.npv_saving_usd"]
     return (f"{scenario_name}: against {new['name']}, winner {old['winner']} -> {new['winner']}, "
             f"breakeven {_month(old['breakeven_month'])} -> {_month(new['breakeven_month'])}, "
             f"NPV saving of buying {saving.show(old['npv_saving_usd'])} -> "
-            f"{saving.show(new['npv_saving_usd'])}; {price}.")
+            f"{saving.show(new['npv_saving_usd'])}; {_price_moved(old, new, new_point)}.")
+
+
+def _price_moved(old: dict[str, Any], new: dict[str, Any], new_point: PricePoint | None) -> str:
+    old_price, new_price = (_price(row["price_usd_per_instance_hour"]) for row in (old, new))
+    if old_price == new_price:
+        price = f"the price of {new['name']} stayed {new_price} per instance-hour; other prices moved"
+    else:
+        price = f"the price of {new['name']} moved {old_price} -> {new_price} per instance-hour"
+    if new_point is not None:
+        price += f" (price point {new_point.pk}, {new_point.source} as of {new_point.as_of})"
+    return price
 
 
 def _price(amount: str) -> str:
@@ -284,6 +355,10 @@ def _month(month: int | None) -> str:
 
 def _usd(value: float) -> Decimal:
     return Decimal(repr(value)).quantize(NPV_QUANTUM)
+
+
+def _optional_usd(value: float | None) -> Decimal | None:
+    return None if value is None else _usd(value)
 
 
 REPRICE_JOBS = jobs.JobKind(

@@ -140,6 +140,8 @@ def test_a_price_that_flips_the_winner_alerts(evaluated, lambda_refresh):
 
 def test_small_moves_add_up_until_they_cross_the_threshold(evaluated, lambda_refresh, settings):
     settings.REPRICE_BREAKEVEN_THRESHOLD_MONTHS = 3
+    evaluated.team.alert_margin_share = Decimal("1")  # the winner's margin alone never alerts here
+    evaluated.team.save()
     # Breakeven at $50: 400,000 / (36,500 - 744.60) = 11.19 -> month 12 (1 month later);
     # at $45: 400,000 / (32,850 - 744.60) = 12.46 -> month 13 (2 months).
     lambda_refresh(5000)
@@ -156,6 +158,8 @@ def test_small_moves_add_up_until_they_cross_the_threshold(evaluated, lambda_ref
 
 def test_a_move_below_the_threshold_is_no_alert(evaluated, lambda_refresh, settings):
     settings.REPRICE_BREAKEVEN_THRESHOLD_MONTHS = 11
+    evaluated.team.alert_margin_share = Decimal("1")  # the winner's margin alone never alerts here
+    evaluated.team.save()
 
     lambda_refresh(2752)  # month 11 -> 21: 10 months
 
@@ -254,3 +258,60 @@ def test_the_admin_shows_alerts(evaluated, lambda_refresh, client):
 ])
 def test_what_counts_as_moved(before, after, kind):
     assert moved(before, after, threshold_months=3) == kind
+
+
+# --- the verdict over every option ------------------------------------------------------------
+# The same scenario with a per-token API option at a flat minimum of $10,000 a month and no
+# per-token price: 36 x 10,000 = 360,000, cheaper than buying (426,805.60) and than Lambda at
+# $55.04 (36 x 730 x 55.04 = 1,446,451.20). The API wins by 426,805.60 - 360,000 = 66,805.60.
+
+
+@pytest.fixture
+def with_api(api, planner, lambda_refresh):
+    """The scenario with the API option, evaluated (and snapshotted) with Lambda at ``cents``."""
+    from tco.models import ApiOption
+
+    def evaluated_at(cents: int) -> Scenario:
+        lambda_refresh(cents)
+        scenario = make_scenario(planner)
+        Scenario.objects.filter(pk=scenario.pk).update(tokens_per_s_per_accelerator=Decimal("100"))
+        ApiOption.objects.create(scenario=scenario, name="Hosted Llama", usd_per_million_input=Decimal("0"),
+                                 usd_per_million_cached_input=Decimal("0"),
+                                 usd_per_million_output=Decimal("0"), minimum_usd_per_month=Decimal("10000"))
+        response = api.post(f"/api/v1/scenarios/{scenario.pk}/evaluate/")
+        assert response.status_code == 200, response.json()
+        return scenario
+
+    return evaluated_at
+
+
+def test_a_price_that_makes_renting_the_cheapest_of_every_option_alerts_naming_both_winners(
+        with_api, lambda_refresh):
+    with_api(5504)
+    lambda_refresh(1000)  # 36 x 730 x $10 = 262,800: renting beats the API's 360,000
+
+    alerts = list(PriceAlert.objects.all())
+    assert len(alerts) == 1  # the rent option's own alert carries the verdict: one alert, not two
+    (alert,) = alerts
+    assert (alert.old_cheapest, alert.new_cheapest) == ("Pay per token: Hosted Llama", "Rent Lambda 8x H100")
+    # Before: the API by 66,805.60 over buying; after: renting by 360,000 - 262,800 = 97,200.
+    assert (alert.old_margin, alert.new_margin) == (Decimal("66805.60"), Decimal("97200.00"))
+    assert alert.currency == "USD"
+
+
+def test_a_price_that_moves_the_winners_margin_past_the_teams_share_alerts(with_api, lambda_refresh):
+    # Lambda at $5: 36 x 730 x 5 = 131,400 wins; the API (360,000) is next: margin 228,600.
+    # Buying never breaks even against Lambda at any of these prices, and Lambda stays the
+    # cheaper of the two: the option's own figures never alert; only the verdict's margin moves.
+    with_api(500)
+    lambda_refresh(480)  # 126,144: margin 233,856, 2.3 % more: under the team's 10 %
+
+    assert not PriceAlert.objects.exists()
+
+    lambda_refresh(400)  # 105,120: margin 254,880, 11.5 % above the 228,600 last alerted on
+
+    (alert,) = PriceAlert.objects.all()
+    assert alert.kind == AlertKind.MARGIN_MOVED
+    assert (alert.old_cheapest, alert.new_cheapest) == ("Rent Lambda 8x H100",) * 2
+    assert (alert.old_margin, alert.new_margin) == (Decimal("228600.00"), Decimal("254880.00"))
+    assert "margin over the next cheapest (NPV) $228,600.00 -> $254,880.00" in alert.message
