@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='pricealert',
             name='currency',
-            field=models.CharField(default='USD', help_text="The currency of the alert's amounts (the scenario's reporting one).", max_length=3),
+            field=models.CharField(default='USD', help_text="The currency of the alert's amounts (the scenario's).", max_length=3),
         ),
         migrations.AddField(
             model_name='pricealert',
