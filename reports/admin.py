@@ -15,6 +15,7 @@ from django.urls import path
 from django.urls import reverse
 from django.utils.html import format_html
 
+from costmodel.vocabulary import money_in
 from reports.choices import ExportStatus
 from reports.choices import PaperSize
 from reports.choices import ReportFormat
@@ -38,6 +39,7 @@ from tco.models import ProcurementPlan
 from tco.models import Scenario
 from tco.services.side_by_side import SideBySideError
 from tco.services.side_by_side import side_by_side
+from tco.services.side_by_side import side_by_side_rows
 from teams.admin_mixins import TeamScopedAdminMixin
 from teams.admin_mixins import TeamScopedInlineMixin
 from teams.models import Role
@@ -211,10 +213,14 @@ class ScenarioWithReportsAdmin(ScenarioAdmin):
         if columns is None:
             return None
         ids = ",".join(str(column.scenario_id) for column in columns)
+        currency = columns[0].currency  # side by side refuses scenarios in two currencies
+        with money_in(currency):
+            chart = inline_svg(side_by_side_figure(columns))
         context = {**self.admin_site.each_context(request), "opts": self.model._meta,
-                   "title": "Scenarios side by side", "columns": columns,
+                   "title": "Scenarios side by side", "columns": columns, "currency": currency,
+                   "rows": side_by_side_rows(columns),
                    "workbook_url": f"{reverse('admin:tco_scenario_side_by_side_workbook')}?ids={ids}",
-                   "chart_svg": inline_svg(side_by_side_figure(columns))}
+                   "chart_svg": chart}
         return TemplateResponse(request, "admin/tco/scenario/side_by_side.html", context)
 
     @admin.action(description="Side-by-side PDF of selected scenarios", permissions=["view"])

@@ -62,6 +62,7 @@ from tco.services.engine_inputs import PriceUsed
 from tco.services.evaluation import billing_rows
 from tco.services.money_view import money_view
 from tco.services.plan_tables import plan_tables
+from tco.services.side_by_side import side_by_side_rows
 from tco.services.useful_work import useful_work
 
 if TYPE_CHECKING:
@@ -102,34 +103,10 @@ def _side_by_side_html(columns: Sequence[Column], author: str, paper_size: str, 
         "meta": {"engine_version": ENGINE_VERSION},
         "author": author,
         "columns": [f"{c.name} (v{c.version}, {c.status})" for c in columns],
-        "rows": _side_by_side_rows(columns),
+        "rows": [(row.label, row.shown, row.kind is not Kind.TEXT) for row in side_by_side_rows(columns)],
+        "currency": columns[0].currency,
         "chart": _png(side_by_side_figure(columns)),
     })
-
-
-def _side_by_side_rows(columns: Sequence[Column]) -> list[tuple[str, list[str], bool]]:
-    """(figure, one formatted value per scenario, whether it is a number) for the side-by-side table."""
-
-    def tokens(value: float | None) -> str:
-        return "none given" if value is None else format_usd_cents(value)
-
-    figures = [
-        ("Horizon", lambda c: f"{c.horizon_months} months"),
-        ("Buy: total cost", lambda c: format_usd_cents(c.buy_total_usd)),
-        ("Buy: NPV of costs", lambda c: format_usd_cents(c.buy_npv_usd)),
-        ("Cheapest rent option by NPV", lambda c: c.cheapest_rent),
-        ("Rent: NPV of costs", lambda c: format_usd_cents(c.rent_npv_usd)),
-        ("Saving by buying, NPV", lambda c: format_usd_cents(c.npv_saving_usd)),
-        ("Breakeven (nominal)", lambda c: format_month(c.breakeven_month)),
-        ("Buy: cost per useful accelerator-hour",
-         lambda c: format_usd_cents(c.buy_cost_per_useful_accelerator_hour_usd)),
-        ("Buy: cost per million tokens", lambda c: tokens(c.buy_cost_per_million_tokens_usd)),
-        ("Buy: goodput", lambda c: format_share(c.buy_goodput_share)),
-        ("Buy: emissions (t CO2e a year)", lambda c: format_number(c.buy_tonnes_co2e_per_year, 1)),
-    ]
-    # Text (not a figure): left-aligned and free to wrap.
-    text_rows = {"Cheapest rent option by NPV"}
-    return [(label, [show(column) for column in columns], label not in text_rows) for label, show in figures]
 
 
 def report_context(content: ReportContent) -> dict[str, Any]:

@@ -28,10 +28,12 @@ from tco.inputs import UNBOUNDED_INPUTS
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.services.engine_inputs import reporting_currency
+from teams.models import Team
 
 SCENARIO_PATHS = {**SCENARIO_INPUTS, **UNBOUNDED_INPUTS}
 RENT_PATHS = {field: f"rent.*.{path.split('.')[1]}" for field, path in RENT_OPTION_INPUTS.items()}
 KIND_UNITS = {Kind.SHARE: "0-1"}
+CURRENCY_MARK = "{currency}"  # where the page writes the currency chosen into a money label
 
 
 def form_label(term: Term, currency: str = "USD") -> str:
@@ -65,7 +67,7 @@ class VocabularyLabelsForm(forms.ModelForm):
             if isinstance(value, Decimal):  # as typed: 0.8 and 730, not the column's 0.8000 and 730.00
                 self.initial[name] = Decimal(format(value.normalize(), "f"))
         model_fields = {field.name: field for field in self._meta.model._meta.get_fields()}
-        currency = typed_currency(self.instance)
+        currency = typed_currency(self.instance, team=self.initial.get("team"))
         for name, form_field in self.fields.items():
             model_field = model_fields.get(name)
             if model_field is None or getattr(model_field, "_verbose_name", None) is not None:
@@ -74,14 +76,21 @@ class VocabularyLabelsForm(forms.ModelForm):
             term = INPUTS.get(generic_path(path)) if path else None
             if term is not None:
                 form_field.label = form_label(term, currency)
+                if term.kind in (Kind.USD, Kind.USD_PRICE):
+                    # The page relabels it at once when the currency typed in is changed.
+                    form_field.widget.attrs["data-money-label"] = form_label(term, CURRENCY_MARK)
 
 
-def typed_currency(instance: Scenario | RentOption) -> str:
-    """The currency a scenario's (or its rent option's) money figures are typed in."""
+def typed_currency(instance: Scenario | RentOption, team: Team | int | None = None) -> str:
+    """The currency a scenario's (or its rent option's) money figures are typed in; for a new
+    scenario, ``team``'s reporting currency (the team its form starts with)."""
     scenario = instance if isinstance(instance, Scenario) else (
         instance.scenario if instance.scenario_id is not None else None)
-    if scenario is None:
+    if scenario is None or (scenario.team_id is None and team is None):
         return Currency.USD
+    if scenario.team_id is None:
+        scenario = Scenario(team=team if isinstance(team, Team) else Team.objects.get(pk=team),
+                            currency=scenario.currency, reporting_currency=scenario.reporting_currency)
     return scenario.currency or reporting_currency(scenario)
 
 
@@ -129,7 +138,8 @@ SPEC_WORDS = {
     "service_life_months": "service life (months)", "capex_timing": "capex paid at",
     "spot_share_cap": "most of the demand on spot (0-1)", "equivalence": "equivalence factor",
     "site_it_power_kw": "site IT power (kW)", "site_racks": "site racks",
-    "capex_usd_per_period": "capex budget per period (USD)", "capex_period_months": "budget period (months)",
+    "capex_usd_per_period": "capex budget per period (reporting currency)",
+    "capex_period_months": "budget period (months)",
     "min_owned_share": "least share owned (0-1)", "min_rented_share": "least share rented (0-1)",
     "draws": "Monte Carlo draws", "growth_delta_per_month": "growth spread per month",
     "rent_price_factor": "rent price factor", "samples": "samples", "histogram_bins": "histogram bins",

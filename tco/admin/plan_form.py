@@ -80,8 +80,8 @@ class PlanForm(forms.Form):
                                       min_value=0, max_value=1, help_text="Applies to spot options only.")
     site_it_power_kw = forms.FloatField(label="Site IT power (kW)", required=False, min_value=0)
     site_racks = forms.FloatField(label="Site racks", required=False, min_value=0)
-    capex_usd_per_period = forms.FloatField(label="Capex budget per period (USD)", required=False,
-                                            min_value=0)
+    capex_usd_per_period = forms.FloatField(
+        label="Capex budget per period (in the scenario's reporting currency)", required=False, min_value=0)
     capex_period_months = forms.IntegerField(label="Budget period (months)", required=False, min_value=1,
                                              max_value=12)
     min_owned_share = forms.FloatField(label="Least share owned (0-1)", required=False, min_value=0,

@@ -23,6 +23,7 @@ from tco.charts.plan_capacity import capacity_figure
 from tco.models import PlanStatus
 from tco.models import ProcurementPlan
 from tco.selectors import scenarios_for
+from tco.services.plan_tables import plan_currency
 from tco.services.plan_tables import plan_tables
 from tco.services.plans import ACTIVE_PLAN_STATUSES
 from tco.services.plans import plan_cancel
@@ -138,13 +139,13 @@ class ProcurementPlanAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     def npv(self, plan: ProcurementPlan) -> str:
         if not plan.result or not plan.result.get("feasible"):
             return "infeasible" if plan.result else "-"
-        return money(plan.result["npv_usd"], 0)
+        return money(plan.result["npv_usd"], 0, plan_currency(plan.result))
 
     @admin.display(description="NPV saving vs best baseline")
     def saving(self, plan: ProcurementPlan) -> str:
         if not plan.result or plan.result.get("npv_saving_vs_best_baseline_usd") is None:
             return "-"
-        return money(plan.result["npv_saving_vs_best_baseline_usd"], 0)
+        return money(plan.result["npv_saving_vs_best_baseline_usd"], 0, plan_currency(plan.result))
 
     @admin.display(description="Demand, choices, limits and uncertainty")
     def spec_shown(self, plan: ProcurementPlan) -> str:

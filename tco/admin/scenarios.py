@@ -429,7 +429,16 @@ class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin)
         extra_context = {**(extra_context or {}), **shown,
                          "may_approve": scenario is not None and not scenario.is_approved
                          and has_role(request.user, scenario.team_id, Role.APPROVER)}
+        if scenario is not None:  # its team cannot change: "" names it for the page's labels
+            extra_context["team_currencies"] = {"": scenario.team.reporting_currency}
         return super().change_view(request, object_id, form_url, extra_context)
+
+    def add_view(self, request, form_url="", extra_context=None):
+        # Each team the form offers, with the currency its figures are reported in.
+        currencies = dict(teams_of(request.user, role=Role.ANALYST).values_list("pk", "reporting_currency"))
+        extra_context = {**(extra_context or {}),
+                         "team_currencies": {str(pk): code for pk, code in currencies.items()}}
+        return super().add_view(request, form_url, extra_context)
 
 
 def _record(records: list, history_id: str | None):

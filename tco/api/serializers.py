@@ -190,21 +190,42 @@ class HistoryRecordSerializer(serializers.Serializer):
                                                          "before; empty for the first.")
 
 
+class SideBySideOptionSerializer(serializers.Serializer):
+    """One option of a scenario, cheapest first (money in the scenario's ``currency``)."""
+
+    kind = serializers.ChoiceField(choices=["buy", "rent", "api"])
+    label = serializers.CharField(help_text='"Buy", "Rent <option>" or "Pay per token: <option>".')
+    npv_usd = serializers.FloatField(help_text="NPV of its costs, in ``currency``.")
+    total_usd = serializers.FloatField(help_text="Its costs over the horizon, in ``currency``.")
+    margin_over_winner_usd = serializers.FloatField(help_text="How much more it costs than the winner (NPV).")
+    cost_per_accelerator_hour_usd = serializers.FloatField(allow_null=True)
+    cost_per_million_tokens_usd = serializers.FloatField(allow_null=True)
+
+
 class SideBySideSerializer(serializers.Serializer):
     """One scenario's key figures in a side-by-side view (money in ``currency``, the same for
-    every scenario shown; null = none or never)."""
+    every scenario shown; null = none or never). The v1 names ending ``_usd`` are amounts in
+    ``currency``; ``cheapest_rent`` and ``rent_*`` are buying's rival, the cheapest option other
+    than buying (a rent option or a per-token API)."""
 
     scenario_id = serializers.IntegerField()
     name = serializers.CharField()
     version = serializers.IntegerField()
     status = serializers.CharField(help_text='As people read it: "Draft" or "Approved (frozen)".')
     horizon_months = serializers.IntegerField()
+    winner = serializers.CharField(help_text="The cheapest of every option by NPV, as the verdict names it.")
+    margin_usd = serializers.FloatField(allow_null=True,
+                                        help_text="The winner's margin over the next cheapest (NPV).")
+    options = SideBySideOptionSerializer(many=True, help_text="Every option, cheapest first.")
+    left_out = serializers.ListField(child=serializers.CharField(),
+                                     help_text="Options that could not be costed, each with the reason.")
     buy_total_usd = serializers.FloatField()
     buy_npv_usd = serializers.FloatField()
-    cheapest_rent = serializers.CharField(help_text="The rent option with the lowest NPV.")
-    rent_npv_usd = serializers.FloatField()
-    npv_saving_usd = serializers.FloatField(help_text="Rent NPV minus buy NPV.")
-    breakeven_month = serializers.FloatField(allow_null=True)
+    cheapest_rent = serializers.CharField(help_text="The cheapest option but buying (rent or per-token).")
+    rent_npv_usd = serializers.FloatField(allow_null=True, help_text="The NPV of that option.")
+    npv_saving_usd = serializers.FloatField(allow_null=True, help_text="Its NPV minus buying's.")
+    breakeven_month = serializers.FloatField(allow_null=True,
+                                             help_text="Buying breaks even against it (discounted).")
     buy_cost_per_useful_accelerator_hour_usd = serializers.FloatField(allow_null=True)
     buy_cost_per_million_tokens_usd = serializers.FloatField(allow_null=True)
     buy_goodput_share = serializers.FloatField(allow_null=True)

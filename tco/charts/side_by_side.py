@@ -1,4 +1,5 @@
-"""Several scenarios' cumulative costs on one chart: buying and each one's cheapest rent option."""
+"""Several scenarios' cumulative costs on one chart: buying and each one's rival, the cheapest
+other option (a rent option or a per-token API)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -17,12 +18,14 @@ LEGEND_LINE_IN = 0.16  # height of one 7-point legend line [inches]
 
 
 def side_by_side_figure(columns: Sequence[Column]) -> Figure:
-    """Cumulative cost of buying (solid) and of the cheapest rent option (dashed) per scenario."""
+    """Cumulative cost of buying (solid) and of its rival (dashed) per scenario."""
     # The legend sits below the axes (two lines per scenario), so the figure grows with it.
     fig, (ax,) = new_figure(8, 3.6 + LEGEND_LINE_IN * 2 * len(columns))
     for column in columns:
         line, = ax.plot(range(len(column.buy_cumulative_usd)), column.buy_cumulative_usd,
                         label=f"{column.name} v{column.version}: buy", linewidth=2.0)
+        if not column.rent_cumulative_usd:
+            continue  # buying is the scenario's only option
         ax.plot(range(len(column.rent_cumulative_usd)), column.rent_cumulative_usd,
                 label=f"{column.name} v{column.version}: {column.cheapest_rent}", linewidth=1.4,
                 linestyle="--", color=line.get_color())

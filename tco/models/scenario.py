@@ -279,6 +279,12 @@ class Scenario(models.Model):
         StaleRevision
             Someone saved the scenario since this instance's revision was read; nothing is saved.
         """
+        if not self.currency:
+            # What is typed keeps the currency it was typed in: a later switch of the reporting
+            # currency converts these amounts at the scenario's rate date, never relabels them.
+            self.currency = self.reported_in()
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "currency"}
         if self.pk is not None and not self._state.adding:
             stored = Scenario.objects.filter(pk=self.pk)
             # The conditional UPDATE locks the row: a concurrent writer waits, then finds the
@@ -305,6 +311,12 @@ class Scenario(models.Model):
             errors["residual_curve"] = exc.message
         if errors:
             raise ValidationError(errors)
+
+    def reported_in(self) -> str:
+        """The currency its figures are reported in: its own, else its team's, else US dollars."""
+        if self.reporting_currency:
+            return self.reporting_currency
+        return self.team.reporting_currency if self.team_id is not None else Currency.USD
 
     @property
     def is_approved(self) -> bool:

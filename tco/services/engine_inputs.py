@@ -517,10 +517,7 @@ def _leases(scenario: Scenario, record: _Recorder) -> tuple[Lease | None, Lease 
 
 def reporting_currency(scenario: Scenario) -> str:
     """The scenario's reporting currency: its own, else its team's, else US dollars."""
-    if scenario.reporting_currency:
-        return scenario.reporting_currency
-    team = scenario.team if scenario.team_id is not None else None
-    return team.reporting_currency if team is not None else Currency.USD
+    return scenario.reported_in()
 
 
 def _sizing(scenario: Scenario) -> Sizing | None:

@@ -19,9 +19,11 @@ from django.db import models
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
+from tco.services.evaluation import Evaluation
 from tco.services.evaluation import option_figures
 from tco.services.evaluation import scenario_evaluate
 from tco.services.pinning import approval_snapshot
@@ -63,6 +65,18 @@ class ScenarioState:
     record: models.Model
     scenario: Scenario
     rent_options: list[RentOption]
+    api_options: list[ApiOption]
+
+
+@dataclass(frozen=True)
+class VerdictMove:
+    """The verdict over every option at the two points: the winner, its margin over the next
+    cheapest, and each option's NPV (None: no such option at that point), money in ``currency``."""
+
+    currency: str
+    winner: tuple[str | None, str | None]
+    margin: tuple[float | None, float | None]
+    options: list[tuple[str, float | None, float | None]]
 
 
 @dataclass(frozen=True)
@@ -76,6 +90,7 @@ class ScenarioDiff:
     moves: list[OptionMove]
     errors: dict[str, str]
     prices: dict[str, str]
+    verdicts: VerdictMove | None = None
 
 
 def scenario_records(scenario: Scenario) -> QuerySet:
@@ -93,9 +108,12 @@ def state_at(record: models.Model) -> ScenarioState:
     """The scenario and its rent options as they were at ``record``."""
     following = (Scenario.history.filter(id=record.id, history_date__gt=record.history_date)
                  .order_by("history_date").values_list("history_date", flat=True).first())
-    options = RentOption.history.as_of(following or timezone.now()).filter(scenario_id=record.id)
+    at = following or timezone.now()
+    options = RentOption.history.as_of(at).filter(scenario_id=record.id)
+    apis = ApiOption.history.as_of(at).filter(scenario_id=record.id)
     return ScenarioState(record=record, scenario=record.instance,
-                         rent_options=sorted(options, key=lambda option: option.pk))
+                         rent_options=sorted(options, key=lambda option: option.pk),
+                         api_options=sorted(apis, key=lambda option: option.pk))
 
 
 def field_changes(old: ScenarioState, new: ScenarioState) -> list[FieldChange]:
@@ -115,16 +133,36 @@ def field_changes(old: ScenarioState, new: ScenarioState) -> list[FieldChange]:
 def history_diff(old_record: models.Model, new_record: models.Model) -> ScenarioDiff:
     """What changed between two history rows and how buy-vs-rent moved against each rent option."""
     old, new = state_at(old_record), state_at(new_record)
-    figures, errors = {}, {}
+    figures, verdicts, errors = {}, {}, {}
     for side, state in (("old", old), ("new", new)):
         try:
-            figures[side] = _option_figures(state)
+            evaluation = scenario_evaluate(scenario=state.scenario, rent_options=state.rent_options,
+                                           api_options=state.api_options)
         except ScenarioInputError as exc:
             figures[side], errors[side] = {}, str(exc)
+            continue
+        figures[side] = {row.pop("name"): row for row in option_figures(evaluation.result)}
+        verdicts[side] = evaluation
     names = list(dict.fromkeys([*figures["old"], *figures["new"]]))
     moves = [OptionMove(name, figures["old"].get(name), figures["new"].get(name)) for name in names]
     return ScenarioDiff(old=old, new=new, changes=field_changes(old, new), moves=moves, errors=errors,
-                        prices={"old": prices_used(old.scenario), "new": prices_used(new.scenario)})
+                        prices={"old": prices_used(old.scenario), "new": prices_used(new.scenario)},
+                        verdicts=_verdict_move(verdicts.get("old"), verdicts.get("new")))
+
+
+def _verdict_move(old: Evaluation | None, new: Evaluation | None) -> VerdictMove | None:
+    """Every option's NPV at both points, in the order of the newer point's verdict."""
+    sides = [side for side in (old, new) if side is not None]
+    if not sides:
+        return None
+    npvs = [{} if side is None else {o.label: o.npv_usd for o in side.result.verdict.ranked}
+            for side in (old, new)]
+    labels = list(dict.fromkeys([*npvs[1], *npvs[0]]))
+    return VerdictMove(
+        currency=sides[-1].currency,
+        winner=tuple(None if side is None else side.result.verdict.cheapest.label for side in (old, new)),
+        margin=tuple(None if side is None else side.result.verdict.margin_usd for side in (old, new)),
+        options=[(label, npvs[0].get(label), npvs[1].get(label)) for label in labels])
 
 
 def prices_used(scenario: Scenario) -> str:
@@ -135,13 +173,6 @@ def prices_used(scenario: Scenario) -> str:
     if scenario.prices_as_of is not None:
         return f"the catalog prices as of {scenario.prices_as_of:%Y-%m-%d}"
     return "today's catalog prices"
-
-
-def _option_figures(state: ScenarioState) -> dict[str, dict[str, Any]]:
-    """Per rent option name: winner, breakeven month (None = never) and savings of buying; an
-    approved point's are its signed answer (its pinned prices)."""
-    result = scenario_evaluate(scenario=state.scenario, rent_options=state.rent_options).result
-    return {row.pop("name"): row for row in option_figures(result)}
 
 
 def _changed(old: models.Model, new: models.Model, model: type[models.Model], skip: set[str],

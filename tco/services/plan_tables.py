@@ -14,7 +14,17 @@ BASELINE_LABELS = {
 
 
 def plan_tables(result: dict[str, Any], uncertainty: dict[str, Any] | None) -> dict[str, Any]:
-    """Orders, commitments, baselines, limits and uncertainty of a feasible plan, formatted."""
+    """Orders, commitments, baselines, limits and uncertainty of a feasible plan, formatted in
+    the currency it was solved in (its scenario's reporting currency)."""
+    currency = plan_currency(result)
+
+    def _usd(value: float) -> str:
+        return money(value, 0, currency)
+
+    def _uncertainty_row(name: str, figures: dict[str, float]) -> tuple[str, ...]:
+        savings = (_usd(figures[f"saving_{p}_usd"]) for p in ("p10", "p50", "p90"))
+        return (BASELINE_LABELS[name], *savings, f"{figures['probability_plan_loses']:.1%}")
+
     baselines = [
         {
             "label": "This plan",
@@ -43,6 +53,7 @@ def plan_tables(result: dict[str, Any], uncertainty: dict[str, Any] | None) -> d
                 }
             )
     tables: dict[str, Any] = {
+        "currency": currency,
         "orders": [{**order, "capex": _usd(order["capex_usd"])} for order in result["orders"]],
         "commitments": result["commitments"],
         "baselines": baselines,
@@ -61,10 +72,6 @@ def plan_tables(result: dict[str, Any], uncertainty: dict[str, Any] | None) -> d
     return tables
 
 
-def _uncertainty_row(name: str, figures: dict[str, float]) -> tuple[str, ...]:
-    savings = (_usd(figures[f"saving_{p}_usd"]) for p in ("p10", "p50", "p90"))
-    return (BASELINE_LABELS[name], *savings, f"{figures['probability_plan_loses']:.1%}")
-
-
-def _usd(value: float) -> str:
-    return money(value, 0)
+def plan_currency(result: dict[str, Any]) -> str:
+    """The currency a solved plan's money is in (plans solved before it was recorded: USD)."""
+    return result.get("currency", "USD")

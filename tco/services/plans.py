@@ -42,6 +42,7 @@ from tco.runs.distributions import Distribution
 from tco.runs.distributions import distribution_from_json
 from tco.runs.errors import RunSpecError
 from tco.services.engine_inputs import ScenarioInputError
+from tco.services.engine_inputs import reporting_currency
 from tco.services.evaluation import scenario_check
 from tco.services.sweep_workers import chunk_places
 
@@ -167,7 +168,8 @@ def plan_solve(*, plan_id: int) -> None:
     plan = ProcurementPlan.objects.select_related("scenario").get(pk=plan_id)
     try:
         inputs = scenario_plan_inputs(plan.scenario, plan.spec)
-        result = make_plan(inputs).to_json()
+        # Its money is in the scenario's reporting currency, as the scenario's own figures are.
+        result = {**make_plan(inputs).to_json(), "currency": reporting_currency(plan.scenario)}
     except PlanSpecError as exc:
         jobs.fail(PLAN_JOBS, plan_id, f"{exc.field}: {exc.message}")
         return

@@ -1,5 +1,7 @@
 """Template filters that show a figure in the vocabulary's format (``costmodel.vocabulary``):
-``{{ total|usd }}`` -> $1,234.56, ``{{ price|usd_price }}`` -> $3.37,
+``{{ total|usd }}`` -> $1,234.56, ``{{ price|usd_price }}`` -> $3.37, and in a currency named
+beside the figure (a template renders after its view returns, outside any ``money_in``):
+``{{ total|usd:column.currency }}`` -> EUR 1,234.56,
 ``{{ month|month }}`` -> 32 or never, ``{{ tonnes|quantity:1 }}`` -> 1,461.4.
 None shows as a dash: the figure does not apply."""
 from __future__ import annotations
@@ -15,18 +17,18 @@ register = template.Library()
 NONE = "–"
 
 
-def _shown(value: Any, kind: Kind, digits: int = 2) -> str:
-    return NONE if value is None or value == "" else show(value, kind, digits)
+def _shown(value: Any, kind: Kind, digits: int = 2, currency: str | None = None) -> str:
+    return NONE if value is None or value == "" else show(value, kind, digits, currency)
 
 
 @register.filter
-def usd(value: Any) -> str:
-    return _shown(value, Kind.USD)
+def usd(value: Any, currency: str | None = None) -> str:
+    return _shown(value, Kind.USD, currency=currency or None)
 
 
 @register.filter
-def usd_price(value: Any) -> str:
-    return _shown(value, Kind.USD_PRICE)
+def usd_price(value: Any, currency: str | None = None) -> str:
+    return _shown(value, Kind.USD_PRICE, currency=currency or None)
 
 
 @register.filter

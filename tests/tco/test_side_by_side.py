@@ -37,12 +37,18 @@ def test_the_api_shows_each_scenario_as_its_own_evaluation_does(client, demo_sce
     assert [c["scenario_id"] for c in columns] == [first.pk, second.pk]
     for column, scenario in zip(columns, (first, second), strict=True):
         own = client.post(f"/api/v1/scenarios/{scenario.pk}/evaluate/").json()["result"]
+        verdict = own["verdict"]
         assert math.isclose(column["buy_total_usd"], own["buy"]["total_usd"], rel_tol=1e-12)
         assert math.isclose(column["buy_npv_usd"], own["buy"]["npv_usd"], rel_tol=1e-12)
-        cheapest = min(own["rent"], key=lambda option: option["npv_usd"])
-        assert column["cheapest_rent"] == cheapest["name"]
-        assert math.isclose(column["npv_saving_usd"], cheapest["npv_saving_usd"], rel_tol=1e-12)
-        assert column["breakeven_month"] == cheapest["breakeven_month"]
+        # The verdict's winner and margin, and every option it ranks, in its order.
+        assert column["winner"] == verdict["cheapest"]["label"]
+        assert column["margin_usd"] == pytest.approx(verdict["margin_usd"], abs=0.01)
+        assert [o["label"] for o in column["options"]] == [o["label"] for o in verdict["options"]]
+        # Buying's rival: the cheapest option other than buying, and the headline's breakeven.
+        rival = next(o for o in verdict["options"] if o["kind"] != "buy")
+        assert column["cheapest_rent"] == rival["label"]
+        assert column["npv_saving_usd"] == pytest.approx(rival["npv_usd"] - own["buy"]["npv_usd"], abs=0.01)
+        assert column["breakeven_month"] == verdict["breakeven_month"]
 
 
 @pytest.mark.parametrize("path", ["side-by-side/", "side-by-side/pdf/"], ids=["figures", "pdf"])
@@ -74,7 +80,7 @@ def test_the_admin_action_shows_a_table_and_a_chart(admin_client, demo_scenarios
     page = response.content.decode()
     assert response.status_code == 200
     assert 'id="side-by-side"' in page and "<svg" in page
-    assert "NPV saving of buying" in page
+    assert "Margin over the next cheapest (NPV)" in page and "NPV saving of buying" not in page
     # Money with its sign and separators, unit prices to the cent, right-aligned: as on each page.
     for scenario in [s for s in demo_scenarios.values() if s.pk in ids]:
         result = scenario_evaluate(scenario=scenario).result
@@ -97,26 +103,28 @@ def test_one_excel_sheet_shows_each_scenario_as_its_own_page_does(client, demo_s
     ws = load_workbook(path, data_only=True)["Side by side"]
     rows = {row[0]: row[1:3] for row in ws.iter_rows(values_only=True) if row[0]}
     assert rows["Figure"] == (first.name, second.name)
+    saving, rank = "Saving by buying against its rival (NPV)", "Rank by saving (1 = buying saves most)"
     for index, scenario in enumerate((first, second)):
         own = client.post(f"/api/v1/scenarios/{scenario.pk}/evaluate/").json()["result"]
-        cheapest = min(own["rent"], key=lambda option: option["npv_usd"])
-        assert rows["Total cost of buying"][index] == pytest.approx(own["buy"]["total_usd"], abs=0.01)
-        assert rows["NPV of buying"][index] == pytest.approx(own["buy"]["npv_usd"], abs=0.01)
-        assert rows["Cheapest rent option by NPV"][index] == cheapest["name"]
-        # A formula (rent NPV - buy NPV), stored with its value.
-        assert rows["NPV saving of buying (rent - buy)"][index] == pytest.approx(
-            cheapest["npv_saving_usd"], abs=0.01)
-        assert rows["Breakeven month (nominal)"][index] == (cheapest["breakeven_month"] or "never")
-    savings = rows["NPV saving of buying (rent - buy)"]
-    assert sorted(rows["Rank by NPV saving (1 = buying saves most)"]) == [1, 2]
-    assert rows["Rank by NPV saving (1 = buying saves most)"][savings.index(max(savings))] == 1
+        verdict = own["verdict"]
+        rival = next(o for o in verdict["options"] if o["kind"] != "buy")
+        assert rows["Buy: total cost"][index] == pytest.approx(own["buy"]["total_usd"], abs=0.01)
+        assert rows["Buy: NPV of costs"][index] == pytest.approx(own["buy"]["npv_usd"], abs=0.01)
+        assert rows["Cheapest option (winner)"][index] == verdict["cheapest"]["label"]
+        assert rows["Buying's rival (the cheapest other option)"][index] == rival["label"]
+        # A formula (rival NPV - buy NPV), stored with its value.
+        assert rows[saving][index] == pytest.approx(rival["npv_usd"] - own["buy"]["npv_usd"], abs=0.01)
+        assert rows["Buying breaks even against it (month, discounted)"][index] == (
+            verdict["breakeven_month"] or "never")
+    savings = rows[saving]
+    assert sorted(rows[rank]) == [1, 2]
+    assert rows[rank][savings.index(max(savings))] == 1
     # LibreOffice computes the same values from the formulas.
     (recalculated,) = recalculate([path], tmp_path)
     again = {row[0]: row[1:3] for row in load_workbook(recalculated, data_only=True)["Side by side"]
              .iter_rows(values_only=True) if row[0]}
-    assert again["NPV saving of buying (rent - buy)"] == pytest.approx(savings, abs=1e-6)
-    assert again["Rank by NPV saving (1 = buying saves most)"] == rows[
-        "Rank by NPV saving (1 = buying saves most)"]
+    assert again[saving] == pytest.approx(savings, abs=1e-6)
+    assert again[rank] == rows[rank]
 
 
 def test_the_admin_side_by_side_page_links_its_workbook(admin_client, demo_scenarios):
@@ -130,6 +138,8 @@ def test_the_admin_side_by_side_page_links_its_workbook(admin_client, demo_scena
     assert response.status_code == 200
     assert response["Content-Type"] == XLSX_CONTENT_TYPE
     assert load_workbook(io.BytesIO(response.content)).sheetnames == ["Side by side"]
+
+
 def _pdf_text(pdf: bytes, tmp_path) -> str:
     path = tmp_path / "side-by-side.pdf"
     path.write_bytes(pdf)
@@ -161,4 +171,4 @@ def test_the_admin_pdf_action_downloads_the_side_by_side_report(admin_client, de
         "action": "side_by_side_pdf_selected", "_selected_action": ids})
     assert response.status_code == 200
     assert response["Content-Type"] == "application/pdf"
-    assert "Saving by buying, NPV" in _pdf_text(response.content, tmp_path)
+    assert "Saving by buying against its rival (NPV)" in _pdf_text(response.content, tmp_path)

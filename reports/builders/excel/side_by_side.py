@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from costmodel.vocabulary import Kind
 from costmodel.vocabulary import money_currency
 from costmodel.vocabulary import money_in
 from reports.builders.excel.cells import COUNT
@@ -40,26 +41,18 @@ from reports.builders.excel.monthly import start_table
 from reports.builders.excel.writer import PrintSetup
 from reports.builders.excel.writer import save
 from reports.formatting import timestamp
+from tco.services.side_by_side import BUY_NPV
+from tco.services.side_by_side import RIVAL
+from tco.services.side_by_side import RIVAL_NPV
+from tco.services.side_by_side import SAVING
 from tco.services.side_by_side import Column
+from tco.services.side_by_side import side_by_side_rows
 
 SHEET = "Side by side"
 FIRST_FIGURE_ROW = 5
-# (label, Column attribute, number format) of the recorded key figures, in the page's order.
-FIGURES = (
-    ("Version", "version", COUNT),
-    ("Status", "status", TEXT),
-    ("Horizon (months)", "horizon_months", MONTH),
-    ("Total cost of buying", "buy_total_usd", USD),
-    ("NPV of buying", "buy_npv_usd", USD),
-    ("Cheapest rent option by NPV", "cheapest_rent", TEXT),
-    ("NPV of renting (cheapest option)", "rent_npv_usd", USD),
-    ("Breakeven month (nominal)", "breakeven_month", MONTH),
-    ("Cost per useful GPU-hour, buying", "buy_cost_per_useful_accelerator_hour_usd", USD_PRICE),
-    ("Cost per million tokens, buying", "buy_cost_per_million_tokens_usd", USD_PRICE),
-    ("Goodput, buying", "buy_goodput_share", PERCENT),
-    ("Emissions of buying (t CO2e per year)", "buy_tonnes_co2e_per_year", "#,##0.0"),
-)
-NO_ANSWER = {"breakeven_month": "never"}
+# How each kind of figure is written (the rows themselves are the page's: side_by_side_rows).
+FORMATS = {Kind.USD: USD, Kind.USD_PRICE: USD_PRICE, Kind.MONTH: MONTH, Kind.SHARE: PERCENT,
+           Kind.QUANTITY: "#,##0.0", Kind.COUNT: COUNT, Kind.TEXT: TEXT}
 CHART_ROWS = 22  # the chart sits between the key figures and the month table
 
 
@@ -78,56 +71,58 @@ def write_side_by_side(ws: Sheet, columns: Sequence[Column], generated_at: datet
     title(
         ws,
         "Scenarios side by side",
-        f"Each scenario as its own page evaluates it, buying against its cheapest rent option by "
-        f"NPV; money in {money_currency()}. Generated {timestamp(generated_at)}.",
+        f"Each scenario as its own page evaluates it: every option ranked by NPV, the winner and its "
+        f"margin, and buying against its rival (the cheapest other option); money in "
+        f"{money_currency()}. Generated {timestamp(generated_at)}.",
     )
     set_widths(ws, {"A": 40} | {get_column_letter(c): 24 for c in range(2, 3 + 2 * len(columns))})
     header_row(ws, FIRST_FIGURE_ROW - 1, ["Figure", *(column.name for column in columns)], tall=True)
     row = FIRST_FIGURE_ROW
     rows: dict[str, int] = {}
-    for label, attribute, number_format in FIGURES:
-        rows[attribute] = row
-        put_text(ws.cell(row=row, column=1), label)
-        for offset, column in enumerate(columns, start=2):
-            _put(ws.cell(row=row, column=offset), getattr(column, attribute), number_format,
-                 NO_ANSWER.get(attribute, "n/a"))
+    for figure in side_by_side_rows(columns):
+        rows[figure.label] = row
+        put_text(ws.cell(row=row, column=1), figure.label)
+        for offset, (value, shown) in enumerate(zip(figure.values, figure.shown, strict=True), start=2):
+            if figure.label == SAVING:  # a formula over the two NPVs above, stored with its value
+                _saving_formula(ws.cell(row=row, column=offset), rows)
+            else:
+                _put(ws.cell(row=row, column=offset), value, FORMATS[figure.kind], shown)
+        if figure.kind is Kind.TEXT:  # option names wrap onto up to three lines
+            ws.row_heights[row] = TALL_HEADER_HEIGHT
         row += 1
-    # Offering names wrap onto up to three lines; spreadsheets do not grow the row.
-    ws.row_heights[rows["cheapest_rent"]] = TALL_HEADER_HEIGHT
     _live_rows(ws, row, columns, rows)
     _cumulative(ws, row + 4, columns)
 
 
-
-def _put(cell, value, number_format: str, missing: str) -> None:
+def _put(cell, value, number_format: str, shown: str) -> None:
     if value is None:
-        put_text(cell, missing).alignment = RIGHT
+        put_text(cell, shown).alignment = RIGHT
     elif number_format == TEXT:
         put_text(cell, value).alignment = WRAP
     else:
         put_number(cell, float(value), number_format)
 
 
+def _saving_formula(cell, rows: dict[str, int]) -> None:
+    letter = get_column_letter(cell.column)
+    rival, buy = f"{letter}{rows[RIVAL_NPV]}", f"{letter}{rows[BUY_NPV]}"
+    put_formula(cell, f'IF(ISNUMBER({rival}),{rival}-{buy},"")', USD).font = TOTAL_FONT
+
+
 def _live_rows(ws: Sheet, row: int, columns: Sequence[Column], rows: dict[str, int]) -> None:
-    """The saving (rent NPV - buy NPV) and the cheaper side as formulas over the rows above."""
-    put_text(ws.cell(row=row, column=1), "NPV saving of buying (rent - buy)").font = TOTAL_FONT
-    put_text(ws.cell(row=row + 1, column=1), "Cheaper by NPV")
-    put_text(ws.cell(row=row + 2, column=1), "Rank by NPV saving (1 = buying saves most)")
+    """The cheaper of buying and its rival, and the scenarios ranked by buying's saving, as
+    formulas over the saving row."""
+    put_text(ws.cell(row=row, column=1), "Cheaper of buying and its rival (NPV)")
+    put_text(ws.cell(row=row + 1, column=1), "Rank by saving (1 = buying saves most)")
     for offset in range(2, 2 + len(columns)):
         letter = get_column_letter(offset)
-        put_formula(
-            ws.cell(row=row, column=offset),
-            f"{letter}{rows['rent_npv_usd']}-{letter}{rows['buy_npv_usd']}",
-            USD,
-        ).font = TOTAL_FONT
-        put_formula(ws.cell(row=row + 1, column=offset), f'IF({letter}{row}>0,"buy","rent")', TEXT)
-        put_formula(
-            ws.cell(row=row + 2, column=offset),
-            f"RANK({letter}{row},saving_by_scenario)",
-            COUNT,
-        )
+        saving = f"{letter}{rows[SAVING]}"
+        put_formula(ws.cell(row=row, column=offset),
+                    f'IF(ISNUMBER({saving}),IF({saving}>0,"buy",{letter}{rows[RIVAL]}),"buy")', TEXT)
+        put_formula(ws.cell(row=row + 1, column=offset),
+                    f'IF(ISNUMBER({saving}),RANK({saving},saving_by_scenario),"")', COUNT)
     last = get_column_letter(1 + len(columns))
-    define_name(ws, "saving_by_scenario", f"{absolute(ws, row, 2)}:${last}${row}")
+    define_name(ws, "saving_by_scenario", f"{absolute(ws, rows[SAVING], 2)}:${last}${rows[SAVING]}")
 
 
 def _cumulative(ws: Sheet, header: int, columns: Sequence[Column]) -> None:
@@ -137,7 +132,7 @@ def _cumulative(ws: Sheet, header: int, columns: Sequence[Column]) -> None:
     section(ws, header - 1, f"Cumulative cost by month ({money_currency()})")
     headings = []
     for column in columns:
-        headings += [f"{column.name}: buy", f"{column.name}: {column.cheapest_rent}"]
+        headings += [f"{column.name}: buy", f"{column.name}: {column.cheapest_rent or 'no rival'}"]
     months = max(len(column.buy_cumulative_usd) for column in columns) - 1
     table = start_table(ws, header, headings, months)
     series = []
@@ -160,7 +155,7 @@ def _cumulative(ws: Sheet, header: int, columns: Sequence[Column]) -> None:
         Chart(
             kind={"type": "scatter", "subtype": "straight"},
             series=series,
-            title="Cumulative cost: buying (solid) and the cheapest rent option (dashed)",
+            title="Cumulative cost: buying (solid) and its rival (dashed)",
             x_axis={"name": "Month", "num_format": "0", "min": 0, "max": months},
             y_axis={"name": f"Cumulative cost ({money_currency()})", "num_format": '"$"#,##0'},
             legend={"position": "bottom"},
