@@ -319,7 +319,8 @@ def _breakdown_rows(content: ReportContent) -> list[dict[str, str]]:
     """Each cost line's total over the horizon and its share of the option's total."""
     result = content.result
     sides = [("Buy", result.buy.cash_flows.lines_usd, scalar(result.buy.total_usd))] + [
-        (option.name, option.cash_flows.lines_usd, scalar(option.total_usd)) for option in result.rent
+        (option.name, option.cash_flows.lines_usd, scalar(option.total_usd))
+        for option in (*result.rent, *result.api)  # every option the verdict weighs
     ]
     rows = []
     for side, lines, total in sides:
@@ -339,10 +340,11 @@ def _breakdown_rows(content: ReportContent) -> list[dict[str, str]]:
 
 
 def _yearly_rows(content: ReportContent) -> list[dict[str, Any]]:
-    """Cash paid per year: year 0 is month 0 (up front), year y is months 12(y-1)+1 .. 12y."""
+    """Cash paid per year by every option (buying, each rent option, each per-token API):
+    year 0 is month 0 (up front), year y is months 12(y-1)+1 .. 12y."""
     result = content.result
     flows = [np.reshape(result.buy.cash_flows.per_month_usd, -1)] + [
-        np.reshape(option.cash_flows.per_month_usd, -1) for option in result.rent
+        np.reshape(option.cash_flows.per_month_usd, -1) for option in (*result.rent, *result.api)
     ]
     n_months = len(flows[0]) - 1
     years = math.ceil(n_months / MONTHS_PER_YEAR)

@@ -183,6 +183,11 @@ KEY_FIGURES = (
 API_FIGURES = {
     "total_usd": TOTAL,
     "npv_usd": NPV,
+    # The API bills the tokens the bought fleet's useful hours would produce (costmodel/compose.py).
+    "cost_per_million_tokens_usd": (
+        "IF(AND(ISNUMBER(workload_tokens_per_s_per_accelerator),buy_useful_hours>0),"
+        "{s}total_usd/(buy_useful_hours*workload_tokens_per_s_per_accelerator*seconds_per_hour)"
+        '*tokens_per_million,"n/a")'),
     "saving_usd": "{s}total_usd-buy_total_usd",
     "npv_saving_usd": "{s}npv_usd-buy_npv_usd",
     "winner": 'IF({s}npv_saving_usd>0,"buy","API")',

@@ -43,6 +43,7 @@ LIVE_FIGURES = (
     ("Total cost over the horizon", "total_usd", USD, True, True),
     ("NPV of costs", "npv_usd", USD, True, True),
     ("Cost per useful accelerator-hour", "cost_per_useful_accelerator_hour_usd", USD_PRICE, True, False),
+    ("Cost per million tokens", "cost_per_million_tokens_usd", USD_PRICE, True, True),
     ("Saving by buying, NPV (option - buy)", "npv_saving_usd", USD, False, True),
     ("Cheaper by NPV", "winner", "@", False, True),
     ("Breakeven month (nominal)", "breakeven_month", COUNT, False, True),
