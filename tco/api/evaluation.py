@@ -185,11 +185,19 @@ class StandingSerializer(serializers.Serializer):
     name = serializers.CharField()
     label = serializers.CharField(help_text="As the page and the reports name it: 'Buy', 'Rent X', "
                                             "'Pay per token: X'.")
-    npv_usd = serializers.FloatField(help_text="NPV of its costs [USD].")
-    total_usd = serializers.FloatField(help_text="Its costs in cash over the horizon [USD].")
+    npv_usd = serializers.FloatField(help_text="NPV of its costs, in the verdict's ``currency``.")
+    total_usd = serializers.FloatField(help_text="Its costs in cash over the horizon, in ``currency``.")
     breakeven_month = serializers.IntegerField(
         allow_null=True, help_text="The month buying breaks even against it, discounted as the "
                                    "NPVs are; null = never, or buying itself.")
+    cost_per_accelerator_hour = serializers.FloatField(
+        allow_null=True, help_text="Per useful accelerator-hour, in ``currency``; null for a per-token API.")
+    cost_per_million_tokens = serializers.FloatField(
+        allow_null=True, help_text="Per million tokens, in ``currency``; null without a token rate.")
+
+
+class RankedStandingSerializer(StandingSerializer):
+    margin_over_winner = serializers.FloatField(help_text="How much more it costs than the cheapest (NPV).")
 
 
 class LeftOutSerializer(serializers.Serializer):
@@ -202,17 +210,19 @@ class VerdictSerializer(serializers.Serializer):
     """The cheapest of every option given, by NPV of costs: the same words as the page, the
     list, the chart, the PDF and the workbook."""
 
+    currency = serializers.CharField(help_text="The currency of every amount of the verdict (ISO 4217): "
+                                               "the scenario's reporting currency.")
     cheapest = StandingSerializer()
     runner_up = StandingSerializer(allow_null=True, help_text="The next cheapest; null when buying "
                                                               "is the only option.")
     margin_usd = serializers.FloatField(allow_null=True, help_text="Runner-up NPV minus the "
-                                                                   "cheapest's [USD].")
+                                                                   "cheapest's, in ``currency``.")
     breakeven_month = serializers.IntegerField(
         allow_null=True, help_text="Buying's discounted breakeven against the cheapest other "
                                    "option; null = never or no other option.")
     horizon_months = serializers.IntegerField()
     sentence = serializers.CharField()
-    options = StandingSerializer(many=True, help_text="Every ranked option, cheapest first.")
+    options = RankedStandingSerializer(many=True, help_text="Every ranked option, cheapest first.")
     left_out = LeftOutSerializer(many=True, help_text="Options that could not be ranked, and why.")
 
 
