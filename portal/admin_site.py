@@ -47,8 +47,8 @@ class TeamAdminSite(AdminSite):
 
     def index(self, request, extra_context=None):
         """The team home: the user's scenarios and their answers first, the models below."""
-        from teams.home import home_context  # reads scenarios, runs and exports: apps load first
-        from teams.home import split_app_list
+        from portal.home import home_context  # reads scenarios, runs and exports: apps load first
+        from portal.home import split_app_list
 
         work, operations = split_app_list(self.get_app_list(request))
         context = {**home_context(request.user), "work_apps": work,
