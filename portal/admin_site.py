@@ -7,6 +7,7 @@ from django.contrib.admin.views.autocomplete import AutocompleteJsonView
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
+from costmodel.vocabulary import MISSING
 from teams.selectors import is_team_member
 
 
@@ -42,6 +43,7 @@ class TeamAdminSite(AdminSite):
     site_title = "AI compute TCO"
     index_title = "Buy or rent AI compute"
     site_url = None  # the service has no public site; the admin and the API are its faces
+    empty_value_display = MISSING  # an empty column shows the one missing-value mark
 
     index_template = "admin/team_home.html"
 
