@@ -45,6 +45,7 @@ system-packages:
 
 test: $(STAMP) $(FOCUS_STAMP) system-packages services
 	$(BIN)/ruff check .
+	$(PY) -m mypy  # strict on costmodel/; configuration and the modules still to type in pyproject.toml
 	$(PY) manage.py makemigrations --check --dry-run --settings config.settings.test
 	$(PY) -m pytest -n 2 --dist worksteal  # two pytest-xdist workers, one a core; an idle one takes tests queued for the other (config/settings/test.py keeps them apart)
 

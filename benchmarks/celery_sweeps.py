@@ -244,7 +244,7 @@ def _chunks_alone_seconds(scenario, points: int, processes: int, *, engine_only:
 
     plan = _sweep_plan(scenario, points)
     indexes = range(-(-points // plan.chunk_size))
-    # As a worker decides (config/celery_app.py): a spare core encodes the parts.
+    # As a worker decides (tco/runs/worker_steps.py): a spare core encodes the parts.
     alongside = processes < len(os.sched_getaffinity(0))
     connection.close()  # a forked process must not share this one's connection
     context = multiprocessing.get_context("fork")

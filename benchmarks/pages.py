@@ -76,7 +76,7 @@ def measure_pages() -> list[Latency]:
     from django.core.management import call_command
     from django.test import Client
 
-    from config.celery_app import WORKER_STATUS_KEY
+    from core.health import WORKER_STATUS_KEY
     from tco.admin.result import cache_key
     from tco.models import Scenario
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from config.celery_app import app as celery_app
-from config.queues import Queue
+from core.queues import Queue
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 READY_TIMEOUT_S = 60

@@ -42,6 +42,7 @@ from catalog.quote_imports import quote_import_request
 from catalog.refresh.admin import PriceAgeMixin
 from catalog.refresh.admin import PriceHistoryChartMixin
 from catalog.selectors import visible_rows
+from costmodel.vocabulary import MISSING
 from teams.admin_mixins import HiddenRowsNotFoundMixin
 from teams.admin_mixins import ListedRowsFilter
 from teams.admin_mixins import NamedPickersMixin
@@ -58,7 +59,7 @@ class ProvenanceMixin:
     @admin.display(description="sources of each figure")
     def provenance(self, obj) -> str:
         if not obj.field_sources:
-            return "—"
+            return MISSING
         titles = dict(Source.objects.filter(key__in={k for keys in obj.field_sources.values() for k in keys})
                       .values_list("key", "title"))
         rows = format_html_join(
@@ -357,7 +358,7 @@ class QuoteImportAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
     @admin.display(description="Bad rows")
     def bad_rows(self, job: QuoteImport) -> str:
         if not job.errors:
-            return "—"
+            return MISSING
         return format_html(
             "<table><tr><th>Row</th><th>Column</th><th>Reason</th></tr>{}</table>",
             format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",

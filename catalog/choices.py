@@ -109,23 +109,6 @@ PRICING_WORDS = {
 }
 
 
-class Currency(models.TextChoices):
-    """ISO 4217 currencies a price may be quoted in."""
-
-    USD = "USD", "US dollar"
-    EUR = "EUR", "Euro"
-    GBP = "GBP", "Pound sterling"
-    JPY = "JPY", "Japanese yen"
-    CNY = "CNY", "Chinese yuan"
-    KRW = "KRW", "South Korean won"
-    INR = "INR", "Indian rupee"
-    CAD = "CAD", "Canadian dollar"
-    AUD = "AUD", "Australian dollar"
-    CHF = "CHF", "Swiss franc"
-    SEK = "SEK", "Swedish krona"
-    SGD = "SGD", "Singapore dollar"
-
-
 class SystemCooling(models.TextChoices):
     """How a system's heat leaves it: which rooms it can run in."""
 

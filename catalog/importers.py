@@ -48,9 +48,9 @@ import pandas as pd
 from defusedxml import DefusedXmlException
 from django.conf import settings
 
-from catalog.choices import Currency
 from catalog.choices import PricingModel
 from catalog.choices import Provider
+from core.currency import Currency
 
 ALWAYS_REQUIRED = ("kind", "amount", "currency", "as_of", "source")
 REQUIRED_BY_KIND = {

@@ -29,8 +29,8 @@ from catalog.importers import parse_quote_file
 from catalog.importers import quote_file_screen
 from catalog.models import QuoteImport
 from catalog.services import quote_rows_import
-from config.queues import Queue
 from core import jobs
+from core.queues import Queue
 from teams.models import Team
 
 # A 2,000-row file takes about 2 s on a busy 2-core machine; the limits leave room for the

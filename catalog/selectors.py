@@ -19,13 +19,13 @@ from django.db.models.functions import Cast
 from django.db.models.functions import Coalesce
 from django.db.models.functions import JSONObject
 
-from catalog.choices import Currency
 from catalog.models import Accelerator
 from catalog.models import AcceleratorThroughput
 from catalog.models import CloudOffering
 from catalog.models import PricePoint
 from catalog.models import Source
 from catalog.models import SystemSku
+from core.currency import Currency
 
 #: Newest first; among prices of the same as-of date the last retrieved is the one in force.
 PRICE_RECENCY = tuple(PricePoint._meta.ordering)

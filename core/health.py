@@ -17,18 +17,18 @@ from __future__ import annotations
 import logging
 import threading
 
+from celery import current_app as celery_app
 from django.core.cache import cache
 from django.db import connection
 from django.db import transaction
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
-from config.celery_app import WORKER_STATUS_KEY
-from config.celery_app import app as celery_app
-
 PING_TIMEOUT_S = 1.0
 WORKER_STATUS_REFRESHING_KEY = "healthz:workers:refreshing"
 WORKER_STATUS_FRESH_S = 30
+# Where /healthz keeps the last worker ping; a worker coming or going deletes it.
+WORKER_STATUS_KEY = "healthz:workers"
 
 logger = logging.getLogger(__name__)
 

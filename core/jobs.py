@@ -41,6 +41,7 @@ from typing import TypeVar
 import kombu.exceptions
 import redis
 from celery import Task
+from celery import current_app as celery_app
 from celery import current_task
 from django.conf import settings
 from django.db import connection
@@ -49,7 +50,6 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from config.celery_app import app as celery_app
 from core.shown_errors import without_paths
 from core.task_retries import RETRIES
 

@@ -29,8 +29,7 @@ from numpy.typing import NDArray
 
 from costmodel.finance import breakeven_month
 from costmodel.finance import npv_usd
-
-MONTHS_PER_YEAR = 12
+from costmodel.timeline import MONTHS_PER_YEAR
 
 # IRS Publication 946, table A-1: general depreciation system, half-year convention [share of
 # the basis per tax year]; each column sums to 1.

@@ -30,6 +30,8 @@ from enum import StrEnum
 from typing import Any
 
 _CURRENCY: ContextVar[str] = ContextVar("reporting_currency", default="USD")
+# The one mark of a figure that is missing or does not apply, in every page, export and column.
+MISSING = "–"
 
 
 @contextmanager

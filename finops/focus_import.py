@@ -23,9 +23,9 @@ import pandas as pd
 
 from costmodel.currency import NoRate
 from costmodel.currency import RateBook
+from finops.focus_columns import CHARGE_CATEGORIES
+from finops.focus_columns import REQUIRED
 
-REQUIRED = ("BilledCost", "BillingCurrency", "ChargeCategory", "ChargePeriodStart", "ProviderName")
-CHARGE_CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")
 MAX_PROBLEMS = 20
 MAX_ROWS = 1_000_000
 

@@ -8,6 +8,7 @@ from django.template.loader import render_to_string
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher
 
+from costmodel.vocabulary import MISSING
 from costmodel.vocabulary import money
 from finops.variance import Variance
 
@@ -17,7 +18,7 @@ def _row(label: str, row: dict[str, Any], currency: str) -> dict[str, Any]:
     projected, actual, difference = (money(row[key], currency=currency)
                                      for key in ("projected_usd", "actual_usd", "variance_usd"))
     return {"label": label, "projected": projected, "actual": actual, "variance": difference,
-            "share": "—" if share is None else f"{share:+.1%}", "over_threshold": row["over_threshold"]}
+            "share": MISSING if share is None else f"{share:+.1%}", "over_threshold": row["over_threshold"]}
 
 
 def variance_context(variance: Variance) -> dict[str, Any]:

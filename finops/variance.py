@@ -1,7 +1,7 @@
 """Actual costs against the projection they should follow, month by month, by option, by
 provider and in total.
 
-The projection is the FOCUS export of the target (reports/finops): an approved scenario's chosen
+The projection is the FOCUS export of the target (finops/exports): an approved scenario's chosen
 option (the cheapest by NPV unless the target names one) or a solved plan's sources, from the
 target's calendar month 0. Both sides are BilledCost (cash) in the projection's currency (the
 scenario's reporting currency; actual rows imported in another are converted at their month's
@@ -21,11 +21,11 @@ import pandas as pd
 from django.conf import settings
 
 from costmodel.currency import NoRate
+from finops.exports.projections import BUY_OPTION
+from finops.exports.projections import plan_focus
+from finops.exports.projections import scenario_focus
 from finops.models import ActualCost
 from finops.models import CostTarget
-from reports.finops.projections import BUY_OPTION
-from reports.finops.projections import plan_focus
-from reports.finops.projections import scenario_focus
 from tco.services.engine_inputs import reporting_currency
 from tco.services.evaluation import scenario_evaluate
 from tco.services.exchange_rates import rate_book

@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from config.queues import Queue
+from core.queues import Queue
 from notifications.choices import Channel
 from notifications.choices import DeliveryStatus
 from notifications.hosts import WebhookUrlError

@@ -15,16 +15,17 @@ from django.urls import path
 from django.urls import reverse
 from django.utils.html import format_html
 
+from costmodel.vocabulary import MISSING
 from costmodel.vocabulary import money_in
+from finops.exports.admin_actions import focus_csv_selected
+from finops.exports.admin_actions import focus_parquet_selected
+from finops.exports.admin_actions import opencost_selected
+from finops.exports.admin_actions import plan_focus_csv_selected
+from finops.exports.admin_actions import plan_focus_parquet_selected
+from finops.exports.admin_actions import skypilot_selected
 from reports.choices import ExportStatus
 from reports.choices import PaperSize
 from reports.choices import ReportFormat
-from reports.finops.admin_actions import focus_csv_selected
-from reports.finops.admin_actions import focus_parquet_selected
-from reports.finops.admin_actions import opencost_selected
-from reports.finops.admin_actions import plan_focus_csv_selected
-from reports.finops.admin_actions import plan_focus_parquet_selected
-from reports.finops.admin_actions import skypilot_selected
 from reports.models import ReportExport
 from reports.responses import side_by_side_pdf_response
 from reports.responses import side_by_side_workbook_response
@@ -49,7 +50,7 @@ from teams.selectors import teams_of
 
 def _download_link(export: ReportExport) -> str:
     if export.status != ExportStatus.DONE:
-        return export.error or "—"
+        return export.error or MISSING
     url = reverse("admin:reports_reportexport_download", args=[export.pk])
     return format_html('<a href="{}">Download {}</a>', url, export.get_format_display())
 

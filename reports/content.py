@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 import costmodel as engine
+from catalog.refresh.freshness import staleness_limit_days
 from catalog.selectors import Citation
 from costmodel.figures import finite_or_none
 from costmodel.figures import scalar
@@ -50,7 +51,7 @@ class ReportMeta:
     labels: Mapping[str, str] = field(default_factory=dict)
     status: str = "Draft"  # or "Approved by <who> on <when>"
     sources: tuple[Citation, ...] = ()
-    stale_after_days: int = 30
+    stale_after_days: int = field(default_factory=staleness_limit_days)
 
 
 @dataclass(frozen=True)

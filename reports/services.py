@@ -22,7 +22,6 @@ from functools import partial
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
@@ -32,9 +31,10 @@ from django.utils.text import slugify
 
 import costmodel as engine
 from catalog.selectors import source_citations
-from config.queues import Queue
 from core import jobs
+from core.queues import Queue
 from core.signals import job_finished_send
+from finops.exports.projections import scenario_focus
 from reports.builders.excel import build_workbook
 from reports.builders.pdf import build_pdf
 from reports.choices import ExportStatus
@@ -47,7 +47,6 @@ from reports.content import ReportContent
 from reports.content import ReportMeta
 from reports.content import SizingSummary
 from reports.content import key_figures
-from reports.finops.projections import scenario_focus
 from reports.formatting import timestamp
 from reports.models import ReportExport
 from tco.models import PlanStatus
@@ -193,7 +192,6 @@ def report_content_for(
         status=_status(scenario),
         sources=source_citations([key for a in evaluation.assumptions for key in a.source_keys],
                                  team_id=scenario.team_id),
-        stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
     )
     return ReportContent(
         meta=meta,

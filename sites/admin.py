@@ -14,6 +14,7 @@ from django.utils.html import format_html_join
 
 from costmodel.sites import Feed
 from costmodel.sites import rack_power_kw
+from costmodel.vocabulary import MISSING
 from sites.models import NetBoxImport
 from sites.models import PowerFeed
 from sites.models import PowerPanel
@@ -69,7 +70,7 @@ class SiteAdmin(admin.ModelAdmin):
 
     @admin.display(description="Racks and their feeds (each A/B pair counted once)")
     def racks_table(self, site: Site) -> str:
-        rows = ((rack.name, rack.room.name if rack.room else "—", rack.units,
+        rows = ((rack.name, rack.room.name if rack.room else MISSING, rack.units,
                  ", ".join(f"{f.name} ({f.get_type_display()}, {f.available_kw:,.2f} kW)"
                            for f in rack.feeds.all()) or "no feed", f"{_usable_kw(rack):,.2f} kW")
                 for rack in site.racks.select_related("room").prefetch_related("feeds"))
@@ -105,7 +106,7 @@ class PowerFeedInline(admin.TabularInline):
 
     @admin.display(description="Available")
     def available(self, feed: PowerFeed) -> str:
-        return "—" if feed.pk is None else f"{feed.available_kw:,.2f} kW"
+        return MISSING if feed.pk is None else f"{feed.available_kw:,.2f} kW"
 
 
 @admin.register(PowerPanel)
@@ -173,6 +174,6 @@ class NetBoxImportAdmin(admin.ModelAdmin):
                  for kind, updated in changes.get("updated", {}).items() for name, fields in updated.items()]
         rows += [(kind, "unchanged", f"{count}") for kind, count in changes.get("unchanged", {}).items()]
         if not rows:
-            return "—"
+            return MISSING
         return format_html("<table>{}</table>",
                            format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", rows))

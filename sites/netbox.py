@@ -28,8 +28,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from config.queues import Queue
 from core import jobs
+from core.queues import Queue
 from costmodel.inputs import InputError
 from costmodel.sites import FeedType
 from costmodel.sites import Phase

@@ -9,3 +9,7 @@ class TcoConfig(AppConfig):
     def ready(self) -> None:
         # Connects the receivers: re-pricing after a price refresh, a deleted run's result file.
         from tco import signals  # noqa: F401
+        from tco.runs import worker_steps
+
+        # What a Celery worker does for sweep runs as it starts, lives and stops.
+        worker_steps.install()

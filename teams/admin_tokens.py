@@ -14,6 +14,7 @@ from knox.admin import AuthTokenAdmin
 from knox.admin import AuthTokenCreateForm
 from knox.models import AuthToken
 
+from costmodel.vocabulary import MISSING
 from teams.models import ApiTokenName
 from teams.tokens import expiry_check
 from teams.tokens import latest_expiry
@@ -65,7 +66,7 @@ class ApiTokenAdmin(AuthTokenAdmin):
     @admin.display(description="Name")
     def token_name(self, token: AuthToken) -> str:
         label = getattr(token, "label", None)
-        return label.name if label is not None else "—"
+        return label.name if label is not None else MISSING
 
     def get_fields(self, request: HttpRequest, obj=None):
         return ("user", "name", "expiry") if obj is None else self.fields

@@ -8,7 +8,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from catalog.choices import Currency
+from core.currency import Currency
 from teams.finance_defaults import FINANCE_DEFAULTS
 from teams.finance_defaults import FinanceFigure
 

@@ -103,3 +103,72 @@ def test_the_engine_package_imports_only_the_standard_library_and_numerics() -> 
             if top not in ENGINE_MAY_IMPORT and top not in sys.stdlib_module_names:
                 offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
+
+
+# The apps of the service (a top-level package with an AppConfig), the shared ``core`` below them
+# and the ``config`` that wires them: the engine (costmodel) is no app and imports none of them.
+APP_LAYERS = ("core", "config")
+
+
+def _app_packages() -> set[str]:
+    return {path.parent.name for path in ROOT.glob("*/apps.py")} | set(APP_LAYERS)
+
+
+def _app_import_graph() -> dict[str, dict[str, str]]:
+    """{app: {app it imports: the first module that does}}, every import counted, including
+    those inside functions (an import deferred until apps are loaded is still a dependency)."""
+    apps = _app_packages()
+    graph: dict[str, dict[str, str]] = {app: {} for app in apps}
+    for relative, imported in _production_modules():
+        here = relative.parts[0]
+        if here not in apps:
+            continue
+        for name in sorted(imported):
+            there = name.split(".")[0]
+            if there in apps and there != here:
+                graph[here].setdefault(there, str(relative))
+    return graph
+
+
+def _a_circle(graph: dict[str, dict[str, str]]) -> list[str]:
+    """One circle of imports as [a, b, ..., a], or [] when there is none (depth-first search)."""
+    done: set[str] = set()
+
+    def visit(app: str, path: list[str]) -> list[str]:
+        if app in path:
+            return path[path.index(app):] + [app]
+        if app in done:
+            return []
+        for there in sorted(graph[app]):
+            circle = visit(there, [*path, app])
+            if circle:
+                return circle
+        done.add(app)
+        return []
+
+    for app in sorted(graph):
+        circle = visit(app, [])
+        if circle:
+            return circle
+    return []
+
+
+def test_the_graph_covers_every_app_and_core_and_config() -> None:
+    assert _app_packages() == {"core", "config", "teams", "catalog", "sites", "tco", "reports",
+                               "notifications", "finops", "portal"}
+
+
+def test_no_app_level_import_circle() -> None:
+    # Apps are floors (README, "The app graph"): each imports only the floors below it, so an app can
+    # be read, tested and changed without the ones built on it.
+    graph = _app_import_graph()
+    circle = _a_circle(graph)
+    assert circle == [], " -> ".join(
+        f"{app} ({graph[app][there]})" for app, there in zip(circle, circle[1:], strict=False)
+    ) + f" -> {circle[-1]}"
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    assert _a_circle({"a": {"b": "a/x.py"}, "b": {"c": "b/y.py"}, "c": {"a": "c/z.py"}}) == [
+        "a", "b", "c", "a"]
+    assert _a_circle({"a": {"b": "a/x.py"}, "b": {}}) == []

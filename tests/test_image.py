@@ -100,10 +100,10 @@ def production_env(tmp_path):
 
 def test_every_package_of_the_image_is_installed(image, tmp_path):
     python, _ = image
-    packages = "costmodel, config, core, catalog, tco, reports, teams, sites, finops, notifications"
+    packages = "costmodel, config, core, catalog, tco, reports, teams, sites, finops, notifications, portal"
     located = run([str(python), "-c", f"import {packages}; print(*(m.__file__ for m in ({packages})))"],
                   cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""}).split()
-    assert [Path(path).parts[-3] for path in located] == ["site-packages"] * 10
+    assert [Path(path).parts[-3] for path in located] == ["site-packages"] * 11
 
 
 @pytest.mark.django_db

@@ -9,7 +9,7 @@ from django.conf import settings
 
 from benchmarks import worker_process
 from benchmarks.worker_process import REPO_ROOT
-from config.queues import Queue
+from core.queues import Queue
 
 __all__ = ["REPO_ROOT", "WorkerProcess", "database_url", "poll_until"]
 

@@ -10,11 +10,11 @@ from rest_framework import mixins
 from rest_framework import serializers
 from rest_framework import viewsets
 
-from catalog.choices import Currency
 from catalog.choices import SourceKind
 from catalog.models import ExchangeRate
 from catalog.models import Source
 from catalog.selectors import visible_rows
+from core.currency import Currency
 from teams.models import Team
 from teams.permissions import TeamRolePermission
 from teams.selectors import TeamChoiceError

@@ -6,7 +6,7 @@ from django.db import models
 from django.db.models import F
 from django.db.models import Q
 
-from catalog.choices import Currency
+from core.currency import Currency
 
 
 class ExchangeRate(models.Model):

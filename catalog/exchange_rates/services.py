@@ -12,13 +12,13 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from catalog.choices import Currency
 from catalog.choices import SourceKind
 from catalog.exchange_rates import ecb
 from catalog.exchange_rates.models import ExchangeRate
 from catalog.models import Source
 from catalog.pricefeeds.client import HttpClient
 from catalog.pricefeeds.client import HttpSettings
+from core.currency import Currency
 
 
 def ecb_source() -> Source:

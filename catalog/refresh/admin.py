@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django import forms
 from django.contrib import admin
 from django.contrib import messages
@@ -29,17 +31,18 @@ from catalog.refresh.on_demand import RefreshNotQueued
 from catalog.refresh.on_demand import price_list_save
 from catalog.refresh.on_demand import refresh_request
 from catalog.selectors import price_history
+from costmodel.vocabulary import MISSING
+from costmodel.vocabulary import money
 from teams.admin_mixins import StaffWritesAdminMixin
 from teams.selectors import team_ids_of
 
 
-def money(amount) -> str:
-    """A price as people read it: separators, cents, and the fourth decimal only where it is not
-    zero (2,000,000.00; 21.9576; 3.06); "—" for none."""
+def price_shown(amount: Decimal | None, currency: str) -> str:
+    """A stored price as people read it, in the one money format (``costmodel.vocabulary``):
+    cents, and four decimals where the price has them ($2,000,000.00; $21.9576; EUR 3.06)."""
     if amount is None:
-        return "—"
-    shown = f"{amount:,.4f}"
-    return shown[:-2] if shown.endswith("00") else shown
+        return MISSING
+    return money(float(amount), 2 if amount == round(amount, 2) else 4, currency)
 
 
 class PriceAgeMixin:
@@ -51,16 +54,16 @@ class PriceAgeMixin:
 
     @admin.display(description="price", ordering="amount")
     def price(self, obj: PricePoint) -> str:
-        return money(obj.amount)
+        return price_shown(obj.amount, obj.currency)
 
     @admin.display(description="high end", ordering="amount_high")
     def price_high(self, obj: PricePoint) -> str:
-        return money(obj.amount_high)
+        return price_shown(obj.amount_high, obj.currency)
 
     @admin.display(description="age")
     def age(self, obj: PricePoint) -> str:
         if obj.pk is None:
-            return "—"
+            return MISSING
         age = price_point_age(obj)
         days = f"{age.age_days} day{'s' if age.age_days != 1 else ''}"
         if age.is_stale:
@@ -81,7 +84,7 @@ class PriceHistoryChartMixin:
     @admin.display(description="price history")
     def price_history_chart(self, obj: CloudOffering) -> str:
         if obj.pk is None:
-            return "—"
+            return MISSING
         prices = price_history(obj, team_ids=getattr(obj, "viewer_team_ids", ()))
         svg = price_history_svg(prices, today=timezone.localdate(), title=str(obj))
         return mark_safe(svg) if svg else "no prices yet"  # noqa: S308 (our own SVG)
@@ -161,7 +164,7 @@ class PriceRefreshJobAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
     @admin.display(description="warnings")
     def warnings_shown(self, obj: PriceRefreshJob) -> str:
         if not obj.warnings:
-            return "—"
+            return MISSING
         return format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((w,) for w in obj.warnings)))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -173,7 +176,7 @@ class PriceRefreshJobAdmin(StaffWritesAdminMixin, admin.ModelAdmin):
     @admin.display(description="rejected rows")
     def rejected_rows(self, obj: PriceRefreshJob) -> str:
         if not obj.rejections:
-            return "—"
+            return MISSING
         rows = format_html_join(
             "",
             "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",

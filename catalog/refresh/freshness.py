@@ -18,6 +18,17 @@ from django.utils import timezone
 from catalog.models import PricePoint
 
 
+def staleness_limit_days() -> int:
+    """The staleness limit [days]: a price last known to hold longer ago than this is stale
+    (``settings.PRICE_STALE_AFTER_DAYS``)."""
+    return settings.PRICE_STALE_AFTER_DAYS
+
+
+def is_stale_age(age_days: int, limit_days: int | None = None) -> bool:
+    """Whether a price ``age_days`` old is past ``limit_days`` (default: the staleness limit)."""
+    return age_days > (staleness_limit_days() if limit_days is None else limit_days)
+
+
 @dataclass(frozen=True)
 class PriceAge:
     """When a price was last known to hold, how many days ago that is, and whether it is stale."""
@@ -56,10 +67,9 @@ def price_age(
     A price as of 2026-01-01 found current on 2026-11-20, seen on 2026-11-25: 5 days old.
     """
     today = today or timezone.localdate()
-    limit = settings.PRICE_STALE_AFTER_DAYS if stale_after_days is None else stale_after_days
     known_on = max(as_of, checked_on) if checked_on is not None else as_of
     age_days = max((today - known_on).days, 0)
-    return PriceAge(known_on=known_on, age_days=age_days, is_stale=age_days > limit)
+    return PriceAge(known_on=known_on, age_days=age_days, is_stale=is_stale_age(age_days, stale_after_days))
 
 
 def checked_on(point: PricePoint) -> dt.date | None:

@@ -23,8 +23,8 @@ from django.core.files.uploadedfile import UploadedFile
 
 from catalog.refresh.feeds import FEED_PROVIDERS
 from catalog.refresh.feeds import UPLOADED_PRICE_LISTS
-from config.queues import Queue
 from core import jobs
+from core.queues import Queue
 
 # An unpacked zip may hold an AWS mirror of a few regions; more than this is not a price list.
 MAX_UNPACKED_BYTES = 2 * 1024**3

@@ -18,8 +18,8 @@ from catalog.models import PriceRefreshJob
 from catalog.models import RefreshStatus
 from catalog.refresh.feeds import FEED_SOURCES
 from catalog.refresh.limits import REFRESH_TIME_LIMIT_S
-from config.queues import Queue
 from core import jobs
+from core.queues import Queue
 
 WORKER_LOST = "worker_lost"
 

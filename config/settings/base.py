@@ -13,9 +13,9 @@ from csp.constants import NONCE
 from csp.constants import NONE
 from csp.constants import SELF
 
-from config.queues import Queue
 from core.logging import configure_structlog
 from core.logging import logging_config
+from core.queues import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
@@ -29,8 +29,8 @@ ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhos
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    # django.contrib.admin, with an admin site that also lets team members in (teams/admin_site.py)
-    "teams.admin_apps.TeamAdminConfig",
+    # django.contrib.admin, with an admin site that also lets team members in (portal/admin_site.py)
+    "portal.admin_apps.TeamAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -53,6 +53,8 @@ INSTALLED_APPS = [
     "sites.apps.SitesConfig",
     "notifications",
     "finops",
+    # The top floor: the admin site's home, which reads every app above (portal/apps.py).
+    "portal",
 ]
 
 MIDDLEWARE = [
@@ -248,7 +250,7 @@ SPECTACULAR_SETTINGS = {
         "SystemKindEnum": "catalog.choices.SystemKind",
         "FacilityKindEnum": "catalog.choices.FacilityKind",
         "RunKindEnum": "tco.choices.RunKind",
-        "CurrencyEnum": "catalog.choices.Currency",
+        "CurrencyEnum": "core.currency.Currency",
         "ScenarioStatusEnum": "tco.choices.ScenarioStatus",
         # Each named once: a job's list and its detail are two components (core/limits.py).
         "RunStatusEnum": "tco.choices.RunStatus",

@@ -17,9 +17,7 @@ from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation
 from tco.services.evaluation import option_figures
 from tco.services.evaluation import scenario_evaluate
-from tco.services.scenarios import four_eyes_refusal
-from teams.models import Role
-from teams.selectors import has_role
+from tco.services.scenarios import approval_refusal
 
 
 def what_is_signed(scenario: Scenario, user: AbstractBaseUser) -> dict[str, Any]:
@@ -28,9 +26,7 @@ def what_is_signed(scenario: Scenario, user: AbstractBaseUser) -> dict[str, Any]
     shown: dict[str, Any] = {"scenario": scenario, "refusal": ""}
     if scenario.is_approved:
         return {**shown, "refusal": "It is approved already."}
-    if not has_role(user, scenario.team_id, Role.APPROVER):
-        return {**shown, "refusal": "You are not an approver of its team."}
-    refusal = four_eyes_refusal(scenario, user)
+    refusal = approval_refusal(scenario, user)
     if refusal:
         return {**shown, "refusal": refusal[0].upper() + refusal[1:] + "."}
     try:

@@ -16,8 +16,9 @@ from django.utils.html import format_html
 from django.utils.html import format_html_join
 from django.utils.text import capfirst
 
-from catalog.choices import Currency
+from core.currency import Currency
 from costmodel.vocabulary import INPUTS
+from costmodel.vocabulary import MISSING
 from costmodel.vocabulary import Kind
 from costmodel.vocabulary import Term
 from costmodel.vocabulary import generic_path
@@ -192,4 +193,4 @@ def _spec_value(value: Any) -> str:
         return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
     if isinstance(value, str) and re.fullmatch(r"[a-z_]+(\.[a-z_0-9*]+)+", value):
         return input_term(value).label
-    return "—" if value is None else str(value)
+    return MISSING if value is None else str(value)

@@ -14,6 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.urls import reverse
 
+from costmodel.vocabulary import MISSING
 from costmodel.vocabulary import money
 from tco.admin.labels import spec_table
 from tco.admin.plan_form import PlanForm
@@ -138,13 +139,13 @@ class ProcurementPlanAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     @admin.display(description="NPV of the plan")
     def npv(self, plan: ProcurementPlan) -> str:
         if not plan.result or not plan.result.get("feasible"):
-            return "infeasible" if plan.result else "-"
+            return "infeasible" if plan.result else MISSING
         return money(plan.result["npv_usd"], 0, plan_currency(plan.result))
 
     @admin.display(description="NPV saving vs best baseline")
     def saving(self, plan: ProcurementPlan) -> str:
         if not plan.result or plan.result.get("npv_saving_vs_best_baseline_usd") is None:
-            return "-"
+            return MISSING
         return money(plan.result["npv_saving_vs_best_baseline_usd"], 0, plan_currency(plan.result))
 
     @admin.display(description="Demand, choices, limits and uncertainty")

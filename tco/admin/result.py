@@ -18,6 +18,7 @@ from catalog.models import Source
 from catalog.refresh.freshness import price_age
 from costmodel.figures import item
 from costmodel.vocabulary import INPUTS
+from costmodel.vocabulary import MISSING
 from costmodel.vocabulary import RESULTS
 from costmodel.vocabulary import input_term
 from costmodel.vocabulary import line_label
@@ -119,7 +120,7 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
         "recommendation": result.recommendation,
         "useful_work": useful_work(result),
         "winner": verdict.cheapest.label,
-        "npv_saving": "–" if verdict.margin_usd is None else MONEY.show(verdict.margin_usd),
+        "npv_saving": MISSING if verdict.margin_usd is None else MONEY.show(verdict.margin_usd),
         "breakeven": RESULTS["rent.breakeven_month"].show(verdict.breakeven_month),
         "oldest_price": oldest,
         "warnings": evaluation.warnings,
@@ -172,12 +173,12 @@ def key_figures(evaluation: Evaluation) -> dict[str, Any]:
                        else name)
         rank_row.append(ranks.get(key, "left out"))
         billed_row.append({"buy": "owned", "api": "per token"}.get(kind) or billed[key[1]])
-        discounted_row.append("–" if key not in discounted
+        discounted_row.append(MISSING if key not in discounted
                               else RESULTS["rent.breakeven_month"].show(discounted[key]))
         for label, *attributes in KEY_FIGURES:
             attribute = attributes[("buy", "rent", "api").index(kind)]
             term = RESULTS.get(f"rent.{attribute}") or RESULTS["rent.breakeven_utilisation"]
-            rows[label].append("–" if attribute is None else term.show(item(getattr(option, attribute))))
+            rows[label].append(MISSING if attribute is None else term.show(item(getattr(option, attribute))))
     figure_rows = list(rows.items())
     figure_rows.insert(list(rows).index(NOMINAL_BREAKEVEN) + 1, (DISCOUNTED_BREAKEVEN, discounted_row))
     return {"key_columns": columns,
@@ -297,7 +298,7 @@ def _throughput_context(evaluation: Evaluation) -> dict:
     (low, central, high), rows = evaluation.throughput
 
     def per_million(value: float | None) -> str:
-        return "–" if value is None else money(value, 3, evaluation.currency)
+        return MISSING if value is None else money(value, 3, evaluation.currency)
 
     def volume(value: float | None) -> str:
         return "never" if value is None else f"{value / 1e6:,.0f} million"
@@ -324,7 +325,7 @@ def _shown(value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, int | float):
         if not math.isfinite(value):
-            return "–"
+            return MISSING
         whole = float(value).is_integer() and abs(value) < 1e12
         return f"{value:,.0f}" if whole else f"{value:,.4g}"
     return str(value)

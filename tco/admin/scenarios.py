@@ -19,6 +19,7 @@ from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
 from costmodel import MAX_RENT_OPTIONS
+from costmodel.vocabulary import MISSING
 from costmodel.vocabulary import money_in
 from tco.admin.approval import what_is_signed
 from tco.admin.labels import OptionalJSONField
@@ -228,20 +229,20 @@ class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin)
 
     @admin.display(description=SUMMARY_HEADINGS["winner"])
     def winner(self, obj: Scenario) -> str:
-        return self._summary(obj).get("winner", "–")
+        return self._summary(obj).get("winner", MISSING)
 
     @admin.display(description=SUMMARY_HEADINGS["npv_saving"])
     def npv_saving(self, obj: Scenario) -> str:
-        return self._summary(obj).get("npv_saving", "–")
+        return self._summary(obj).get("npv_saving", MISSING)
 
     @admin.display(description=SUMMARY_HEADINGS["breakeven"])
     def breakeven(self, obj: Scenario) -> str:
-        return self._summary(obj).get("breakeven", "–")
+        return self._summary(obj).get("breakeven", MISSING)
 
     @admin.display(description="Price age")
     def price_age(self, obj: Scenario) -> str:
         days = self._summary(obj).get("price_age_days")
-        return "–" if days is None else f"{days:,}\u00a0days"  # one line: "1,057 days"
+        return MISSING if days is None else f"{days:,}\u00a0days"  # one line: "1,057 days"
 
     def get_readonly_fields(self, request: HttpRequest, obj: Scenario | None = None):
         fields = super().get_readonly_fields(request, obj)

@@ -7,7 +7,6 @@ from datetime import date
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db import transaction
 from django_filters import rest_framework as filters
 from rest_framework import serializers
 from rest_framework import viewsets
@@ -16,11 +15,12 @@ from catalog.api.exchange_rates import currency_field
 from tco.models import ContractDiscount
 from tco.models import ContractPriceBook
 from tco.models import SavingsPlanCommitment
+from tco.services.price_book_saves import price_book_create
+from tco.services.price_book_saves import price_book_update
 from teams.models import Team
 from teams.permissions import TeamRolePermission
 from teams.selectors import TeamChoiceError
 from teams.selectors import for_teams
-from teams.selectors import team_for_new_object
 
 
 def share_field(help_text: str) -> serializers.DecimalField:
@@ -107,29 +107,18 @@ class PriceBookSerializer(serializers.ModelSerializer):
                 str(index): {"term_months": [error]} for index, error in enumerate(errors) if error}})
         return attrs
 
-    @transaction.atomic
     def create(self, validated: dict) -> ContractPriceBook:
         discounts, plans = validated.pop("discounts", []), validated.pop("savings_plans", [])
+        team = validated.pop("team", None)
         try:
-            validated["team"] = team_for_new_object(self.context["request"].user,
-                                                    team=validated.get("team"))
+            return price_book_create(user=self.context["request"].user, team=team, fields=validated,
+                                     discounts=discounts, savings_plans=plans)
         except TeamChoiceError as exc:
             raise serializers.ValidationError({"team": [str(exc)]}) from exc
-        book = ContractPriceBook.objects.create(**validated)
-        _write_terms(book, discounts, plans)
-        return book
 
-    @transaction.atomic
     def update(self, book: ContractPriceBook, validated: dict) -> ContractPriceBook:
-        discounts, plans = validated.pop("discounts", None), validated.pop("savings_plans", None)
-        book = super().update(book, validated)
-        if discounts is not None:
-            book.discounts.all().delete()
-            _write_terms(book, discounts, [])
-        if plans is not None:
-            book.savings_plans.all().delete()
-            _write_terms(book, [], plans)
-        return book
+        return price_book_update(book=book, discounts=validated.pop("discounts", None),
+                                 savings_plans=validated.pop("savings_plans", None), fields=validated)
 
 
 def _whole_rows(attrs: dict) -> None:
@@ -156,11 +145,6 @@ def _longer_than_the_book(term_months: int, start: date | None, end: date | None
         return ""
     return (f"a commitment of {term_months} months is longer than the book, in force from {start} "
             f"to {end}; end the book later or commit for a shorter term")
-
-
-def _write_terms(book: ContractPriceBook, discounts: list[dict], plans: list[dict]) -> None:
-    ContractDiscount.objects.bulk_create(ContractDiscount(book=book, **row) for row in discounts)
-    SavingsPlanCommitment.objects.bulk_create(SavingsPlanCommitment(book=book, **row) for row in plans)
 
 
 class PriceBookFilterSet(filters.FilterSet):

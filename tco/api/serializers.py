@@ -9,10 +9,10 @@ from rest_framework import serializers
 
 import costmodel as engine
 from catalog.api.serializers import VisibleOfferingField
-from catalog.choices import Currency
 from catalog.models import Accelerator
 from catalog.models import FacilityProfile
 from catalog.models import SystemSku
+from core.currency import Currency
 from core.limits import MAX_CURVE_POINTS
 from sites.models import Site
 from tco.inputs import SCENARIO_INPUTS

@@ -8,9 +8,9 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from catalog.choices import Currency
 from catalog.choices import PricingModel
 from catalog.choices import Provider
+from core.currency import Currency
 from core.revisions import RevisedModel
 
 SHARE = {"max_digits": 7, "decimal_places": 6,

@@ -20,8 +20,8 @@ from django.db.models import F
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
-from catalog.choices import Currency
 from catalog.choices import Precision
+from core.currency import Currency
 from costmodel.inputs import InputError
 from costmodel.validation import check_residual_curve
 from tco.choices import BillingBasis

@@ -1,6 +1,6 @@
 """A chunk's whole computation, on the engine's example scenario, nothing stored.
 
-A worker runs it when it starts (config/celery_app.py), so the first chunk of the first run it
+A worker runs it when it starts (tco/runs/worker_steps.py), so the first chunk of the first run it
 takes does not pay for loading compiled code (the kernel and the tally loops, from Numba's
 cache) and for growing the process's heap to a chunk's size: the first 125,000-point chunk of
 a fresh pool process took ~160 ms longer than the next ones, and the first summary ~320 ms.

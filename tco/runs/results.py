@@ -101,7 +101,7 @@ class PartEncoder:
     alternated in one process on the 2-core AMD EPYC machine); the part is the same, batch for batch.
     """
 
-    # Set in a worker's main process before it forks (config/celery_app.py).
+    # Set in a worker's main process before it forks (tco/runs/worker_steps.py).
     alongside_by_default = False
 
     def __init__(self, *, alongside: bool | None = None) -> None:

@@ -17,7 +17,6 @@ from typing import Any
 from django.utils import timezone
 
 import costmodel as engine
-from catalog.choices import Currency
 from catalog.choices import FacilityKind
 from catalog.choices import PricingModel
 from catalog.models import CloudOffering
@@ -31,6 +30,7 @@ from catalog.selectors import prices_at
 from catalog.selectors import range_point
 from catalog.selectors import regions_of
 from catalog.selectors import throughput_ratio
+from core.currency import Currency
 from costmodel.currency import NoRate
 from costmodel.currency import Rate
 from costmodel.currency import RateBook

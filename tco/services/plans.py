@@ -17,8 +17,8 @@ from django.db.models import F
 from django.db.models import Sum
 from django.utils import timezone
 
-from config.queues import Queue
 from core import jobs
+from core.queues import Queue
 from core.signals import job_finished_send
 from costmodel.inputs import InputError
 from costmodel.plan import PlanInputs

@@ -42,8 +42,8 @@ from django.utils import timezone
 from catalog.models import CloudOffering
 from catalog.models import PricePoint
 from catalog.models import PriceRefreshJob
-from config.queues import Queue
 from core import jobs
+from core.queues import Queue
 from costmodel.version import ENGINE_VERSION
 from costmodel.vocabulary import RESULTS
 from costmodel.vocabulary import Kind

@@ -31,8 +31,8 @@ from django.db.models import Subquery
 from django.utils import timezone
 
 import costmodel as engine
-from config.queues import Queue
 from core import jobs
+from core.queues import Queue
 from core.signals import job_finished_send
 from tco.models import ACTIVE_STATUSES
 from tco.models import ChunkStatus

@@ -46,6 +46,7 @@ from teams.models import Role
 from teams.models import Team
 from teams.models import team_finance_defaults
 from teams.selectors import TeamChoiceError
+from teams.selectors import has_role
 from teams.selectors import team_for_new_object
 from teams.selectors import teams_of
 
@@ -279,7 +280,8 @@ def scenario_approve(*, scenario: Scenario, approved_by: AbstractBaseUser,
     StaleRevision
         ``revision`` is given and the scenario was saved since it was read.
     ApprovalRefused
-        ``approved_by`` created or edited this version (and self-approval is not allowed).
+        ``approved_by`` is not an approver of the scenario's team, or created or edited this
+        version (and self-approval is not allowed).
         Or ``acknowledged`` misses a warning of the evaluation.
     ScenarioInputError
         It cannot be evaluated, so there is no answer to sign.
@@ -288,7 +290,7 @@ def scenario_approve(*, scenario: Scenario, approved_by: AbstractBaseUser,
         scenario.revision = revision_check(scenario.pk, revision)
     if scenario.is_approved:
         raise ScenarioFrozen(f"scenario {scenario.pk} is approved already")
-    refusal = four_eyes_refusal(scenario, approved_by)
+    refusal = approval_refusal(scenario, approved_by)
     if refusal:
         raise ApprovalRefused(refusal)
     evaluation = scenario_evaluate(scenario=scenario)
@@ -311,6 +313,15 @@ def scenario_approve(*, scenario: Scenario, approved_by: AbstractBaseUser,
     scenario_snapshot_save(scenario=scenario, evaluation=evaluation, reason=SnapshotReason.APPROVED,
                            pinned=pinned)
     return scenario
+
+
+def approval_refusal(scenario: Scenario, user: AbstractBaseUser) -> str:
+    """Why ``user`` may not approve this version, or "": they are not an approver of its team,
+    or they created or edited it (four eyes). The one check of the API, the admin and the
+    confirmation page."""
+    if not has_role(user, scenario.team_id, Role.APPROVER):
+        return "you are not an approver of its team"
+    return four_eyes_refusal(scenario, user)
 
 
 def four_eyes_refusal(scenario: Scenario, user: AbstractBaseUser) -> str:

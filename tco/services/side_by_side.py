@@ -18,6 +18,7 @@ import numpy as np
 from costmodel.figures import finite_or_none
 from costmodel.figures import scalar
 from costmodel.verdict import Verdict
+from costmodel.vocabulary import MISSING
 from costmodel.vocabulary import Kind
 from costmodel.vocabulary import money_in
 from costmodel.vocabulary import show
@@ -28,7 +29,6 @@ from tco.services.evaluation import Evaluation
 from tco.services.evaluation import scenario_evaluate
 
 MAX_SCENARIOS = 12
-MISSING = "–"  # a figure that does not apply to a scenario
 # Rows the workbook's formulas refer to.
 BUY_NPV, RIVAL, RIVAL_NPV, SAVING = ("Buy: NPV of costs", "Buying's rival (the cheapest other option)",
                                      "Rival: NPV of costs", "Saving by buying against its rival (NPV)")

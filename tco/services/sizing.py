@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from catalog.choices import Currency
 from catalog.models import Accelerator
 from catalog.models import CloudOffering
 from catalog.selectors import price_at
+from core.currency import Currency
 from costmodel.model_presets import custom_model
 from costmodel.model_presets import model_preset
 from costmodel.sizing import AcceleratorSpec

@@ -1,7 +1,7 @@
 """The worker processes on the sweeps queue, counted as they come and go.
 
 Each worker of the sweeps queue says, from its start and then every ``HEARTBEAT_S``, how many
-pool processes it has (config/celery_app.py); one not heard of for ``FORGET_AFTER_S`` is gone
+pool processes it has (tco/runs/worker_steps.py); one not heard of for ``FORGET_AFTER_S`` is gone
 (stopped, killed or cut off), and one that stops says so. Runs are cut into chunks and fed to
 the queue for the processes there are (``tco.runs.limits``), so a deployment that adds
 machines, or an autoscaler, needs no setting changed. Without Redis (the filesystem broker of

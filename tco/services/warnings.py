@@ -12,11 +12,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
 
-from django.conf import settings
-
 import costmodel as engine
 from catalog.refresh.freshness import price_age
 from catalog.refresh.freshness import stale_sentence
+from catalog.refresh.freshness import staleness_limit_days
 from costmodel.figures import item
 from costmodel.inputs import billing_basis
 from costmodel.vocabulary import usd_short
@@ -68,7 +67,7 @@ def stale_price_warnings(prices: Sequence[PriceUsed], *, today: date | None = No
     """A warning for every price older than the staleness limit on ``today`` (default: the
     local date), aged by the catalog's one rule: from the later of its as-of date and the
     last day a refresh found it current. Default limit: ``settings.PRICE_STALE_AFTER_DAYS``."""
-    limit = settings.PRICE_STALE_AFTER_DAYS if stale_after_days is None else stale_after_days
+    limit = staleness_limit_days() if stale_after_days is None else stale_after_days
     aged = [(price, price_age(as_of=price.as_of, checked_on=price.checked_on, today=today,
                               stale_after_days=limit)) for price in prices]
     return tuple(EvaluationWarning("stale_price", stale_sentence(price.target, age, stale_after_days=limit))

@@ -10,11 +10,12 @@ from typing import Any
 
 from django import template
 
+from costmodel.vocabulary import MISSING
 from costmodel.vocabulary import Kind
 from costmodel.vocabulary import show
 
 register = template.Library()
-NONE = "–"
+NONE = MISSING
 
 
 def _shown(value: Any, kind: Kind, digits: int = 2, currency: str | None = None) -> str:
@@ -44,3 +45,15 @@ def count(value: Any) -> str:
 @register.filter
 def quantity(value: Any, digits: int = 2) -> str:
     return _shown(value, Kind.QUANTITY, int(digits))
+
+
+@register.filter
+def or_missing(value: Any) -> Any:
+    """The value, or the one missing-value mark when there is none."""
+    return NONE if value is None or value == "" else value
+
+
+@register.simple_tag
+def missing() -> str:
+    """The one missing-value mark (``costmodel.vocabulary.MISSING``)."""
+    return NONE

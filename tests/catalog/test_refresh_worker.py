@@ -14,7 +14,7 @@ from catalog.models import PriceRefreshJob
 from catalog.models import RefreshStatus
 from catalog.refresh.services import price_refresh_run
 from catalog.tasks import refresh_prices_task
-from config.queues import Queue
+from core.queues import Queue
 from tco.models import AlertKind
 from tco.models import PriceAlert
 from tco.services.evaluation import scenario_evaluate

@@ -23,7 +23,7 @@ from catalog.models import PricePoint
 from catalog.models import PriceRefreshJob
 from catalog.models import RefreshStatus
 from catalog.tasks import refresh_prices_task
-from config.queues import Queue
+from core.queues import Queue
 from tests.catalog.pricefeeds.conftest import Reply
 from tests.catalog.test_refresh import SAMPLES
 from tests.faults.outages import TcpProxy

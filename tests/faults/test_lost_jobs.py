@@ -21,7 +21,7 @@ from catalog.models import RefreshStatus
 from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.refresh.services import price_refresh_run
 from catalog.tasks import refresh_prices_task
-from config.queues import Queue
+from core.queues import Queue
 from reports.choices import ExportStatus
 from reports.services import report_export_request
 from reports.services import report_exports_reap

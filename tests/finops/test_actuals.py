@@ -14,14 +14,14 @@ from rest_framework.test import APIClient
 
 from catalog.exchange_rates.services import ecb_source
 from catalog.models import ExchangeRate
+from finops.exports.focus import focus_csv
+from finops.exports.projections import plan_focus
+from finops.exports.projections import scenario_focus
 from finops.models import ActualCost
 from finops.models import CostImport
 from finops.models import VarianceAlert
 from notifications.choices import Channel
 from notifications.models import Subscription
-from reports.finops.focus import focus_csv
-from reports.finops.projections import plan_focus
-from reports.finops.projections import scenario_focus
 from tco.services.scenarios import scenario_approve
 
 START = date(2027, 1, 1)

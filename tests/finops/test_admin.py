@@ -8,10 +8,10 @@ from datetime import date
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from finops.exports.focus import focus_csv
+from finops.exports.projections import plan_focus
 from finops.models import ActualCost
 from finops.models import CostTarget
-from reports.finops.focus import focus_csv
-from reports.finops.projections import plan_focus
 from tco.services.scenarios import scenario_approve
 
 H100 = "8x H100 training cluster"

@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reports.finops.focus import focus_csv
-from reports.finops.focus import focus_parquet
-from reports.finops.focus import monthly_billed_usd
-from reports.finops.projections import BUY_OPTION
-from reports.finops.projections import plan_focus
-from reports.finops.projections import scenario_focus
+from finops.exports.focus import focus_csv
+from finops.exports.focus import focus_parquet
+from finops.exports.focus import monthly_billed_usd
+from finops.exports.projections import BUY_OPTION
+from finops.exports.projections import plan_focus
+from finops.exports.projections import scenario_focus
 from tco.services.evaluation import scenario_evaluate
 from tests.finops.focus_validator import validate
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from openpyxl import load_workbook
 
+from finops.focus_columns import COLUMNS
 from reports.builders.excel import build_workbook
-from reports.finops.focus import COLUMNS
 from reports.services import report_content_for
 from tco.services.evaluation import scenario_evaluate
 

@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from openpyxl import load_workbook
 
-from config.queues import Queue
+from core.queues import Queue
 from reports.choices import ExportStatus
 from reports.choices import FailureType
 from reports.models import ReportExport

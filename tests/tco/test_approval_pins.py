@@ -148,6 +148,18 @@ def test_an_approver_may_not_approve_a_version_they_edited(demo_scenarios, appro
     assert clone.status == "draft"
 
 
+def test_only_an_approver_of_the_team_may_approve_whoever_calls_the_service(demo_scenarios, analyst):
+    # The approve service checks the role itself: the API and the admin check it before, a
+    # command or a task calling the service directly would not.
+    other = member("olga", role=Role.ANALYST)
+    clone = scenario_clone(scenario=demo_scenarios["8x H100 training cluster"], owner=analyst)
+
+    with pytest.raises(ApprovalRefused, match="you are not an approver of its team"):
+        scenario_approve(scenario=clone, approved_by=other)
+    clone.refresh_from_db()
+    assert clone.status == "draft"
+
+
 def test_a_one_person_team_may_allow_self_approval(demo_scenarios, approver, settings):
     settings.SCENARIO_SELF_APPROVAL = True
     clone = scenario_clone(scenario=demo_scenarios["8x H100 training cluster"], owner=approver)

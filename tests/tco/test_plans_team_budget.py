@@ -12,7 +12,7 @@ import pytest
 import redis
 from django.conf import settings
 
-from config.queues import Queue
+from core.queues import Queue
 from tco.models import PlanDrawChunk
 from tco.models import PlanStatus
 from tco.models import RunKind

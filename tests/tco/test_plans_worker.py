@@ -12,7 +12,7 @@ import pytest
 import redis
 from django.conf import settings
 
-from config.queues import Queue
+from core.queues import Queue
 from costmodel.plan import make_plan
 from costmodel.plan.uncertainty import cases_of
 from costmodel.plan.uncertainty import reevaluate

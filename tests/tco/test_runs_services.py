@@ -15,8 +15,8 @@ from numpy.testing import assert_allclose
 from numpy.testing import assert_array_equal
 
 import costmodel as engine
-from config.queues import Queue
 from core import jobs
+from core.queues import Queue
 from core.signals import job_finished
 from tco.models import ChunkStatus
 from tco.models import FailureType

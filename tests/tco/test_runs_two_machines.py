@@ -20,7 +20,7 @@ from numpy.testing import assert_allclose
 from numpy.testing import assert_array_equal
 
 import costmodel as engine
-from config.queues import Queue
+from core.queues import Queue
 from tco.models import ACTIVE_STATUSES
 from tco.models import RunKind
 from tco.models import SweepChunk

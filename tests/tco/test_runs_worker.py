@@ -24,7 +24,7 @@ from numpy.testing import assert_allclose
 from numpy.testing import assert_array_equal
 
 import costmodel as engine
-from config.queues import Queue
+from core.queues import Queue
 from tco.models import ChunkStatus
 from tco.models import RunKind
 from tco.models import RunStatus

@@ -7,6 +7,7 @@ from django.contrib.admin.views.autocomplete import AutocompleteJsonView
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
+from costmodel.vocabulary import MISSING
 from teams.selectors import is_team_member
 
 
@@ -42,13 +43,14 @@ class TeamAdminSite(AdminSite):
     site_title = "AI compute TCO"
     index_title = "Buy or rent AI compute"
     site_url = None  # the service has no public site; the admin and the API are its faces
+    empty_value_display = MISSING  # an empty column shows the one missing-value mark
 
     index_template = "admin/team_home.html"
 
     def index(self, request, extra_context=None):
         """The team home: the user's scenarios and their answers first, the models below."""
-        from teams.home import home_context  # reads scenarios, runs and exports: apps load first
-        from teams.home import split_app_list
+        from portal.home import home_context  # reads scenarios, runs and exports: apps load first
+        from portal.home import split_app_list
 
         work, operations = split_app_list(self.get_app_list(request))
         context = {**home_context(request.user), "work_apps": work,

@@ -9,13 +9,13 @@ from django.http import HttpRequest
 from django.http import HttpResponse
 from django.utils import timezone
 
-from reports.finops.focus import focus_csv
-from reports.finops.focus import focus_parquet
-from reports.finops.opencost import opencost_default_json
-from reports.finops.opencost import owned_rate
-from reports.finops.opencost import skypilot_config
-from reports.finops.projections import plan_focus
-from reports.finops.projections import scenario_focus
+from finops.exports.focus import focus_csv
+from finops.exports.focus import focus_parquet
+from finops.exports.opencost import opencost_default_json
+from finops.exports.opencost import owned_rate
+from finops.exports.opencost import skypilot_config
+from finops.exports.projections import plan_focus
+from finops.exports.projections import scenario_focus
 from tco.models import PlanStatus
 from tco.services.engine_inputs import ScenarioInputError
 

@@ -3,6 +3,6 @@ from django.contrib.admin.apps import AdminConfig
 
 
 class TeamAdminConfig(AdminConfig):
-    """django.contrib.admin with teams.admin_site.TeamAdminSite as the default site."""
+    """django.contrib.admin with portal.admin_site.TeamAdminSite as the default site."""
 
-    default_site = "teams.admin_site.TeamAdminSite"
+    default_site = "portal.admin_site.TeamAdminSite"

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count
 from django.db.models import F
@@ -21,7 +20,9 @@ from catalog.models import CloudOffering
 from catalog.models import PriceRefreshJob
 from catalog.models import QuoteImport
 from catalog.models import RefreshStatus
+from catalog.refresh.freshness import is_stale_age
 from catalog.refresh.freshness import price_point_age
+from catalog.refresh.freshness import staleness_limit_days
 from reports.choices import ExportStatus
 from reports.models import ReportExport
 from tco.admin.result import SUMMARY_HEADINGS
@@ -62,7 +63,7 @@ def home_context(user: AbstractBaseUser) -> dict[str, Any]:
         "scenarios_total": scenarios_for(user).count(),
         "in_flight": in_flight(user),
         "stale_prices": stale_prices_by_provider(),
-        "stale_after_days": settings.PRICE_STALE_AFTER_DAYS,
+        "stale_after_days": staleness_limit_days(),
     }
 
 
@@ -79,7 +80,7 @@ def _scenario_row(scenario) -> dict[str, Any]:
         "approved": scenario.status == ScenarioStatus.APPROVED,
         "status": scenario.get_status_display(),
         "price_age_days": summary.get("price_age_days"),
-        "price_stale": (summary.get("price_age_days") or 0) > settings.PRICE_STALE_AFTER_DAYS,
+        "price_stale": is_stale_age(summary.get("price_age_days") or 0),
         "alerts_open": scenario.alerts_open,
         "alerts_url": reverse("admin:tco_pricealert_changelist") + f"?scenario__id__exact={scenario.pk}",
     }

@@ -2,7 +2,7 @@
 production settings, the rate-limit overshoot under 20 concurrent clients, and how long each job
 kind takes to recover after its worker is killed.
 
-    pytest -s tests/faults/measure_issue14.py
+    pytest -s tests/faults/measure_recovery_and_rate_limits.py
 
 A measurement, not a test (``make test`` does not collect it: its name does not start with
 ``test_``): it prints figures. Recovery is timed from the SIGKILL to the job done again, with a
@@ -32,7 +32,7 @@ from catalog.quote_imports import quote_import_request
 from catalog.quote_imports import quote_imports_reap
 from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.tasks import refresh_prices_task
-from config.queues import Queue
+from core.queues import Queue
 from reports.choices import ExportStatus
 from reports.services import report_export_request
 from reports.services import report_exports_reap

@@ -1,4 +1,4 @@
-"""Issue 25's smaller findings: expired tokens deleted by a periodic clean-up, refresh jobs for
+"""Expired tokens deleted by a periodic clean-up, refresh jobs for
 signed-in users only, refresh sources limited to the folders settings list, housekeeping
 schedules out of staff's reach."""
 from __future__ import annotations

@@ -17,14 +17,14 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.views import APIView
 
-from reports.finops.focus import focus_csv
-from reports.finops.focus import focus_parquet
-from reports.finops.opencost import opencost_csv
-from reports.finops.opencost import opencost_default_json
-from reports.finops.opencost import owned_rate
-from reports.finops.opencost import skypilot_config
-from reports.finops.projections import plan_focus
-from reports.finops.projections import scenario_focus
+from finops.exports.focus import focus_csv
+from finops.exports.focus import focus_parquet
+from finops.exports.opencost import opencost_csv
+from finops.exports.opencost import opencost_default_json
+from finops.exports.opencost import owned_rate
+from finops.exports.opencost import skypilot_config
+from finops.exports.projections import plan_focus
+from finops.exports.projections import scenario_focus
 from tco.api.scenario_jobs import JobConflict
 from tco.models import PlanStatus
 from tco.models import ProcurementPlan
