@@ -175,6 +175,18 @@ class Goodput:
     restart_h: Numeric = numeric(0.0, label="Restart time", unit="h")
 
 
+# Sources: the VAT Directive 2006/112/EC, art. 168 (a taxable business deducts the VAT it pays
+# on what it buys for taxed supplies; art. 135 exempts banking and insurance, whose VAT stays a
+# cost); the WTO Information Technology Agreement (1996), under which the EU levies no duty on
+# computers and their parts (HS 8471, 8473; TARIC); German VAT 19 % (UStG section 12).
+IMPORT_DUTY_VAT_HELP = (
+    "Import duty and the VAT you cannot recover, as a share of the hardware's price (systems, "
+    "network, storage, spares), paid with it up front and depreciated with it. 0 = none: a "
+    "VAT-registered EU business deducts the VAT (VAT Directive, art. 168) and servers enter the "
+    "EU duty-free (WTO Information Technology Agreement); 0.19 = German VAT that a bank, insurer "
+    "or public body cannot deduct.")
+
+
 @dataclass(frozen=True)
 class BuyOption:
     """An on-premises system SKU with its capex, operations and financing terms.
@@ -234,6 +246,10 @@ class BuyOption:
         0.0, rate=True, stated=True, label="Loan rate", unit="a year", kind="share")
     loan_term_months: Numeric = numeric(
         0.0, whole=True, stated=True, label="Loan term", unit="months", kind="month")
+    # Non-recoverable import duty and VAT (see ``IMPORT_DUTY_VAT_HELP``).
+    import_duty_vat_share: Numeric = numeric(
+        0.0, rate=True, stated=True, capex_line="import_duty_vat", help=IMPORT_DUTY_VAT_HELP,
+        label="Import duty and VAT", unit="of hardware capex", kind="share")
 
 
 @dataclass(frozen=True)

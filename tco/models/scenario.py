@@ -136,6 +136,7 @@ class Scenario(models.Model):
         **RATE, default=1, help_text="Power cap as a share of TDP; 1 = no cap.")
     power_cap_throughput_loss = models.DecimalField(
         **RATE, default=0, help_text="Share of throughput lost under the cap (seed 003).")
+    import_duty_vat_share = models.DecimalField(**RATE, default=0)
 
     # Buy: operations
     support_share_per_year = models.DecimalField(**RATE, default=0)

@@ -77,6 +77,13 @@ CAPEX_LINES = {
         "facility_owned_buildout_usd_per_kw",
         "fp_it_kw_max*facility_owned_buildout_usd_per_kw",
     ),
+    "import_duty_vat": CapexLine(
+        "buy_import_duty_vat_share",
+        PERCENT,
+        "of hardware capex",
+        "capex_hardware",
+        "capex_hardware*buy_import_duty_vat_share",
+    ),
 }
 # The support contract covers these lines (costmodel/buy.py ``hardware_capex_usd``).
 HARDWARE_LINES = ("systems", "network", "storage", "spares")
