@@ -33,6 +33,7 @@ from costmodel.tax import book_depreciation_per_month
 from costmodel.tax import loan_interest_per_month
 from costmodel.tax import tax_depreciation_per_month
 from costmodel.tax import yearly_shares
+from costmodel.validation import check_section
 
 CONVENTION = ("Costs are positive. Tax shield = tax rate x (operating costs and interest when "
               "paid + tax depreciation, each tax year's share spread over its 12 months); at the "
@@ -83,6 +84,9 @@ def after_tax_view(inputs: Scenario, result: Result, tax: TaxTerms, *,
                    operating_lease_terms: Lease | None = None) -> AfterTaxView:
     """The after-tax view of ``result`` (a batch of one evaluated with its monthly detail)."""
     tax.check()
+    for prefix, lease in (("finance_lease", finance_lease_terms), ("operating_lease", operating_lease_terms)):
+        if lease is not None:
+            check_section(prefix, lease)
     discount = float(inputs.finance.discount_rate_per_year)
     lines = {name: np.reshape(values, -1) for name, values in result.buy.cash_flows.lines_usd.items()}
     horizon = len(lines["energy"]) - 1

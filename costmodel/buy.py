@@ -35,7 +35,8 @@ def capex_usd(inputs: Scenario, footprint: Footprint) -> dict[str, NDArray[np.fl
     ``storage``; ``racks_install`` (per rack); ``spares`` (share of compute capex);
     ``cooling_plant`` (tier capex per kW of IT max power, only where the rack
     density exceeds the facility's existing cooling); ``facility_buildout``
-    (owned space, per kW of IT max power).
+    (owned space, per kW of IT max power); ``import_duty_vat`` (the non-recoverable share
+    of the hardware capex, ``hardware_capex_usd``).
 
     Examples
     --------
@@ -43,7 +44,7 @@ def capex_usd(inputs: Scenario, footprint: Footprint) -> dict[str, NDArray[np.fl
     """
     buy, facility = inputs.buy, inputs.facility
     systems = footprint.systems * buy.system_price_usd
-    return {
+    capex = {
         "systems": systems,
         "network": footprint.systems * buy.network_usd_per_system + systems * buy.network_share_of_compute,
         "storage": as_float(buy.storage_usd),
@@ -54,6 +55,9 @@ def capex_usd(inputs: Scenario, footprint: Footprint) -> dict[str, NDArray[np.fl
         ),
         "facility_buildout": footprint.it_kw_max * facility.owned_buildout_usd_per_kw,
     }
+    # Import duty and VAT that cannot be recovered are paid on the hardware as it is bought.
+    capex["import_duty_vat"] = hardware_capex_usd(capex) * buy.import_duty_vat_share
+    return capex
 
 
 def hardware_capex_usd(capex: dict[str, NDArray[np.float64]]) -> NDArray[np.float64]:

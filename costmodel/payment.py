@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from costmodel.inputs import InputError
+from costmodel.inputs import numeric
 from costmodel.tax import AfterTax
 from costmodel.tax import OwnedCosts
 from costmodel.tax import TaxTerms
@@ -58,9 +60,9 @@ class Loan:
 class Lease:
     """A lease of the hardware: the monthly payment, the term and (finance lease) the buy-out."""
 
-    payment_per_month: float
-    term_months: int
-    buyout: float = 0.0
+    payment_per_month: float = numeric(label="Lease payment", unit="a month", kind="usd")
+    term_months: int = numeric(low=1.0, whole=True, label="Lease term", unit="months", kind="month")
+    buyout: float = numeric(0.0, label="Lease buy-out", kind="usd")
 
 
 @dataclass(frozen=True)
@@ -158,7 +160,8 @@ def implicit_rate(price: float, lease: Lease) -> float:
 
     low, high = -0.5, 1.0
     if not value(high) <= price <= value(low):
-        raise ValueError(f"the lease's payments are worth {value(0.0):,.2f} undiscounted against "
+        raise InputError("finance_lease.payment_per_month",
+                         f"the lease's payments are worth {value(0.0):,.2f} undiscounted against "
                          f"a hardware price of {price:,.2f}: no interest rate links them")
     for _ in range(200):
         middle = (low + high) / 2

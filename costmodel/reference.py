@@ -72,8 +72,9 @@ def reference_evaluate(scenario: Scenario, *, with_breakeven_utilisation: bool =
         "cooling_plant": tier.capex_usd_per_kw * it_kw_max if needs_new_cooling else 0.0,
         "facility_buildout": facility.owned_buildout_usd_per_kw * it_kw_max,
     }
-    total_capex = sum(capex.values())
     hardware_capex = capex["systems"] + capex["network"] + capex["storage"] + capex["spares"]
+    capex["import_duty_vat"] = buy.import_duty_vat_share * hardware_capex
+    total_capex = sum(capex.values())
     monthly = {
         "colocation": facility.colocation_usd_per_kw_month * it_kw_max,
         "owned_facility": facility.owned_opex_usd_per_kw_month * it_kw_max,

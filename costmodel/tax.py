@@ -29,7 +29,9 @@ from numpy.typing import NDArray
 
 from costmodel.finance import breakeven_month
 from costmodel.finance import npv_usd
+from costmodel.inputs import numeric
 from costmodel.timeline import MONTHS_PER_YEAR
+from costmodel.validation import check_section
 
 # IRS Publication 946, table A-1: general depreciation system, half-year convention [share of
 # the basis per tax year]; each column sums to 1.
@@ -52,24 +54,25 @@ class TaxMethod(StrEnum):
 
 @dataclass(frozen=True)
 class TaxTerms:
-    """The scenario's tax figures: rate (0-1), tax depreciation method, tax life [months] for
-    straight line and declining balance, and the declining-balance factor (2 = double)."""
+    """The scenario's tax figures: rate, tax depreciation method, tax life for straight line and
+    declining balance, and the declining-balance factor (2 = double)."""
 
-    rate: float
+    rate: float = numeric(
+        high=1.0, label="Tax rate", unit="on profits", kind="share",
+        help="Tax rate on profits, 0 to 1 (0.25 = 25 %); 0 = the after-tax figures equal the "
+             "pre-tax ones.")
     method: TaxMethod = TaxMethod.STRAIGHT_LINE
-    life_months: int = 60
-    declining_balance_factor: float = 2.0
+    life_months: int = numeric(
+        60, low=MONTHS_PER_YEAR, whole=True, step=MONTHS_PER_YEAR, label="Tax depreciation life",
+        unit="months", kind="month",
+        help="Tax life for straight line and declining balance [months, whole years].")
+    declining_balance_factor: float = numeric(
+        2.0, low=1.0, high=3.0, label="Declining-balance factor", unit="x straight line",
+        help="Declining-balance rate as a multiple of straight line (2 = double declining).")
 
     def check(self) -> None:
-        """Raise ValueError naming the figure out of range."""
-        if not 0.0 <= self.rate <= 1.0:
-            raise ValueError(f"tax_rate: {self.rate:g} is outside 0-1 (0.25 = 25 %)")
-        if self.life_months < MONTHS_PER_YEAR or self.life_months % MONTHS_PER_YEAR:
-            raise ValueError(f"tax_depreciation_months: {self.life_months} is not a whole "
-                             "number of years (12, 24, ...)")
-        if not 1.0 <= self.declining_balance_factor <= 3.0:
-            raise ValueError(f"declining_balance_factor: {self.declining_balance_factor:g} is "
-                             "outside 1-3 (2 = double declining balance)")
+        """Raise ``InputError`` naming the figure (``tax.rate``) out of its declared range."""
+        check_section("tax", self)
 
 
 def yearly_shares(terms: TaxTerms) -> tuple[float, ...]:

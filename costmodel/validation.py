@@ -25,6 +25,7 @@ from costmodel.inputs import RentOption
 from costmodel.inputs import Scenario
 from costmodel.inputs import input_sections
 from costmodel.inputs import numeric_field_metadata
+from costmodel.inputs import numeric_fields
 
 _PRICING_MODELS = frozenset(PricingModel)
 _BILLING_BASES = frozenset(BillingBasis)
@@ -61,6 +62,18 @@ def validate(inputs: Scenario, *, ranges: bool = True) -> None:
     _check_cooling(inputs)
     _check_rent(inputs)
     _check_tokens(inputs)
+
+
+def check_section(prefix: str, section: Any) -> None:
+    """Raise ``InputError`` (``<prefix>.<field>``) for the first numeric field of ``section``
+    outside its declared range or off its declared step: terms that are no part of a
+    ``Scenario`` (tax, leases) checked as its inputs are."""
+    for name, value, metadata in numeric_fields(section):
+        path = f"{prefix}.{name}"
+        _check_range(path, value, metadata)
+        step = metadata["step"]
+        if step and np.any(np.asarray(value, dtype=np.float64) % step):
+            raise InputError(path, f"must be a whole multiple of {step:g} ({step:g}, {2 * step:g}, ...)")
 
 
 @functools.cache

@@ -1,6 +1,8 @@
 """The words and number formats people read: one label, unit and format per input and figure.
 
-Every engine input path (``buy.system_price_usd``, ``rent.2.price_usd_per_instance_hour``),
+An input's words are declared with the input (``numeric(label=..., unit=..., kind=...)`` in
+costmodel/inputs.py, costmodel/tax.py and costmodel/payment.py); ``INPUTS`` and ``TERMS`` gather
+them by path. Every engine input path (``buy.system_price_usd``, ``rent.2.price_usd_per_instance_hour``),
 every result figure (``rent.npv_saving_usd``, ``footprint.racks``) and every cash-flow line
 (``capex_systems``) has one ``Term`` here. The admin, the API, the reports, chart axes, the
 tornado and the recommendation sentence all read it, so a figure is named and shown the same
@@ -28,6 +30,21 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from costmodel.inputs import ApiOption
+from costmodel.inputs import BuyOption
+from costmodel.inputs import Carbon
+from costmodel.inputs import CoolingTier
+from costmodel.inputs import Exchange
+from costmodel.inputs import Facility
+from costmodel.inputs import Finance
+from costmodel.inputs import Goodput
+from costmodel.inputs import RentOption
+from costmodel.inputs import TokenMix
+from costmodel.inputs import Workload
+from costmodel.inputs import numeric_field_metadata
+from costmodel.payment import Lease
+from costmodel.tax import TaxTerms
 
 _CURRENCY: ContextVar[str] = ContextVar("reporting_currency", default="USD")
 # The one mark of a figure that is missing or does not apply, in every page, export and column.
@@ -130,86 +147,34 @@ def _t(label: str, unit: str, kind: Kind, digits: int = 2) -> Term:
 USD, PRICE, SHARE, MONTH, COUNT, QTY = (Kind.USD, Kind.USD_PRICE, Kind.SHARE, Kind.MONTH,
                                          Kind.COUNT, Kind.QUANTITY)
 
-# Engine inputs, by dotted path; rent options and cooling tiers by "rent.*" / "cooling.*".
-INPUTS: dict[str, Term] = {
-    "workload.accelerators": _t("Accelerators needed", "", COUNT),
-    "workload.utilisation": _t("Utilisation", "", SHARE),
-    "workload.hours_per_month": _t("Hours per month", "h", QTY, 0),
-    "workload.tokens_per_s_per_accelerator": _t("Throughput per accelerator", "tokens/s", QTY, 0),
-    "buy.accelerators_per_system": _t("Accelerators per system", "", COUNT),
-    "buy.system_price_usd": _t("System price", "per system", USD),
-    "buy.system_power_max_kw": _t("System power, maximum", "kW", QTY, 2),
-    "buy.system_power_idle_kw": _t("System power, idle", "kW", QTY, 2),
-    "buy.system_rack_units": _t("System height", "U", QTY, 0),
-    "buy.depreciation_months": _t("Depreciation period", "months", MONTH),
-    "buy.network_usd_per_system": _t("Network per system", "per system", USD),
-    "buy.network_share_of_compute": _t("Network as a share of compute", "", SHARE),
-    "buy.storage_usd": _t("Storage", "", USD),
-    "buy.racks_install_usd_per_rack": _t("Rack installation", "per rack", USD),
-    "buy.spares_share": _t("Spares as a share of systems", "", SHARE),
-    "buy.support_share_per_year": _t("Support contract", "of hardware a year", SHARE),
-    "buy.staff_fte_per_system": _t("Staff per system", "FTE", QTY, 3),
-    "buy.staff_usd_per_fte_year": _t("Staff cost", "per FTE-year", USD),
-    "buy.licence_usd_per_accelerator_year": _t("Software licences", "per accelerator-year", USD),
-    "buy.residual_value_share": _t("Residual value", "of system price", SHARE),
-    "buy.power_cap_share": _t("Power cap", "of maximum power", SHARE),
-    "buy.power_cap_throughput_loss": _t("Throughput lost to the power cap", "", SHARE),
-    "buy.financed_share": _t("Financed share", "", SHARE),
-    "buy.loan_rate_per_year": _t("Loan rate", "a year", SHARE, 2),
-    "buy.loan_term_months": _t("Loan term", "months", MONTH),
-    "facility.electricity_usd_per_kwh": _t("Electricity price", "per kWh", PRICE),
-    "facility.pue": _t("PUE", "", QTY, 2),
-    "facility.rack_power_limit_kw": _t("Rack power limit", "kW", QTY, 1),
-    "facility.rack_units_per_rack": _t("Rack height", "U", QTY, 0),
-    "facility.existing_cooling_max_kw_per_rack": _t("Existing cooling, maximum", "kW per rack", QTY, 1),
-    "facility.electricity_escalation_per_year": _t("Electricity price change", "a year", SHARE),
-    "facility.colocation_usd_per_kw_month": _t("Colocation price", "per kW-month", PRICE),
-    "facility.owned_buildout_usd_per_kw": _t("Owned space build-out", "per kW", USD),
-    "facility.owned_opex_usd_per_kw_month": _t("Owned space running cost", "per kW-month", PRICE),
-    "cooling.*.max_kw_per_rack": _t("Cooling capacity", "kW per rack", QTY, 1),
-    "cooling.*.capex_usd_per_kw": _t("Cooling plant price", "per kW", USD),
-    "cooling.*.opex_usd_per_kw_month": _t("Cooling plant running cost", "per kW-month", PRICE),
-    "rent.*.price_usd_per_instance_hour": _t("Instance price", "per instance-hour", PRICE),
-    "rent.*.accelerators_per_instance": _t("Accelerators per instance", "", COUNT),
-    "rent.*.commitment_months": _t("Commitment", "months", MONTH),
-    "rent.*.upfront_usd_per_instance": _t("Up-front payment", "per instance", USD),
-    "rent.*.spot_interruption_overhead": _t("Spot interruption overhead", "", SHARE),
-    "rent.*.egress_tb_per_month": _t("Data egress", "TB/month", QTY, 1),
-    "rent.*.egress_usd_per_gb": _t("Egress price", "per GB", PRICE),
-    "rent.*.storage_tb": _t("Cloud storage", "TB", QTY, 1),
-    "rent.*.storage_usd_per_gb_month": _t("Cloud storage price", "per GB-month", PRICE),
-    "rent.*.price_change_per_year": _t("Instance price change", "a year", SHARE),
-    "rent.*.equivalence_factor": _t("Rented accelerators per own accelerator", "", QTY, 3),
-    "buy.embodied_kg_co2e_per_system": _t("Embodied emissions", "kg CO2e per system", QTY, 0),
-    "buy.next_generation_launch_month": _t("Next generation launch", "month", MONTH),
-    "buy.next_generation_value_drop": _t("Resale value lost at the next generation", "", SHARE),
-    "buy.residual_decline_per_year": _t("Resale value decline", "a year", SHARE),
-    "carbon.cloud_pue": _t("Cloud PUE", "", QTY, 2),
-    "carbon.default_grid_kg_co2e_per_kwh": _t("Grid emissions, default", "kg CO2e per kWh", QTY, 3),
-    "carbon.price_usd_per_tonne": _t("Carbon price", "per tonne CO2e", USD),
-    "facility.grid_kg_co2e_per_kwh": _t("Grid emissions", "kg CO2e per kWh", QTY, 3),
-    "goodput.accelerators_per_job": _t("Accelerators per job", "", COUNT),
-    "goodput.checkpoint_cost_h": _t("Checkpoint time", "h", QTY, 3),
-    "goodput.checkpoint_interval_h": _t("Checkpoint interval", "h", QTY, 2),
-    "goodput.failures_per_accelerator_hour": _t("Failures per accelerator-hour", "", QTY, 6),
-    "goodput.restart_h": _t("Restart time", "h", QTY, 2),
-    "rent.*.grid_kg_co2e_per_kwh": _t("Cloud grid emissions", "kg CO2e per kWh", QTY, 3),
-    "api.*.usd_per_million_input": _t("API price, input tokens", "per million tokens", PRICE),
-    "api.*.usd_per_million_cached_input": _t("API price, cached input tokens", "per million tokens",
-                                             PRICE),
-    "api.*.usd_per_million_output": _t("API price, output tokens", "per million tokens", PRICE),
-    "api.*.price_change_per_year": _t("API price change", "a year", SHARE),
-    "api.*.minimum_usd_per_month": _t("API minimum spend", "a month", USD),
-    "api.*.rate_limit_tokens_per_month": _t("API rate limit", "tokens a month", COUNT),
-    "rent.*.spot_interruptions_per_hour": _t("Spot interruptions per hour", "", QTY, 4),
-    "tokens.cached_input_share": _t("Cached input tokens", "", SHARE),
-    "tokens.input_share": _t("Input tokens", "", SHARE),
-    "tokens.output_share": _t("Output tokens", "", SHARE),
-    "finance.horizon_months": _t("Horizon", "months", MONTH),
-    "finance.discount_rate_per_year": _t("Discount rate", "a year", SHARE),
-    # 1.1: every input currency 10 % dearer in the reporting one than at the rates stated.
-    "exchange.rate_change": _t("Exchange-rate move (x the stated rates)", "", QTY, 3),
+# The sections of inputs, by the path prefix their terms are found under.
+SCENARIO_SECTIONS: Mapping[str, type] = {
+    "workload": Workload, "buy": BuyOption, "facility": Facility, "cooling.*": CoolingTier,
+    "rent.*": RentOption, "api.*": ApiOption, "carbon": Carbon, "goodput": Goodput,
+    "tokens": TokenMix, "finance": Finance, "exchange": Exchange,
 }
+# Terms of the scenario that no engine ``Scenario`` holds: its tax and the leases compared.
+TERMS_SECTIONS: Mapping[str, type] = {"tax": TaxTerms, "finance_lease": Lease, "operating_lease": Lease}
+# A lease's figures are named by the lease they belong to ("Finance lease payment").
+_SECTION_WORDS = {"finance_lease": "Finance", "operating_lease": "Operating"}
+
+
+def declared_terms(sections: Mapping[str, type]) -> dict[str, Term]:
+    """Each numeric input's term, by dotted path, from its declaration (``inputs.numeric``)."""
+    terms = {}
+    for prefix, cls in sections.items():
+        for name, meta in numeric_field_metadata(cls).items():
+            label = meta["label"]
+            if prefix in _SECTION_WORDS:
+                label = f"{_SECTION_WORDS[prefix]} {label[0].lower()}{label[1:]}"
+            terms[f"{prefix}.{name}"] = Term(label, meta["unit"], Kind(meta["kind"]), meta["digits"])
+    return terms
+
+
+# Engine inputs, by dotted path; rent options and cooling tiers by "rent.*" / "cooling.*".
+INPUTS: dict[str, Term] = declared_terms(SCENARIO_SECTIONS)
+# The tax and lease terms, by dotted path ("tax.rate", "finance_lease.term_months").
+TERMS: dict[str, Term] = declared_terms(TERMS_SECTIONS)
 
 # Result figures, by path in the result ("rent.*" for every rent option).
 RESULTS: dict[str, Term] = {
@@ -297,6 +262,9 @@ CASH_FLOW_LINES: dict[str, str] = {
     "storage": "Cloud storage",
     "total": "Total",
     "cumulative": "Running total",
+    # The capex lines a share of the hardware capex adds, named as their input is.
+    **{f"capex_{meta['capex_line']}": meta["label"] for meta in numeric_field_metadata(BuyOption).values()
+       if meta["capex_line"]},
 }
 
 _INDEX = re.compile(r"^(rent|cooling|api)\.(\d+)\.")
@@ -313,7 +281,7 @@ def input_term(path: str) -> Term:
     An input added to the engine before its term (``test_vocabulary`` fails until it has one)
     is named by its field's words, so no page breaks over a missing label.
     """
-    term = INPUTS.get(generic_path(path))
+    term = INPUTS.get(generic_path(path)) or TERMS.get(path)
     if term is None:
         words = path.rsplit(".", 1)[-1].replace("_usd", "").replace("_", " ")
         term = Term(words.capitalize(), "", Kind.QUANTITY, 4)

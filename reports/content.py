@@ -19,9 +19,13 @@ import pandas as pd
 import costmodel as engine
 from catalog.refresh.freshness import staleness_limit_days
 from catalog.selectors import Citation
+from costmodel.buy import hardware_capex_usd
 from costmodel.figures import finite_or_none
 from costmodel.figures import scalar
+from costmodel.inputs import numeric_field_metadata
 from costmodel.vocabulary import input_label
+from costmodel.vocabulary import input_term
+from costmodel.vocabulary import line_label
 from tco.services.cash_flows import CashFlowTable
 from tco.services.engine_inputs import Assumption
 from tco.services.engine_inputs import EvaluationWarning
@@ -218,6 +222,15 @@ CAPEX_LABELS = {
     "cooling_plant": "Cooling plant (where the facility's cooling is not enough)",
     "facility_buildout": "Facility build-out (owned space)",
 }
+# Capex lines that are a share of the hardware capex, by line, with the input giving the share
+# (declared ``numeric(capex_line=...)``: an import duty).
+HARDWARE_SHARE_LINES = {meta["capex_line"]: name for name, meta in
+                        numeric_field_metadata(engine.BuyOption).items() if meta["capex_line"]}
+
+
+def capex_label(line: str) -> str:
+    """Words for a capex line: 'Systems', 'Import duty and VAT'."""
+    return CAPEX_LABELS.get(line) or line_label(f"capex_{line}")
 
 
 @dataclass(frozen=True)
@@ -250,6 +263,9 @@ def bill_of_materials(inputs: engine.Scenario, result: engine.Result) -> tuple[B
         "spares": (buy.spares_share, "share of systems capex", systems_capex),
         "cooling_plant": (it_kw_max, "kW of IT", scalar(footprint.cooling_capex_usd_per_kw)),
         "facility_buildout": (it_kw_max, "kW of IT", inputs.facility.owned_buildout_usd_per_kw),
+        **{line: (getattr(buy, name), input_term(f"buy.{name}").unit,
+                  scalar(hardware_capex_usd(result.buy.capex_usd)))
+           for line, name in HARDWARE_SHARE_LINES.items()},
     }
     lines = []
     for line, amount in result.buy.capex_usd.items():
@@ -257,7 +273,7 @@ def bill_of_materials(inputs: engine.Scenario, result: engine.Result) -> tuple[B
             raise KeyError(f"the engine has a capex line {line!r} that the report does not describe")
         quantity, unit, unit_price = basis[line]
         lines.append(
-            BomLine(line, CAPEX_LABELS[line], float(quantity), unit, float(unit_price), scalar(amount))
+            BomLine(line, capex_label(line), float(quantity), unit, float(unit_price), scalar(amount))
         )
     return tuple(lines)
 

@@ -1,10 +1,15 @@
-"""Each scenario field's bounds, read from the engine input it feeds: declared once, there.
+"""Each scenario field's bounds, words and help, read from the engine input it feeds: declared
+once, there.
 
-The engine's input metadata (``numeric(low=..., high=..., rate=...)`` in costmodel/inputs.py)
-says what each input accepts. The model fields' validators (``WithinBounds``), hence the admin
-forms and the API's serializers, and the database's check constraints (``bounds_constraints``)
-all follow from it, through the field -> engine input mapping below. A field that is a share or
-a yearly rate (``rate`` in the metadata) is also refused above 1: 8 there is most likely 8 %.
+The engine's input declaration (``numeric(low=..., high=..., rate=..., step=..., label=...,
+help=...)`` in costmodel/inputs.py, and for the tax and lease terms in costmodel/tax.py and
+costmodel/payment.py) says what each input accepts and what it is called. The model fields'
+validators (``WithinBounds``), hence the admin forms and the API's serializers, the database's
+check constraints (``bounds_constraints``), the admin's labels (tco/admin/labels.py) and the help
+text of a field that has none of its own all follow from it, through the field -> engine input
+mapping below. A field that is a share or a yearly rate (``rate`` in the metadata) is also
+refused above 1: 8 there is most likely 8 %. The engine refuses what it is given with an
+``InputError`` naming the input's path; ``field_for`` names the field to fix.
 
 Refusals name the input in words, the value given and what is allowed:
 "Utilisation is a share from 0 to 1: 70 % is 0.7".
@@ -20,7 +25,10 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import F
 from django.db.models import Q
+from django.db.models.functions import Mod
+from django.db.models.lookups import Exact
 from django.utils.deconstruct import deconstructible
 
 from costmodel.inputs import ApiOption
@@ -34,32 +42,25 @@ from costmodel.inputs import RentOption
 from costmodel.inputs import TokenMix
 from costmodel.inputs import Workload
 from costmodel.inputs import numeric_field_metadata
+from costmodel.inputs import stated_fields
+from costmodel.vocabulary import TERMS_SECTIONS
 from costmodel.vocabulary import input_term
 
 SECTIONS: Mapping[str, type] = {
     "workload": Workload, "buy": BuyOption, "facility": Facility, "finance": Finance,
     "goodput": Goodput, "carbon": Carbon, "tokens": TokenMix, "rent": RentOption, "api": ApiOption,
-    "exchange": Exchange,
+    "exchange": Exchange, **TERMS_SECTIONS,
 }
 
-# Model field -> the engine input it becomes (tco/services/engine_inputs.py builds them).
+# Model field -> the engine input it becomes (tco/services/engine_inputs.py builds them). A buy
+# input declared ``stated`` is set by the scenario's field of its own name.
 SCENARIO_INPUTS: Mapping[str, str] = {
+    **{name: f"buy.{name}" for name in stated_fields(BuyOption)},
     "accelerators": "workload.accelerators",
     "utilisation": "workload.utilisation",
     "hours_per_month": "workload.hours_per_month",
     "tokens_per_s_per_accelerator": "workload.tokens_per_s_per_accelerator",
     "system_price_usd": "buy.system_price_usd",
-    "network_usd_per_system": "buy.network_usd_per_system",
-    "network_share_of_compute": "buy.network_share_of_compute",
-    "storage_usd": "buy.storage_usd",
-    "racks_install_usd_per_rack": "buy.racks_install_usd_per_rack",
-    "spares_share": "buy.spares_share",
-    "power_cap_share": "buy.power_cap_share",
-    "power_cap_throughput_loss": "buy.power_cap_throughput_loss",
-    "support_share_per_year": "buy.support_share_per_year",
-    "staff_fte_per_system": "buy.staff_fte_per_system",
-    "staff_usd_per_fte_year": "buy.staff_usd_per_fte_year",
-    "licence_usd_per_accelerator_year": "buy.licence_usd_per_accelerator_year",
     "electricity_usd_per_kwh": "facility.electricity_usd_per_kwh",
     "electricity_escalation_per_year": "facility.electricity_escalation_per_year",
     "pue": "facility.pue",
@@ -70,11 +71,6 @@ SCENARIO_INPUTS: Mapping[str, str] = {
     "rack_units_per_rack": "facility.rack_units_per_rack",
     "horizon_months": "finance.horizon_months",
     "discount_rate_per_year": "finance.discount_rate_per_year",
-    "depreciation_months": "buy.depreciation_months",
-    "residual_value_share": "buy.residual_value_share",
-    "financed_share": "buy.financed_share",
-    "loan_rate_per_year": "buy.loan_rate_per_year",
-    "loan_term_months": "buy.loan_term_months",
     "residual_decline_per_year": "buy.residual_decline_per_year",
     "next_generation_launch_month": "buy.next_generation_launch_month",
     "next_generation_value_drop": "buy.next_generation_value_drop",
@@ -91,6 +87,15 @@ SCENARIO_INPUTS: Mapping[str, str] = {
     "token_input_share": "tokens.input_share",
     "token_cached_input_share": "tokens.cached_input_share",
     "token_output_share": "tokens.output_share",
+    # Tax and the leases compared (costmodel/tax.py, costmodel/payment.py).
+    "tax_rate": "tax.rate",
+    "tax_depreciation_months": "tax.life_months",
+    "declining_balance_factor": "tax.declining_balance_factor",
+    "finance_lease_usd_per_month": "finance_lease.payment_per_month",
+    "finance_lease_term_months": "finance_lease.term_months",
+    "finance_lease_buyout_usd": "finance_lease.buyout",
+    "operating_lease_usd_per_month": "operating_lease.payment_per_month",
+    "operating_lease_term_months": "operating_lease.term_months",
 }
 RENT_OPTION_INPUTS: Mapping[str, str] = {
     "price_usd_per_instance_hour": "rent.price_usd_per_instance_hour",
@@ -150,6 +155,7 @@ class Bounds:
     low_open: bool
     high_open: bool
     rate: bool
+    step: float = 0.0
 
     @classmethod
     def of(cls, path: str) -> Bounds:
@@ -159,7 +165,7 @@ class Bounds:
         high, high_open = meta["high"], meta["high_open"]
         if rate and high > 1:
             high, high_open = 1.0, False
-        return cls(path, meta["low"], high, meta["low_open"], high_open, rate)
+        return cls(path, meta["low"], high, meta["low_open"], high_open, rate, meta["step"])
 
     @property
     def label(self) -> str:
@@ -170,17 +176,18 @@ class Bounds:
     def admits(self, value: float) -> bool:
         above = value > self.low if self.low_open else value >= self.low
         below = value < self.high if self.high_open else value <= self.high
-        return above and below
+        return above and below and not (self.step and value % self.step)
 
     def allowed(self) -> str:
         """'from 0 to 1', 'at least 1', 'more than 0', 'from 1 to 240', 'above -1 and at most 1'."""
         low = f"{'more than' if self.low_open else 'at least'} {self.low:g}"
+        steps = f" in whole multiples of {self.step:g}" if self.step else ""
         if math.isinf(self.high):
-            return low
+            return low + steps
         high = f"{'less than' if self.high_open else 'at most'} {self.high:g}"
         if not (self.low_open or self.high_open):
-            return f"from {self.low:g} to {self.high:g}"
-        return f"{low} and {high}"
+            return f"from {self.low:g} to {self.high:g}{steps}"
+        return f"{low} and {high}{steps}"
 
     def refusal(self, value: float) -> str:
         """Why ``value`` is refused, in words, with what is allowed."""
@@ -189,6 +196,9 @@ class Bounds:
         if self.low == 0 and self.high == 1 and not self.rate:
             head = f"{self.label} is a share {self.allowed()}"
             return f"{head}: {given} % is {value / 100:g}" if as_percent else f"{head}, not {given}"
+        if self.step and self.admits(math.ceil(value / self.step) * self.step):
+            return (f"{self.label} must be a whole multiple of {self.step:g} ({self.step:g}, "
+                    f"{2 * self.step:g}, ...), not {given}")
         if as_percent:
             return (f"{given} looks like a percent: {given} % is {value / 100:g} "
                     f"({self.label} is {self.allowed()})")
@@ -199,6 +209,8 @@ class Bounds:
         within = Q(**{f"{field}__{'gt' if self.low_open else 'gte'}": _decimal(self.low)})
         if math.isfinite(self.high):
             within &= Q(**{f"{field}__{'lt' if self.high_open else 'lte'}": _decimal(self.high)})
+        if self.step:
+            within &= Exact(Mod(F(field), _decimal(self.step)), 0)
         return Q(**{f"{field}__isnull": True}) | within
 
 
@@ -240,7 +252,16 @@ def bounds_constraints(prefix: str, inputs: Mapping[str, str]) -> list[models.Ch
 
 def bound_fields(model: type[models.Model], inputs: Mapping[str, str]) -> None:
     """Give each mapped field of ``model`` its ``WithinBounds`` validator (run by full_clean,
-    the admin's forms and the API's model serializers, which copy model validators)."""
+    the admin's forms and the API's model serializers, which copy model validators) and, where
+    the field says nothing of its own, the input's declared help text."""
     for name, path in inputs.items():
         field = model._meta.get_field(name)
         field._validators = [*field._validators, WithinBounds(path)]
+        if not field.help_text:
+            field.help_text = declared_help(path)
+
+
+def declared_help(path: str) -> str:
+    """The help text declared with the engine input (``numeric(help=...)``), "" when none."""
+    section, name = path.split(".")
+    return numeric_field_metadata(SECTIONS[section])[name]["help"]

@@ -22,6 +22,20 @@ from costmodel.examples import COOLING
 from costmodel.examples import flat_scenario
 from costmodel.examples import rich_scenario
 
+
+def one_system_of_hardware(hardware_usd: float, import_duty_vat_share: float = 0.0) -> Scenario:
+    """The rich scenario buying one system whose price is all its hardware capex (no network,
+    storage or spares, no power cap, paid in cash): the figures of a hand check."""
+    base = rich_scenario()
+    return replace(
+        base,
+        workload=replace(base.workload, accelerators=base.buy.accelerators_per_system),
+        buy=replace(base.buy, system_price_usd=hardware_usd, network_usd_per_system=0.0,
+                    network_share_of_compute=0.0, storage_usd=0.0, spares_share=0.0,
+                    power_cap_share=1.0, power_cap_throughput_loss=0.0, financed_share=0.0,
+                    import_duty_vat_share=import_duty_vat_share),
+    )
+
 __all__ = ["COOLING", "flat_scenario", "rich_scenario", "rent_options", "scalar_scenarios"]
 
 
@@ -89,6 +103,7 @@ def scalar_scenarios(draw: st.DrawFn) -> Scenario:
             financed_share=financed_share,
             loan_rate_per_year=draw(st.floats(0.0, 0.15)),
             loan_term_months=float(draw(st.integers(1, 150))),
+            import_duty_vat_share=draw(st.sampled_from([0.0]) | st.floats(0.0, 0.3)),
         ),
         facility=Facility(
             electricity_usd_per_kwh=draw(st.floats(0.02, 0.4)),

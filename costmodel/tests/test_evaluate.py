@@ -171,6 +171,7 @@ def test_every_buy_line_is_named_and_they_add_up_to_the_total() -> None:
         "capex_spares",
         "capex_cooling_plant",
         "capex_facility_buildout",
+        "capex_import_duty_vat",
         "energy",
         "colocation",
         "owned_facility",

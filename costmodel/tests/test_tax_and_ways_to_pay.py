@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from costmodel.inputs import InputError
 from costmodel.payment import Lease
 from costmodel.payment import Loan
 from costmodel.payment import OwnedSystems
@@ -119,11 +120,14 @@ def test_an_operating_lease_longer_than_the_horizon_pays_the_rest_at_the_horizon
     assert flows.total_pre_tax == pytest.approx(90_000.0)
 
 
-@pytest.mark.parametrize(("terms", "message"), [
-    (TaxTerms(1.5), "tax_rate: 1.5 is outside 0-1"),
-    (TaxTerms(0.2, TaxMethod.STRAIGHT_LINE, 30), "tax_depreciation_months: 30 is not a whole"),
-    (TaxTerms(0.2, TaxMethod.DECLINING_BALANCE, 60, 4.0), "declining_balance_factor: 4 is outside"),
+@pytest.mark.parametrize(("terms", "path", "message"), [
+    (TaxTerms(1.5), "tax.rate", "must be in [0.0, 1.0]"),
+    (TaxTerms(0.2, TaxMethod.STRAIGHT_LINE, 30), "tax.life_months", "must be a whole multiple of 12 (12, 24"),
+    (TaxTerms(0.2, TaxMethod.DECLINING_BALANCE, 60, 4.0), "tax.declining_balance_factor",
+     "must be in [1.0, 3.0]"),
 ])
-def test_bad_tax_terms_are_refused_naming_the_field(terms, message) -> None:
-    with pytest.raises(ValueError, match=message):
+def test_bad_tax_terms_are_refused_naming_the_field(terms, path, message) -> None:
+    with pytest.raises(InputError) as refused:
         terms.check()
+    assert refused.value.path == path
+    assert refused.value.message.startswith(message)

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from costmodel.vocabulary import line_label
 from finops.exports.pricing_terms import CostTerms
 from finops.exports.pricing_terms import cost_columns
 from finops.focus_columns import COLUMNS
@@ -93,6 +94,16 @@ LINES = {
     "data": Line("Usage", "Usage-Based", "Networking", "Data egress and storage"),
     "tokens": Line("Usage", "Usage-Based", "AI and Machine Learning", "Model API", "1000000 Tokens"),
 }
+
+
+def focus_line(name: str) -> Line:
+    """How our line ``name`` reads in FOCUS; a capex line with no entry of its own (a share of
+    the hardware capex an input adds, such as import duty) is a purchase named by its words."""
+    if name in LINES or not name.startswith("capex_"):
+        return LINES[name]
+    return Line("Purchase", "One-Time", "Compute", line_label(name), "Units", PURCHASE)
+
+
 PRICING_CATEGORIES = {"owned": "Standard", "on_demand": "Standard", "spot": "Dynamic",
                       "reserved": "Committed", "api": "Standard"}
 
@@ -152,7 +163,7 @@ def month_start(start: date, month: int) -> datetime:
 def focus_rows(billing: Billing, series: Iterable[CostSeries]) -> Iterator[dict[str, Any]]:
     """FOCUS rows of cost series: one per series and month with a non-zero amount."""
     for one in series:
-        line = LINES[one.line]
+        line = focus_line(one.line)
         for month in np.flatnonzero(np.round(one.usd, 6)):
             yield _row(billing, one, line, int(month))
 

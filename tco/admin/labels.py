@@ -19,6 +19,7 @@ from django.utils.text import capfirst
 from core.currency import Currency
 from costmodel.vocabulary import INPUTS
 from costmodel.vocabulary import MISSING
+from costmodel.vocabulary import TERMS
 from costmodel.vocabulary import Kind
 from costmodel.vocabulary import Term
 from costmodel.vocabulary import generic_path
@@ -74,7 +75,7 @@ class VocabularyLabelsForm(forms.ModelForm):
             if model_field is None or getattr(model_field, "_verbose_name", None) is not None:
                 continue
             path = self.path_of(name)
-            term = INPUTS.get(generic_path(path)) if path else None
+            term = (INPUTS.get(generic_path(path)) or TERMS.get(path)) if path else None
             if term is not None:
                 form_field.label = form_label(term, currency)
                 if term.kind in (Kind.USD, Kind.USD_PRICE):

@@ -30,6 +30,7 @@ from tco.admin.labels import typed_currency
 from tco.admin.result import SUMMARY_HEADINGS
 from tco.admin.result import resolved_blanks
 from tco.admin.result import scenario_result
+from tco.inputs import SCENARIO_INPUTS
 from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
@@ -146,6 +147,28 @@ class ScenarioAdminForm(VocabularyLabelsForm):
                 code="stale_revision") from exc
 
 
+
+# The fieldset a scenario input no row below places goes to, by its engine section.
+SECTION_FIELDSETS = {"workload": "Workload", "buy": "Buy: hardware", "finance": "Finance",
+                     "tax": "Tax and ways to pay"}
+
+
+Fieldsets = list[tuple[str | None, dict[str, Any]]]
+
+
+def with_every_input(fieldsets: Fieldsets) -> Fieldsets:
+    """``fieldsets`` with each scenario input they do not place (a newly declared one) appended
+    to its section's fieldset, so a new input is on the form without an edit here."""
+    placed = {name for _, options in fieldsets for row in options["fields"]
+              for name in (row if isinstance(row, tuple) else (row,))}
+    for field, engine_path in SCENARIO_INPUTS.items():
+        title = SECTION_FIELDSETS.get(engine_path.split(".")[0])
+        if field in placed or title is None:
+            continue
+        options = next(options for name, options in fieldsets if name == title)
+        options["fields"] = [*options["fields"], field]
+    return fieldsets
+
 @admin.register(Scenario)
 class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin):
     """Scenarios of the user's teams. An approved one is frozen: saving it makes its next version.
@@ -167,7 +190,7 @@ class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin)
     # The reports app adds its exports and the side-by-side comparison (reports/admin.py).
     inlines = [RentOptionInline, ApiOptionInline]
     actions = ["clone_selected", "approve_selected"]
-    fieldsets = [
+    fieldsets = with_every_input([
         (None, {"fields": ["name", "description", ("prices_as_of", "price_range_point"), "team",
                            ("owner", "created_at", "updated_at"),
                            ("status", "version", "previous_version"),
@@ -213,7 +236,7 @@ class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin)
         ("Token mix (for per-token API options)", {
             "classes": ["collapse"],
             "fields": [("token_input_share", "token_cached_input_share", "token_output_share")]}),
-    ]
+    ])
     change_form_template = "admin/tco/scenario/change_form.html"
 
     def get_fieldsets(self, request: HttpRequest, obj: Scenario | None = None):

@@ -13,8 +13,6 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator
-from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F
 from django.db.models import Q
@@ -138,6 +136,7 @@ class Scenario(models.Model):
         **RATE, default=1, help_text="Power cap as a share of TDP; 1 = no cap.")
     power_cap_throughput_loss = models.DecimalField(
         **RATE, default=0, help_text="Share of throughput lost under the cap (seed 003).")
+    import_duty_vat_share = models.DecimalField(**RATE, default=0)
 
     # Buy: operations
     support_share_per_year = models.DecimalField(**RATE, default=0)
@@ -183,33 +182,23 @@ class Scenario(models.Model):
         **RATE, default=0, help_text="Share of the resale value lost from that launch on.")
 
     # Tax and ways to pay (costmodel/tax.py, costmodel/payment.py)
-    tax_rate = models.DecimalField(
-        **RATE, default=0, validators=[MinValueValidator(0), MaxValueValidator(1)],
-        help_text="Tax rate on profits, 0 to 1 (0.25 = 25 %); 0 = the after-tax figures equal "
-                  "the pre-tax ones.")
+    tax_rate = models.DecimalField(**RATE, default=0)
     tax_depreciation = models.CharField(
         max_length=20, choices=TaxDepreciation.choices, default=TaxDepreciation.STRAIGHT_LINE,
         help_text="How the tax return depreciates the capex (the books: straight line over "
                   "depreciation_months).")
-    tax_depreciation_months = models.PositiveSmallIntegerField(
-        default=60, validators=[MinValueValidator(12)],
-        help_text="Tax life for straight line and declining balance [months, whole years].")
-    declining_balance_factor = models.DecimalField(
-        max_digits=4, decimal_places=2, default=2,
-        validators=[MinValueValidator(1), MaxValueValidator(3)],
-        help_text="Declining-balance rate as a multiple of straight line (2 = double declining).")
+    tax_depreciation_months = models.PositiveSmallIntegerField(default=60)
+    declining_balance_factor = models.DecimalField(max_digits=4, decimal_places=2, default=2)
     finance_lease_usd_per_month = optional_decimal(
         MONEY, "Finance lease of the hardware: the monthly payment; empty = not compared.")
-    finance_lease_term_months = models.PositiveSmallIntegerField(
-        default=36, validators=[MinValueValidator(1)])
+    finance_lease_term_months = models.PositiveSmallIntegerField(default=36)
     finance_lease_buyout_usd = models.DecimalField(
         **MONEY, default=0, help_text="Paid at the end of the finance lease's term to own the "
                                       "hardware.")
     operating_lease_usd_per_month = optional_decimal(
         MONEY, "Operating lease of the hardware: the monthly payment (the hardware is returned at "
                "the end); empty = not compared.")
-    operating_lease_term_months = models.PositiveSmallIntegerField(
-        default=36, validators=[MinValueValidator(1)])
+    operating_lease_term_months = models.PositiveSmallIntegerField(default=36)
 
     # Goodput (empty = the stated default, see tco/services/stated_defaults.py)
     failures_per_accelerator_hour = models.DecimalField(
@@ -259,8 +248,6 @@ class Scenario(models.Model):
             models.CheckConstraint(condition=Q(version__gte=1) & Q(revision__gte=1),
                                    name="scenario_version_and_revision_from_1"),
             *bounds_constraints("scenario", SCENARIO_INPUTS),
-            models.CheckConstraint(condition=Q(tax_rate__gte=0) & Q(tax_rate__lte=1),
-                                   name="scenario_tax_rate_0_1"),
             models.CheckConstraint(condition=Q(currency="") | Q(currency__in=Currency.values),
                                    name="scenario_currency_known"),
             models.CheckConstraint(condition=Q(reporting_currency="")

@@ -36,8 +36,10 @@ from costmodel.currency import Rate
 from costmodel.currency import RateBook
 from costmodel.footprint import accelerators_to_buy
 from costmodel.footprint import systems_needed
+from costmodel.inputs import stated_fields
 from costmodel.payment import Lease
 from costmodel.sizing import SizingInputError
+from costmodel.vocabulary import Kind
 from costmodel.vocabulary import input_term
 from costmodel.vocabulary import money
 from costmodel.vocabulary import money_in
@@ -304,6 +306,19 @@ class _Recorder:
             path, number, unit, "catalog", source, point.as_of,
             source_keys=(point.source.key, *(other.source.key for other in others))))
         return number
+
+
+def recorded_unit(path: str) -> str:
+    """The unit an input is recorded in, from its declared words: money in USD (converted to
+    the reporting currency as recorded) per what its unit says ("USD/rack"), shares "share" or
+    "share/year", months, counts, else the declared unit ("FTE", "kW")."""
+    term = input_term(path)
+    if term.kind in (Kind.USD, Kind.USD_PRICE):
+        per = term.unit.removeprefix("per ")
+        return f"USD/{per}" if per != term.unit else "USD"
+    if term.kind is Kind.SHARE:
+        return "share/year" if term.unit.endswith("a year") else "share"
+    return {Kind.MONTH: "months", Kind.COUNT: "count"}.get(term.kind, term.unit)
 
 
 #: Units of the catalog tables' figures (cooling technologies, a facility's existing cooling).
@@ -581,18 +596,8 @@ def _system_price(scenario: Scenario, record: _Recorder) -> float:
 
 def _buy(scenario: Scenario, record: _Recorder) -> engine.BuyOption:
     system = scenario.system
-    own = {f: getattr(scenario, f) for f in (
-        "network_usd_per_system", "network_share_of_compute", "storage_usd",
-        "racks_install_usd_per_rack", "spares_share", "support_share_per_year",
-        "staff_fte_per_system", "staff_usd_per_fte_year", "licence_usd_per_accelerator_year",
-        "depreciation_months", "residual_value_share", "power_cap_share",
-        "power_cap_throughput_loss", "financed_share", "loan_rate_per_year", "loan_term_months")}
-    units = {"network_usd_per_system": "USD", "storage_usd": "USD",
-             "racks_install_usd_per_rack": "USD/rack", "staff_usd_per_fte_year": "USD/FTE-year",
-             "licence_usd_per_accelerator_year": "USD/accelerator-year",
-             "depreciation_months": "months", "loan_term_months": "months",
-             "staff_fte_per_system": "FTE/system", "support_share_per_year": "share/year",
-             "loan_rate_per_year": "1/year"}
+    # Every buy input the scenario states under its own name (``numeric(stated=True)``).
+    own = {name: getattr(scenario, name) for name in stated_fields(engine.BuyOption)}
     curve = tuple((float(month), float(share)) for month, share in scenario.residual_curve or ())
     # No idle figure in the catalog: cost the system at full draw, the conservative choice.
     idle_field = "power_max_kw" if system.power_idle_kw is None else "power_idle_kw"
@@ -607,7 +612,7 @@ def _buy(scenario: Scenario, record: _Recorder) -> engine.BuyOption:
         system_rack_units=record.either("buy.system_rack_units", None, "U", "system", system,
                                         "rack_units"),
     )
-    recorded = {name: record.scenario(f"buy.{name}", value, units.get(name, "share"), name)
+    recorded = {name: record.scenario(f"buy.{name}", value, recorded_unit(f"buy.{name}"), name)
                 for name, value in own.items()}
     recorded["power_cap_throughput_loss"] = _power_cap_loss(scenario, record,
                                                             recorded["power_cap_throughput_loss"])

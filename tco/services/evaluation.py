@@ -37,6 +37,7 @@ from costmodel.tax import TaxTerms
 from costmodel.version import ENGINE_VERSION
 from costmodel.vocabulary import money_in
 from costmodel.vocabulary import usd_short
+from tco.inputs import field_for
 from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
@@ -242,11 +243,8 @@ def _after_tax(scenario: Scenario, evaluation: Evaluation,
     try:
         return after_tax_view(evaluation.inputs, evaluation.result, tax_terms(scenario),
                               finance_lease_terms=leases[0], operating_lease_terms=leases[1])
-    except ValueError as exc:
-        field, _, reason = str(exc).partition(": ")
-        if field in {"tax_rate", "tax_depreciation_months", "declining_balance_factor"}:
-            raise ScenarioInputError(field, reason) from exc
-        raise ScenarioInputError("finance_lease_usd_per_month", str(exc)) from exc
+    except engine.InputError as exc:
+        raise ScenarioInputError(field_for(exc.path), exc.message) from exc
 
 
 def _at_todays_prices(scenario: Scenario, rent_options: list[RentOption] | None,

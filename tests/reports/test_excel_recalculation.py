@@ -3,8 +3,9 @@
 One LibreOffice run recalculates four workbooks: the rich scenario (every cost line, financing
 owed past the horizon, reserved and spot), a variant that takes the other branches (short
 loan at 0 %, a 36-month reservation past a 30-month horizon, no new cooling, no throughput),
-an idle fleet (no useful hours, no breakeven), and the rich workbook after an analyst edited
-five inputs on its Assumptions sheet, which must follow the engine evaluated with those inputs.
+an idle fleet (no useful hours, no breakeven), one system of $400,000 of hardware bought with
+19 % VAT that cannot be recovered, and the rich workbook after an analyst edited five inputs on
+its Assumptions sheet, which must follow the engine evaluated with those inputs.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from numpy.testing import assert_allclose
 from openpyxl import load_workbook
 
 import costmodel as engine
+from costmodel.tests.scenarios import one_system_of_hardware
 from costmodel.tests.scenarios import rich_scenario
 from costmodel.vocabulary import line_label
 from reports.builders.excel import build_workbook
@@ -60,6 +62,10 @@ def short_loan_variant() -> engine.Scenario:
     )
 
 
+# $400,000 of hardware (one system, nothing else) with 19 % VAT that cannot be recovered.
+VAT = one_system_of_hardware(400_000.0, 0.19)
+
+
 def idle_variant() -> engine.Scenario:
     base = rich_scenario()
     return replace(base, workload=replace(base.workload, utilisation=0.0), rent=(base.rent[0],))
@@ -85,6 +91,7 @@ def recalculated(tmp_path_factory):
         "rich": (rich_scenario(), rich),
         "short_loan": (short_loan_variant(), build_workbook(content_for(short_loan_variant()))),
         "idle": (idle_variant(), build_workbook(content_for(idle_variant()))),
+        "import_vat": (VAT, build_workbook(content_for(VAT))),
         "edited": (engine.with_overrides(rich_scenario(), EDITS), edit_inputs(rich, EDITS)),
     }
     paths = []
@@ -98,7 +105,7 @@ def recalculated(tmp_path_factory):
     }
 
 
-CASES = ["rich", "short_loan", "idle", "edited"]
+CASES = ["rich", "short_loan", "idle", "import_vat", "edited"]
 
 
 def assert_same(actual, expected, *, atol: float = CENT) -> None:
@@ -242,3 +249,12 @@ def _columns(values: Values, sheet: str) -> dict[str, list[float]]:
     header = next(index for index, row in enumerate(rows) if row[0] == "Month")
     body = [row for row in rows[header + 1 :] if isinstance(row[0], int)]
     return {heading: [row[column] for row in body] for column, heading in enumerate(rows[header]) if heading}
+
+
+def test_19_percent_vat_on_400000_of_hardware_is_76000_up_front_in_the_workbook(recalculated):
+    _, values, _ = recalculated["import_vat"]
+    without = engine.evaluate(one_system_of_hardware(400_000.0), recommend=False)
+
+    assert values["capex_import_duty_vat"] == pytest.approx(76_000.0, abs=CENT)
+    up_front = values.cells("buy_flow")[0] - float(np.reshape(without.buy.cash_flows.per_month_usd, -1)[0])
+    assert up_front == pytest.approx(76_000.0, abs=CENT)

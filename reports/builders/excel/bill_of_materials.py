@@ -23,12 +23,12 @@ from reports.builders.excel.cells import put_text
 from reports.builders.excel.cells import set_widths
 from reports.builders.excel.cells import title
 from reports.builders.excel.grid import Sheet
-from reports.content import CAPEX_LABELS
 from reports.content import ReportContent
+from reports.content import capex_label
 
 
 class CapexLine(NamedTuple):
-    """How one capex line is computed (its label: ``reports.content.CAPEX_LABELS``)."""
+    """How one capex line is computed (its label: ``reports.content.capex_label``)."""
 
     quantity: str
     quantity_format: str
@@ -77,6 +77,13 @@ CAPEX_LINES = {
         "facility_owned_buildout_usd_per_kw",
         "fp_it_kw_max*facility_owned_buildout_usd_per_kw",
     ),
+    "import_duty_vat": CapexLine(
+        "buy_import_duty_vat_share",
+        PERCENT,
+        "of hardware capex",
+        "capex_hardware",
+        "capex_hardware*buy_import_duty_vat_share",
+    ),
 }
 # The support contract covers these lines (costmodel/buy.py ``hardware_capex_usd``).
 HARDWARE_LINES = ("systems", "network", "storage", "spares")
@@ -103,7 +110,7 @@ def write_bill_of_materials(ws: Sheet, content: ReportContent) -> int:
         spec = CAPEX_LINES.get(line)
         if spec is None:
             raise KeyError(f"the engine has a capex line {line!r} that the workbook has no formula for")
-        put_text(ws.cell(row=row, column=1), CAPEX_LABELS[line])
+        put_text(ws.cell(row=row, column=1), capex_label(line))
         put_formula(ws.cell(row=row, column=2), spec.quantity, spec.quantity_format)
         put_text(ws.cell(row=row, column=3), spec.unit)
         put_formula(ws.cell(row=row, column=4), spec.unit_price, USD_PRICE)
