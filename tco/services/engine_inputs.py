@@ -282,6 +282,7 @@ class _Recorder:
             source += (f"; {PriceRangePoint(self.range_end).label.lower()} of "
                        f"{_usd_range(point)}")
         source += ")"
+        number, unit, converted = self.money(amount, unit, point.currency, point.as_of, field, path)
         others = self.others[point.id]
         if others:
             source += "; newest price on or before " + self.as_of.isoformat() + ", also: " + "; ".join(
@@ -292,14 +293,15 @@ class _Recorder:
                     for other in others if other.currency == point.currency):
                 self.warnings.append(EvaluationWarning("sources_disagree",
                     f"Sources disagree on the price of {point.system.label}: it is costed at "
-                    f"{_usd(amount, point.currency)} ({point.source}, as of {point.as_of}, "
+                    f"{_usd(amount, point.currency)}{in_reporting(number, self.currency, converted)} "
+                    f"({point.source}, "
+                    f"as of {point.as_of}, "
                     f"the newest on or before "
                     f"{self.as_of}); " + "; ".join(
                         f"{other.source} gives {_usd_range(other)} as of {other.as_of}"
                         for other in others)
                     + f". To cost another figure, give it as the scenario's "
                       f"{input_term(path).label.lower()}."))
-        number, unit, converted = self.money(amount, unit, point.currency, point.as_of, field, path)
         if converted:
             source += f"; {converted}"
         self.assumptions.append(Assumption(
@@ -336,6 +338,13 @@ DISAGREEMENT = Decimal("0.10")
 def _usd(amount: Decimal, currency: str = Currency.USD) -> str:
     """$450,000 for system prices, $6.88 for hourly ones; EUR 412,000 in another currency."""
     return money(float(amount), 0 if amount >= 1000 else 2, currency)
+
+
+def in_reporting(amount: float, currency: str, conversion: str) -> str:
+    """A quoted amount in the reporting currency, beside it, with the rate that took it there:
+    ' (EUR 274,702.55: USD 320,000.00 at 0.8584 EUR/USD (1 EUR = 1.1649 USD on ...))'; nothing
+    when the amount was quoted in the reporting currency."""
+    return f" ({money(amount, 2, currency)}: {conversion})" if conversion else ""
 
 
 def _usd_range(point: PricePoint) -> str:

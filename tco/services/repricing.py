@@ -291,7 +291,7 @@ def _alert(scenario: Scenario, refresh_job: PriceRefreshJob | None, old: dict[st
     currency = reporting_currency(scenario)
     with money_in(currency):  # the figures are in it
         message = (verdict_alert_message(scenario.name, *verdicts, old, new, new_point) if about_verdict
-                   else alert_message(scenario.name, old, new, new_point))
+                   else alert_message(scenario.name, old, new, new_point) + _cheapest_now(verdicts[1]))
     old_verdict, new_verdict = verdicts
     return PriceAlert.objects.create(
         scenario=scenario, refresh_job=refresh_job, kind=kind, rent_option=new["name"],
@@ -332,6 +332,13 @@ def alert_message(scenario_name: str, old: dict[str, Any], new: dict[str, Any],
             f"breakeven {_month(old['breakeven_month'])} -> {_month(new['breakeven_month'])}, "
             f"NPV saving of buying {saving.show(old['npv_saving_usd'])} -> "
             f"{saving.show(new['npv_saving_usd'])}; {_price_moved(old, new, new_point)}.")
+
+
+def _cheapest_now(verdict: dict[str, Any]) -> str:
+    """The verdict over every option after the move, for an alert about one rent option."""
+    margin = verdict["margin"]
+    beyond = "" if margin is None else f", by {money(margin)} over the next cheapest (NPV)"
+    return f" The cheapest of every option is now {verdict['cheapest']}{beyond}."
 
 
 def _price_moved(old: dict[str, Any], new: dict[str, Any], new_point: PricePoint | None) -> str:
