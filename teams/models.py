@@ -39,6 +39,11 @@ class Team(models.Model):
     fiscal_year_start_month = models.PositiveSmallIntegerField(
         default=1, validators=[MinValueValidator(1), MaxValueValidator(12)],
         help_text="The month the team's fiscal year starts in (1 = January, 7 = July).")
+    exchange_rate_tolerance_days = models.PositiveSmallIntegerField(
+        null=True, blank=True, verbose_name="exchange rate tolerance (days)",
+        help_text="How old the newest exchange rate before a figure's date may be before the "
+                  "figures warn of its age (it is used all the same); empty = the site's "
+                  "EXCHANGE_RATE_MAX_AGE_DAYS (7 by default).")
 
     class Meta:
         ordering = ["name"]
