@@ -104,6 +104,14 @@ class ChunkStatus(models.TextChoices):
     DONE = "done", "Done"
 
 
+class VerdictBasis(models.TextChoices):
+    """What the verdict ranks on (the engine's ``PRE_TAX``/``AFTER_TAX``); empty = chosen for
+    the scenario (tco/services/verdict_basis.py)."""
+
+    PRE_TAX = "pre_tax", "Before tax"
+    AFTER_TAX = "after_tax", "After tax"
+
+
 class TaxDepreciation(models.TextChoices):
     """How the tax return depreciates owned systems (the books use straight line, see
     costmodel/tax.py for the tables)."""

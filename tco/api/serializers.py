@@ -73,6 +73,7 @@ class ApiOptionSerializer(serializers.ModelSerializer):
 
 # Scenario fields that are no engine input: tax and the leases (costmodel/tax.py, payment.py).
 MONEY_TERMS = ("tax_rate", "tax_depreciation", "tax_depreciation_months", "declining_balance_factor",
+               "verdict_basis",
                "finance_lease_usd_per_month", "finance_lease_term_months", "finance_lease_buyout_usd",
                "operating_lease_usd_per_month", "operating_lease_term_months")
 UNKNOWN_CURRENCY = ('"{input}" is not an ISO 4217 currency this service knows; use one of '

@@ -28,6 +28,7 @@ from tco.choices import BillingBasis
 from tco.choices import PriceRangePoint
 from tco.choices import ScenarioStatus
 from tco.choices import TaxDepreciation
+from tco.choices import VerdictBasis
 from tco.inputs import API_OPTION_INPUTS
 from tco.inputs import RENT_OPTION_INPUTS
 from tco.inputs import SCENARIO_INPUTS
@@ -198,6 +199,10 @@ class Scenario(models.Model):
         max_digits=4, decimal_places=2, default=2,
         validators=[MinValueValidator(1), MaxValueValidator(3)],
         help_text="Declining-balance rate as a multiple of straight line (2 = double declining).")
+    verdict_basis = models.CharField(
+        max_length=10, choices=VerdictBasis.choices, blank=True, default="",
+        help_text="What the verdict ranks the options on: before or after tax; empty = the "
+                  "team's choice, else after tax once a tax rate is entered.")
     finance_lease_usd_per_month = optional_decimal(
         MONEY, "Finance lease of the hardware: the monthly payment; empty = not compared.")
     finance_lease_term_months = models.PositiveSmallIntegerField(
