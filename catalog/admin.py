@@ -21,6 +21,7 @@ from catalog.completeness import offering_missing
 from catalog.completeness import offerings_with_completeness
 from catalog.completeness import system_missing
 from catalog.completeness import systems_with_completeness
+from catalog.exchange_rates.services import newest_rate_line
 from catalog.forms import QuoteImportForm
 from catalog.forms import may_import_quotes
 from catalog.importers import QuoteFileRejected
@@ -425,3 +426,7 @@ class ExchangeRateAdmin(HiddenRowsNotFoundMixin, VisibleRowsAdminMixin, StaffWri
 
     def has_change_permission(self, request: HttpRequest, obj: ExchangeRate | None = None) -> bool:
         return False
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        subtitle = newest_rate_line(self.get_queryset(request))
+        return super().changelist_view(request, {**(extra_context or {}), "subtitle": subtitle})

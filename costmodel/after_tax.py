@@ -1,6 +1,7 @@
 """The after-tax view of one evaluated scenario: book and tax depreciation, the tax shield,
 after-tax cash flows, NPV and breakeven of buying (as the scenario pays for it) against each
-rent option, and the ways to pay side by side. Conventions: costmodel/tax.py and
+rent option and each per-token API (both expensed when paid), the ways to pay side by side,
+and the verdict ranked after tax. Conventions: costmodel/tax.py and
 costmodel/payment.py.
 """
 from __future__ import annotations
@@ -34,6 +35,12 @@ from costmodel.tax import loan_interest_per_month
 from costmodel.tax import tax_depreciation_per_month
 from costmodel.tax import yearly_shares
 from costmodel.validation import check_section
+from costmodel.verdict import AFTER_TAX
+from costmodel.verdict import API
+from costmodel.verdict import BUY
+from costmodel.verdict import RENT
+from costmodel.verdict import Verdict
+from costmodel.verdict import on_basis
 
 CONVENTION = ("Costs are positive. Tax shield = tax rate x (operating costs and interest when "
               "paid + tax depreciation, each tax year's share spread over its 12 months); at the "
@@ -60,6 +67,14 @@ class AfterTaxView:
     ways: tuple[WayToPay, ...]
     book_depreciation: NDArray[np.float64]
     tax_depreciation: NDArray[np.float64]
+    api: tuple[RentAfterTax, ...] = ()
+
+    def verdict(self, pre_tax: Verdict) -> Verdict:
+        """The verdict's options ranked on their after-tax costs."""
+        costs = {(BUY, "Buy"): self.buy.after_tax,
+                 **{(RENT, option.name): option.flows.after_tax for option in self.rent},
+                 **{(API, option.name): option.flows.after_tax for option in self.api}}
+        return on_basis(pre_tax, costs, self.buy.discount_rate_per_year, AFTER_TAX)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, money to the cent as floats; null = never."""
@@ -74,6 +89,9 @@ class AfterTaxView:
             "rent": [{"name": option.name, **_flows(option.flows),
                       "breakeven_month": None if math.isnan(option.breakeven_month)
                       else int(option.breakeven_month)} for option in self.rent],
+            "api": [{"name": option.name, **_flows(option.flows),
+                     "breakeven_month": None if math.isnan(option.breakeven_month)
+                     else int(option.breakeven_month)} for option in self.api],
             "ways_to_pay": [{"way": way.name, "description": way.description, **_flows(way.flows)}
                             for way in self.ways],
         }
@@ -103,11 +121,11 @@ def after_tax_view(inputs: Scenario, result: Result, tax: TaxTerms, *,
                                        int(round(float(buy_terms.loan_term_months))), horizon)
     pre_tax = np.reshape(result.buy.cash_flows.per_month_usd, -1)
     buy = after_tax_owned(OwnedCosts(pre_tax, operating + interest, capex, sale), tax, discount)
-    rent = tuple(
+    rent, api = (tuple(
         RentAfterTax(option.name, flows := after_tax_expensed(
             np.reshape(option.cash_flows.per_month_usd, -1), tax, discount),
             after_tax_breakeven_month(buy, flows))
-        for option in result.rent)
+        for option in options) for options in (result.rent, result.api))
 
     ways = [cash(owned, tax, discount)]
     if float(buy_terms.financed_share) > 0:
@@ -120,7 +138,7 @@ def after_tax_view(inputs: Scenario, result: Result, tax: TaxTerms, *,
     return AfterTaxView(tax, buy, rent, tuple(ways),
                         book_depreciation_per_month(capex, int(round(float(buy_terms.depreciation_months))),
                                                     horizon),
-                        tax_depreciation_per_month(capex, tax, horizon))
+                        tax_depreciation_per_month(capex, tax, horizon), api)
 
 
 def _flows(flows: AfterTax) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 A rate says what one unit of ``base`` is worth in ``quote`` on a day, as the European Central
 Bank publishes its euro reference rates (1 EUR = 1.1172 USD on 2026-10-30). A figure is
-converted at the newest rate on or before its date: directly, through the inverse of the
+converted at the newest rate on or before its date, however old (a rate older than the
+book's tolerance is used all the same and named in a warning, so an offline machine or a
+day after the last refresh never blocks a scenario): directly, through the inverse of the
 pair, or through a currency both are quoted against (the ECB quotes everything against the
 euro, so USD -> GBP goes USD -> EUR -> GBP on the same day). Amounts stay Decimal here; the
 caller turns the converted figure into the engine's float.
@@ -61,19 +63,25 @@ class NoRate(LookupError):
 
 
 class RateBook:
-    """Dated rates, looked up by pair: the newest on or before a date, within ``max_age_days``.
+    """Dated rates, looked up by pair: the newest on or before a date. A rate older than
+    ``tolerance_days`` before the date is used all the same; ``too_old`` names it.
 
     Rows earlier in ``rates`` win a tie on the same pair and day (a team's own rate before the
     public feed's).
     """
 
-    def __init__(self, rates: Iterable[Rate], *, max_age_days: int | None = None) -> None:
-        self.max_age_days = max_age_days
+    def __init__(self, rates: Iterable[Rate], *, tolerance_days: int | None = None) -> None:
+        self._tolerance_days = tolerance_days
         by_pair: dict[tuple[str, str], dict[date, Rate]] = defaultdict(dict)
         for rate in rates:
             by_pair[(rate.base, rate.quote)].setdefault(rate.on, rate)
         self._dates = {pair: sorted(rows) for pair, rows in by_pair.items()}
         self._rows = dict(by_pair)
+
+    @property
+    def tolerance_days(self) -> int | None:
+        """How old a rate may be before its use is flagged [days]; None = never flagged."""
+        return self._tolerance_days
 
     def currencies(self) -> set[str]:
         return {code for pair in self._rows for code in pair}
@@ -87,16 +95,29 @@ class RateBook:
         return None if index == 0 else self._rows[(base, quote)][dates[index - 1]]
 
     def convert(self, amount: Decimal, given: str, wanted: str, on: date) -> Conversion:
-        """``amount`` in ``given`` expressed in ``wanted`` at the rates of ``on``.
+        """``amount`` in ``given`` expressed in ``wanted`` at the newest rates on or before ``on``.
 
-        Raises NoRate naming the pair, the date and, when an older rate exists beyond
-        ``max_age_days``, its date.
+        Raises NoRate, naming the pair and the date, only when no rate is that old.
         """
         amount = Decimal(amount)
         if given == wanted:
             return Conversion(amount, given, amount, wanted, Decimal(1), (), on)
         factor, rates = self._factor(given, wanted, on)
         return Conversion(amount, given, amount * factor, wanted, factor, rates, on)
+
+    def too_old(self, conversion: Conversion) -> tuple[Rate, ...]:
+        """The rates of ``conversion`` older than the tolerance before its date."""
+        tolerance = self.tolerance_days
+        if tolerance is None:
+            return ()
+        return tuple(rate for rate in conversion.rates if (conversion.on - rate.on).days > tolerance)
+
+    def age_warning(self, rate: Rate, on: date) -> str:
+        """Why a rate used for ``on`` deserves a look: its age against the tolerance."""
+        return (f"The newest {rate.base}/{rate.quote} rate on or before {on} is "
+                f"{(on - rate.on).days} days old, beyond the tolerance of {self.tolerance_days} "
+                f"days; it is used: {rate.describe()}. Refresh the ECB reference rates, add a "
+                "rate for that date or state the scenario's rate date.")
 
     def _factor(self, given: str, wanted: str, on: date) -> tuple[Decimal, tuple[Rate, ...]]:
         direct = self._leg(given, wanted, on)
@@ -107,32 +128,18 @@ class RateBook:
             first, second = self._leg(given, pivot, on), self._leg(pivot, wanted, on)
             if first is not None and second is not None:
                 return first[0] * second[0], first[1] + second[1]
-        raise NoRate(self._why_none(given, wanted, on))
+        raise NoRate(f"no {given}/{wanted} rate on or before {on}; add a rate with its source, "
+                     "or refresh the ECB reference rates")
 
     def _leg(self, given: str, wanted: str, on: date) -> tuple[Decimal, tuple[Rate, ...]] | None:
         """The factor from ``given`` to ``wanted`` by one stored pair (either way round)."""
         candidates = [(rate, inverse) for rate, inverse in (
             (self.newest(given, wanted, on), False), (self.newest(wanted, given, on), True))
-            if rate is not None and self._fresh(rate, on)]
+            if rate is not None]
         if not candidates:
             return None
         rate, inverse = max(candidates, key=lambda pair: pair[0].on)
         return (Decimal(1) / rate.rate if inverse else rate.rate), (rate,)
-
-    def _fresh(self, rate: Rate, on: date) -> bool:
-        return self.max_age_days is None or (on - rate.on).days <= self.max_age_days
-
-    def _why_none(self, given: str, wanted: str, on: date) -> str:
-        older = [rate for code in self.currencies() for rate in (
-            self.newest(given, code, on), self.newest(code, given, on),
-            self.newest(wanted, code, on), self.newest(code, wanted, on)) if rate is not None]
-        if older and self.max_age_days is not None:
-            newest = max(rate.on for rate in older)
-            return (f"no {given}/{wanted} rate within {self.max_age_days} days before {on} "
-                    f"(the newest is of {newest}); add a rate for that date or state the "
-                    "scenario's rate date")
-        return (f"no {given}/{wanted} rate on or before {on}; add a rate with its source, or "
-                "refresh the ECB reference rates")
 
 
 def _plain(value: Decimal) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from costmodel.sensitivity import Tornado
+from costmodel.verdict import PRE_TAX
 from costmodel.verdict import Verdict
 from costmodel.vocabulary import sentence_labels
 from costmodel.vocabulary import usd_short
@@ -53,5 +54,7 @@ def recommendation(
     named = [f"{labels.get(row.path, row.path)} (swing {usd_short(row.effect_usd)})" for row in movers]
     listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
     step = f"{tornado.step_share:.0%}"
-    return (f"{sentence[:-1]}; buying's saving against {tornado.against} moves most with {listed} "
-            f"for a +/-{step} change.")
+    # The sensitivity run moves the engine's own (pre-tax) saving, whatever the verdict's basis.
+    before_tax = "" if verdict.basis == PRE_TAX else " before tax"
+    return (f"{sentence[:-1]}; buying's saving{before_tax} against {tornado.against} moves most "
+            f"with {listed} for a +/-{step} change.")

@@ -6,6 +6,10 @@ breaks even. That breakeven is the discounted one, the same discounting as the N
 month from which buying's running discounted cost stays at or below the other option's until
 the horizon, so a verdict "buy" always has one and a verdict against buying never does.
 
+The verdict has a basis: before tax (the engine's own figures), or after tax (``on_basis``: the
+same options ranked on their after-tax costs, costmodel/after_tax.py). Every figure it quotes,
+the breakeven included, is on that basis, and its sentence says which.
+
 An option that cannot be costed for the workload (a per-token API whose rate limit is below the
 workload's tokens, a cost that is not a number) is not ranked: it is listed in ``left_out`` with
 the reason, and the sentence says so.
@@ -22,6 +26,7 @@ from numpy.typing import NDArray
 
 from costmodel.figures import item
 from costmodel.finance import discount_factors
+from costmodel.finance import npv_usd
 from costmodel.inputs import Scenario
 from costmodel.result import CashFlows
 from costmodel.result import Result
@@ -30,6 +35,8 @@ from costmodel.vocabulary import money_in
 from costmodel.vocabulary import usd_short
 
 BUY, RENT, API = "buy", "rent", "api"
+PRE_TAX, AFTER_TAX = "pre_tax", "after_tax"
+BASIS_WORDS = {PRE_TAX: "before tax", AFTER_TAX: "after tax"}
 # A running saving this close to zero, relative to the money that flowed, counts as even.
 _TOLERANCE = 1e-9
 
@@ -93,6 +100,12 @@ class Verdict:
     ranked: tuple[Standing, ...]
     left_out: tuple[LeftOut, ...] = ()
     currency: str = "USD"
+    basis: str = PRE_TAX
+
+    @property
+    def basis_words(self) -> str:
+        """'before tax' or 'after tax': what every figure of the verdict is."""
+        return BASIS_WORDS[self.basis]
 
     @property
     def cheapest(self) -> Standing:
@@ -131,7 +144,7 @@ class Verdict:
         Examples
         --------
         "Pay per token: Example API large model is the cheapest over 36 months: NPV of costs
-        $559.3k (cash $600.0k), $114.4k less than renting X (NPV); buying costs $290.4k more
+        before tax $559.3k (cash $600.0k), $114.4k less than renting X (NPV); buying costs $290.4k more
         and never breaks even against it (discounted)."
         """
         with money_in(self.currency):
@@ -139,7 +152,8 @@ class Verdict:
 
     def _sentence(self) -> str:
         cheapest, horizon = self.cheapest, self.horizon_months
-        costs = f"NPV of costs {usd_short(cheapest.npv_usd)} (cash {usd_short(cheapest.total_usd)})"
+        costs = (f"NPV of costs {self.basis_words} {usd_short(cheapest.npv_usd)} "
+                 f"(cash {usd_short(cheapest.total_usd)})")
         if self.runner_up is None:
             text = f"{cheapest.label} is the only option given: over {horizon} months, {costs}"
         else:
@@ -166,6 +180,7 @@ class Verdict:
         month = self.breakeven_month
         return {
             "currency": self.currency,
+            "basis": self.basis,
             "cheapest": self.cheapest.to_dict(),
             "runner_up": None if self.runner_up is None else self.runner_up.to_dict(),
             "margin_usd": None if self.margin_usd is None else round(self.margin_usd, 2),
@@ -209,6 +224,28 @@ def verdict_of(result: Result, inputs: Scenario) -> Verdict:
             left_out.append(LeftOut(option.kind, option.name, "its cost could not be computed"))
     ranked = sorted(options, key=lambda option: option.npv_usd)  # stable: buying first on a tie
     return Verdict(horizon, tuple(ranked), tuple(left_out), money_currency())
+
+
+def on_basis(verdict: Verdict, costs: dict[tuple[str, str], NDArray[np.float64]],
+             discount_rate_per_year: float, basis: str) -> Verdict:
+    """The same options ranked again on other monthly costs (their after-tax costs), month 0
+    first: each option's NPV, total and buying's discounted breakeven against it come from
+    ``costs``, keyed by (kind, name); the options left out stay left out.
+    """
+    buy = CashFlows({}, costs[(BUY, "Buy")], None)
+    factors = discount_factors(discount_rate_per_year, buy.per_month_usd.size - 1)
+
+    def standing(option: Standing) -> Standing:
+        flows = CashFlows({}, costs[(option.kind, option.name)], None)
+        month = math.nan if option.kind == BUY else discounted_breakeven_month(buy, flows, factors)
+        return Standing(option.kind, option.name,
+                        float(npv_usd(flows.per_month_usd, discount_rate_per_year)),
+                        float(np.sum(flows.per_month_usd)), month)
+
+    ranked = sorted((standing(option) for option in verdict.ranked),
+                    key=lambda option: (option.npv_usd, option.kind != BUY))
+    return Verdict(verdict.horizon_months, tuple(ranked), verdict.left_out, currency=verdict.currency,
+                   basis=basis)
 
 
 def _api_left_out(result: Result, option: Any) -> str:

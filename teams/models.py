@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 
 from core.currency import Currency
+from core.verdict_basis import VerdictBasis
 from teams.finance_defaults import FINANCE_DEFAULTS
 from teams.finance_defaults import FinanceFigure
 
@@ -46,6 +47,15 @@ class Team(models.Model):
         help_text="A price change that moves the winner's margin over the next cheapest option by "
                   "more than this share of it (0.1 = 10 %) alerts the team; a change of winner "
                   "always does.")
+    exchange_rate_tolerance_days = models.PositiveSmallIntegerField(
+        null=True, blank=True, verbose_name="exchange rate tolerance (days)",
+        help_text="How old the newest exchange rate before a figure's date may be before the "
+                  "figures warn of its age (it is used all the same); empty = the site's "
+                  "EXCHANGE_RATE_MAX_AGE_DAYS (7 by default).")
+    verdict_basis = models.CharField(
+        max_length=10, choices=VerdictBasis.choices, blank=True, default="",
+        help_text="What the team's verdicts rank options on, unless a scenario chooses: before or "
+                  "after tax; empty = after tax once a scenario has a tax rate, else before.")
 
     class Meta:
         ordering = ["name"]

@@ -11,6 +11,9 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Max
+from django.db.models import QuerySet
+from django.utils import timezone
 
 from catalog.choices import SourceKind
 from catalog.exchange_rates import ecb
@@ -71,3 +74,12 @@ def shipped_history() -> Path:
     import currency_converter
 
     return Path(currency_converter.__file__).with_name("eurofxref-hist.zip")
+
+
+def newest_rate_line(rows: QuerySet[ExchangeRate]) -> str:
+    """'Newest rate: 2026-10-30 (29 days old)', over the rows a reader may see."""
+    newest = rows.aggregate(on=Max("on"))["on"]
+    if newest is None:
+        return "No exchange rate yet: load them (load_exchange_rates) or refresh the ECB's."
+    age = (timezone.localdate() - newest).days
+    return f"Newest rate: {newest} ({age} day{'' if age == 1 else 's'} old)"

@@ -350,8 +350,9 @@ PRICE_REFRESH_CATALOG_REGIONS = env.dict("PRICE_REFRESH_CATALOG_REGIONS", defaul
 # token (read-only is enough). Empty URL: no NetBox configured, imports are refused.
 NETBOX_URL = env.str("NETBOX_URL", default="")
 NETBOX_TOKEN = env.str("NETBOX_TOKEN", default="")
-# A figure is converted at the newest exchange rate on or before its date, at most this many days
-# older (the ECB publishes no rate on weekends and TARGET holidays); an older one is refused.
+# A figure is converted at the newest exchange rate on or before its date, however old; one more
+# than this many days older warns of its age (the ECB publishes no rate on weekends and TARGET
+# holidays). A team may set its own (Team.exchange_rate_tolerance_days).
 EXCHANGE_RATE_MAX_AGE_DAYS = env.int("EXCHANGE_RATE_MAX_AGE_DAYS", default=7)
 # The only folders a refresh reads a local feed file (a mirror) from, whatever path a schedule
 # or a command names; none by default: refreshes read the providers' endpoints.

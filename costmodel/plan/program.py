@@ -7,7 +7,8 @@ Variables (all >= 0):
 * ``storage[k]``    1 when choice k gets a fleet at all (only where it has a fixed storage cost);
 * ``served[k][m]``  reference accelerators of month m's demand served by choice k's fleet;
 * ``instances[j][m]`` on-demand or spot instances of rent choice j used in month m, on average
-  over the month (billed per hour, so 2.5 is two instances all month and a third for half of it);
+  over the month (billed per hour, so 2.5 is two instances all month and a third for half of it),
+  each billed on the option's basis as the engine bills it: every hour held, or the hours used;
 * ``commit[j][s]``  whole reserved instances of rent choice j committed from month s for its term;
 * ``fleet[k][m]``, ``racks_installed[k][m]``, ``reserved_active[j][m]``  what is in place in month m:
   last month's stock plus what arrives less what leaves (one equality row each), so a row about
@@ -32,12 +33,14 @@ from scipy import sparse
 
 from costmodel.finance import discount_factors
 from costmodel.inputs import PricingModel
+from costmodel.inputs import Workload
 from costmodel.plan.inputs import CapexTiming
 from costmodel.plan.inputs import PlanInputs
 from costmodel.plan.inputs import PlanSite
 from costmodel.plan.inputs import RentChoice
 from costmodel.plan.unit_costs import SystemUnitCosts
 from costmodel.plan.unit_costs import system_unit_costs
+from costmodel.rent import billed_hours_per_month
 from costmodel.rent import data_usd_per_month
 from costmodel.timeline import price_year
 
@@ -482,13 +485,14 @@ def _add_rent_choice(
             rent_terms[m].append((active, per_instance))
         return
     spot = option.pricing_model == PricingModel.SPOT
-    overhead = 1.0 + float(option.spot_interruption_overhead) if spot else 1.0
     category = "spot" if spot else "on_demand"
     instances[choice.name] = {}
     for m in range(1, rent_until + 1):
         o = build.var(most, integer=False)
         instances[choice.name][m] = o
-        hours = hours_per_month * utilisation[m - 1] * overhead
+        # Billed as the scenario bills the option: every hour held, or the hours used.
+        hours = float(billed_hours_per_month(
+            option, Workload(1.0, utilisation[m - 1], hours_per_month)))
         build.pay(category, o, m, price * hours * growth ** float(price_year(m)))
         build.pay("data", o, m, data_share(m))
         supply_terms[m].append((o, per_instance))

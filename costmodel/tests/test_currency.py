@@ -39,17 +39,24 @@ def test_two_currencies_quoted_against_the_euro_go_through_it_on_the_same_day() 
     assert [rate.quote for rate in conversion.rates] == ["USD", "GBP"]
 
 
-def test_a_day_without_a_rate_takes_the_newest_before_it_within_the_allowed_age() -> None:
-    book = RateBook(RATES, max_age_days=7)
+def test_a_day_without_a_rate_takes_the_newest_before_it_within_the_tolerance() -> None:
+    book = RateBook(RATES, tolerance_days=7)
     conversion = book.convert(Decimal("100"), "EUR", "USD", date(2026, 3, 7))  # a Saturday
     assert conversion.rates[0].on == date(2026, 3, 3)
     assert conversion.amount == Decimal("116.0600")
+    assert book.too_old(conversion) == ()
 
 
-def test_an_older_rate_than_allowed_is_refused_naming_its_date() -> None:
-    with pytest.raises(NoRate, match=r"no EUR/USD rate within 7 days before 2026-04-01 \(the "
-                                     r"newest is of 2026-03-03\)"):
-        RateBook(RATES, max_age_days=7).convert(Decimal("1"), "EUR", "USD", date(2026, 4, 1))
+def test_a_rate_older_than_the_tolerance_is_used_and_named_with_its_age() -> None:
+    # 2026-03-03 to 2026-04-01 is 29 days: beyond a 7-day tolerance, still the newest rate.
+    book = RateBook(RATES, tolerance_days=7)
+    conversion = book.convert(Decimal("1"), "EUR", "USD", date(2026, 4, 1))
+    assert conversion.amount == Decimal("1.1606")
+    (old,) = book.too_old(conversion)
+    assert old.on == date(2026, 3, 3)
+    assert book.age_warning(old, conversion.on).startswith(
+        "The newest EUR/USD rate on or before 2026-04-01 is 29 days old, beyond the tolerance "
+        "of 7 days; it is used: 1 EUR = 1.1606 USD on 2026-03-03")
 
 
 def test_a_date_before_every_rate_is_refused() -> None:

@@ -6,7 +6,7 @@ Figures of the small cases (utilisation 0.6, 730 h, $0.10/kWh, PUE 1):
   = $2,000/month; idle energy 4 x 730 x 0.10 = $292/month; each accelerator
   served adds (10 - 4) / 8 x 730 x 0.10 x 0.6 = $32.85/month;
 * reserved, 8 accelerators, 2-month term: $20/h = $14,600/month plus $5,000 up front;
-* on-demand, 8 accelerators: $35/h x 730 x 0.6 = $15,330/month per instance
+* on-demand, 8 accelerators, billed for the hours used: $35/h x 730 x 0.6 = $15,330/month per instance
   = $1,916.25 per accelerator-month (billed per hour, so fractions of an instance count).
 """
 
@@ -57,7 +57,8 @@ RESERVED = RentOption(
     upfront_usd_per_instance=5_000.0,
 )
 ON_DEMAND = RentOption(
-    "on-demand", "on_demand", price_usd_per_instance_hour=35.0, accelerators_per_instance=8.0
+    "on-demand", "on_demand", price_usd_per_instance_hour=35.0, accelerators_per_instance=8.0,
+    billing_basis="used",
 )
 FACILITY = flat_scenario().facility
 
@@ -317,3 +318,22 @@ def test_dearer_rent_raises_an_all_rent_plan_by_its_rent_share() -> None:
     assert npv[0, 1] == pytest.approx(1.2 * npv[0, 0], rel=1e-12)  # no data charges in this case
     summary = summarise(npv[0], {"all_rent": np.full(2, plan["npv_usd"])}, "all_rent")
     assert summary["probability_loses_to_best_baseline"] == 0.5
+
+
+@pytest.mark.parametrize(("basis", "total"), [
+    ("held", 1_446_451.20),  # 55.04 $/h x 730 h x 36 months: every hour held
+    ("used", 1_157_160.96),  # 55.04 $/h x 730 h x 0.8 x 36 months: the hours used
+])
+def test_a_plan_of_one_rent_option_bills_it_on_the_scenarios_basis(basis: str, total: float) -> None:
+    # One p5 (8 accelerators) on demand at $55.04/h, 80 % busy, 36 months, no discounting.
+    option = RentOption("p5 on demand", "on_demand", price_usd_per_instance_hour=55.04,
+                        accelerators_per_instance=8.0, billing_basis=basis)
+    base = flat_scenario()
+    scenario = replace(base, workload=replace(base.workload, accelerators=8.0, utilisation=0.8),
+                       rent=(option,),
+                       finance=replace(base.finance, horizon_months=36.0, discount_rate_per_year=0.0))
+    engine = evaluate(scenario, recommend=False).rent[0]
+    plan = make_plan(flat_plan(scenario, rent=(RentChoice(option),))).figures
+    assert round(float(engine.total_usd), 2) == total
+    assert round(plan["total_usd"], 2) == total
+    assert round(plan["npv_usd"], 2) == round(float(engine.npv_usd), 2) == total

@@ -31,8 +31,8 @@ def test_buying_alone_evaluates_and_its_verdict_says_it_is_the_only_option() -> 
     verdict = result.verdict
     assert verdict.cheapest.kind == "buy" and verdict.runner_up is None and verdict.margin_usd is None
     assert_allclose(verdict.cheapest.total_usd, BUY_USD)
-    assert verdict.sentence() == ("Buy is the only option given: over 36 months, NPV of costs $10.46M "
-                                  "(cash $10.46M).")
+    assert verdict.sentence() == ("Buy is the only option given: over 36 months, NPV of costs before "
+                                  "tax $10.46M (cash $10.46M).")
     assert result.tornado is None and result.recommendation == verdict.sentence()
 
 
@@ -47,8 +47,8 @@ def test_buying_against_a_per_token_api_alone_names_the_api_when_it_is_cheaper()
     assert_allclose(verdict.margin_usd, BUY_USD - api_usd)  # 8,035,814.40
     assert math.isnan(verdict.breakeven_month)
     assert verdict.sentence() == (
-        "Pay per token: cheap-api is the cheapest over 36 months: NPV of costs $2.42M (cash $2.42M), "
-        "$8.04M less than buying (NPV); buying never breaks even against it (discounted).")
+        "Pay per token: cheap-api is the cheapest over 36 months: NPV of costs before tax $2.42M "
+        "(cash $2.42M), $8.04M less than buying (NPV); buying never breaks even against it (discounted).")
     assert result.tornado.against == "cheap-api" and result.tornado.against_kind == "api"
     assert result.to_dict()["verdict"]["cheapest"]["label"] == "Pay per token: cheap-api"
 
@@ -105,3 +105,27 @@ def test_a_step_input_shows_its_threshold_and_does_not_lead() -> None:
         "the instances of on-demand go from 32 to 33 above 1 (the equivalence factor)")
     sentence = evaluate(scenario).recommendation
     assert "equivalen" not in sentence and "rented accelerators" not in sentence
+
+
+def test_after_tax_the_verdict_ranks_every_option_on_its_after_tax_cost() -> None:
+    # 30 % tax, no discounting, no resale: every cost is deducted within the horizon (the
+    # undepreciated basis at the horizon), so each option costs 70 % of its pre-tax total:
+    # the API 0.7 x 2,421,964.80 = 1,695,375.36; buying 0.7 x 10,457,779.20 = 7,320,445.44.
+    from costmodel.after_tax import after_tax_view
+    from costmodel.tax import TaxMethod
+    from costmodel.tax import TaxTerms
+
+    inputs = _token_scenario(ApiOption("cheap-api", 1.0, 1.0, 0.10), rent=flat_scenario().rent)
+    result = evaluate(inputs, recommend=False)
+    view = after_tax_view(inputs, result, TaxTerms(0.3, TaxMethod.MACRS_5))
+    verdict = view.verdict(result.verdict)
+    assert verdict.basis == "after_tax"
+    assert [(option.kind, option.name) for option in verdict.ranked] == [
+        ("api", "cheap-api"), ("buy", "Buy"), ("rent", "on-demand")]
+    assert_allclose(verdict.cheapest.npv_usd, 1_695_375.36)
+    assert_allclose(verdict.buy.total_usd, 7_320_445.44)
+    assert verdict.sentence().startswith(
+        "Pay per token: cheap-api is the cheapest over 36 months: NPV of costs after tax $1.70M "
+        "(cash $1.70M), $5.63M less than buying (NPV)")
+    (api,) = view.to_dict()["api"]
+    assert (api["name"], api["npv_after_tax_usd"]) == ("cheap-api", 1_695_375.36)

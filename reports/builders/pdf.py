@@ -28,6 +28,7 @@ from costmodel import SensitivityRow
 from costmodel.figures import item
 from costmodel.figures import scalar
 from costmodel.timeline import MONTHS_PER_YEAR
+from costmodel.verdict import PRE_TAX
 from costmodel.version import ENGINE_VERSION
 from costmodel.vocabulary import RESULTS
 from costmodel.vocabulary import Kind
@@ -64,6 +65,7 @@ from tco.services.money_view import money_view
 from tco.services.plan_tables import plan_tables
 from tco.services.side_by_side import side_by_side_rows
 from tco.services.useful_work import useful_work
+from tco.services.verdict_basis import chart_caption
 
 if TYPE_CHECKING:
     from tco.services.side_by_side import Column
@@ -138,7 +140,10 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "key_rows": _key_rows(content),
         "horizon_months": int(scalar(result.horizon_months)),
         "cumulative_chart": _png(cumulative_cost_figure(
-            result, discount_rate_per_year=float(scalar(content.inputs.finance.discount_rate_per_year)))),
+            result, discount_rate_per_year=float(scalar(content.inputs.finance.discount_rate_per_year)),
+            after_tax=None if result.verdict.basis == PRE_TAX else content.evaluation.after_tax)),
+        "chart_caption": chart_caption(result.verdict,
+                                       float(scalar(content.inputs.finance.discount_rate_per_year))),
         "breakdown_chart": _png(cost_breakdown_figure(result)),
         "breakdown_rows": _breakdown_rows(content),
         "yearly_rows": _yearly_rows(content),

@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from catalog.models import Source
 from catalog.refresh.freshness import price_age
 from costmodel.figures import item
+from costmodel.verdict import PRE_TAX
 from costmodel.vocabulary import INPUTS
 from costmodel.vocabulary import MISSING
 from costmodel.vocabulary import RESULTS
@@ -43,6 +44,7 @@ from tco.services.money_view import money_view
 from tco.services.repricing import scenario_alert_today
 from tco.services.sizing import Sizing
 from tco.services.useful_work import useful_work
+from tco.services.verdict_basis import chart_caption
 
 RESULT_TEMPLATE = "admin/tco/scenario/result.html"
 # What the scenario list shows of a result, kept beside the page's rendered result.
@@ -55,7 +57,6 @@ SUMMARY_HEADINGS = {"winner": "Cheapest option (winner)",
 # Rows of the key-figures table: label, buying's figure, a rent option's, a per-token API's
 # (None: it has none). The discounted breakeven (the headline's) follows the nominal one.
 NOMINAL_BREAKEVEN = "Breakeven month (nominal)"
-DISCOUNTED_BREAKEVEN = "Breakeven month (discounted)"
 KEY_FIGURES = (
     ("Total cost (cash)", "total_usd", "total_usd", "total_usd"),
     ("NPV of the costs", "npv_usd", "npv_usd", "npv_usd"),
@@ -128,7 +129,11 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
         "input_rows": input_rows(evaluation),
         "footprint_rows": footprint,
         "discount_rate": f"{rate:.1%}",
-        "chart_svg": inline_svg(cumulative_cost_figure(result, discount_rate_per_year=rate)),
+        "chart_svg": inline_svg(cumulative_cost_figure(
+            result, discount_rate_per_year=rate,
+            after_tax=None if verdict.basis == PRE_TAX else evaluation.after_tax)),
+        "chart_caption": chart_caption(verdict, rate),
+        "verdict_basis": verdict.basis_words,
         "nominal_chart_svg": inline_svg(cumulative_cost_figure(result)),
         "cash_flow_columns": [_column_heading(column) for column in frame.columns],
         "cash_flow_rows": [[str(int(row[0]))] + [RESULTS["buy.total_usd"].show(v) for v in row[1:]]
@@ -180,9 +185,17 @@ def key_figures(evaluation: Evaluation) -> dict[str, Any]:
             term = RESULTS.get(f"rent.{attribute}") or RESULTS["rent.breakeven_utilisation"]
             rows[label].append(MISSING if attribute is None else term.show(item(getattr(option, attribute))))
     figure_rows = list(rows.items())
-    figure_rows.insert(list(rows).index(NOMINAL_BREAKEVEN) + 1, (DISCOUNTED_BREAKEVEN, discounted_row))
+    basis = verdict.basis_words
+    figure_rows.insert(list(rows).index(NOMINAL_BREAKEVEN) + 1,
+                       (f"Breakeven month (discounted, {basis})", discounted_row))
+    if verdict.basis != PRE_TAX:  # the figures the verdict ranks on, each below its pre-tax one
+        standing = {(s.kind, s.name): s for s in verdict.ranked}
+        total, npv = ([("–" if key not in standing else MONEY.show(getattr(standing[key], name)))
+                       for key in order] for name in ("total_usd", "npv_usd"))
+        figure_rows[1:1] = [(f"Total cost {basis} (cash)", total)]
+        figure_rows[3:3] = [(f"NPV of the costs {basis}", npv)]
     return {"key_columns": columns,
-            "key_rows": [("Rank by NPV", rank_row), ("Billed for", billed_row), *figure_rows]}
+            "key_rows": [(f"Rank by NPV {basis}", rank_row), ("Billed for", billed_row), *figure_rows]}
 
 
 # Where an input came from, in the words of the page.

@@ -217,7 +217,7 @@ class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin)
         ("Tax and ways to pay", {
             "classes": ["collapse"],
             "fields": [("tax_rate", "tax_depreciation"),
-                       ("tax_depreciation_months", "declining_balance_factor"),
+                       ("tax_depreciation_months", "declining_balance_factor"), "verdict_basis",
                        ("finance_lease_usd_per_month", "finance_lease_term_months",
                         "finance_lease_buyout_usd"),
                        ("operating_lease_usd_per_month", "operating_lease_term_months")]}),

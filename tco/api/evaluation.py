@@ -221,6 +221,9 @@ class VerdictSerializer(serializers.Serializer):
         allow_null=True, help_text="Buying's discounted breakeven against the cheapest other "
                                    "option; null = never or no other option.")
     horizon_months = serializers.IntegerField()
+    basis = serializers.ChoiceField(choices=["pre_tax", "after_tax"], help_text=(
+        "What every figure of the verdict is: before tax, or after tax (the scenario's "
+        "verdict_basis, else its team's, else after tax once a tax rate is entered)."))
     sentence = serializers.CharField()
     options = RankedStandingSerializer(many=True, help_text="Every ranked option, cheapest first.")
     left_out = LeftOutSerializer(many=True, help_text="Options that could not be ranked, and why.")
@@ -324,6 +327,7 @@ class AfterTaxSerializer(serializers.Serializer):
     tax_depreciation_usd = _per_month("The tax schedule, months 0..H.")
     buy = AfterTaxFlowsSerializer(help_text="Buying, paid as the scenario says (cash or loan).")
     rent = RentAfterTaxSerializer(many=True)
+    api = RentAfterTaxSerializer(many=True, help_text="Each per-token API, expensed when paid.")
     ways_to_pay = WayToPaySerializer(many=True, help_text=(
         "Cash, the loan (when financed), and the leases given, side by side."))
 

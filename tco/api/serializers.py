@@ -71,8 +71,9 @@ class ApiOptionSerializer(serializers.ModelSerializer):
         read_only_fields = ["id"]
 
 
-# Scenario fields that are no numeric input: the tax depreciation method (costmodel/tax.py).
-MONEY_TERMS = ("tax_depreciation",)
+# Scenario fields that are no numeric input: the tax depreciation method (costmodel/tax.py) and
+# the basis the verdict ranks on.
+MONEY_TERMS = ("tax_depreciation", "verdict_basis")
 UNKNOWN_CURRENCY = ('"{input}" is not an ISO 4217 currency this service knows; use one of '
                     + ", ".join(Currency.values) + ", or leave it empty")
 

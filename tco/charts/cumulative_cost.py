@@ -6,6 +6,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 import costmodel as engine
+from costmodel.after_tax import AfterTaxView
 from costmodel.finance import discount_factors
 from costmodel.verdict import discounted_breakeven_month
 from costmodel.vocabulary import money_currency
@@ -24,13 +25,15 @@ LEGEND_POINTS = 10
 LEGEND_LINE_IN = 0.22
 
 
-def cumulative_cost_figure(result: engine.Result, *, discount_rate_per_year: float | None = None) -> Figure:
+def cumulative_cost_figure(result: engine.Result, *, discount_rate_per_year: float | None = None,
+                           after_tax: AfterTaxView | None = None) -> Figure:
     """Cumulative cost of buying and of every other option by month, buying's breakevens marked.
 
     With ``discount_rate_per_year`` each month is discounted as the NPVs are (the curves end at
     the NPVs the verdict ranks, and the breakeven marked against the rival is the verdict's);
-    without it the curves are nominal cash. Per-token APIs are dashed; the verdict's cheapest
-    option says so in the legend, which stands below the axes so that it covers no line.
+    without it the curves are nominal cash. With ``after_tax`` (a verdict ranked after tax) the
+    curves are the after-tax costs. Per-token APIs are dashed; the verdict's cheapest option
+    says so in the legend, which stands below the axes so that it covers no line.
     """
     fig, (ax,) = new_figure(8, 4.2 + LEGEND_LINE_IN * (len(result.rent) + len(result.api)))
     months = result.months
@@ -45,16 +48,24 @@ def cumulative_cost_figure(result: engine.Result, *, discount_rate_per_year: flo
     def running(flows: engine.CashFlows) -> np.ndarray:
         return np.cumsum(np.reshape(flows.per_month_usd, -1) * factors)
 
-    buy_cumulative = running(result.buy.cash_flows)
+    def costs(kind: str, name: str, flows: engine.CashFlows) -> engine.CashFlows:
+        if after_tax is None:
+            return flows
+        taxed = {("buy", "Buy"): after_tax.buy, **{("rent", o.name): o.flows for o in after_tax.rent},
+                 **{("api", o.name): o.flows for o in after_tax.api}}[(kind, name)]
+        return engine.CashFlows({}, taxed.after_tax, None)
+
+    buy_flows = costs("buy", "Buy", result.buy.cash_flows)
+    buy_cumulative = running(buy_flows)
     ax.plot(months, buy_cumulative, label=label("buy", "Buy"), linewidth=2.4, color=BUY_COLOUR)
-    others = [("rent", option.name, option.cash_flows) for option in result.rent]
-    others += [("api", option.name, option.cash_flows) for option in result.api]
+    others = [("rent", option.name, costs("rent", option.name, option.cash_flows)) for option in result.rent]
+    others += [("api", option.name, costs("api", option.name, option.cash_flows)) for option in result.api]
     # Options breaking even in the same month share one marker point, so they share one label.
     breakevens: dict[int, tuple[float, list[str]]] = {}
     for kind, name, flows in others:
         line, = ax.plot(months, running(flows), label=label(kind, name), linewidth=1.6,
                         linestyle="--" if kind == "api" else "-")
-        month = discounted_breakeven_month(result.buy.cash_flows, flows, factors)
+        month = discounted_breakeven_month(buy_flows, flows, factors)
         if np.isfinite(month):
             value = float(buy_cumulative[int(month)])
             ax.scatter([month], [value], color=line.get_color(), zorder=5)
@@ -62,6 +73,7 @@ def cumulative_cost_figure(result: engine.Result, *, discount_rate_per_year: flo
     money_axis(ax.yaxis)
     ax.set_xlabel("Month")
     basis = "nominal" if discount_rate_per_year is None else f"discounted at {discount_rate_per_year:.1%}/yr"
+    basis += "" if after_tax is None else ", after tax"
     ax.set_ylabel(f"Cumulative cost, {basis} ({money_currency()})", fontsize=9)
     ax.set_xlim(0, months[-1])
     ax.grid(alpha=0.3)

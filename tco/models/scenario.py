@@ -20,6 +20,7 @@ from simple_history.models import HistoricalRecords
 
 from catalog.choices import Precision
 from core.currency import Currency
+from core.verdict_basis import VerdictBasis
 from costmodel.inputs import InputError
 from costmodel.validation import check_residual_curve
 from tco.choices import BillingBasis
@@ -189,6 +190,10 @@ class Scenario(models.Model):
                   "depreciation_months).")
     tax_depreciation_months = models.PositiveSmallIntegerField(default=60)
     declining_balance_factor = models.DecimalField(max_digits=4, decimal_places=2, default=2)
+    verdict_basis = models.CharField(
+        max_length=10, choices=VerdictBasis.choices, blank=True, default="",
+        help_text="What the verdict ranks the options on: before or after tax; empty = the "
+                  "team's choice, else after tax once a tax rate is entered.")
     finance_lease_usd_per_month = optional_decimal(
         MONEY, "Finance lease of the hardware: the monthly payment; empty = not compared.")
     finance_lease_term_months = models.PositiveSmallIntegerField(default=36)

@@ -216,9 +216,13 @@ class _Recorder:
                                             f"{self.currency}: {exc}") from None
         if conversion.rates and path:
             self.converted.append(path)
+        too_old = self.book.too_old(conversion)
         for rate in conversion.rates:
             self.rates[rate] = None
-            if rate.on != on:
+            if rate in too_old:
+                self.warnings.append(EvaluationWarning("exchange_rate_old",
+                                                       self.book.age_warning(rate, on)))
+            elif rate.on != on:
                 self.warnings.append(EvaluationWarning(
                     "exchange_rate_earlier",
                     f"No {rate.base}/{rate.quote} rate on {on}: the rate of {rate.on} is used "

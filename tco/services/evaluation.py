@@ -56,6 +56,8 @@ from tco.services.sizing import Sizing
 from tco.services.throughput_range import THROUGHPUT_PATH
 from tco.services.throughput_range import RangeRow
 from tco.services.throughput_range import throughput_range
+from tco.services.verdict_basis import on_verdict_basis
+from tco.services.verdict_basis import verdict_basis
 from tco.services.warnings import evaluation_warnings
 
 # Units of engine inputs that no scenario or catalog record describes (cooling tiers and
@@ -226,6 +228,7 @@ def scenario_evaluate(*, scenario: Scenario, rent_options: list[RentOption] | No
         raise case.input_error(exc) from exc
     evaluation = replace(evaluation, leases=case.leases, contracts=case.contracts,
                          after_tax=_after_tax(scenario, evaluation, case.leases))
+    evaluation = on_verdict_basis(evaluation, verdict_basis(scenario), case.labels())
     if snapshot is None:
         return evaluation
     return replace(evaluation, pinned=Pinned(snapshot.created_at,

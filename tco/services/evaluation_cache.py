@@ -64,9 +64,9 @@ def evaluation_key(scenario: Scenario) -> str:
     The prices of its system and rented offerings: a new row moves their last id and count, a
     corrected amount their sum, and a refresh that confirms a price makes it younger (the
     warnings change with the last check). A new exchange rate, a contract term added, changed or
-    removed, the team's fiscal year, a change at its site (its prices, racks, feeds, cooling) or
-    of the catalog's specifications (a system's power, a facility profile, a token price) moves
-    the figures too.
+    removed, the team's fiscal year, verdict basis or tolerance of old rates, a change at its
+    site (its prices, racks, feeds, cooling) or of the catalog's specifications (a system's
+    power, a facility profile, a token price) moves the figures too.
     """
     with connection.cursor() as cursor:
         cursor.execute(KEY_QUERY, {"scenario": scenario.pk, "system": scenario.system_id,
@@ -75,7 +75,10 @@ def evaluation_key(scenario: Scenario) -> str:
     # Without a price date the scenario takes the prices in force today, and a price dated
     # tomorrow takes over tomorrow without a new row.
     as_of = scenario.prices_as_of or f"today={timezone.localdate()}"
-    named = (*seen, scenario.site_id, scenario.team.fiscal_year_start_month, scenario.team.reporting_currency)
+    team = scenario.team
+    # The team's verdict basis and its tolerance of a rate's age change the verdict and warnings.
+    named = (*seen, scenario.site_id, team.fiscal_year_start_month, team.reporting_currency,
+             team.verdict_basis, team.exchange_rate_tolerance_days)
     # The last check's date and time as "2026-11-25T00:22:07": a space is no character of a key.
     return (f"scenario-result:{scenario.pk}:{scenario.revision}:{as_of}:{ENGINE_VERSION}:{code_version()}:"
             + ":".join(str(value).replace(" ", "T") for value in named))

@@ -1,7 +1,8 @@
 """The exchange rates a team's scenarios are converted with, as the engine's RateBook.
 
 The ECB's history alone is some 80,000 rows, so the book asks the database for the one rate it
-needs (the newest of a pair on or before a date) and remembers the answer.
+needs (the newest of a pair on or before a date) and remembers the answer. The tolerance of a
+rate's age is the team's (Team.exchange_rate_tolerance_days), else the site's setting.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db.models import Case
 from django.db.models import IntegerField
+from django.db.models import Min
 from django.db.models import Q
 from django.db.models import Value
 from django.db.models import When
@@ -20,14 +22,23 @@ from django.db.models import When
 from catalog.models import ExchangeRate
 from costmodel.currency import Rate
 from costmodel.currency import RateBook
+from teams.models import Team
 
 
 class StoredRateBook(RateBook):
     """Public rates and the team's own (which win a tie on the same day)."""
 
     def __init__(self, team_ids: Sequence[int] = ()) -> None:
-        super().__init__((), max_age_days=settings.EXCHANGE_RATE_MAX_AGE_DAYS)
-        self.visible = Q(team__isnull=True) | Q(team_id__in=list(team_ids))
+        super().__init__(())
+        self.team_ids = list(team_ids)
+        self.visible = Q(team__isnull=True) | Q(team_id__in=self.team_ids)
+
+    @functools.cached_property
+    def tolerance_days(self) -> int:
+        """The strictest tolerance of the book's teams; asked only once a rate is used."""
+        own = (Team.objects.filter(pk__in=self.team_ids)
+               .aggregate(days=Min("exchange_rate_tolerance_days"))["days"] if self.team_ids else None)
+        return settings.EXCHANGE_RATE_MAX_AGE_DAYS if own is None else own
 
     @functools.cache  # noqa: B019 - one book lives for one evaluation
     def currencies(self) -> set[str]:
@@ -53,6 +64,6 @@ def _exact(rate: Decimal) -> Decimal:
 
 
 def rate_book(team_ids: Sequence[int] = ()) -> RateBook:
-    """Every rate a team may use; an older rate is used up to EXCHANGE_RATE_MAX_AGE_DAYS before a
-    figure's date."""
+    """Every rate a team may use: the newest on or before a figure's date, flagged when older
+    than the team's tolerance."""
     return StoredRateBook(team_ids)

@@ -19,7 +19,8 @@ def money_view(evaluation: Evaluation, *tables: CashFlowTable | None) -> dict[st
         return amount(value, currency=currency)
 
     view = evaluation.after_tax
-    sides = [("Buy", view.buy)] + [(option.name, option.flows) for option in view.rent]
+    sides = ([("Buy", view.buy)] + [(option.name, option.flows) for option in view.rent]
+             + [(f"Pay per token: {option.name}", option.flows) for option in view.api])
     shown = [table for table in tables if table is not None]
     return {
         "currency": currency,
@@ -29,6 +30,7 @@ def money_view(evaluation: Evaluation, *tables: CashFlowTable | None) -> dict[st
                        "unused": money(row["unused_commitment_usd"])}
                       for row in evaluation.contract_costs()],
         "tax_rate": f"{view.tax.rate:.2%}",
+        "verdict_basis": evaluation.result.verdict.basis_words,
         "tax_method": TaxDepreciation(str(view.tax.method)).label,
         "convention": CONVENTION,
         "after_tax": [{"name": name, "pre": money(flows.total_pre_tax),

@@ -58,3 +58,33 @@ def test_the_pdf_shows_the_rates_and_the_book(money_scenario, tmp_path):
     assert "1 EUR = 1.1606 USD on 2026-03-03" in text
     assert "AWS EDP 2026" in text and "10.00% off all" in text  # the cell wraps before "services"
     assert "By fiscal year" in text and "FY2026" in text and "By fiscal quarter" in text
+
+
+def test_the_after_tax_table_lists_the_per_token_api_too(money_scenario, api, tmp_path):
+    from decimal import Decimal
+
+    from tco.models import ApiOption
+    from tco.services.scenarios import scenario_save
+
+    for name, value in (("tokens_per_s_per_accelerator", "1000"), ("token_input_share", "0"),
+                        ("token_cached_input_share", "0"), ("token_output_share", "1")):
+        setattr(money_scenario, name, Decimal(value))
+    scenario_save(scenario=money_scenario, rent_options=list(money_scenario.rent_options.all()),
+                  api_options=[ApiOption(name="quoted API", usd_per_million_input=Decimal("0.5"),
+                                         usd_per_million_cached_input=Decimal("0.5"),
+                                         usd_per_million_output=Decimal("0.5"))])
+    served = api.post(f"/api/v1/scenarios/{money_scenario.pk}/evaluate/").json()
+    (api_after_tax,) = served["after_tax"]["api"]
+    # Expensed when paid at 25 %: three quarters of what it costs before tax.
+    assert_allclose(api_after_tax["total_after_tax_usd"], 0.75 * api_after_tax["total_pre_tax_usd"],
+                    atol=CENT, rtol=0)
+    path = tmp_path / "money.xlsx"
+    path.write_bytes(build_workbook(report_content_for(scenario=money_scenario)))
+    (recalculated,) = recalculate([path], tmp_path)
+    values = Values(recalculated)
+    assert_allclose(values["api1_after_tax_total_usd"], api_after_tax["total_after_tax_usd"],
+                    atol=CENT, rtol=0)
+    assert_allclose(values["api1_after_tax_npv_usd"], api_after_tax["npv_after_tax_usd"],
+                    atol=CENT, rtol=0)
+    headings = {str(cell.value) for row in values.workbook[MONEY_SHEET].iter_rows() for cell in row}
+    assert "Pay per token: quoted API: after tax" in headings

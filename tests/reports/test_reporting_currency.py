@@ -68,7 +68,8 @@ def test_the_scenario_page_shows_euros_and_no_dollar(figures, admin_client):
     for amount in (eur["result"]["buy"]["total_usd"], eur["result"]["buy"]["npv_usd"],
                    eur["result"]["rent"][0]["npv_usd"]):
         assert euros(amount) in result
-    assert "Cumulative cost, discounted at 8.0%/yr (EUR)" in result  # the chart's axis
+    # the chart's axis: the scenario has a tax rate, so its verdict (and chart) are after tax
+    assert "Cumulative cost, discounted at 8.0%/yr, after tax (EUR)" in result
 
 
 def test_the_pdf_shows_euros_and_no_dollar(figures, tmp_path):

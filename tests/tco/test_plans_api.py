@@ -87,3 +87,23 @@ def test_another_teams_plans_are_not_found(client, run_scenario, django_capture_
     client.force_login(member("outsider", of="other"))
     assert client.get(plan_url).status_code == 404
     assert post(client, run_scenario, GROWING).status_code == 400  # the scenario is not theirs
+
+
+@pytest.mark.parametrize(("basis", "total"), [
+    ("", 1_314_000.00),  # on demand held for the workload: $50 x 730 h x 36 months
+    ("used", 1_051_200.00),  # billed for the hours used: $50 x 730 h x 0.8 x 36 months
+])
+def test_a_plan_of_the_scenarios_one_rent_option_costs_what_the_scenario_says(run_scenario, basis, total):
+    from decimal import Decimal
+
+    from tco.services.evaluation import scenario_evaluate
+
+    run_scenario.utilisation = Decimal("0.8")
+    run_scenario.save()
+    run_scenario.rent_options.update(billing_basis=basis)
+    rented = scenario_evaluate(scenario=run_scenario).result.rent[0]
+    spec = {"demand": {"months": 36}, "owned": [], "rent": [{"name": "p5 on demand"}]}
+    plan = make_plan(scenario_plan_inputs(run_scenario, spec)).figures
+    assert round(float(rented.total_usd), 2) == total
+    assert round(plan["total_usd"], 2) == total
+    assert round(plan["npv_usd"], 2) == round(float(rented.npv_usd), 2)

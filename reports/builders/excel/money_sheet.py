@@ -23,6 +23,7 @@ from reports.builders.excel.grid import Sheet
 from reports.builders.excel.grid import get_column_letter
 from reports.builders.excel.monthly import fill_column
 from reports.builders.excel.monthly import start_table
+from reports.builders.excel.names import api_name
 from reports.builders.excel.names import rent_name
 from reports.content import ReportContent
 
@@ -78,12 +79,15 @@ def _contracts(ws: Sheet, row: int, evaluation) -> int:
 
 def _after_tax_table(ws: Sheet, header: int, content: ReportContent) -> None:
     view = content.evaluation.after_tax
-    options = content.result.rent
+    # Every option beside buying, expensed when paid: each rent option, then each per-token API.
+    options = ([(option.name, rent_name(index, "")) for index, option in enumerate(content.result.rent)]
+               + [(f"Pay per token: {api.name}", api_name(index, ""))
+                  for index, api in enumerate(content.result.api)])
     horizon = len(view.buy.pre_tax) - 1
     headings = ["Buy before tax", "Deductible costs and interest", "Tax depreciation",
                 "Gain on the sale (taxed)", "Tax shield", "Buy after tax"]
-    for option in options:
-        headings += [f"{option.name}: before tax", f"{option.name}: after tax"]
+    for name, _ in options:
+        headings += [f"{name}: before tax", f"{name}: after tax"]
     table = start_table(ws, header + 3, headings, horizon)
     buy = view.buy
     for month in range(horizon + 1):
@@ -94,12 +98,12 @@ def _after_tax_table(ws: Sheet, header: int, content: ReportContent) -> None:
     fill_column(table, 2, "INDEX(buy_flow,{m}+1)")
     fill_column(table, 6, "tax_rate*(C{r}+D{r}-E{r})")
     fill_column(table, 7, "B{r}-F{r}")
-    for index in range(len(options)):
+    for index, (_, prefix) in enumerate(options):
         before, after = 8 + 2 * index, 9 + 2 * index
-        fill_column(table, before, f"INDEX({rent_name(index, 'flow')},{{m}}+1)")
+        fill_column(table, before, f"INDEX({prefix}flow,{{m}}+1)")
         fill_column(table, after, f"{get_column_letter(before)}{{r}}*(1-tax_rate)")
     for name, column in [("after_tax_buy", 7)] + [
-            (rent_name(index, "after_tax"), 9 + 2 * index) for index in range(len(options))]:
+            (f"{prefix}after_tax", 9 + 2 * index) for index, (_, prefix) in enumerate(options)]:
         table.name_column(f"{name}_flow", column)
         letter = get_column_letter(column)
         first, last = table.row_of(0), table.last_row
