@@ -18,8 +18,8 @@ def recommendation(
     labels: Mapping[str, str] | None = None,
     rent_names: tuple[str, ...] = (),
 ) -> str:
-    """The verdict's sentence, then the inputs whose continuous effect moves buying's saving
-    against its rival most.
+    """The verdict's sentence, then the inputs whose continuous effect moves the tornado's
+    figure (the winner's margin over the next cheapest) most.
 
     Parameters
     ----------
@@ -39,8 +39,9 @@ def recommendation(
     Examples
     --------
     "Buy is the cheapest over 36 months: NPV of costs $1.20M (cash $1.45M), $300.0k less than
-    renting X (NPV); buying breaks even in month 14 (discounted); the saving against X moves most
-    with the utilisation (swing $450.0k) and the system price (swing $300.0k) for a +/-10% change."
+    renting X (NPV); buying breaks even in month 14 (discounted); the margin of Buy over the next
+    cheapest (NPV) moves most with the utilisation (swing $450.0k) and the system price (swing
+    $300.0k) for a +/-10% change."
     """
     sentence = verdict.sentence()
     if tornado is None:
@@ -53,5 +54,4 @@ def recommendation(
     named = [f"{labels.get(row.path, row.path)} (swing {usd_short(row.effect_usd)})" for row in movers]
     listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
     step = f"{tornado.step_share:.0%}"
-    return (f"{sentence[:-1]}; buying's saving against {tornado.against} moves most with {listed} "
-            f"for a +/-{step} change.")
+    return f"{sentence[:-1]}; {tornado.measure} moves most with {listed} for a +/-{step} change."
