@@ -171,7 +171,10 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "footprint_rows": _footprint_rows(content),
         **_useful_work(content),
         "signing_notes": content.signing_notes(),
-        "tornado_chart": (_png(tornado_figure(content.tornado, rent_names=_rent_names(content.inputs)))
+        "tornado_chart": (_png(tornado_figure(
+            content.tornado, rent_names=_rent_names(content.inputs),
+            api_names=[api.name for api in content.inputs.api],
+            cooling_names=[tier.name for tier in content.inputs.cooling]))
                           if content.tornado is not None and content.tornado.rows else None),
         "sensitivity_rows": [] if content.tornado is None else [
             _mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],

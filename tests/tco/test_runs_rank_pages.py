@@ -104,7 +104,12 @@ def test_the_sensitivity_page_shows_the_scenarios_own_swings_of_the_winners_marg
 
 @pytest.fixture
 def eur_api_cheapest(api_cheapest):
-    # Every amount typed in the reporting currency, euros: nothing to convert.
+    from django.utils import timezone
+
+    from tests.tco.test_currencies import add_rate
+
+    # The amounts typed in euros; the catalog's in dollars, converted at the day's rate.
+    add_rate(timezone.localdate(), "1.16")
     api_cheapest.reporting_currency = api_cheapest.currency = "EUR"
     api_cheapest.save()
     return api_cheapest
