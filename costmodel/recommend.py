@@ -19,8 +19,8 @@ def recommendation(
     labels: Mapping[str, str] | None = None,
     rent_names: tuple[str, ...] = (),
 ) -> str:
-    """The verdict's sentence, then the inputs whose continuous effect moves buying's saving
-    against its rival most.
+    """The verdict's sentence, then the inputs whose continuous effect moves the tornado's
+    figure (the winner's margin over the next cheapest) most.
 
     Parameters
     ----------
@@ -40,8 +40,9 @@ def recommendation(
     Examples
     --------
     "Buy is the cheapest over 36 months: NPV of costs $1.20M (cash $1.45M), $300.0k less than
-    renting X (NPV); buying breaks even in month 14 (discounted); the saving against X moves most
-    with the utilisation (swing $450.0k) and the system price (swing $300.0k) for a +/-10% change."
+    renting X (NPV); buying breaks even in month 14 (discounted); the margin of Buy over the next
+    cheapest (NPV) moves most with the utilisation (swing $450.0k) and the system price (swing
+    $300.0k) for a +/-10% change."
     """
     sentence = verdict.sentence()
     if tornado is None:
@@ -54,7 +55,6 @@ def recommendation(
     named = [f"{labels.get(row.path, row.path)} (swing {usd_short(row.effect_usd)})" for row in movers]
     listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
     step = f"{tornado.step_share:.0%}"
-    # The sensitivity run moves the engine's own (pre-tax) saving, whatever the verdict's basis.
-    before_tax = "" if verdict.basis == PRE_TAX else " before tax"
-    return (f"{sentence[:-1]}; buying's saving{before_tax} against {tornado.against} moves most "
-            f"with {listed} for a +/-{step} change.")
+    # The sensitivity moves the engine's own (pre-tax) figures, whatever the verdict's basis.
+    before_tax = "" if verdict.basis == PRE_TAX else " (before tax)"
+    return f"{sentence[:-1]}; {tornado.measure}{before_tax} moves most with {listed} for a +/-{step} change."

@@ -1,10 +1,12 @@
-"""One-at-a-time sensitivity of the NPV saving, ranked for a tornado chart.
+"""One-at-a-time sensitivity of the winner's margin, ranked for a tornado chart.
 
 Every input is moved down and up by the same share of its value, each in its
 own row of ONE batch, so P inputs cost one evaluation of 2P scenarios.
 
-The saving is that of buying against its rival: the cheapest other option, a rent option or a
-per-token API. Some inputs move the saving through a whole count (the systems bought, racks,
+What moves is the margin of the verdict's winner (buying, a rent option or a per-token API)
+over the next cheapest option, whatever its kind, at each moved value: negative where another
+option overtakes it. Against a named rent option (``rent_option``) it is buying's NPV saving
+against that option. Some inputs move the saving through a whole count (the systems bought, racks,
 instances rented, the cooling tier): one more instance needed above 1.0 rented accelerators per
 own one jumps the saving, whatever the input's own uncertainty. Such a row keeps its raw swing
 for the chart, says where each count changes (``SensitivityRow.steps``), and is ranked by its
@@ -35,7 +37,10 @@ from costmodel.overrides import with_overrides
 from costmodel.rent import accelerators_rented
 from costmodel.rent import instances_needed
 from costmodel.result import Result
+from costmodel.verdict import API
+from costmodel.verdict import BUY
 from costmodel.verdict import RENT
+from costmodel.verdict import option_npvs
 from costmodel.verdict import verdict_of
 
 # Halvings of the interval between an input's value and its move that locate a count's step,
@@ -101,17 +106,27 @@ class SensitivityRow:
 
 @dataclass(frozen=True)
 class Tornado:
-    """One-at-a-time sensitivity against one option; rows largest continuous effect first.
+    """One-at-a-time sensitivity; rows largest continuous effect first.
 
-    ``against`` names the option buying's NPV saving is measured against, ``against_kind``
-    says whether it is a rent option or a per-token API.
+    ``winner`` labels the verdict's winner (``Standing.label``) whose margin over the next
+    cheapest option moves; ``against`` names that next cheapest at the scenario's own inputs
+    and ``against_kind`` says its kind. Without a winner (a named rent option), the figure is
+    buying's NPV saving against ``against``. The rows' ``saving_*`` fields hold the figure.
     """
 
     against: str
-    base_saving_usd: float  # NPV saving of buying at the scenario's own inputs
+    base_saving_usd: float  # the figure at the scenario's own inputs (the winner's margin)
     step_share: float  # each input moves down and up by this share of its value
     rows: tuple[SensitivityRow, ...]
     against_kind: str = RENT
+    winner: str = ""
+
+    @property
+    def measure(self) -> str:
+        """What the rows move, in words: "the margin of Buy over the next cheapest (NPV)"."""
+        if self.winner:
+            return f"the margin of {self.winner} over the next cheapest (NPV)"
+        return f"buying's NPV saving against {self.against}"
 
 
 def sensitivity_paths(inputs: Scenario) -> list[str]:
@@ -144,7 +159,7 @@ def one_at_a_time(
     rent_option: str | None = None,
     base: Result | None = None,
 ) -> Tornado | None:
-    """Move each input by -step and +step of its value and rank the NPV saving's effect.
+    """Move each input by -step and +step of its value and rank the effect on the winner's margin.
 
     Parameters
     ----------
@@ -156,38 +171,41 @@ def one_at_a_time(
         Relative step, 0.1 = +/-10 % [-]. Moved values are clipped to each
         input's valid range (a utilisation of 0.95 moves up to 1, not 1.045).
     rent_option : str, optional
-        Rent option the saving is measured against; default buying's rival in the verdict
-        (the cheapest other option, rent or per-token API).
+        A rent option to measure buying's NPV saving against; default the margin of the
+        verdict's winner over the next cheapest option (of any kind) at each moved value.
     base : Result, optional
         An already computed result of ``inputs``, to save one evaluation.
 
     Returns
     -------
     Tornado or None
-        Rows sorted by continuous effect, largest first; None when buying has no rival (it is
-        the only option given).
+        Rows sorted by continuous effect, largest first; None when there is nothing to
+        measure against (a single option ranked).
     """
     if batch_shape(inputs) != ():
         raise ValueError("sensitivity needs a single scenario (scalar inputs)")
     base = base if base is not None else compute_result(inputs, detail=False)
-    if rent_option is None:
-        rival = verdict_of(base, inputs).rival
-        if rival is None:
-            return None
-        kind, name = rival.kind, rival.name
-    else:
-        kind, name = RENT, rent_option
-    options = inputs.rent if kind == RENT else inputs.api
-    index = [option.name for option in options].index(name)
-    base_saving = float(np.reshape((base.rent if kind == RENT else base.api)[index].npv_usd, -1)[0]
-                        - np.reshape(base.buy.npv_usd, -1)[0])
     paths = list(paths) if paths is not None else sensitivity_paths(inputs)
-    rows: tuple[SensitivityRow, ...] = ()
-    if paths:
-        rows = _rows(inputs, paths, step_share, lambda batch: _saving(batch, kind, index),
-                     lambda batch: _whole_counts(batch, kind, index))
-    return Tornado(against=name, base_saving_usd=base_saving, step_share=step_share, rows=rows,
-                   against_kind=kind)
+    if rent_option is not None:
+        index = [option.name for option in inputs.rent].index(rent_option)
+        base_saving = float(np.reshape(base.rent[index].npv_usd, -1)[0] - np.reshape(base.buy.npv_usd, -1)[0])
+        rows = _rows(inputs, paths, step_share, lambda batch: _saving(batch, index),
+                     lambda batch: _whole_counts(batch, (index,))) if paths else ()
+        return Tornado(against=rent_option, base_saving_usd=base_saving, step_share=step_share, rows=rows)
+    verdict = verdict_of(base, inputs)
+    if verdict.runner_up is None:
+        return None
+    # The winner's row among option_npvs' rows (buying, the rent options, the APIs).
+    order = [(BUY, "Buy"), *((RENT, o.name) for o in inputs.rent), *((API, o.name) for o in inputs.api)]
+    winner = order.index((verdict.cheapest.kind, verdict.cheapest.name))
+    # The margin steps with the counts of the pair it is between, where they are rent options.
+    names = [option.name for option in inputs.rent]
+    pair = tuple(names.index(o.name) for o in (verdict.cheapest, verdict.runner_up) if o.kind == RENT)
+    rows = _rows(inputs, paths, step_share, lambda batch: _margin(batch, winner),
+                 lambda batch: _whole_counts(batch, pair)) if paths else ()
+    return Tornado(against=verdict.runner_up.name, base_saving_usd=float(verdict.margin_usd),
+                   step_share=step_share, rows=rows, against_kind=verdict.runner_up.kind,
+                   winner=verdict.cheapest.label)
 
 
 def _rows(inputs: Scenario, paths: list[str], step_share: float, saving: Any, counts: Any
@@ -244,23 +262,29 @@ def _batch(inputs: Scenario, values: Mapping[str, float], paths: Sequence[str], 
     })
 
 
-def _saving(batch: Scenario, kind: str, index: int) -> list[float]:
-    """Buying's NPV saving against one option, per scenario of a batch [USD]."""
-    if kind == RENT:
-        saving = npv_saving_usd(batch, index, ranges_checked=True)
-    else:
-        result = compute_result(batch, detail=False, ranges_checked=True)
-        saving = result.api[index].npv_usd - result.buy.npv_usd
+def _saving(batch: Scenario, index: int) -> list[float]:
+    """Buying's NPV saving against one rent option, per scenario of a batch [USD]."""
+    saving = npv_saving_usd(batch, index, ranges_checked=True)
     return np.broadcast_to(saving, batch_shape(batch)).tolist()
 
 
-def _whole_counts(batch: Scenario, kind: str, index: int) -> dict[str, np.ndarray]:
-    """The whole counts the saving against one option steps with, per scenario of a batch."""
+def _margin(batch: Scenario, winner: int) -> list[float]:
+    """How much less the option in row ``winner`` of ``option_npvs`` costs than the cheapest
+    other option the verdict ranks, per scenario of a batch [USD] (negative: overtaken)."""
+    npvs = option_npvs(compute_result(batch, detail=False, ranges_checked=True))
+    others = np.delete(np.where(np.isfinite(npvs), npvs, np.inf), winner, axis=0)
+    margin = others.min(axis=0) - npvs[winner]
+    return np.broadcast_to(margin, batch_shape(batch)).tolist()
+
+
+def _whole_counts(batch: Scenario, rent: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """The whole counts the figure steps with, per scenario of a batch: the fleet's, and the
+    instances of the rent options at ``rent``."""
     footprint = fleet_footprint(batch.workload, batch.buy, batch.facility, batch.cooling)
     shape = batch_shape(batch)
     counts = {"the systems bought": footprint.systems, "the racks": footprint.racks,
               "the cooling tier's position": footprint.cooling_tier_index}
-    if kind == RENT:
+    for index in rent:
         option = batch.rent[index]
         counts[f"the instances of {option.name}"] = instances_needed(
             accelerators_rented(option, batch.workload), option.accelerators_per_instance)

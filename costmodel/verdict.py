@@ -248,6 +248,15 @@ def on_basis(verdict: Verdict, costs: dict[tuple[str, str], NDArray[np.float64]]
                    basis=basis)
 
 
+def option_npvs(result: Result) -> NDArray[np.float64]:
+    """Every option's NPV of costs, a row each in the verdict's order (buying, each rent option,
+    each per-token API), over the result's scenarios (flattened) [USD]; NaN where the verdict
+    leaves the option out (an API above its rate limit)."""
+    npvs = [result.buy.npv_usd, *(option.npv_usd for option in result.rent),
+            *(np.where(option.within_rate_limit, option.npv_usd, np.nan) for option in result.api)]
+    return np.stack([np.ravel(npv) for npv in np.broadcast_arrays(*npvs)]).astype(np.float64)
+
+
 def _api_left_out(result: Result, option: Any) -> str:
     if not bool(item(option.within_rate_limit)):
         return "the workload needs more tokens a month than its rate limit allows"

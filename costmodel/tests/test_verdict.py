@@ -49,7 +49,11 @@ def test_buying_against_a_per_token_api_alone_names_the_api_when_it_is_cheaper()
     assert verdict.sentence() == (
         "Pay per token: cheap-api is the cheapest over 36 months: NPV of costs before tax $2.42M "
         "(cash $2.42M), $8.04M less than buying (NPV); buying never breaks even against it (discounted).")
-    assert result.tornado.against == "cheap-api" and result.tornado.against_kind == "api"
+    # The sensitivity moves the winner's margin over the next cheapest, buying here.
+    tornado = result.tornado
+    assert (tornado.winner, tornado.against, tornado.against_kind) == (
+        "Pay per token: cheap-api", "Buy", "buy")
+    assert_allclose(tornado.base_saving_usd, BUY_USD - api_usd)
     assert result.to_dict()["verdict"]["cheapest"]["label"] == "Pay per token: cheap-api"
 
 
@@ -129,3 +133,20 @@ def test_after_tax_the_verdict_ranks_every_option_on_its_after_tax_cost() -> Non
         "(cash $1.70M), $5.63M less than buying (NPV)")
     (api,) = view.to_dict()["api"]
     assert (api["name"], api["npv_after_tax_usd"]) == ("cheap-api", 1_695_375.36)
+
+
+def test_the_sensitivity_moves_the_winners_margin_over_the_next_cheapest_whatever_its_kind() -> None:
+    # The API ($2.42M) wins; renting at $5 an instance-hour, 32 x 730 x 36 x 5 = $4,204,800,
+    # comes next; buying ($10.46M) last. The electricity price moves buying alone: the margin
+    # (renting less the API) does not move, where buying's saving against the API would.
+    rent = (replace(flat_scenario().rent[0], price_usd_per_instance_hour=5.0),)
+    scenario = _token_scenario(ApiOption("cheap-api", 1.0, 1.0, 0.10), rent=rent)
+    result = evaluate(scenario)
+    tornado = result.tornado
+    assert (tornado.winner, tornado.against_kind) == ("Pay per token: cheap-api", "rent")
+    assert_allclose(tornado.base_saving_usd, result.verdict.margin_usd)
+    rows = {row.path: row for row in tornado.rows}
+    power = rows["facility.electricity_usd_per_kwh"]
+    assert power.swing_usd == 0.0 and power.effect_usd == 0.0
+    # The rent price moves the margin by 10 % of the rent bill each way: 2 x $420,480.
+    assert_allclose(rows["rent.0.price_usd_per_instance_hour"].swing_usd, 2 * 420_480.0)

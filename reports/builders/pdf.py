@@ -134,6 +134,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "movers": [_mover(row, content) for row in top_movers(content.tornado)],
         "step": "" if content.tornado is None else f"{content.tornado.step_share:.0%}",
         "tornado_option": "" if content.tornado is None else content.tornado.against,
+        "tornado_measure": "" if content.tornado is None else content.tornado.measure,
         "option_names": [option.name for option in result.rent],
         "api_names": [api.name for api in result.api],
         "key_columns": len(result.rent) + len(result.api),
@@ -152,7 +153,10 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "footprint_rows": _footprint_rows(content),
         **_useful_work(content),
         "signing_notes": content.signing_notes(),
-        "tornado_chart": (_png(tornado_figure(content.tornado, rent_names=_rent_names(content.inputs)))
+        "tornado_chart": (_png(tornado_figure(
+            content.tornado, rent_names=_rent_names(content.inputs),
+            api_names=[api.name for api in content.inputs.api],
+            cooling_names=[tier.name for tier in content.inputs.cooling]))
                           if content.tornado is not None and content.tornado.rows else None),
         "sensitivity_rows": [] if content.tornado is None else [
             _mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
@@ -453,12 +457,36 @@ def _sweep(run: RecordedRun, run_inputs) -> dict[str, Any]:
     return {
         **_recorded_run(run, chart, "Breakeven month over the swept inputs"),
         "title": f"{run.title}: {summary['points']:,} points",
+        "lead": _cheapest_sentence(summary, f"Over {summary['points']:,} points"),
         "tables": [
             (("Input swept", "Values", "From", "To"), inputs),
-            (("Against", "Buying wins", "NPV saving min", "mean", "max", "Breakeven from", "to",
+            *_ranking_tables(summary, ("min", "mean", "max")),
+            (("Against", "Buying costs less", "NPV saving min", "mean", "max", "Breakeven from", "to",
               "Never"), options),
         ],
     }
+
+
+def _cheapest_sentence(summary: dict[str, Any], opening: str) -> str:
+    """How often each option is the cheapest, every option named ("0.0%" included)."""
+    if "ranking" not in summary:  # a run summarised before its options were ranked
+        return ""
+    shares = [f"{row['label']} in {format_share(row['cheapest_share'])}" for row in summary["ranking"]]
+    listed = shares[0] if len(shares) == 1 else ", ".join(shares[:-1]) + f" and {shares[-1]}"
+    return f"{opening}, the cheapest option is {listed} of them."
+
+
+def _ranking_tables(summary: dict[str, Any], stats: tuple[str, ...]) -> list[tuple[Any, list[Any]]]:
+    """Every option's share of being the cheapest and its NPV's spread, then the winner's margin."""
+    if "ranking" not in summary:
+        return []
+    names = {"p10": "P10", "p50": "P50", "p90": "P90", "min": "min", "mean": "mean", "max": "max"}
+    rows = [(row["label"], [format_share(row["cheapest_share"]),
+                            *(format_usd_cents(row["npv_usd"][stat]) for stat in stats)])
+            for row in summary["ranking"]]
+    margin = [format_usd_cents(summary["margin_usd"][stat]) for stat in stats]
+    rows.append(("Winner's margin over the next cheapest", ["", *margin]))
+    return [(("Option", "Cheapest", *(f"NPV {names[stat]}" for stat in stats)), rows)]
 
 
 def _monte_carlo(run: RecordedRun, run_inputs) -> dict[str, Any]:
@@ -470,14 +498,17 @@ def _monte_carlo(run: RecordedRun, run_inputs) -> dict[str, Any]:
          [input_term(path).show(spread[key]) for key in ("p10", "p50", "p90")])
         for path, spread in summary["inputs"].items()
     ]
-    tables = [(("Against", "Buying wins", "NPV saving P10", "P50", "P90", "Breakeven P10", "P50",
+    tables = [*_ranking_tables(summary, ("p10", "p50", "p90")),
+              (("Against", "Buying costs less", "NPV saving P10", "P50", "P90", "Breakeven P10", "P50",
                 "P90"), options)]
     if inputs:
         tables.append((("Input drawn", "P10", "P50", "P90"), inputs))
     return {
         **_recorded_run(run, chart, "Distribution of the NPV saving"),
-        "lead": f"{summary['samples']:,} draws (seed {summary['seed']}): buying beats every rent "
-                f"option in {format_share(summary['buy_wins_probability'])} of them.",
+        "lead": _cheapest_sentence(summary, f"In {summary['samples']:,} draws (seed {summary['seed']})") or (
+            # A run summarised before its options were ranked knew buying and the rent options.
+            f"{summary['samples']:,} draws (seed {summary['seed']}): buying beats every rent "
+            f"option in {format_share(summary['buy_wins_probability'])} of them."),
         "tables": tables,
     }
 

@@ -26,6 +26,7 @@ from costmodel.vocabulary import Kind
 from costmodel.vocabulary import Term
 from costmodel.vocabulary import input_label
 from costmodel.vocabulary import input_term
+from costmodel.vocabulary import money_currency
 from costmodel.vocabulary import money_in
 from costmodel.vocabulary import usd_short
 from tco.admin.labels import spec_table
@@ -51,6 +52,7 @@ from tco.services.engine_inputs import ScenarioInputError
 from tco.services.engine_inputs import reporting_currency
 from tco.services.evaluation import scenario_check
 from tco.services.runs import MAX_SEED
+from tco.services.runs import run_currency
 from tco.services.runs import sweep_run_cancel
 from tco.services.runs import sweep_run_start
 from teams.admin_mixins import ListedRowsFilter
@@ -205,7 +207,7 @@ class SweepRunAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         run = self.get_object(request, object_id)
         # The run's figures are in its scenario's reporting currency (its inputs were converted).
-        with money_in(reporting_currency(run.scenario) if run is not None else "USD"):
+        with money_in(run_currency(run) if run is not None else "USD"):
             extra_context = {**(extra_context or {}), "poll_every_ms": POLL_EVERY_MS,
                              **(_charts(run) if run is not None else {})}
             response = super().change_view(request, object_id, form_url, extra_context)
@@ -247,23 +249,81 @@ def _charts(run: SweepRun) -> dict[str, Any]:
     if run.status != RunStatus.DONE or not run.summary:
         return {}
     summary = run.summary
-    rent_names = [option["name"] for option in run.engine_inputs["rent"]]
+    names = _option_names(run)
+    rent_names = names["rent_names"]
     if run.kind == RunKind.SWEEP:
         charts = [inline_svg(breakeven_heatmap_figure(summary["heatmap"], rent_names=rent_names))]
     elif run.kind == RunKind.MONTE_CARLO:
         charts = [inline_svg(saving_histogram_figure(summary["options"]))]
     elif summary["rows"]:
-        charts = [inline_svg(tornado_figure(stored_tornado(summary), rent_names=rent_names))]
+        charts = [inline_svg(tornado_figure(stored_tornado(summary), **names))]
     else:
         charts = []
-    return {"charts": charts, "summary_rows": _summary_rows(run, rent_names)}
-
-
-def _summary_rows(run: SweepRun, rent_names: list[str]) -> list[tuple[str, str]]:
-    """The run's figures per rent option as (label, text) rows in the vocabulary's formats."""
     if run.kind == RunKind.SENSITIVITY:
-        return [(input_label(row["path"], rent_names=rent_names), f"swing {usd_short(row['swing_usd'])}")
-                for row in run.summary["rows"]]
+        return {"charts": charts, **_swing_rows(stored_tornado(summary), names)}
+    return {"charts": charts, "summary_rows": _summary_rows(run), **_ranking_table(run)}
+
+
+def _option_names(run: SweepRun) -> dict[str, list[str]]:
+    """The names of the run's rent options, per-token APIs and cooling tiers, to label the inputs
+    that belong to one ("Instance price, p5 on demand"), never "api option 1"."""
+    inputs = run.engine_inputs
+    return {f"{key}_names": [option["name"] for option in inputs.get(key) or []]
+            for key in ("rent", "api", "cooling")}
+
+
+# The widest bar of the sensitivity page's table [px].
+SWING_BAR_PX = 240
+
+
+def _swing_rows(tornado: engine.Tornado, names: dict[str, list[str]]) -> dict[str, Any]:
+    """The sensitivity page's table: each input that moves the figure, widest swing first, with a
+    bar to scale, then one line for the inputs that move nothing. The swing is the one the
+    scenario's tornado and recommendation give (``SensitivityRow.effect_usd``: a whole-count
+    step's jump held apart, and said)."""
+    rows = sorted(tornado.rows, key=lambda row: row.effect_usd, reverse=True)
+    moving = [row for row in rows if row.effect_usd > 0 or row.swing_usd > 0]
+    still = [row for row in rows if row not in moving]
+    widest = max((row.effect_usd for row in moving), default=0.0) or 1.0
+    shown = [{"label": input_label(row.path, **names), "swing": usd_short(row.effect_usd),
+              "bar_px": round(SWING_BAR_PX * row.effect_usd / widest),
+              "step": "" if row.effect_usd == row.swing_usd else
+              f"{usd_short(row.swing_usd)} with a whole-count step"} for row in moving]
+    folded = ""
+    if still:
+        labels = ", ".join(input_label(row.path, **names) for row in still)
+        folded = f"{len(still)} input{'s' if len(still) > 1 else ''} move nothing: {labels}."
+    measure = tornado.measure[0].upper() + tornado.measure[1:]
+    return {"swing_measure": f"{measure}: {usd_short(tornado.base_saving_usd)} at the scenario's inputs; "
+                             f"each input moved by +/-{tornado.step_share:.0%}",
+            "swing_rows": shown, "swing_folded": folded, "swing_bar_px": SWING_BAR_PX}
+
+
+def _ranking_table(run: SweepRun) -> dict[str, Any]:
+    """A sweep's or Monte Carlo run's options as a table, in the verdict's words: per option the
+    probability (share of points) that it is the cheapest, 0 % included, and its NPV's spread;
+    then the spread of the winner's margin over the next cheapest. Nothing for a run summarised
+    before its options were ranked."""
+    summary = run.summary
+    if run.kind == RunKind.SENSITIVITY or "ranking" not in summary:
+        return {}
+    monte_carlo = run.kind == RunKind.MONTE_CARLO
+    stats = ("p10", "p50", "p90", "mean") if monte_carlo else ("min", "mean", "max")
+    currency = money_currency()
+    cheapest = ("Probability of being the cheapest" if monte_carlo
+                else "Share of points where it is the cheapest")
+    headings = ["Option", cheapest, *(f"NPV of costs, {STATISTICS[stat]} ({currency})" for stat in stats)]
+    money_cells = [[_shown(MONEY, row["npv_usd"][stat]) for stat in stats] for row in summary["ranking"]]
+    rows = [[row["label"], _shown(SHARE, row["cheapest_share"]), *cells]
+            for row, cells in zip(summary["ranking"], money_cells, strict=True)]
+    margin = [_shown(MONEY, summary["margin_usd"][stat]) for stat in stats]
+    rows.append(["Winner's margin over the next cheapest (NPV)", "", *margin])
+    return {"ranking_headings": headings, "ranking_rows": rows}
+
+
+def _summary_rows(run: SweepRun) -> list[tuple[str, str]]:
+    """A sweep's or Monte Carlo run's figures per rent option as (label, text) rows in the
+    vocabulary's formats."""
     rows = []
     for option, figures in run.summary["options"].items():
         for name, value in figures.items():
@@ -285,11 +345,14 @@ def _shown(term: Term, value: Any) -> str:
     return term.show(value)
 
 
-# Figures a run's summary adds to the result's, and the names of its statistics.
+# Figures a run's summary adds to the result's, and the names of its statistics. Against one
+# rent option, buying "wins" the pair; which option is the cheapest of all is the ranking's.
 RUN_FIGURES = {
-    "buy_wins_share": Term("Share of points where buying wins", "", Kind.SHARE),
-    "buy_wins_probability": Term("Probability that buying wins", "", Kind.SHARE),
+    "buy_wins_share": Term("Share of points where buying costs less than it", "", Kind.SHARE),
+    "buy_wins_probability": Term("Probability that buying costs less than it", "", Kind.SHARE),
 }
+MONEY = Term("NPV of costs", "", Kind.USD)
+SHARE = Term("Share", "", Kind.SHARE)
 STATISTICS = {"min": "min", "max": "max", "mean": "mean", "p10": "P10", "p50": "P50", "p90": "P90",
               "never_share": "never"}
 # Statistics that are a share of the points whatever the figure (never breaking even: 67.8%).

@@ -34,6 +34,7 @@ from tco.runs.results import parquet_stream
 from tco.selectors import scenarios_for
 from tco.selectors import sweep_runs_for
 from tco.services.runs import MAX_SEED
+from tco.services.runs import run_currency
 from tco.services.runs import run_part_names
 from tco.services.runs import sweep_run_cancel
 from tco.services.runs import sweep_run_start
@@ -206,7 +207,11 @@ class SweepRunViewSet(ScenarioJobViewSet):
     @action(detail=True, methods=["get"])
     def summary(self, request, pk=None):
         """Sweep: ranges, winner shares, breakeven heat map. Monte Carlo: P10/P50/P90, P(buy wins),
-        histogram. Sensitivity: tornado rows."""
+        histogram. Both: ``ranking``, every option (buying, each rent option, each per-token API)
+        with the probability (share of points) that it is the cheapest and its NPV's spread, and
+        ``margin_usd``, the winner's margin over the next cheapest. Sensitivity: tornado rows,
+        the swing of the winner's margin. Amounts are in ``currency`` whatever the ``_usd`` of
+        the field names."""
         run = self.done_job()
         return Response(run.summary)
 
@@ -216,7 +221,8 @@ class SweepRunViewSet(ScenarioJobViewSet):
     def result_parquet(self, request, pk=None):
         """The full result, one row per point."""
         run = self.done_job()
-        response = StreamingHttpResponse(parquet_stream(run_part_names(run)), content_type=PARQUET_MEDIA_TYPE)
+        parquet = parquet_stream(run_part_names(run), run_currency(run))
+        response = StreamingHttpResponse(parquet, content_type=PARQUET_MEDIA_TYPE)
         response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.parquet"'
         return response
 
@@ -226,7 +232,8 @@ class SweepRunViewSet(ScenarioJobViewSet):
     def result_csv(self, request, pk=None):
         """The full result as CSV, streamed a batch of rows at a time."""
         run = self.done_job()
-        response = StreamingHttpResponse(csv_stream(run_part_names(run)), content_type="text/csv")
+        rows = csv_stream(run_part_names(run), run_currency(run))
+        response = StreamingHttpResponse(rows, content_type="text/csv")
         response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.csv"'
         return response
 

@@ -8,6 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from costmodel.vocabulary import RESULTS
+from costmodel.vocabulary import money_currency
 from tco.charts.canvas import TITLE_WIDTH
 from tco.charts.canvas import money_axis
 from tco.charts.canvas import new_figure
@@ -41,6 +42,7 @@ def saving_histogram_figure(options: Mapping[str, Mapping[str, Any]]) -> Figure:
         wins = figures["buy_wins_probability"]
         ax.set_title(wrapped(f"Buying vs {option}: P(buying wins) = {wins:.0%}", TITLE_WIDTH), fontsize=9)
         ax.set_ylabel("Draws", fontsize=8)
-    axes[-1].set_xlabel(f"{RESULTS['rent.npv_saving_usd'].label} (USD); blue, right of zero: buying wins")
+    axes[-1].set_xlabel(f"{RESULTS['rent.npv_saving_usd'].label} ({money_currency()}); "
+                        "blue, right of zero: buying wins")
     fig.tight_layout()
     return fig

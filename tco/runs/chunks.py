@@ -14,6 +14,7 @@ import pyarrow as pa
 import costmodel as engine
 from tco.runs.compute import PointsTable
 from tco.runs.compute import monte_carlo_chunk_table
+from tco.runs.compute import ranked_options
 from tco.runs.compute import sensitivity_frame
 from tco.runs.compute import sweep_chunk_table
 from tco.runs.results import PartEncoder
@@ -45,7 +46,8 @@ class ChunkPlan:
         the whole columns, percentiles and the tornado)."""
         if not isinstance(self.spec, SweepSpec):
             return None
-        return SweepTally(self.spec, [option.name for option in self.inputs.rent])
+        names = [option.name for option in self.inputs.rent]
+        return SweepTally(self.spec, names, ranked_options(self.inputs))
 
 
 @dataclass(frozen=True)

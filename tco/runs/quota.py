@@ -27,11 +27,12 @@ from teams.models import Team
 
 QUOTA_FIELD = "result_storage"
 FLOAT_BYTES = 8
-# point, the buy side's cost per hour; the winner is a one-byte dictionary code.
-FIXED_COLUMNS = 2
+# point, the buy side's cost per hour, buying's NPV, the winner's margin; the winner is a
+# one-byte dictionary code. Each rent option adds its figures and its NPV, each per-token API its NPV.
+FIXED_COLUMNS = 4
 WINNER_BYTES = 1
-# A sensitivity run stores one row of ten figures per input.
-SENSITIVITY_ROW_BYTES = 10 * FLOAT_BYTES
+# A sensitivity run stores one row of thirteen figures and names per input.
+SENSITIVITY_ROW_BYTES = 13 * FLOAT_BYTES
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ def result_bytes_bound(spec: SweepSpec | MonteCarloSpec | SensitivitySpec, input
     if isinstance(spec, SensitivitySpec):
         return SENSITIVITY_ROW_BYTES * len(spec.paths or engine.numeric_input_paths(inputs))
     varied = len(spec.axes) if isinstance(spec, SweepSpec) else len(spec.distributions)
-    row = FLOAT_BYTES * (FIXED_COLUMNS + varied + len(OPTION_METRICS) * len(inputs.rent)) + WINNER_BYTES
+    options = (len(OPTION_METRICS) + 1) * len(inputs.rent) + len(inputs.api)
+    row = FLOAT_BYTES * (FIXED_COLUMNS + varied + options) + WINNER_BYTES
     return spec.points_total * row
 
 

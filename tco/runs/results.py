@@ -18,6 +18,7 @@ number of rows, so its bytes are the same whatever the chunking.
 from __future__ import annotations
 
 import io
+import re
 import secrets
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -197,11 +198,28 @@ def parts_column(names: Sequence[str], column: str) -> pa.ChunkedArray:
     return pa.chunked_array(arrays)
 
 
-def parquet_stream(names: Sequence[str]) -> Iterator[bytes]:
-    """The parts as one Parquet file, a row group at a time (memory follows ROW_GROUP_ROWS)."""
+# "usd" as a word of a stored column's name ("npv_usd", "price_usd_per_instance_hour").
+_USD_WORD = re.compile(r"(?<![a-z])usd(?![a-z])")
+
+
+def money_columns(columns: Sequence[str], currency: str) -> list[str]:
+    """The stored columns' names as a download gives them: amounts are in the run's currency
+    (its scenario's reporting currency), so a name's "usd" says that currency.
+
+    >>> money_columns(["point", "buy: npv_usd", "rent.0.price_usd_per_instance_hour"], "EUR")
+    ['point', 'buy: npv_eur', 'rent.0.price_eur_per_instance_hour']
+    """
+    code = currency.lower()
+    return [_USD_WORD.sub(code, column) for column in columns]
+
+
+def parquet_stream(names: Sequence[str], currency: str = "USD") -> Iterator[bytes]:
+    """The parts as one Parquet file, a row group at a time (memory follows ROW_GROUP_ROWS); its
+    money columns named in ``currency`` (``money_columns``)."""
     sink = _Drain()
     writer: pq.ParquetWriter | None = None
     for batch in _fixed_batches(part_table(name) for name in names):
+        batch = batch.rename_columns(money_columns(batch.column_names, currency))
         if writer is None:
             writer = pq.ParquetWriter(sink, batch.schema, use_dictionary=DICTIONARY_COLUMNS)
         writer.write_table(batch)
@@ -211,10 +229,12 @@ def parquet_stream(names: Sequence[str]) -> Iterator[bytes]:
         yield sink.take()
 
 
-def csv_stream(names: Sequence[str]) -> Iterator[str]:
-    """The parts as CSV text, header first; rent option names made inert for spreadsheets."""
+def csv_stream(names: Sequence[str], currency: str = "USD") -> Iterator[str]:
+    """The parts as CSV text, header first, its money columns named in ``currency``
+    (``money_columns``); rent option names made inert for spreadsheets."""
     header = True
     for batch in _fixed_batches(part_table(name) for name in names):
+        batch = batch.rename_columns(money_columns(batch.column_names, currency))
         yield inert_frame(batch.to_pandas()).to_csv(index=False, header=header)
         header = False
 

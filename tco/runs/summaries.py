@@ -25,10 +25,15 @@ from numpy.typing import NDArray
 
 import costmodel as engine
 from costmodel.figures import finite_or_none
+from costmodel.verdict import BUY
+from costmodel.verdict import RENT
+from costmodel.verdict import Standing
 from tco.runs.compute import BUY_WINS
+from tco.runs.compute import MARGIN_COLUMN
 from tco.runs.compute import POINT_COLUMN
 from tco.runs.compute import WINNER_COLUMN
 from tco.runs.compute import PointsTable
+from tco.runs.compute import npv_column
 from tco.runs.compute import option_column
 from tco.runs.specs import MonteCarloSpec
 from tco.runs.specs import SweepSpec
@@ -45,9 +50,12 @@ ColumnSource = Callable[[str], pa.ChunkedArray]
 
 
 def sweep_summary(
-    tallies: Iterable[dict[str, Any]], spec: SweepSpec, option_names: Sequence[str]
+    tallies: Iterable[dict[str, Any]], spec: SweepSpec, option_names: Sequence[str],
+    ranked: Sequence[tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """Ranges of the saving and breakeven per rent option, winner shares and a heat map.
+    """Ranges of the saving and breakeven per rent option, winner shares and a heat map; the
+    share of points where each option (``ranked``: see ``SweepTally``) is the cheapest, the
+    range of its NPV and of the winner's margin.
 
     ``tallies`` are ``sweep_tally``'s counts of the run's pieces (its chunks, as each worker
     made them), added up here: the summary never reads the result itself, and it is the same
@@ -55,6 +63,9 @@ def sweep_summary(
     """
     heatmap = _HeatmapCounts(spec, option_names)
     options = {name: _Ranges() for name in option_names}
+    ranked = _ranked(option_names, ranked)
+    npvs = {name: _FiniteRange() for _, name in ranked}
+    margin = _FiniteRange()
     winners: dict[str, int] = {}
     for tally in tallies:
         for name, count in tally["winners"].items():
@@ -62,7 +73,12 @@ def sweep_summary(
         for name, ranges in options.items():
             ranges.merge(tally["options"][name])
             heatmap.merge(name, tally["heatmap"][name])
+        # A chunk tallied before options were ranked has no NPVs: its ranges are left out.
+        for name, values in tally.get("npv", {}).items():
+            npvs[name].merge(values)
+        margin.merge(tally.get("margin", {"count": 0}))
     total = sum(winners.values())
+    stats = ("min", "mean", "max")
     return {
         "points": spec.points_total,
         "axes": [
@@ -71,14 +87,31 @@ def sweep_summary(
             for axis in spec.axes
         ],
         "winner_shares": {name: count / total for name, count in winners.items()},
+        "ranking": [_ranking_row(kind, name, winners.get(name, 0) / total, npvs[name].figures(stats))
+                    for kind, name in ranked],
+        "margin_usd": margin.figures(stats),
         "options": {name: ranges.figures() for name, ranges in options.items()},
         "heatmap": heatmap.figures(),
     }
 
 
-def sweep_tally(table: PointsTable, spec: SweepSpec, option_names: Sequence[str]) -> dict[str, Any]:
+def _ranked(option_names: Sequence[str], ranked: Sequence[tuple[str, str]] | None) -> list[tuple[str, str]]:
+    """The options a run ranks, (kind, name) in the winner's order; buying and the rent options
+    when not given."""
+    return list(ranked) if ranked is not None else [(BUY, BUY_WINS), *((RENT, name) for name in option_names)]
+
+
+def _ranking_row(kind: str, name: str, share: float, npv: dict[str, float | None]) -> dict[str, Any]:
+    """One option's line of a run's ranking: its kind, name and label in words (the verdict's),
+    the share of points where it is the cheapest and its NPV's figures."""
+    return {"kind": kind, "name": name, "label": Standing(kind, name, math.nan, math.nan).label,
+            "cheapest_share": share, "npv_usd": npv}
+
+
+def sweep_tally(table: PointsTable, spec: SweepSpec, option_names: Sequence[str],
+                ranked: Sequence[tuple[str, str]] | None = None) -> dict[str, Any]:
     """``SweepTally`` of a whole table at once (a part stored before chunks kept tallies)."""
-    tally = SweepTally(spec, option_names)
+    tally = SweepTally(spec, option_names, ranked)
     tally.add(table, 0, len(table))
     return tally.to_json()
 
@@ -87,17 +120,24 @@ class SweepTally:
     """What ``sweep_summary`` needs of a sweep chunk's rows, gathered as the rows are computed
     (``add``, a batch at a time), so that the finisher reads no result.
 
-    As JSON (``to_json``): the winners counted per category (buy first, then the rent options;
-    zero counts kept), per option the ``_Ranges`` counts, and the heat map's nonzero
-    (cell x month slot) counts. Counts, minima, maxima and exact sums: the same whatever the
-    batches.
+    ``ranked``: (kind, name) of every option the run ranks (``compute.ranked_options``); buying
+    and the rent options when not given.
+
+    As JSON (``to_json``): the winners counted per category (buy first, then the rent options,
+    then the per-token APIs; zero counts kept), per rent option the ``_Ranges`` counts, per
+    ranked option the ``_FiniteRange`` of its NPV, that of the winner's margin, and the heat
+    map's nonzero (cell x month slot) counts. Counts, minima, maxima and exact sums: the same
+    whatever the batches.
     """
 
-    def __init__(self, spec: SweepSpec, option_names: Sequence[str]) -> None:
+    def __init__(self, spec: SweepSpec, option_names: Sequence[str],
+                 ranked: Sequence[tuple[str, str]] | None = None) -> None:
         self.heatmap = _HeatmapCounts(spec, option_names)
         self.option_names = list(option_names)
         # As ``points_table`` codes the winner.
-        self.categories = [BUY_WINS, *self.option_names]
+        self.categories = [name for _, name in _ranked(self.option_names, ranked)]
+        self.npvs = {name: _FiniteRange() for name in self.categories}
+        self.margin = _FiniteRange()
         self.winners = np.zeros(len(self.categories), dtype=np.int64)
         self.ranges = {name: _Ranges() for name in self.option_names}
         # For each of the table's points, its index among the heat-map cells the table's points
@@ -115,6 +155,9 @@ class SweepTally:
             self.slots = {name: np.zeros(size, dtype=np.int64) for name in self.option_names}
         rows = slice(start, stop)
         self.winners += np.bincount(table.winner[rows], minlength=len(self.categories))
+        for name, values in self.npvs.items():
+            values.add_values(table.column(npv_column(name))[rows])
+        self.margin.add_values(table.column(MARGIN_COLUMN)[rows])
         for name in self.option_names:
             breakeven = table.column(option_column(name, "breakeven_month"))[rows]
             self.ranges[name].add(table.column(option_column(name, "npv_saving_usd"))[rows], breakeven)
@@ -127,6 +170,8 @@ class SweepTally:
             maps[name] = [slots.tolist(), counts.tolist()]
         counted = zip(self.categories, self.winners.tolist(), strict=True)
         return {"winners": {str(name): count for name, count in counted},
+                "npv": {name: values.to_json() for name, values in self.npvs.items()},
+                "margin": self.margin.to_json(),
                 "options": {name: ranges.to_json() for name, ranges in self.ranges.items()},
                 "heatmap": maps}
 
@@ -188,6 +233,13 @@ class _FiniteRange:
             self.total += total if self.with_mean else 0
             self.count += count
 
+    def add_values(self, values: NDArray[np.float64]) -> None:
+        """Count the finite ``values`` (exact sums: ``_finite_pass``)."""
+        for start in range(0, len(values), EXACT_SUM_MAX_VALUES):
+            count, low, high, high_bits, low_bits = _finite_pass(
+                np.ascontiguousarray(values[start:start + EXACT_SUM_MAX_VALUES], dtype=np.float64))
+            self.add(int(count), float(low), float(high), _joined_sum(high_bits, low_bits))
+
     def to_json(self) -> dict[str, Any]:
         if not self.count:
             return {"count": 0}
@@ -236,28 +288,23 @@ def _joined_sum(high: NDArray[np.int64], low: NDArray[np.int64]) -> Fraction:
 
 
 @numba.njit(cache=True, nogil=True)
-def _option_pass(saving, breakeven):
-    """A rent option's counts in one pass over its points: buying wins (saving > 0), never
-    breaks even (NaN); count, min, max and mantissa sums of the finite savings; count, min and
-    max of the finite breakeven months.
+def _finite_pass(values):
+    """Count, min, max and mantissa sums (``_joined_sum``) of the finite values, in one pass.
 
     The mantissa and exponent are read from the value's bits: with frexp and a float product the
     passes over a 125,000-point chunk's three options took 3.2 instead of 2.0 ms."""
     high = np.zeros(_EXPONENT_FIELDS - 1, dtype=np.int64)
     low = np.zeros_like(high)
-    bits = saving.view(np.int64)
-    buy_wins = never = saving_count = breakeven_count = 0
-    saving_low = breakeven_low = math.inf
-    saving_high = breakeven_high = -math.inf
-    for point in range(saving.shape[0]):
-        value = saving[point]
-        if value > 0.0:
-            buy_wins += 1
+    bits = values.view(np.int64)
+    count = 0
+    lowest, highest = math.inf, -math.inf
+    for point in range(values.shape[0]):
         exponent = (bits[point] >> _FRACTION_BITS) & (_EXPONENT_FIELDS - 1)
         if exponent != _EXPONENT_FIELDS - 1:  # finite
-            saving_count += 1
-            saving_low = min(saving_low, value)
-            saving_high = max(saving_high, value)
+            value = values[point]
+            count += 1
+            lowest = min(lowest, value)
+            highest = max(highest, value)
             mantissa = bits[point] & ((1 << _FRACTION_BITS) - 1)
             if exponent:
                 mantissa |= 1 << _FRACTION_BITS
@@ -265,6 +312,21 @@ def _option_pass(saving, breakeven):
                 mantissa = -mantissa
             high[exponent] += mantissa >> _LOW_BITS
             low[exponent] += mantissa & _LOW_MASK
+    return count, lowest, highest, high, low
+
+
+@numba.njit(cache=True, nogil=True)
+def _option_pass(saving, breakeven):
+    """A rent option's counts: buying wins (saving > 0), never breaks even (NaN); count, min,
+    max and mantissa sums of the finite savings (``_finite_pass``); count, min and max of the
+    finite breakeven months."""
+    saving_count, saving_low, saving_high, high, low = _finite_pass(saving)
+    buy_wins = never = breakeven_count = 0
+    breakeven_low = math.inf
+    breakeven_high = -math.inf
+    for point in range(saving.shape[0]):
+        if saving[point] > 0.0:
+            buy_wins += 1
         month = breakeven[point]
         if math.isnan(month):
             never += 1
@@ -445,10 +507,14 @@ class _HeatmapCounts:
 
 
 def monte_carlo_summary(
-    column: ColumnSource, spec: MonteCarloSpec, option_names: Sequence[str], seed: int
+    column: ColumnSource, spec: MonteCarloSpec, option_names: Sequence[str], seed: int,
+    ranked: Sequence[tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """P10/P50/P90 of the saving and breakeven, P(buying wins) and a histogram per rent option."""
+    """P10/P50/P90 of the saving and breakeven, P(buying wins) and a histogram per rent option;
+    the probability that each option (``ranked``: see ``SweepTally``) is the cheapest, the
+    spread of its NPV and of the winner's margin, with a histogram of the margin."""
     table = _ColumnReader(column)
+    ranked = _ranked(option_names, ranked)
     options = {}
     for name in option_names:
         npv_saving = table.column(option_column(name, "npv_saving_usd"))
@@ -463,11 +529,19 @@ def monte_carlo_summary(
             "histogram": {"bin_edges_usd": edges.tolist(), "counts": counts.tolist()},
         }
     shares = table.winner_shares()
+    stats = (*SPREAD, "min", "max")
+    margin = table.column(MARGIN_COLUMN)
+    finite_margin = margin[np.isfinite(margin)]
+    counts, edges = np.histogram(finite_margin, bins=spec.histogram_bins)
     return {
         "samples": spec.samples,
         "seed": seed,
         "buy_wins_probability": shares.get(BUY_WINS, 0.0),
         "winner_shares": shares,
+        "ranking": [_ranking_row(kind, name, shares.get(name, 0.0),
+                                 _stats(table.column(npv_column(name)), stats)) for kind, name in ranked],
+        "margin_usd": {**_stats(margin, stats),
+                       "histogram": {"bin_edges_usd": edges.tolist(), "counts": counts.tolist()}},
         "inputs": {path: _stats(table.column(path), SPREAD) for path in spec.distributions},
         "options": options,
     }
@@ -478,20 +552,30 @@ def sensitivity_summary(frame: pd.DataFrame, step_share: float) -> dict[str, Any
     rows = [{key: finite_or_none(value) if isinstance(value, float) else value for key, value in row.items()}
             for row in frame.to_dict(orient="records")]
     return {
+        "winner": rows[0]["winner"] if rows else None,
         "rent_option": rows[0]["rent_option"] if rows else None,
+        "against_kind": rows[0]["against_kind"] if rows else None,
         "base_saving_usd": rows[0]["base_saving_usd"] if rows else None,
         "step_share": step_share,
         "rows": rows,
     }
 
 
+def _row_fields(row: dict[str, Any]) -> dict[str, Any]:
+    return {name: math.nan if row[name] is None else row[name]
+            for name in SENSITIVITY_ROW_FIELDS if name in row}
+
+
 def stored_tornado(summary: dict[str, Any]) -> engine.Tornado:
     """The engine's tornado back from a sensitivity summary (``sensitivity_summary``'s inverse)."""
     # A run's rows keep the figures, not the whole-count steps; older runs lack the continuous swing.
-    rows = (engine.SensitivityRow(**{name: row[name] for name in SENSITIVITY_ROW_FIELDS if name in row})
-            for row in summary["rows"])
+    # None in JSON is NaN (a continuous swing no step called for).
+    rows = (engine.SensitivityRow(**_row_fields(row)) for row in summary["rows"])
+    # Runs summarised before the margin was measured keep buying's saving against a rent option.
     return engine.Tornado(against=summary["rent_option"], base_saving_usd=summary["base_saving_usd"],
-                          step_share=summary["step_share"], rows=tuple(rows))
+                          step_share=summary["step_share"], rows=tuple(rows),
+                          against_kind=summary.get("against_kind") or RENT,
+                          winner=summary.get("winner") or "")
 
 
 class _ColumnReader:

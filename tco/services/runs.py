@@ -46,6 +46,7 @@ from tco.runs.chunks import ChunkPlan
 from tco.runs.chunks import RunSpec
 from tco.runs.chunks import chunk_table
 from tco.runs.compute import PointsTable
+from tco.runs.compute import ranked_options
 from tco.runs.errors import RunSpecError
 from tco.runs.errors import whole_number
 from tco.runs.limits import CHUNK_TIME_LIMIT_S
@@ -78,6 +79,7 @@ from tco.runs.summaries import sensitivity_summary
 from tco.runs.summaries import sweep_summary
 from tco.runs.summaries import sweep_tally
 from tco.services.engine_inputs import ScenarioInputError
+from tco.services.engine_inputs import reporting_currency
 from tco.services.evaluation import scenario_check
 from tco.services.sweep_workers import chunk_places
 from tco.services.sweep_workers import sweep_worker_processes
@@ -110,6 +112,12 @@ def run_spec(kind: str, raw: Any, inputs: engine.Scenario, *, max_points: int = 
 def run_inputs(run: SweepRun) -> engine.Scenario:
     """The engine inputs the run started with."""
     return scenario_from_json(run.engine_inputs)
+
+
+def run_currency(run: SweepRun) -> str:
+    """The currency of a run's amounts: the one its summary says, else (a run summarised before
+    it said one, or not finished) its scenario's reporting currency."""
+    return (run.summary or {}).get("currency") or str(reporting_currency(run.scenario))
 
 
 def run_part_names(run: SweepRun) -> list[str]:
@@ -668,15 +676,23 @@ def _send_finish(run_id: int) -> None:
 
 
 def _summary(run_id: int, plan: ChunkPlan) -> dict[str, Any]:
+    """The run's summary, its amounts in ``currency``: its scenario's reporting currency, which
+    its inputs were converted into."""
+    scenario = Scenario.objects.select_related("team").get(runs__pk=run_id)
+    return {**_figures(run_id, plan), "currency": str(reporting_currency(scenario))}
+
+
+def _figures(run_id: int, plan: ChunkPlan) -> dict[str, Any]:
     names = [option.name for option in plan.inputs.rent]
+    ranked = ranked_options(plan.inputs)
     if isinstance(plan.spec, SweepSpec):
         # One query for every chunk's tally; a chunk counted before chunks kept tallies is read.
         done = SweepChunk.objects.filter(run_id=run_id, status=ChunkStatus.DONE).order_by("index")
-        tallies = (sweep_tally(PointsTable.from_arrow(part_table(name)), plan.spec, names)
+        tallies = (sweep_tally(PointsTable.from_arrow(part_table(name)), plan.spec, names, ranked)
                    if tally is None else tally
                    for name, tally in done.values_list("result_name", "tally").iterator())
-        return sweep_summary(tallies, plan.spec, names)
+        return sweep_summary(tallies, plan.spec, names, ranked)
     parts = _part_names(run_id)
     if isinstance(plan.spec, MonteCarloSpec):
-        return monte_carlo_summary(partial(parts_column, parts), plan.spec, names, plan.seed)
+        return monte_carlo_summary(partial(parts_column, parts), plan.spec, names, plan.seed, ranked)
     return sensitivity_summary(part_table(parts[0]).to_pandas(), plan.spec.step_share)

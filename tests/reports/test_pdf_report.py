@@ -219,3 +219,25 @@ def test_it_shows_the_full_cost_of_useful_work_with_a_per_token_api(tmp_path):
     assert f"{float(np.reshape(result.buy.goodput.share, -1)[0]):.1%}" in text
     assert f"resellfor{money(result.buy.residual.resale_value_usd)}" in text
     assert f"bookvalueis{money(result.buy.residual.book_value_usd)}" in text
+
+
+def test_a_recorded_monte_carlo_run_lists_every_options_chance_of_being_the_cheapest(tmp_path):
+    # Issue 46: a per-token API cheapest in every draw; buying and renting at 0 %.
+    ranking = [
+        {"kind": "buy", "name": "buy", "label": "Buy", "cheapest_share": 0.0,
+         "npv_usd": {"p10": 900.0, "p50": 1000.0, "p90": 1100.0}},
+        {"kind": "rent", "name": "spot", "label": "Rent spot", "cheapest_share": 0.0,
+         "npv_usd": {"p10": 1200.0, "p50": 1300.0, "p90": 1400.0}},
+        {"kind": "api", "name": "tokens", "label": "Pay per token: tokens", "cheapest_share": 1.0,
+         "npv_usd": {"p10": 100.0, "p50": 200.0, "p90": 300.0}},
+    ]
+    summary = {**MONTE_CARLO, "buy_wins_probability": 0.0, "ranking": ranking,
+               "margin_usd": {"p10": 700.0, "p50": 800.0, "p90": 900.0}}
+    content = content_for(rich_scenario(), monte_carlo=(RecordedRun(4, "monte_carlo", summary),))
+    path = tmp_path / "ranked.pdf"
+    path.write_bytes(build_pdf(content))
+    body = " ".join(poppler("pdftotext", str(path), "-").split())
+
+    assert ("In 100 draws (seed 7), the cheapest option is Buy in 0.0%, Rent spot in 0.0% and Pay per "
+            "token: tokens in 100.0% of them.") in body
+    assert "buying beats every rent option" not in body

@@ -33,9 +33,10 @@ def engine_calls(monkeypatch) -> Counter:
     # The module, not the function ``costmodel.evaluate`` that the package exports.
     monkeypatch.setattr(sys.modules["costmodel.evaluate"], "compute_result",
                         counting("result", compose.compute_result))
-    # The sensitivity batch computes only the savings it reads (or a whole result without a base).
+    # The sensitivity batch: every option's NPV, for the winner's margin over the next cheapest
+    # (one result of the moved inputs, no detail), or buying's saving against a named rent option.
     monkeypatch.setattr(sensitivity, "npv_saving_usd", counting("sensitivity", compose.npv_saving_usd))
-    monkeypatch.setattr(sensitivity, "compute_result", counting("result", compose.compute_result))
+    monkeypatch.setattr(sensitivity, "compute_result", counting("sensitivity", compose.compute_result))
     return calls
 
 

@@ -105,19 +105,20 @@ def test_a_run_that_could_take_the_team_over_its_quota_is_refused_naming_the_lim
     with django_capture_on_commit_callbacks(execute=True):
         first = start(api, run_scenario, grid(1_000))
     used = SweepRun.objects.get(pk=first.json()["id"]).result_bytes
-    # One row: point, the buy cost per hour, the price and 4 figures of the one rent option, 8 bytes
-    # each, and a one-byte winner: 57 bytes; 1,000 points could take 57,000 bytes.
-    settings.RUN_RESULTS_QUOTA_BYTES = used + 56_999
+    # One row: point, the buy cost per hour, buying's NPV, the winner's margin, the price, and 4
+    # figures and the NPV of the one rent option, 8 bytes each, and a one-byte winner: 81 bytes;
+    # 1,000 points could take 81,000 bytes.
+    settings.RUN_RESULTS_QUOTA_BYTES = used + 80_999
 
     refused = start(api, run_scenario, grid(1_000))
-    settings.RUN_RESULTS_QUOTA_BYTES = used + 57_000
+    settings.RUN_RESULTS_QUOTA_BYTES = used + 81_000
     with django_capture_on_commit_callbacks():
         accepted = start(api, run_scenario, grid(1_000))
 
     assert refused.status_code == 400
     assert refused.json() == {"result_storage": [
-        f"this run could store up to 57.00 kB and team demo's 1 runs hold {used / 1000:,.2f} kB of its "
-        f"{(used + 56_999) / 1000:,.2f} kB quota for run results (RUN_RESULTS_QUOTA_BYTES): delete runs it "
+        f"this run could store up to 81.00 kB and team demo's 1 runs hold {used / 1000:,.2f} kB of its "
+        f"{(used + 80_999) / 1000:,.2f} kB quota for run results (RUN_RESULTS_QUOTA_BYTES): delete runs it "
         "no longer needs, or run fewer points"]}
     assert accepted.status_code == 202
 

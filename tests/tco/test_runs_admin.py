@@ -83,7 +83,8 @@ def test_a_monte_carlo_run_shows_a_histogram_and_a_sensitivity_run_a_tornado(adm
     histogram_page = admin_client.get(f"/admin/tco/sweeprun/{monte_carlo.pk}/change/").content.decode()
     assert "P(buying wins)" in histogram_page
     tornado_page = admin_client.get(f"/admin/tco/sweeprun/{sensitivity.pk}/change/").content.decode()
-    assert "NPV saving of buying vs p5 on demand" in tornado_page
+    # The tornado moves the winner's margin over the next cheapest (issue 46): buying's over p5.
+    assert "The margin of Buy over the next cheapest (NPV)" in tornado_page
 
 
 def test_an_active_run_polls_its_progress_and_can_be_cancelled(admin_client, run_scenario,

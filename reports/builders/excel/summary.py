@@ -91,8 +91,8 @@ def write_summary(ws: Sheet, content: ReportContent, comparison: ComparisonLayou
         section(
             ws,
             row + 1,
-            f"Assumptions that move the NPV saving most (each moved "
-            f"+/-{content.tornado.step_share:.0%}, against {content.tornado.against})",
+            f"Assumptions that move {content.tornado.measure} most (each moved "
+            f"+/-{content.tornado.step_share:.0%})",
         )
         row += 2
         for mover in movers:
