@@ -8,6 +8,7 @@ errors in forms and the API, in each model's validators and ``clean()``.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -429,6 +430,36 @@ class SystemSku(CatalogEntry):
         super().clean()
 
 
+class SystemPowerFigure(models.Model):
+    """Another source's maximum power of a system, kept beside the figure the catalog costs
+    (``SystemSku.power_max_kw``): a vendor's datasheet beside a seed's derived figure."""
+
+    system = models.ForeignKey(SystemSku, on_delete=models.CASCADE, related_name="power_figures")
+    power_max_kw = models.DecimalField("power at full load (kW)", max_digits=8, decimal_places=3,
+                                       validators=[validate_positive])
+    source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="power_figures")
+    note = models.TextField(blank=True, help_text="The source's wording; derivations.")
+
+    class Meta:
+        ordering = ["system", "power_max_kw"]
+        verbose_name = "system power figure"
+        constraints = [
+            models.UniqueConstraint(fields=["system", "source", "power_max_kw"],
+                                    name="catalog_system_power_figure_unique"),
+            models.CheckConstraint(condition=Q(power_max_kw__gt=0),
+                                   name="catalog_system_power_figure_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.system}: {self.power_max_kw} kW ({self.source.key})"
+
+    @property
+    def difference_kw(self) -> Decimal | None:
+        """This figure minus the one the catalog costs (None when the system has none)."""
+        used = self.system.power_max_kw
+        return None if used is None else self.power_max_kw - used
+
+
 #: The price bands a survey quotes across providers (catalog/data/README.md, naming).
 OFFERING_BAND_WORDS = {"midrange": "mid-range", "hyperscaler": "hyperscaler", "typical": "typical",
                        "cheapest": "cheapest"}
@@ -817,6 +848,11 @@ class TokenApiPrice(models.Model):
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="token_api_prices")
     is_example = models.BooleanField(
         default=False, help_text="A shipped example for trying the model out, not a real price list.")
+    serves_model = models.CharField(
+        max_length=64, blank=True,
+        help_text="The open model a host serves, as the sizing's model presets name it "
+                  "(llama-3.1-70b): a self-hosted build of it is compared with this price. "
+                  "Empty for a provider's own model.")
     note = models.TextField(blank=True)
 
     class Meta:

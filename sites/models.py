@@ -33,6 +33,10 @@ class Site(RevisedModel):
     name = models.CharField(max_length=100, unique=True)
     slug = models.SlugField(max_length=100, unique=True)
     netbox_id = _netbox_id()
+    country = models.CharField(
+        max_length=2, blank=True,
+        help_text="ISO 3166-1 alpha-2 code of the country the site is in (DE, US): a rent option "
+                  "in another jurisdiction is warned about (price, data residency, egress).")
     electricity_usd_per_kwh = models.DecimalField("electricity (USD/kWh)", max_digits=8, decimal_places=4,
                                                   null=True, blank=True,
                                                   help_text="The site's own electricity price.")

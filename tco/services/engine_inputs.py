@@ -24,12 +24,16 @@ from catalog.models import CoolingTechnology
 from catalog.models import PricePoint
 from catalog.models import SystemSku
 from catalog.refresh.freshness import checked_on
+from catalog.regions import country_words
+from catalog.regions import jurisdiction
+from catalog.regions import place_of
 from catalog.selectors import cheapest_first
 from catalog.selectors import other_sources_prices
 from catalog.selectors import prices_at
 from catalog.selectors import range_point
 from catalog.selectors import regions_of
 from catalog.selectors import throughput_ratio
+from sites.models import Site
 from sites.scenario_site import site_fit_problem
 from sites.scenario_site import site_rack_limit_kw
 from tco import engine
@@ -432,6 +436,7 @@ def _engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None,
         + ("" if record.converted else ", though no input here was given in another currency")))
     if scenario.site is not None:
         _check_site(scenario, inputs, record)
+        _check_jurisdictions(scenario.site, options, record)
     _check_system_fits_rack(inputs)
     inputs, contracts = _contracts(scenario, record, inputs)
     leases = _leases(scenario, record)
@@ -646,6 +651,25 @@ def _check_site(scenario: Scenario, inputs: engine.Scenario, record: _Recorder) 
     if not placed:
         raise ScenarioInputError("site", sentence)
     record.warnings.append(EvaluationWarning("does_not_fit_site", sentence))
+
+
+def _check_jurisdictions(site: Site, options: Sequence[RentOption], record: _Recorder) -> None:
+    """Warn of each rent option whose region is in another jurisdiction than the site: its price,
+    where the data may be kept and what moving it out costs are not those of the site's country.
+    The region is the one the option is costed in (its cheapest region when it asks for one)."""
+    if not site.country:
+        return
+    for index, option in enumerate(options):
+        listed = record.catalog.get(f"rent.{index}.price_usd_per_instance_hour")
+        offering = listed[0] if listed else option.offering
+        place = place_of(offering.region)
+        if place is None or jurisdiction(place.country) == jurisdiction(site.country):
+            continue  # the same jurisdiction, or a region the catalog cannot place
+        record.warnings.append(EvaluationWarning("region_jurisdiction", (
+            f"The site {site.name} is in {country_words(site.country)}, but {option} is rented "
+            f"in {offering.region} ({place.name}, {country_words(place.country)}): "
+            "prices, data residency and egress differ between the two; compare with an offering "
+            "in the site's jurisdiction before signing.")))
 
 
 def _power_cap_loss(scenario: Scenario, record: _Recorder, given: float) -> float:
