@@ -437,6 +437,7 @@ def _engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None,
     if scenario.site is not None:
         _check_site(scenario, inputs, record)
         _check_jurisdictions(scenario.site, options, record)
+    _check_served_models(scenario, api_options, record)
     _check_system_fits_rack(inputs)
     inputs, contracts = _contracts(scenario, record, inputs)
     leases = _leases(scenario, record)
@@ -670,6 +671,21 @@ def _check_jurisdictions(site: Site, options: Sequence[RentOption], record: _Rec
             f"in {offering.region} ({place.name}, {country_words(place.country)}): "
             "prices, data residency and egress differ between the two; compare with an offering "
             "in the site's jurisdiction before signing.")))
+
+
+def _check_served_models(scenario: Scenario, api_options: Sequence[ApiOption], record: _Recorder) -> None:
+    """Warn of a per-token price of an open-model host that serves another model than the one the
+    scenario sizes its build for: tokens of different models are not like for like."""
+    sized = scenario.sizing.get("model") if isinstance(scenario.sizing, dict) else None
+    if not isinstance(sized, str):
+        return
+    for option in api_options:
+        row = option.price
+        if row is not None and row.serves_model and row.serves_model != sized:
+            record.warnings.append(EvaluationWarning("api_other_model", (
+                f"{row.provider} {row.model_name} serves {row.serves_model}, but the build is "
+                f"sized for {sized}: its tokens are not like for like. Pick a host of {sized} "
+                "(the catalog's token prices say which open model each host serves).")))
 
 
 def _power_cap_loss(scenario: Scenario, record: _Recorder, given: float) -> float:

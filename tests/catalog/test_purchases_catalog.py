@@ -6,6 +6,7 @@ and dated, or the row says which figure has no public source."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from decimal import Decimal
 
 import pytest
@@ -138,3 +139,39 @@ def test_every_system_has_its_cooling_set(catalog):
     assert not SystemSku.objects.filter(cooling="").exists()
     assert SystemSku.objects.get(slug="dgx-h100").cooling == "air"
     assert SystemSku.objects.get(slug="hgx-h100-8gpu-server").cooling == "either"
+
+
+def test_the_coverage_page_shows_per_accelerator_who_prices_it_where_and_how_old(admin_client, catalog):
+    page = admin_client.get("/admin/catalog/cloudoffering/coverage/").content.decode()
+    h100 = page[page.index('id="h100-sxm-80gb"'):page.index('id="h200-sxm-141gb"')]
+    # Google's A3 High 3-year commitment in Frankfurt: $45.8659/h for 8 GPUs = $5.7332 per GPU-hour,
+    # dated 2026-07-30 by its list.
+    cells = re.search(r">a3-highgpu-8g</a></td>\s*<td>europe-west3 \(Frankfurt, Germany \(EU\)\)</td>"
+                      r"\s*<td>reserved 3 years</td>\s*<td>([^<]*)</td>\s*<td>([^<]*)</td>", h100)
+    assert cells.groups() == ("USD 5.7332", "July 30, 2026")
+    assert "Google Cloud" in h100 and "Nebius" in h100
+    h200 = page[page.index('id="h200-sxm-141gb"'):]
+    assert "Standard_ND96isr_H200_v5" in h200 and "no price" in h200  # listed, lacking a price
+
+
+def test_the_system_page_shows_the_vendor_power_beside_the_costed_figure(admin_client, catalog):
+    dgx = SystemSku.objects.get(slug="dgx-b200")
+    page = admin_client.get(f"/admin/catalog/systemsku/{dgx.pk}/change/").content.decode()
+    assert "+2.300 kW (+19%) against the 12.000 kW costed" in page
+    assert "nvidia-dgx-b200-user-guide" in page
+
+
+@pytest.mark.parametrize(("model", "warned"), [("Llama 3.1 70B Instruct Turbo", True),
+                                               ("Llama 3.1 8B Instruct Turbo", False)])
+def test_a_host_of_another_open_model_is_warned_about(demo_scenarios, model, warned):
+    from tco.models import ApiOption
+    from tco.services.evaluation import scenario_evaluate
+
+    scenario = demo_scenarios["Inference fleet: 32x L40S vs cloud"]  # sized for llama-3.1-8b
+    ApiOption.objects.create(scenario=scenario,
+                             price=TokenApiPrice.objects.get(provider="Together AI", model_name=model))
+    evaluation = scenario_evaluate(scenario=scenario, pinned=False)
+    messages = [w.message for w in evaluation.warnings if w.code == "api_other_model"]
+    expected = [("Together AI Llama 3.1 70B Instruct Turbo serves llama-3.1-70b, but the build is "
+                 "sized for llama-3.1-8b: its tokens are not like for like.")]
+    assert [m[:len(expected[0])] for m in messages] == (expected if warned else [])
