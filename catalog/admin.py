@@ -13,6 +13,7 @@ from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.html import format_html_join
 from django.utils.text import capfirst
@@ -21,6 +22,7 @@ from catalog.completeness import offering_missing
 from catalog.completeness import offerings_with_completeness
 from catalog.completeness import system_missing
 from catalog.completeness import systems_with_completeness
+from catalog.coverage import catalog_coverage
 from catalog.exchange_rates.services import newest_rate_line
 from catalog.forms import QuoteImportForm
 from catalog.forms import may_import_quotes
@@ -36,6 +38,7 @@ from catalog.models import PowerDensityReference
 from catalog.models import PricePoint
 from catalog.models import QuoteImport
 from catalog.models import Source
+from catalog.models import SystemPowerFigure
 from catalog.models import SystemSku
 from catalog.models import ThroughputMeasurement
 from catalog.models import TokenApiPrice
@@ -127,6 +130,25 @@ class PowerCapInline(PublicSourcesMixin, StaffWritesAdminMixin, admin.TabularInl
     autocomplete_fields = ("source",)
 
 
+class PowerFigureInline(PublicSourcesMixin, StaffWritesAdminMixin, admin.TabularInline):
+    """Other sources' maximum power beside the figure the system is costed at, and the gap."""
+
+    model = SystemPowerFigure
+    extra = 0
+    fields = ("power_max_kw", "difference", "source", "note")
+    readonly_fields = ("difference",)
+    autocomplete_fields = ("source",)
+
+    @admin.display(description="against the costed figure")
+    def difference(self, obj: SystemPowerFigure) -> str:
+        if obj.pk is None or obj.difference_kw is None:
+            return "—"
+        used = obj.system.power_max_kw
+        share = obj.difference_kw / used
+        return (f"{obj.difference_kw:+,.3f} kW ({share:+.0%}) against the {used:,.3f} kW costed "
+                f"({', '.join(obj.system.field_sources.get('power_max_kw', []))})")
+
+
 class VisibleRowsAdminMixin:
     """Public rows and the user's teams' own: their quotes, and the sources and offerings those
     introduced. Another team's row does not exist here."""
@@ -164,9 +186,10 @@ class SourceAdmin(HiddenRowsNotFoundMixin, VisibleRowsAdminMixin, StaffWritesAdm
 
 @admin.register(TokenApiPrice)
 class TokenApiPriceAdmin(SourcedRowAdmin):
-    list_display = ("provider", "model_name", "usd_per_million_input", "usd_per_million_cached_input",
-                    "usd_per_million_output", "as_of", "is_example", "source")
-    list_filter = ("provider", "is_example")
+    list_display = ("provider", "model_name", "serves_model", "usd_per_million_input",
+                    "usd_per_million_cached_input", "usd_per_million_output", "as_of", "is_example",
+                    "source")
+    list_filter = ("provider", "is_example", "serves_model")
     search_fields = ("provider", "model_name")
 
 
@@ -209,7 +232,7 @@ class SystemSkuAdmin(ProvenancedAdmin):
     autocomplete_fields = ("accelerator",)
     list_select_related = ("accelerator",)
     readonly_fields = ("provenance", "costing")
-    inlines = (PriceHistoryInline,)
+    inlines = (PowerFigureInline, PriceHistoryInline)
 
     def get_search_results(self, request, queryset, search_term):
         queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
@@ -244,6 +267,20 @@ class CloudOfferingAdmin(
     autocomplete_fields = ("accelerator",)
     list_select_related = ("accelerator",)
     readonly_fields = ("price_history_chart",)
+    change_list_template = "admin/catalog/cloudoffering/change_list.html"
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [path("coverage/", view(self.coverage_view), name="catalog_cloudoffering_coverage"),
+                *super().get_urls()]
+
+    def coverage_view(self, request: HttpRequest) -> HttpResponse:
+        """Per accelerator: which providers, regions and pricing models have a price, and how old."""
+        on = timezone.localdate()
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta,
+                   "title": "Catalog coverage by accelerator", "on": on,
+                   "coverage": catalog_coverage(team_ids=team_ids_of(request.user), on=on)}
+        return TemplateResponse(request, "admin/catalog/cloudoffering/coverage.html", context)
 
     def get_search_results(self, request, queryset, search_term):
         queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)

@@ -86,6 +86,7 @@ class Provider(models.TextChoices):
     RUNCRATE = "runcrate", "Runcrate"
     TENSORWAVE = "tensorwave", "TensorWave"
     VULTR = "vultr", "Vultr"
+    NEBIUS = "nebius", "Nebius"
     MARKET = "market", "Market survey (band across providers)"
 
 

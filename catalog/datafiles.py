@@ -66,6 +66,7 @@ class CatalogData:
     power_caps: list[dict[str, Any]] = field(default_factory=list)
     systems: list[dict[str, Any]] = field(default_factory=list)
     system_prices: list[dict[str, Any]] = field(default_factory=list)
+    system_power_figures: list[dict[str, Any]] = field(default_factory=list)
     offerings: list[dict[str, Any]] = field(default_factory=list)
     offering_prices: list[dict[str, Any]] = field(default_factory=list)
     cooling_technologies: list[dict[str, Any]] = field(default_factory=list)
@@ -353,7 +354,7 @@ def _read_systems(document: dict[str, Any], sources, data: CatalogData) -> None:
     for where, entry in _checked(
         entries,
         {"slug", "name", "vendor", "kind", "accelerator", "accelerators_per_system"},
-        {"source", "sources", "notes", "purchase_prices", *SYSTEM_FIGURES},
+        {"source", "sources", "notes", "purchase_prices", "power_figures", *SYSTEM_FIGURES},
     ):
         record = {
             "slug": entry["slug"],
@@ -377,6 +378,16 @@ def _read_systems(document: dict[str, Any], sources, data: CatalogData) -> None:
                 record["field_sources"]["purchase_price_high_usd"] = [planning["source"]]
         data.systems.append(record)
         data.system_prices.extend({"system": entry["slug"], **price} for price in prices)
+        data.system_power_figures.extend(_power_figures(entry, sources, where))
+
+
+def _power_figures(entry: dict[str, Any], sources, where: str) -> Iterator[dict[str, Any]]:
+    """Other sources' maximum power of a system, kept beside the figure it is costed at."""
+    for figure in entry.get("power_figures", []):
+        _check_keys(figure, where, {"power_max_kw", "source"}, {"note"})
+        (source_key,) = _source_keys(figure["source"], sources, where)
+        yield {"system": entry["slug"], "power_max_kw": to_decimal(figure["power_max_kw"]),
+               "source": source_key, "note": figure.get("note", "").strip()}
 
 
 def _planning_price(entries, prices, where: str) -> dict[str, Any] | None:
@@ -464,7 +475,7 @@ def _read_power_densities(entries, sources, data: CatalogData) -> None:
 def _read_token_api_prices(entries, sources, data: CatalogData) -> None:
     """Published per-token prices (USD per million tokens); cached input defaults to input."""
     for where, entry in _checked(entries, {"provider", "model", "input", "output", "source"},
-                                 {"cached_input", "as_of", "note"}):
+                                 {"cached_input", "as_of", "note", "serves_model"}):
         (source_key,) = _source_keys(entry["source"], sources, where)
         as_of = entry.get("as_of", sources[source_key]["published_on"])
         if as_of is None:
@@ -477,5 +488,6 @@ def _read_token_api_prices(entries, sources, data: CatalogData) -> None:
             "usd_per_million_output": to_decimal(entry["output"]),
             "as_of": as_of,
             "source": source_key,
+            "serves_model": entry.get("serves_model", ""),
             "note": entry.get("note", "").strip(),
         })

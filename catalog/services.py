@@ -44,6 +44,7 @@ from catalog.models import FacilityProfile
 from catalog.models import PowerDensityReference
 from catalog.models import PricePoint
 from catalog.models import Source
+from catalog.models import SystemPowerFigure
 from catalog.models import SystemSku
 from catalog.models import ThroughputMeasurement
 from catalog.models import TokenApiPrice
@@ -141,6 +142,7 @@ def catalog_load(*, data_dir: Path = DATA_DIR) -> dict[str, Counter]:
         (AcceleratorThroughput, _write_throughputs),
         (AcceleratorPowerCap, _write_power_caps),
         (SystemSku, _write_systems),
+        (SystemPowerFigure, _write_system_power_figures),
         (CloudOffering, _write_offerings),
         (PricePoint, _write_prices),
         (CoolingTechnology, _write_cooling),
@@ -276,6 +278,16 @@ def _write_systems(data: CatalogData):
         values = {k: v for k, v in record.items() if k != "slug"}
         values["accelerator"] = accelerators[record["accelerator"]]
         yield _checked(label, existing, {"slug": record["slug"]}, values)
+
+
+def _write_system_power_figures(data: CatalogData):
+    existing = _ExistingRows(SystemPowerFigure, ("system", "source", "power_max_kw"))
+    systems, sources = _by(SystemSku, "slug"), _by(Source, "key")
+    for record in data.system_power_figures:
+        lookup = {"system": systems[record["system"]], "source": sources[record["source"]],
+                  "power_max_kw": record["power_max_kw"]}
+        yield _checked(f"systems.yaml: {record['system']} power figure", existing, lookup,
+                       {"note": record["note"]})
 
 
 OFFERING_KEY = ("provider", "instance_type", "region", "pricing_model")

@@ -44,13 +44,13 @@ class RoomInline(admin.TabularInline):
 class SiteAdmin(admin.ModelAdmin):
     """A site with its own prices, IT capacity and cooling; its racks' power is summed from the feeds."""
 
-    list_display = ("name", "slug", "usable_power", "racks_count", "electricity_usd_per_kwh", "pue",
-                    "colocation_usd_per_kw_month", "netbox_id")
+    list_display = ("name", "slug", "country", "usable_power", "racks_count", "electricity_usd_per_kwh",
+                    "pue", "colocation_usd_per_kw_month", "netbox_id")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
     readonly_fields = ("usable_power", "racks_table")
     fieldsets = (
-        (None, {"fields": ("name", "slug", "netbox_id")}),
+        (None, {"fields": ("name", "slug", "country", "netbox_id")}),
         ("Prices (USD)", {"fields": ("electricity_usd_per_kwh", "pue", "colocation_usd_per_kw_month")}),
         ("Power", {"fields": ("it_capacity_kw", "usable_power", "racks_table")}),
     )

@@ -7,6 +7,7 @@ for three-phase); the ``redundant`` feed of a rack is its B side and does not ad
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 
@@ -33,6 +34,11 @@ class Site(RevisedModel):
     name = models.CharField(max_length=100, unique=True)
     slug = models.SlugField(max_length=100, unique=True)
     netbox_id = _netbox_id()
+    country = models.CharField(
+        max_length=2, blank=True,
+        validators=[RegexValidator(r"^[A-Z]{2}$", "an ISO 3166-1 alpha-2 code in capitals, e.g. DE")],
+        help_text="ISO 3166-1 alpha-2 code of the country the site is in (DE, US): a rent option "
+                  "in another jurisdiction is warned about (price, data residency, egress).")
     electricity_usd_per_kwh = models.DecimalField("electricity (USD/kWh)", max_digits=8, decimal_places=4,
                                                   null=True, blank=True,
                                                   help_text="The site's own electricity price.")

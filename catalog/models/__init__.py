@@ -12,6 +12,7 @@ from catalog.models.facilities import PowerDensityReference
 from catalog.models.hardware import Accelerator
 from catalog.models.hardware import AcceleratorPowerCap
 from catalog.models.hardware import AcceleratorThroughput
+from catalog.models.hardware import SystemPowerFigure
 from catalog.models.hardware import SystemSku
 from catalog.models.hardware import ThroughputMeasurement
 from catalog.models.hardware import ThroughputMeasurementKind
@@ -41,6 +42,7 @@ __all__ = [
     "QuoteImport",
     "RefreshStatus",
     "Source",
+    "SystemPowerFigure",
     "SystemSku",
     "ThroughputMeasurement",
     "ThroughputMeasurementKind",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -265,6 +266,36 @@ class SystemSku(CatalogEntry):
         if errors:
             raise ValidationError(errors)
         super().clean()
+
+class SystemPowerFigure(models.Model):
+    """Another source's maximum power of a system, kept beside the figure the catalog costs
+    (``SystemSku.power_max_kw``): a vendor's datasheet beside a seed's derived figure."""
+
+    system = models.ForeignKey(SystemSku, on_delete=models.CASCADE, related_name="power_figures")
+    power_max_kw = models.DecimalField("power at full load (kW)", max_digits=8, decimal_places=3,
+                                       validators=[validate_positive])
+    source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="power_figures")
+    note = models.TextField(blank=True, help_text="The source's wording; derivations.")
+
+    class Meta:
+        ordering = ["system", "power_max_kw"]
+        verbose_name = "system power figure"
+        constraints = [
+            models.UniqueConstraint(fields=["system", "source", "power_max_kw"],
+                                    name="catalog_system_power_figure_unique"),
+            models.CheckConstraint(condition=Q(power_max_kw__gt=0),
+                                   name="catalog_system_power_figure_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.system}: {self.power_max_kw} kW ({self.source.key})"
+
+    @property
+    def difference_kw(self) -> Decimal | None:
+        """This figure minus the one the catalog costs (None when the system has none)."""
+        used = self.system.power_max_kw
+        return None if used is None else self.power_max_kw - used
+
 
 class ThroughputMeasurementKind(models.TextChoices):
     """A measurement with its configuration, or a document's bare claim."""

@@ -224,6 +224,11 @@ class TokenApiPrice(models.Model):
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="token_api_prices")
     is_example = models.BooleanField(
         default=False, help_text="A shipped example for trying the model out, not a real price list.")
+    serves_model = models.CharField(
+        max_length=64, blank=True,
+        help_text="The open model a host serves, as the sizing's model presets name it "
+                  "(llama-3.1-70b): a self-hosted build of it is compared with this price. "
+                  "Empty for a provider's own model.")
     note = models.TextField(blank=True)
 
     class Meta:

@@ -56,7 +56,7 @@ class SiteSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Site
-        fields = ["id", "name", "slug", "netbox_id", "electricity_usd_per_kwh", "pue",
+        fields = ["id", "name", "slug", "country", "netbox_id", "electricity_usd_per_kwh", "pue",
                   "colocation_usd_per_kw_month", "it_capacity_kw", "usable_kw", "cooling", "racks"]
 
     def get_usable_kw(self, site: Site) -> float:

@@ -24,6 +24,9 @@ from catalog.models import CoolingTechnology
 from catalog.models import PricePoint
 from catalog.models import SystemSku
 from catalog.refresh.freshness import checked_on
+from catalog.regions import country_words
+from catalog.regions import jurisdiction
+from catalog.regions import place_of
 from catalog.selectors import cheapest_first
 from catalog.selectors import other_sources_prices
 from catalog.selectors import prices_at
@@ -44,6 +47,7 @@ from costmodel.vocabulary import input_term
 from costmodel.vocabulary import money
 from costmodel.vocabulary import money_in
 from costmodel.vocabulary import sentence_labels
+from sites.models import Site
 from sites.scenario_site import site_fit_problem
 from sites.scenario_site import site_rack_limit_kw
 from tco.choices import PriceRangePoint
@@ -460,6 +464,8 @@ def _engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None,
         + ("" if record.converted else ", though no input here was given in another currency")))
     if scenario.site is not None:
         _check_site(scenario, inputs, record)
+        _check_jurisdictions(scenario.site, options, record)
+    _check_served_models(scenario, api_options, record)
     _check_system_fits_rack(inputs)
     inputs, contracts = _contracts(scenario, record, inputs)
     leases = _leases(scenario, record)
@@ -661,6 +667,40 @@ def _check_site(scenario: Scenario, inputs: engine.Scenario, record: _Recorder) 
     if not placed:
         raise ScenarioInputError("site", sentence)
     record.warnings.append(EvaluationWarning("does_not_fit_site", sentence))
+
+
+def _check_jurisdictions(site: Site, options: Sequence[RentOption], record: _Recorder) -> None:
+    """Warn of each rent option whose region is in another jurisdiction than the site: its price,
+    where the data may be kept and what moving it out costs are not those of the site's country.
+    The region is the one the option is costed in (its cheapest region when it asks for one)."""
+    if not site.country:
+        return
+    for index, option in enumerate(options):
+        listed = record.catalog.get(f"rent.{index}.price_usd_per_instance_hour")
+        offering = listed[0] if listed else option.offering
+        place = place_of(offering.region)
+        if place is None or jurisdiction(place.country) == jurisdiction(site.country):
+            continue  # the same jurisdiction, or a region the catalog cannot place
+        record.warnings.append(EvaluationWarning("region_jurisdiction", (
+            f"The site {site.name} is in {country_words(site.country)}, but {option} is rented "
+            f"in {offering.region} ({place.name}, {country_words(place.country)}): "
+            "prices, data residency and egress differ between the two; compare with an offering "
+            "in the site's jurisdiction before signing.")))
+
+
+def _check_served_models(scenario: Scenario, api_options: Sequence[ApiOption], record: _Recorder) -> None:
+    """Warn of a per-token price of an open-model host that serves another model than the one the
+    scenario sizes its build for: tokens of different models are not like for like."""
+    sized = scenario.sizing.get("model") if isinstance(scenario.sizing, dict) else None
+    if not isinstance(sized, str):
+        return
+    for option in api_options:
+        row = option.price
+        if row is not None and row.serves_model and row.serves_model != sized:
+            record.warnings.append(EvaluationWarning("api_other_model", (
+                f"{row.provider} {row.model_name} serves {row.serves_model}, but the build is "
+                f"sized for {sized}: its tokens are not like for like. Pick a host of {sized} "
+                "(the catalog's token prices say which open model each host serves).")))
 
 
 def _power_cap_loss(scenario: Scenario, record: _Recorder, given: float) -> float:

@@ -28,18 +28,22 @@ from catalog.selectors import price_at
 from catalog.services import catalog_load
 
 EXPECTED_COUNTS = {
-    "sources": 12,
-    "accelerators": 32,
+    # Issue 49 added 11 sources, 4 accelerators (B300, GB300, MI355X, MI325X), 4 systems, 5
+    # other sources' power figures beside the costed ones, 52 offerings with 54 prices and 23
+    # per-token prices.
+    "sources": 23,
+    "accelerators": 36,
     "accelerator throughputs": 111,
     "accelerator power caps": 4,
-    "system SKUs": 34,
-    "cloud offerings": 65,
-    "price points": 98,
+    "system SKUs": 38,
+    "system power figures": 5,
+    "cloud offerings": 117,
+    "price points": 152,
     "cooling technologies": 6,
     "facility profiles": 3,
     "power density references": 8,
-    # 4 published prices (token_api_prices.yaml) and 2 shipped examples.
-    "token API prices": 6,
+    # 27 published prices (token_api_prices.yaml) and 2 shipped examples.
+    "token API prices": 29,
     # 28 published measurements and 13 seed claims (throughput_measurements.yaml).
     "throughput measurements": 41,
 }
@@ -49,11 +53,11 @@ def test_it_loads_every_model_with_the_expected_counts(empty_catalog):
     counts = catalog_load()
 
     assert {name: counter["created"] for name, counter in counts.items()} == EXPECTED_COUNTS
-    assert Accelerator.objects.count() == 32
-    assert SystemSku.objects.count() == 34
-    assert CloudOffering.objects.count() == 65
-    # 60 offering prices (offerings.yaml) + 38 purchase prices (systems.yaml)
-    assert PricePoint.objects.filter(offering__isnull=False).count() == 60
+    assert Accelerator.objects.count() == 36
+    assert SystemSku.objects.count() == 38
+    assert CloudOffering.objects.count() == 117
+    # 114 offering prices (offerings.yaml) + 38 purchase prices (systems.yaml)
+    assert PricePoint.objects.filter(offering__isnull=False).count() == 114
     assert PricePoint.objects.filter(system__isnull=False).count() == 38
 
 
@@ -64,12 +68,12 @@ def test_loading_twice_creates_and_updates_nothing(catalog):
         assert counter["created"] == 0, name
         assert counter["updated"] == 0, name
         assert counter["unchanged"] == EXPECTED_COUNTS[name], name
-    assert PricePoint.objects.count() == 98
+    assert PricePoint.objects.count() == 152
 
 
 def test_reloading_restores_an_edited_figure_and_keeps_added_price_history(catalog):
     SystemSku.objects.filter(slug="dgx-h100").update(power_max_kw=Decimal("99"))
-    offering = CloudOffering.objects.get(instance_type="p4d.24xlarge")
+    offering = CloudOffering.objects.get(instance_type="p4d.24xlarge", region="unspecified")
     PricePoint.objects.create(
         offering=offering,
         amount=Decimal("21.96"),
@@ -82,7 +86,7 @@ def test_reloading_restores_an_edited_figure_and_keeps_added_price_history(catal
 
     assert counts["system SKUs"]["updated"] == 1
     assert SystemSku.objects.get(slug="dgx-h100").power_max_kw == Decimal("10.2")
-    assert PricePoint.objects.count() == 99  # the added price is history, never removed
+    assert PricePoint.objects.count() == 153  # the added price is history, never removed
 
 
 def test_h100_keeps_every_sources_figure_and_uses_the_dense_one(catalog):
@@ -137,7 +141,7 @@ def test_dgx_h100_has_the_seed_power_and_an_assumed_idle_power(catalog):
 
 
 def test_p4d_price_is_seed_004s_and_eight_days_cost_matches_the_design_doc(catalog):
-    p4d = CloudOffering.objects.get(provider="aws", instance_type="p4d.24xlarge")
+    p4d = CloudOffering.objects.get(provider="aws", instance_type="p4d.24xlarge", region="unspecified")
     price = price_at(p4d, on=dt.date(2026, 11, 22))
 
     assert (price.amount, price.source.key, price.as_of) == (
@@ -184,9 +188,9 @@ def test_the_command_prints_counts_and_is_idempotent(empty_catalog):
     call_command("load_catalog", stdout=first)
     call_command("load_catalog", stdout=second)
 
-    assert "accelerators              created   32" in first.getvalue()
-    assert "accelerators              created    0  updated    0  unchanged   32" in second.getvalue()
-    assert Accelerator.objects.count() == 32
+    assert "accelerators              created   36" in first.getvalue()
+    assert "accelerators              created    0  updated    0  unchanged   36" in second.getvalue()
+    assert Accelerator.objects.count() == 36
 
 
 def test_the_command_refuses_a_bad_data_file_and_writes_nothing(empty_catalog, tmp_path):
@@ -211,12 +215,13 @@ def test_the_instances_people_rent_carry_dated_list_prices_or_say_none_was_found
     price = price_at(p5en, on=dt.date(2026, 11, 24))
     assert (price.amount, price.source.key) == (Decimal("63.2960"), "skypilot-catalog-aws-v8")
     assert p5en.accelerator.slug == "h200-sxm-141gb"
-    spot = CloudOffering.objects.get(provider="aws", instance_type="g6e.48xlarge", pricing_model="spot")
+    spot = CloudOffering.objects.get(provider="aws", instance_type="g6e.48xlarge", pricing_model="spot",
+                                     region="us-east-1")
     low_and_high = (spot.prices.get().amount, spot.prices.get().amount_high)
     assert low_and_high == (Decimal("8.0189"), Decimal("20.6400"))  # across the us-east-1 zones
     # Google's committed-use month is 730 hours: 44,810.08 / 730
     a3_1y = CloudOffering.objects.get(provider="gcp", instance_type="a3-highgpu-8g",
-                                      pricing_model="reserved_1y")
+                                      pricing_model="reserved_1y", region="us-central1")
     a3_price = price_at(a3_1y, on=dt.date(2026, 11, 24))
     assert_allclose(float(a3_price.amount), 44810.08066464 / 730, atol=5e-5)
     assert a3_price.as_of == dt.date(2025, 3, 6)  # "generated: Thu Mar  6 03:53:56 2025"
@@ -241,7 +246,8 @@ def test_published_per_token_prices_are_loaded_beside_the_examples(catalog):
 def test_offerings_a_source_prices_per_gpu_only_are_named_in_words(catalog):
     typical = CloudOffering.objects.get(instance_type="typical-1x-l40s-pcie-48gb")
     spheron = CloudOffering.objects.get(provider="spheron", instance_type="1x-l40s-pcie-48gb")
-    g6e = CloudOffering.objects.get(instance_type="g6e.48xlarge", pricing_model="on_demand")
+    g6e = CloudOffering.objects.get(instance_type="g6e.48xlarge", pricing_model="on_demand",
+                                    region="us-east-1")
 
     assert str(typical) == "Market survey typical price per GPU (1x L40S 48 GB), on-demand"
     assert str(spheron) == "Spheron per-GPU price (1x L40S 48 GB), on-demand"

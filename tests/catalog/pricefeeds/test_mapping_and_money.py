@@ -20,8 +20,8 @@ from catalog.pricefeeds.money import units_nanos_amount
 # The accelerator slugs the catalog uses (catalog convention <model>-<form factor>-<memory>gb).
 CATALOG_SLUGS = {
     "h100-sxm-80gb", "h100-pcie-80gb", "a100-sxm-80gb", "a100-sxm-40gb", "a100-pcie-80gb",
-    "h200-sxm-141gb", "b200-sxm-192gb", "l40s-pcie-48gb", "l4-pcie-24gb", "a10g-pcie-24gb",
-    "a10-pcie-24gb", "v100-sxm-16gb", "t4-pcie-16gb", "rtx-4090-24gb", "rtx-a6000-48gb",
+    "h200-sxm-141gb", "b200-sxm-192gb", "b300-sxm-288gb", "l40s-pcie-48gb", "l4-pcie-24gb",
+    "a10g-pcie-24gb", "a10-pcie-24gb", "v100-sxm-16gb", "t4-pcie-16gb", "rtx-4090-24gb", "rtx-a6000-48gb",
     "mi300x-oam-192gb", "gaudi3-oam-128gb", "trainium-32gb", "inferentia2-32gb",
 }  # fmt: skip
 
