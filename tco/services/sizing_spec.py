@@ -61,11 +61,19 @@ def _number(cls: type, name: str, help_text: str, *, whole: bool = False,
 
 
 class EngineEnumField(serializers.ChoiceField):
-    """A choice among the values of an engine enum (Precision, ShardingStrategy...)."""
+    """A choice among the values of an engine enum (Precision, ShardingStrategy...), in any
+    case ("FP8" is "fp8": the catalog and scenarios write precisions upper-case); a value not
+    among them is refused listing the choices."""
 
     def __init__(self, enum: type[StrEnum], **kwargs: Any) -> None:
         self.enum = enum
-        super().__init__(choices=[member.value for member in enum], **kwargs)
+        values = [member.value for member in enum]
+        kwargs.setdefault("error_messages", {})["invalid_choice"] = (
+            f'"{{input}}" is not a valid choice; choose one of {", ".join(values)}.')
+        super().__init__(choices=values, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        return super().to_internal_value(data.lower() if isinstance(data, str) else data)
 
 
 def _choice(cls: type, name: str, enum: type[StrEnum], help_text: str) -> serializers.Field:
@@ -153,7 +161,8 @@ class SizingSpecSerializer(StrictSerializer):
     tensor_parallel = _number(TrainingJob, "tensor_parallel", "Accelerators per tensor-parallel "
                               "group; inference: fixes one replica's devices (omit for the "
                               "fewest that hold the model).", whole=True)
-    pipeline_parallel = _number(TrainingJob, "pipeline_parallel", "Training [stages].",
+    pipeline_parallel = _number(TrainingJob, "pipeline_parallel", "Pipeline stages; inference: "
+                                "with tensor_parallel, fixes one replica's layout [stages].",
                                 whole=True)
     sequence_length = _number(TrainingJob, "sequence_length", "Training [tokens].", whole=True)
     micro_batch_size = _number(TrainingJob, "micro_batch_size", "Training: sequences per "
@@ -191,6 +200,15 @@ class SizingSpecSerializer(StrictSerializer):
     prefill_chunk_tokens = _number(InferenceTarget, "prefill_chunk_tokens", "Inference: "
                                    "chunked-prefill budget of the serving engine [tokens].",
                                    whole=True)
+    time_to_first_token_s = _number(InferenceTarget, "time_to_first_token_s", "Inference: "
+                                    "service-level target, longest wait for a request's first "
+                                    "token [s].")
+    tokens_per_s_per_user = _number(InferenceTarget, "tokens_per_s_per_user", "Inference: "
+                                    "service-level target, slowest output each user may get "
+                                    "(interactivity) [output tokens/s per user].")
+    cached_input_share = _number(InferenceTarget, "cached_input_share", "Inference: share of "
+                                 "input tokens served from the prefix cache (a hit skips its "
+                                 "prefill) [share].")
     # Fit policy
     headroom_fraction = _number(FitPolicy, "headroom_fraction", "Share of each device's memory "
                                 "kept free for the runtime [share].")
