@@ -80,6 +80,9 @@ class LayoutOption(SizingResult):
     meets_targets: bool
     misses: tuple[str, ...]
     accelerators_without_targets: float
+    misses_at_most: tuple[str, ...]
+    tokens_per_s_per_user_at_most: float
+    time_to_first_token_s_at_most: float
     curve: tuple[CurvePoint, ...]
 
     def describe(self, accelerator: str) -> str:
@@ -205,7 +208,11 @@ def _option(model: ModelShape, accelerator: AcceleratorSpec, target: InferenceTa
         replicas=replicas, accelerators=replicas * devices,
         capacity_tokens_per_s=replicas * float(per_replica[index]),
         meets_targets=not misses, misses=misses,
-        accelerators_without_targets=without_targets * devices, curve=curve)
+        accelerators_without_targets=without_targets * devices,
+        misses_at_most=tuple(name for name, missed in ((TOKENS_PER_USER, slow[-1]),
+                                                       (TIME_TO_FIRST_TOKEN, late[-1])) if missed),
+        tokens_per_s_per_user_at_most=float(per_user[-1]),
+        time_to_first_token_s_at_most=float(first_token[-1]), curve=curve)
 
 
 def _fleet(target: InferenceTarget, per_replica: float, devices: int) -> float:
@@ -233,15 +240,18 @@ def _why(chosen: LayoutOption, ranked: list[LayoutOption], smallest: float,
     text = (f"{chosen.label} needs the fewest accelerators of the {len(meeting)} layouts that "
             f"meet the targets ({len(ranked)} hold the model). " + chosen.describe(accelerator)
             + ".")
-    cheaper = [o for o in ranked if o.accelerators_without_targets < chosen.accelerators
-               and not o.meets_targets]
+    # Layouts that would need fewer accelerators at their busiest, were it not for a target.
+    cheaper = [o for o in ranked
+               if o.accelerators_without_targets < chosen.accelerators and o.misses_at_most]
     forced: tuple[str, ...] = ()
-    if chosen.accelerators > smallest and cheaper:
-        forced = tuple(dict.fromkeys(name for o in cheaper for name in o.misses))
-        text += (f" Without the targets {smallest:,.0f} would do; "
-                 + "; ".join(f"{o.label} misses {' and '.join(o.misses)} "
-                             f"({o.tokens_per_s_per_user:,.1f} tokens/s per user, "
-                             f"{o.time_to_first_token_s:,.2f} s to the first token)"
+    if cheaper:
+        forced = tuple(dict.fromkeys(name for o in cheaper for name in o.misses_at_most))
+        text += (f" Without the targets {smallest:,.0f} would do; a target rules it out: "
+                 + "; ".join(f"{o.label} at its busiest ({o.max_concurrency_per_replica:,.0f} "
+                             f"requests per replica, {o.accelerators_without_targets:,.0f} "
+                             f"accelerators) misses {' and '.join(o.misses_at_most)} "
+                             f"({o.tokens_per_s_per_user_at_most:,.1f} tokens/s per user, "
+                             f"{o.time_to_first_token_s_at_most:,.2f} s to the first token)"
                              for o in cheaper[:3]) + ".")
     return text, forced
 

@@ -73,7 +73,9 @@ class EngineEnumField(serializers.ChoiceField):
         super().__init__(choices=values, **kwargs)
 
     def to_internal_value(self, data: Any) -> Any:
-        return super().to_internal_value(data.lower() if isinstance(data, str) else data)
+        if isinstance(data, str) and data.lower() in self.choice_strings_to_values:
+            return self.choice_strings_to_values[data.lower()]
+        return super().to_internal_value(data)
 
 
 def _choice(cls: type, name: str, enum: type[StrEnum], help_text: str) -> serializers.Field:
