@@ -1,13 +1,15 @@
 """Fit the throughput estimate's regime efficiencies on published measurements, and judge claims.
 
-The fit chooses the four factors of `Efficiency` (bandwidth, decode compute and
-prefill compute shares of peak, and the latency of one all-reduce) that
-minimise the sum of squared log ratios estimate / measured over the
-measurements it is given: a measurement 2x too high weighs as much as one 2x
-too low. The range an estimate carries is the spread of the leave-one-out
-ratios (each measurement predicted by a fit that did not see it): from their
-10th to their 90th percentile. Nothing here knows where measurements come from;
-`tco.services.sizing_throughput` feeds the catalog's.
+The fit chooses the six factors of `Efficiency` (bandwidth, decode compute and
+prefill compute shares of peak, the latency of one all-reduce, and the shares a
+mixture-of-experts model's and 4-bit arithmetic's kernels reach) that minimise
+the sum of squared log ratios estimate / measured over the measurements it is
+given: a measurement 2x too high weighs as much as one 2x too low. The range an
+estimate carries is the spread of the leave-one-out ratios, each measurement
+predicted by a fit that did not see it, in the layout the sizing's search would
+pick for its fleet (not the measurement's own: that is what a sizing states):
+from their 5th to their 95th percentile. Nothing here knows where measurements
+come from; `tco.services.sizing_throughput` feeds the catalog's.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from costmodel.sizing.workloads import InferenceTarget
 # Targets no benchmark configuration misses: a benchmark's load is its own.
 UNCONSTRAINED_TOKENS_PER_S_PER_USER = 1e-9
 UNCONSTRAINED_TIME_TO_FIRST_TOKEN_S = 1e9
-# Bounds of the fit: no regime below 2 % of peak, none above it; an all-reduce costs at most 50 us.
+# Bounds of the fit: no regime below 2 % of peak, none above it; an all-reduce costs at most 200 us.
 LOWEST_EFFICIENCY = 0.02
 MOST_ALL_REDUCE_LATENCY_S = 200e-6
 RANGE_PERCENTILES = (5.0, 95.0)
@@ -59,7 +61,7 @@ class Calibration(SizingResult):
     """Fitted efficiencies, each measurement's ratio estimate / measured, and the range they give.
 
     ``range_low`` and ``range_high`` multiply an estimate to give its range:
-    measured / estimate at the 10th and 90th percentiles of the leave-one-out
+    measured / estimate at the 5th and 95th percentiles of the leave-one-out
     ratios.
     """
 
@@ -144,7 +146,7 @@ def calibrate(measurements: Sequence[Measurement]) -> Calibration:
 
     Examples
     --------
-    With 25 measurements the range is the 10th-90th percentile of 25
+    With 25 measurements the range is the 5th-95th percentile of 25
     leave-one-out ratios, e.g. 0.7x-1.4x: an estimate of 1,000 tokens/s then
     reads "1,000 (700-1,400)".
     """

@@ -161,7 +161,7 @@ def size_inference(
                                   "all_reduce_latency_s": calibrated.efficiency.all_reduce_latency_s},
                    "shares of peak; s", f"fitted on {calibrated.source}"),
         Assumption("throughput_range", [calibrated.range_low, calibrated.range_high],
-                   "x the estimate", "10th-90th percentile of the leave-one-out ratios"),
+                   "x the estimate", "5th-95th percentile of the leave-one-out ratios"),
     ]
     if np.any(stated):
         assumptions.append(Assumption.given("measured_tokens_per_s_per_accelerator", measured,

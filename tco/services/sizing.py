@@ -40,6 +40,7 @@ from costmodel.sizing import size_training
 from costmodel.sizing.throughput import ServingSetup
 from costmodel.sizing.token_costs import TokenKindCosts
 from costmodel.sizing.token_costs import token_kind_costs
+from costmodel.sizing.workloads import DEFAULT_TOKENS_PER_S_PER_USER
 from tco.services.accelerator_spec import accelerator_spec
 from tco.services.sizing_throughput import calibrated
 from tco.services.sizing_throughput import calibration_summary
@@ -137,6 +138,11 @@ class Sizing:
     def measured(self) -> bool:
         """Whether the throughput is a measurement the user stated rather than the estimate."""
         return isinstance(self.result, InferenceSizing) and result_is_measured(self.result)
+
+    @property
+    def tokens_per_s_per_user_target(self) -> float:
+        """The interactivity an inference sizing meets: the spec's, else the engine's default."""
+        return float(self.spec.get("tokens_per_s_per_user") or DEFAULT_TOKENS_PER_S_PER_USER)
 
     @property
     def throughput_range(self) -> tuple[float, float] | None:

@@ -39,7 +39,7 @@ def nested_error(path: str, message: str) -> dict[str, Any]:
     return {head: nested_error(rest, message) if rest else [message]}
 
 
-def _engine_note(cls: type, name: str) -> str:
+def engine_note(cls: type, name: str) -> str:
     """The engine's default and valid range of a field, e.g. "default 0.4; valid range (0, 1]"."""
     spec = next(f for f in fields(cls) if f.name == name)
     notes = []
@@ -57,7 +57,7 @@ def _number(cls: type, name: str, help_text: str, *, whole: bool = False,
             required: bool = False) -> serializers.Field:
     """An optional number field documented with the engine's default and range."""
     field = serializers.IntegerField if whole else serializers.FloatField
-    return field(required=required, help_text=help_text + _engine_note(cls, name))
+    return field(required=required, help_text=help_text + engine_note(cls, name))
 
 
 class EngineEnumField(serializers.ChoiceField):
@@ -80,7 +80,7 @@ class EngineEnumField(serializers.ChoiceField):
 
 def _choice(cls: type, name: str, enum: type[StrEnum], help_text: str) -> serializers.Field:
     """An optional choice among an engine enum's values, documented with the engine's default."""
-    return EngineEnumField(enum, required=False, help_text=help_text + _engine_note(cls, name))
+    return EngineEnumField(enum, required=False, help_text=help_text + engine_note(cls, name))
 
 
 class StrictSerializer(serializers.Serializer):

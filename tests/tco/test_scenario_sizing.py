@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from numpy.testing import assert_allclose
@@ -245,3 +246,55 @@ def test_the_admin_saves_an_edited_sizing(admin_client, sized_scenario):
     assert saved.sizing == edited
     # ceil(5,000 / 2,658.2) = 2 one-accelerator replicas.
     assert scenario_evaluate(scenario=saved).sizing.accelerators == 2
+
+
+def test_an_inference_api_beside_a_training_sizing_is_flagged(api, catalog):
+    training = {"mode": "training", "model": "llama-3.1-8b", "tokens": 1e12, "mfu": 0.4}
+    quoted = {"name": "quoted API", "usd_per_million_input": "3",
+              "usd_per_million_cached_input": "0.3", "usd_per_million_output": "15"}
+
+    flagged = evaluate(api, sizing=training, api_options=[quoted]).json()
+    serving = evaluate(api, sizing=SERVE_8B, api_options=[quoted]).json()
+
+    (warning,) = [w for w in flagged["warnings"] if w["code"] == "inference_api_beside_training"]
+    assert warning["severity"] == "warning"
+    assert "sized for training, but quoted API prices inference tokens" in warning["message"]
+    assert not [w for w in serving["warnings"] if w["code"] == "inference_api_beside_training"]
+
+
+SEVENTY_B_FIELDS = {"sizing_model": "llama-3.1-70b", "sizing_precision": "fp8",
+                    "sizing_tokens_per_s": 20000, "sizing_input_tokens": 1000,
+                    "sizing_output_tokens": 300, "sizing_time_to_first_token_s": 2,
+                    "sizing_tokens_per_s_per_user": 10}
+
+
+def test_the_admin_sizes_from_its_fields_and_draws_throughput_against_interactivity(
+        admin_client, sized_scenario):
+    url = f"/admin/tco/scenario/{sized_scenario.pk}/change/"
+    page = admin_client.get(url).content.decode()
+    # The stored preset spec fills the fields; the JSON box is left for what they cannot say.
+    assert re.search(r'<option value="llama-3.1-8b" selected>', page)
+    assert re.search(r'<textarea name="sizing"[^>]*>\s*</textarea>', page)
+
+    response = admin_client.post(url, {**_admin_form(sized_scenario, None), "sizing": "",
+                                       **SEVENTY_B_FIELDS})
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert Scenario.objects.get(pk=sized_scenario.pk).sizing == {
+        "mode": "inference", "model": "llama-3.1-70b", "precision": "fp8", "tokens_per_s": 20000,
+        "input_tokens": 1000, "output_tokens": 300, "time_to_first_token_s": 2,
+        "tokens_per_s_per_user": 10}
+    page = admin_client.get(url).content.decode()
+    chart = page[page.index('id="interactivity-chart"'):]
+    assert "<svg" in chart[:2000] and "Interactivity (output tokens/s per user" in chart
+
+
+def test_the_admin_refuses_the_fields_and_the_json_together(admin_client, sized_scenario):
+    url = f"/admin/tco/scenario/{sized_scenario.pk}/change/"
+
+    response = admin_client.post(url, {**_admin_form(sized_scenario, SERVE_8B),
+                                       **SEVENTY_B_FIELDS})
+
+    assert response.context["adminform"].form.errors["sizing"] == [
+        "give the serving sizing in the fields above or as JSON here, not both"]
+    assert Scenario.objects.get(pk=sized_scenario.pk).sizing == SERVE_8B
