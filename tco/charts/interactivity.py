@@ -6,6 +6,8 @@ its operating point marked, and the per-user target a dashed line.
 from __future__ import annotations
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import NullFormatter
 
 from costmodel.sizing.layouts import LayoutSearch
 from tco.charts.canvas import new_figure
@@ -28,6 +30,9 @@ def interactivity_figure(search: LayoutSearch, target_tokens_per_s_per_user: flo
     ax.axvline(target_tokens_per_s_per_user, color="grey", linestyle="--", linewidth=0.9,
                label=f"Target: at least {target_tokens_per_s_per_user:,.0f} tokens/s per user")
     ax.set_xscale("log")
+    # Plain numbers on the log axis (the SVG keeps text as text, which cannot carry mathtext).
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("Interactivity (output tokens/s per user, log scale)")
     ax.set_ylabel(f"Output tokens/s per accelerator\n({accelerator})")
     ax.set_ylim(bottom=0)
