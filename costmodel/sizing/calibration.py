@@ -1,13 +1,15 @@
 """Fit the throughput estimate's regime efficiencies on published measurements, and judge claims.
 
-The fit chooses the four factors of `Efficiency` (bandwidth, decode compute and
-prefill compute shares of peak, and the latency of one all-reduce) that
-minimise the sum of squared log ratios estimate / measured over the
-measurements it is given: a measurement 2x too high weighs as much as one 2x
-too low. The range an estimate carries is the spread of the leave-one-out
-ratios (each measurement predicted by a fit that did not see it): from their
-10th to their 90th percentile. Nothing here knows where measurements come from;
-`tco.services.sizing_throughput` feeds the catalog's.
+The fit chooses the six factors of `Efficiency` (bandwidth, decode compute and
+prefill compute shares of peak, the latency of one all-reduce, and the shares a
+mixture-of-experts model's and 4-bit arithmetic's kernels reach) that minimise
+the sum of squared log ratios estimate / measured over the measurements it is
+given: a measurement 2x too high weighs as much as one 2x too low. The range an
+estimate carries is the spread of the leave-one-out ratios, each measurement
+predicted by a fit that did not see it, in the layout the sizing's search would
+pick for its fleet (not the measurement's own: that is what a sizing states):
+from their 5th to their 95th percentile. Nothing here knows where measurements
+come from; `tco.services.sizing_throughput` feeds the catalog's.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from scipy.optimize import least_squares
 from costmodel.sizing.inputs import AcceleratorSpec
 from costmodel.sizing.inputs import ModelShape
 from costmodel.sizing.inputs import Precision
+from costmodel.sizing.layouts import search_layouts
 from costmodel.sizing.memory import weights_memory_gb
 from costmodel.sizing.results import SizingResult
 from costmodel.sizing.throughput import DEFAULT_MAX_CONCURRENCY_PER_REPLICA
@@ -32,11 +35,15 @@ from costmodel.sizing.throughput import batch1_ceiling_tokens_per_s
 from costmodel.sizing.throughput import serving_throughput
 from costmodel.sizing.throughput import serving_times
 from costmodel.sizing.throughput import serving_work
+from costmodel.sizing.workloads import InferenceTarget
 
-# Bounds of the fit: no regime below 2 % of peak, none above it; an all-reduce costs at most 50 us.
+# Targets no benchmark configuration misses: a benchmark's load is its own.
+UNCONSTRAINED_TOKENS_PER_S_PER_USER = 1e-9
+UNCONSTRAINED_TIME_TO_FIRST_TOKEN_S = 1e9
+# Bounds of the fit: no regime below 2 % of peak, none above it; an all-reduce costs at most 200 us.
 LOWEST_EFFICIENCY = 0.02
 MOST_ALL_REDUCE_LATENCY_S = 200e-6
-RANGE_PERCENTILES = (10.0, 90.0)
+RANGE_PERCENTILES = (5.0, 95.0)
 
 
 @dataclass(frozen=True)
@@ -54,7 +61,7 @@ class Calibration(SizingResult):
     """Fitted efficiencies, each measurement's ratio estimate / measured, and the range they give.
 
     ``range_low`` and ``range_high`` multiply an estimate to give its range:
-    measured / estimate at the 10th and 90th percentiles of the leave-one-out
+    measured / estimate at the 5th and 95th percentiles of the leave-one-out
     ratios.
     """
 
@@ -64,6 +71,7 @@ class Calibration(SizingResult):
     leave_one_out_ratios: tuple[float, ...]
     range_low: float
     range_high: float
+    leave_one_out_layouts: tuple[str, ...] = ()
 
     @property
     def median_ratio(self) -> float:
@@ -106,7 +114,8 @@ class _Stacked:
 
 
 def _efficiency(x: np.ndarray) -> Efficiency:
-    return Efficiency(math.exp(x[0]), math.exp(x[1]), math.exp(x[2]), x[3] * 1e-6)
+    return Efficiency(math.exp(x[0]), math.exp(x[1]), math.exp(x[2]), x[3] * 1e-6,
+                      math.exp(x[4]), math.exp(x[5]))
 
 
 def _fit_vector(stacked: _Stacked, start: np.ndarray) -> np.ndarray:
@@ -114,13 +123,15 @@ def _fit_vector(stacked: _Stacked, start: np.ndarray) -> np.ndarray:
         return np.log(stacked.ratios(_efficiency(x)))
 
     low = math.log(LOWEST_EFFICIENCY)
-    fitted = least_squares(residuals, start, bounds=([low, low, low, 0.0],
-                                                     [0.0, 0.0, 0.0, MOST_ALL_REDUCE_LATENCY_S * 1e6]),
-                           x_scale=[1.0, 1.0, 1.0, 10.0], xtol=1e-6)
+    fitted = least_squares(residuals, start,
+                           bounds=([low, low, low, 0.0, low, low],
+                                   [0.0, 0.0, 0.0, MOST_ALL_REDUCE_LATENCY_S * 1e6, 0.0, 0.0]),
+                           x_scale=[1.0, 1.0, 1.0, 10.0, 1.0, 1.0], xtol=1e-6)
     return fitted.x
 
 
-START = np.array([math.log(0.7), math.log(0.5), math.log(0.5), 5.0])
+START = np.array([math.log(0.7), math.log(0.5), math.log(0.5), 5.0, math.log(0.9),
+                  math.log(0.9)])
 
 
 def fit_efficiency(measurements: Sequence[Measurement]) -> Efficiency:
@@ -135,7 +146,7 @@ def calibrate(measurements: Sequence[Measurement]) -> Calibration:
 
     Examples
     --------
-    With 25 measurements the range is the 10th-90th percentile of 25
+    With 25 measurements the range is the 5th-95th percentile of 25
     leave-one-out ratios, e.g. 0.7x-1.4x: an estimate of 1,000 tokens/s then
     reads "1,000 (700-1,400)".
     """
@@ -143,18 +154,42 @@ def calibrate(measurements: Sequence[Measurement]) -> Calibration:
     full = _fit_vector(stacked, START)
     efficiency = _efficiency(full)
     leave_one_out = []
+    layouts = []
     for index, measurement in enumerate(measurements):
         without = _efficiency(_fit_vector(stacked.without(index), full))
-        leave_one_out.append(estimate_tokens_per_s(measurement, without) / measurement.tokens_per_s)
+        estimate, layout = searched_estimate(measurement, without)
+        leave_one_out.append(estimate / measurement.tokens_per_s)
+        layouts.append(layout)
     spread = 1.0 / np.percentile(np.asarray(leave_one_out), RANGE_PERCENTILES[::-1])
     return Calibration(
         efficiency=efficiency,
         keys=tuple(m.key for m in measurements),
         ratios=tuple(float(r) for r in ratios(measurements, efficiency)),
         leave_one_out_ratios=tuple(float(r) for r in leave_one_out),
+        leave_one_out_layouts=tuple(layouts),
         range_low=float(spread[0]),
         range_high=float(spread[1]),
     )
+
+
+def searched_estimate(measurement: Measurement, efficiency: Efficiency) -> tuple[float, str]:
+    """The estimate of a measurement's fleet in the layout the sizing would choose for it (not
+    the measurement's own), at its request shape and load, without service-level targets (a
+    benchmark has none): tokens/s of the fleet and the layout's label. The measurement's own
+    layout when the search finds none that holds it."""
+    setup = measurement.setup
+    target = InferenceTarget(
+        accelerators=float(np.asarray(setup.accelerators)), input_tokens=setup.input_tokens,
+        output_tokens=setup.output_tokens, concurrency=setup.concurrency,
+        precision=setup.precision, compute_precision=setup.compute_precision,
+        kv_cache_precision=setup.kv_cache_precision,
+        tokens_per_s_per_user=UNCONSTRAINED_TOKENS_PER_S_PER_USER,
+        time_to_first_token_s=UNCONSTRAINED_TIME_TO_FIRST_TOKEN_S)
+    search = search_layouts(setup.model, setup.accelerator, target, efficiency,
+                            concurrency_over_fleet=True)
+    if search is None:
+        return estimate_tokens_per_s(measurement, efficiency), "its own"
+    return search.chosen.capacity_tokens_per_s, search.chosen.label
 
 
 def _concurrency(setup: ServingSetup) -> float:

@@ -25,6 +25,8 @@ from costmodel.sizing.fit import fit_inference
 from costmodel.sizing.inputs import AcceleratorSpec
 from costmodel.sizing.inputs import FitPolicy
 from costmodel.sizing.inputs import ModelShape
+from costmodel.sizing.layouts import LayoutSearch
+from costmodel.sizing.layouts import search_layouts
 from costmodel.sizing.results import Assumption
 from costmodel.sizing.results import InferenceSizing
 from costmodel.sizing.results import as_output
@@ -47,21 +49,51 @@ class Calibrated:
 
 def _replica(model: ModelShape, accelerator: AcceleratorSpec, target: InferenceTarget,
              policy: FitPolicy | None):
-    """The memory fit of one replica, in the tensor-parallel group the target fixes if it does."""
+    """The memory fit of one replica, in the layout the target fixes if it does (tensor x
+    pipeline parallel, pipeline 1 unless given)."""
     if np.all(np.isnan(np.asarray(target.tensor_parallel))):
         return fit_inference(model, accelerator, target, policy)
+    policy = policy or FitPolicy()
+    fit = fit_inference(model, accelerator, target, policy)
     tensor = np.asarray(target.tensor_parallel, dtype=np.float64)
-    fixed = replace(policy or FitPolicy(), max_tensor_parallel=tensor, max_pipeline_parallel=1.0)
-    fit = fit_inference(model, accelerator, target, fixed)
-    # The fewest devices may be fewer than the group asked for: widen the fit to it.
+    pipeline = np.asarray(target.pipeline_parallel, dtype=np.float64)
+    pipeline = np.where(np.isnan(pipeline), 1.0, pipeline)
     memory = fit.memory
-    per_device = (np.asarray(memory.weights_gb) + np.asarray(memory.kv_cache_gb)
-                  + np.asarray(memory.activations_gb)) / tensor
-    return replace(fit, accelerators=as_output(np.where(fit.fits, tensor, np.nan)),
+    per_device = ((np.asarray(memory.weights_gb) + np.asarray(memory.kv_cache_gb))
+                  / (tensor * pipeline) + np.asarray(memory.activations_gb) / tensor)
+    fits = per_device <= np.asarray(fit.usable_memory_per_device_gb)
+    devices = tensor * pipeline
+    shape = np.shape(fits)
+    return replace(fit, fits=as_output(fits),
+                   reason=as_output(np.where(fits, "", "the layout given does not hold the "
+                                                       "weights, KV cache and activations")),
+                   accelerators=as_output(np.where(fits, devices, np.nan)),
+                   accelerators_required=as_output(np.broadcast_to(devices, shape)),
                    per_device_memory_gb=as_output(per_device),
-                   tensor_parallel=as_output(np.broadcast_to(tensor, np.shape(fit.fits))),
-                   layout=as_output(np.where(fit.fits, f"TP {float(np.max(tensor)):g} x PP 1 x DP 1",
-                                             fit.layout)))
+                   tensor_parallel=as_output(np.broadcast_to(tensor, shape)),
+                   pipeline_parallel=as_output(np.broadcast_to(pipeline, shape)),
+                   layout=as_output(np.where(fits, f"TP {float(np.max(tensor)):g} x PP "
+                                                   f"{float(np.max(pipeline)):g} x DP 1",
+                                             "the layout given does not hold the model")))
+
+
+def _searched(model: ModelShape, accelerator: AcceleratorSpec, target: InferenceTarget,
+              calibrated: Calibrated, policy: FitPolicy | None
+              ) -> tuple[InferenceTarget, LayoutSearch | None]:
+    """The target with the layout and concurrency the search chooses (scalar inputs without a
+    stated measurement; arrays and measurements keep the fewest devices that hold the model)."""
+    scalar = all(np.ndim(value) == 0 for value in (
+        target.tokens_per_s, target.input_tokens, target.output_tokens, target.concurrency,
+        target.accelerators, target.tensor_parallel, model.parameters))
+    if not scalar or not np.isnan(float(target.measured_tokens_per_s_per_accelerator)):
+        return target, None
+    search = search_layouts(model, accelerator, target, calibrated.efficiency, policy)
+    if search is None:
+        return target, None
+    chosen = search.chosen
+    return replace(target, tensor_parallel=float(chosen.tensor_parallel),
+                   pipeline_parallel=float(chosen.pipeline_parallel),
+                   concurrency=chosen.concurrency_per_replica), search
 
 
 def size_inference(
@@ -82,6 +114,7 @@ def size_inference(
     5,000 tokens/s of a model whose one-device replica makes 1,306 tokens/s:
     ceil(5,000 / 1,306) = 4 replicas, 4 accelerators, capacity 5,225 tokens/s.
     """
+    target, search = _searched(model, accelerator, target, calibrated, policy)
     fit = _replica(model, accelerator, target, policy)
     devices = np.asarray(fit.accelerators, dtype=np.float64)
     fits = np.asarray(fit.fits)
@@ -91,6 +124,7 @@ def size_inference(
         model=model, accelerator=accelerator,
         accelerators=np.where(fits, devices, 1.0), tensor_parallel=np.where(fits, tensor, 1.0),
         pipeline_parallel=np.where(fits, pipeline, 1.0), precision=target.precision,
+        cached_input_share=target.cached_input_share,
         input_tokens=target.input_tokens, output_tokens=target.output_tokens,
         concurrency=target.concurrency, compute_precision=target.compute_precision,
         kv_cache_precision=target.kv_cache_precision)
@@ -127,7 +161,7 @@ def size_inference(
                                   "all_reduce_latency_s": calibrated.efficiency.all_reduce_latency_s},
                    "shares of peak; s", f"fitted on {calibrated.source}"),
         Assumption("throughput_range", [calibrated.range_low, calibrated.range_high],
-                   "x the estimate", "10th-90th percentile of the leave-one-out ratios"),
+                   "x the estimate", "5th-95th percentile of the leave-one-out ratios"),
     ]
     if np.any(stated):
         assumptions.append(Assumption.given("measured_tokens_per_s_per_accelerator", measured,
@@ -157,4 +191,5 @@ def size_inference(
         estimate=estimate,
         fit=fit,
         assumptions=assumptions,
+        layout_search=search,
     )

@@ -128,7 +128,9 @@ class InferenceSizing(SizingResult):
 
     ``basis`` says whether the throughput is the calibrated estimate or a stated measurement;
     ``estimate`` is the estimate's detail (a `ThroughputEstimate`: decode and prefill times, the
-    bound, the concurrency and its KV-cache limit).
+    bound, the concurrency and its KV-cache limit); ``layout_search`` the layouts tried, the one
+    chosen and why (a `LayoutSearch`; None when a measured figure is stated or inputs are
+    arrays).
     """
 
     fits: Any
@@ -147,3 +149,4 @@ class InferenceSizing(SizingResult):
     estimate: Any
     fit: FitResult
     assumptions: list[Assumption]
+    layout_search: Any = None

@@ -76,9 +76,17 @@ class Efficiency:
     decode_compute: Numeric = 0.6
     prefill_compute: Numeric = 0.6
     all_reduce_latency_s: Numeric = 0.0
+    # A mixture-of-experts layer splits each batch among its experts, so every expert's matrix
+    # multiply is small and reaches a lower share of peak than a dense one: this multiplies
+    # both compute shares for such a model (1: no penalty).
+    expert_compute: Numeric = 1.0
+    # 4-bit arithmetic (FP4, INT4) doubles the 8-bit peak on paper; kernels reach less of it
+    # (scaling factors, dequantised attention): this multiplies both compute shares there.
+    four_bit_compute: Numeric = 1.0
 
     def __post_init__(self) -> None:
-        for name in ("memory_bandwidth", "decode_compute", "prefill_compute"):
+        for name in ("memory_bandwidth", "decode_compute", "prefill_compute", "expert_compute",
+                     "four_bit_compute"):
             check_range(f"Efficiency.{name}", getattr(self, name), low=0.0, high=1.0,
                         low_open=True)
         check_range("Efficiency.all_reduce_latency_s", self.all_reduce_latency_s, low=0.0)
@@ -89,7 +97,8 @@ class Efficiency:
         return Efficiency(np.minimum(np.asarray(self.memory_bandwidth) * factor, 1.0),
                           np.minimum(np.asarray(self.decode_compute) * factor, 1.0),
                           np.minimum(np.asarray(self.prefill_compute) * factor, 1.0),
-                          np.asarray(self.all_reduce_latency_s) / factor)
+                          np.asarray(self.all_reduce_latency_s) / factor,
+                          self.expert_compute, self.four_bit_compute)
 
 
 @dataclass(frozen=True)
@@ -113,9 +122,12 @@ class ServingSetup:
     compute_precision: Precision | None = None
     kv_cache_precision: Precision | None = None
     pipeline_parallel: Numeric = 1.0
+    cached_input_share: Numeric = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "precision", Precision(self.precision))
+        check_range("ServingSetup.cached_input_share", self.cached_input_share, low=0.0,
+                    high=1.0)
         check_range("ServingSetup.accelerators", self.accelerators, low=1.0)
         check_range("ServingSetup.tensor_parallel", self.tensor_parallel, low=1.0)
         check_range("ServingSetup.input_tokens", self.input_tokens, low=1.0)
@@ -235,6 +247,8 @@ class ServingWork:
     peak_flops: Numeric
     all_reduces: Numeric
     all_reduce_transfer_s: Numeric
+    mixture_of_experts: Numeric = 0.0
+    four_bit: Numeric = 0.0
 
     @classmethod
     def stack(cls, works: list[ServingWork]) -> ServingWork:
@@ -259,13 +273,16 @@ def serving_times(work: ServingWork, efficiency: Efficiency) -> ServingTimes:
     """Time the work at ``efficiency``; output tokens/s of the whole fleet."""
     memory_s = np.asarray(work.read_bytes) / (np.asarray(work.bandwidth_bytes_per_s)
                                               * np.asarray(efficiency.memory_bandwidth))
+    experts = (np.asarray(efficiency.expert_compute) ** np.asarray(work.mixture_of_experts)
+               * np.asarray(efficiency.four_bit_compute) ** np.asarray(work.four_bit))
     compute_s = np.asarray(work.decode_flops) / (np.asarray(work.peak_flops)
-                                                 * np.asarray(efficiency.decode_compute))
+                                                 * np.asarray(efficiency.decode_compute) * experts)
     communication_s = np.asarray(work.all_reduces) * (
         np.asarray(efficiency.all_reduce_latency_s) + np.asarray(work.all_reduce_transfer_s))
     step_s = np.maximum(memory_s, compute_s) + communication_s
     prefill_s = np.asarray(work.prefill_flops) / (np.asarray(work.peak_flops)
-                                                  * np.asarray(efficiency.prefill_compute))
+                                                  * np.asarray(efficiency.prefill_compute)
+                                                  * experts)
     batch = np.asarray(work.batch)
     per_replica = batch / (batch * prefill_s / np.asarray(work.output_tokens) + step_s)
     return ServingTimes(memory_s, compute_s, communication_s, step_s, prefill_s,
@@ -314,11 +331,16 @@ def serving_work(
         * devices,
         decode_flops=batch * (2.0 * np.asarray(model.parameters_per_token)
                               + _attention_flops_per_token(model, context)),
-        prefill_flops=inputs * (2.0 * np.asarray(model.parameters_per_token)
-                                + _attention_flops_per_token(model, inputs / 2.0)),
+        # A prefix-cache hit skips its tokens' prefill: only the uncached share is computed.
+        prefill_flops=(1.0 - np.asarray(setup.cached_input_share)) * inputs
+        * (2.0 * np.asarray(model.parameters_per_token)
+           + _attention_flops_per_token(model, inputs / 2.0)),
         peak_flops=peak_flops,
         all_reduces=np.where(tensor > 1.0, ALL_REDUCES_PER_LAYER * np.asarray(model.layers), 0.0),
         all_reduce_transfer_s=2.0 * (tensor - 1.0) / tensor * reduce_bytes / link,
+        mixture_of_experts=np.where(np.asarray(model.parameters_per_token)
+                                    < np.asarray(model.parameters), 1.0, 0.0),
+        four_bit=1.0 if bytes_per_value(setup.arithmetic_precision) < 1.0 else 0.0,
     )
     memory = {"fits": fits, "by_kv": by_kv, "wanted": wanted, "weights_gb": weights_gb,
               "room_gb": room_gb}

@@ -27,6 +27,7 @@ from costmodel.vocabulary import money
 from costmodel.vocabulary import money_in
 from tco.charts.canvas import inline_svg
 from tco.charts.cumulative_cost import cumulative_cost_figure
+from tco.charts.interactivity import interactivity_figure
 from tco.inputs import field_for
 from tco.models import Scenario
 from tco.services.cash_flows import cash_flow_table
@@ -297,7 +298,10 @@ def _sizing_context(sizing: Sizing | None) -> dict:
     """The sizing's figures and assumptions as table rows of text."""
     if sizing is None:
         return {}
-    return {"sizing_title": sizing.describe(),
+    search = getattr(sizing.result, "layout_search", None)
+    chart = {} if search is None else {"interactivity_svg": inline_svg(interactivity_figure(
+        search, sizing.tokens_per_s_per_user_target, sizing.accelerator))}
+    return {**chart, "sizing_title": sizing.describe(),
             "sizing_figures": [(_words(f.name), _shown(f.value), f.unit) for f in sizing.figures()],
             "sizing_assumptions": [(_words(a.name), _shown(a.value), a.unit, a.source)
                                    for a in sizing.result.assumptions]}

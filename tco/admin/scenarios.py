@@ -30,6 +30,9 @@ from tco.admin.labels import typed_currency
 from tco.admin.result import SUMMARY_HEADINGS
 from tco.admin.result import resolved_blanks
 from tco.admin.result import scenario_result
+from tco.admin.sizing_form import ServingSizingFields
+from tco.admin.sizing_form import initial_from
+from tco.admin.sizing_form import spec_from
 from tco.inputs import SCENARIO_INPUTS
 from tco.models import ApiOption
 from tco.models import RentOption
@@ -105,7 +108,7 @@ class ApiOptionInline(TeamScopedInlineMixin, admin.StackedInline):
         ("price_change_per_year", "minimum_usd_per_month", "rate_limit_tokens_per_month")]})]
 
 
-class ScenarioAdminForm(VocabularyLabelsForm):
+class ScenarioAdminForm(VocabularyLabelsForm, ServingSizingFields):
     """The scenario form; its sizing JSON is checked as the API checks it, and it carries the
     revision it was opened on, so saving over someone else's newer save is refused."""
 
@@ -118,6 +121,11 @@ class ScenarioAdminForm(VocabularyLabelsForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.fields["sizing"].label = "Sizing spec as JSON (a custom model or a training run)"
+        shown = initial_from(self.instance.sizing)
+        self.initial.update(shown)
+        if shown:  # the fields show it; the JSON box is for what they cannot say
+            self.initial["sizing"] = None
         if self.instance.pk is not None:
             self.fields["edited_revision"].initial = self.instance.revision
             for name, used in resolved_blanks(self.instance).items():
@@ -126,6 +134,13 @@ class ScenarioAdminForm(VocabularyLabelsForm):
 
     def clean(self):
         cleaned = super().clean()
+        from_fields = spec_from(cleaned, self.instance.sizing)
+        if from_fields is not None:
+            if cleaned.get("sizing") is not None:
+                self.add_error("sizing", "give the serving sizing in the fields above or as "
+                                         "JSON here, not both")
+                return cleaned
+            cleaned["sizing"] = from_fields
         if cleaned.get("sizing") is not None:
             try:
                 cleaned["sizing"] = validated_sizing_spec(cleaned["sizing"],
@@ -197,7 +212,12 @@ class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin)
                            ("approved_by", "approved_at", "revision"), "edited_revision"]}),
         ("Workload", {"fields": [("accelerator", "accelerators"),
                                  ("utilisation", "hours_per_month", "precision"),
-                                 "tokens_per_s_per_accelerator", "sizing"]}),
+                                 "tokens_per_s_per_accelerator"]}),
+        ("Serving sizing", {"fields": [
+            ("sizing_model", "sizing_precision"),
+            ("sizing_tokens_per_s", "sizing_input_tokens", "sizing_output_tokens"),
+            ("sizing_time_to_first_token_s", "sizing_tokens_per_s_per_user",
+             "sizing_cached_input_share"), "sizing"]}),
         ("Buy: hardware", {"fields": [("system", "system_price_usd"),
                                       ("network_usd_per_system", "network_share_of_compute"),
                                       ("storage_usd", "racks_install_usd_per_rack", "spares_share"),

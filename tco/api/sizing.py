@@ -16,11 +16,13 @@ from rest_framework.views import APIView
 
 from catalog.api.serializers import VisibleOfferingField
 from catalog.models import Accelerator
+from catalog.models import TokenApiPrice
 from core.parsers import BoundedJSONParser
 from costmodel.model_presets import MODEL_PRESETS
 from costmodel.sizing import SizingInputError
 from costmodel.sizing.results import jsonable
 from tco.services.sizing import SizingMode
+from tco.services.sizing import api_comparison
 from tco.services.sizing import offering_price
 from tco.services.sizing import size_spec
 from tco.services.sizing_spec import CustomModelSerializer
@@ -68,6 +70,10 @@ class SizingRequestSerializer(SizingSpecSerializer):
             "cost per million tokens (instead of price_usd_per_accelerator_hour)."))
     prices_as_of = serializers.DateField(required=False, help_text=(
         "Date the offering's price is taken at; default today."))
+    token_api_price = serializers.PrimaryKeyRelatedField(
+        queryset=TokenApiPrice.objects.all(), required=False, help_text=(
+            "Inference, with a price: a catalog token API price (id) whose input, cached input "
+            "and output prices are set beside the fleet's, at the sizing's mix."))
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         attrs = super().validate(attrs)
@@ -76,6 +82,10 @@ class SizingRequestSerializer(SizingSpecSerializer):
                 {"offering": ["give an offering or price_usd_per_accelerator_hour, not both"]})
         if "offering" in attrs and attrs["mode"] == SizingMode.TRAINING:
             raise serializers.ValidationError({"offering": ["applies to inference sizing only"]})
+        if "token_api_price" in attrs and not ({"offering", "price_usd_per_accelerator_hour"}
+                                               & set(attrs)):
+            raise serializers.ValidationError({"token_api_price": [
+                "give the fleet's price (offering or price_usd_per_accelerator_hour) to compare"]})
         if "prices_as_of" in attrs and "offering" not in attrs:
             raise serializers.ValidationError({"prices_as_of": ["applies with an offering only"]})
         return attrs
@@ -159,6 +169,17 @@ class SizingResultSerializer(serializers.Serializer):
     assumptions = AssumptionSerializer(many=True)
     price = OfferingPriceSerializer(required=False, allow_null=True,
                                     help_text="The offering price used, when one was given.")
+    layout_search = serializers.DictField(required=False, allow_null=True, help_text=(
+        "Inference: every layout that holds the model (tensor x pipeline x expert parallel), "
+        "cheapest first, each with its fleet, tokens/s per accelerator and per user, time to the "
+        "first token and its curve of throughput against interactivity; the one chosen, why, "
+        "the next two, and which service-level target forces a larger fleet, if one does."))
+    token_costs = serializers.DictField(required=False, allow_null=True, help_text=(
+        "Inference, with a price: USD per million input, cached input and output tokens, from "
+        "the replica's cost and its prefill, cache-read and decode rates."))
+    api_comparison = serializers.DictField(required=False, allow_null=True, help_text=(
+        "With token_api_price: the API's three prices beside the fleet's, and one request of "
+        "the sizing's mix priced on each [USD]."))
 
 
 class ModelPresetSerializer(serializers.Serializer):
@@ -204,14 +225,14 @@ INFERENCE_RESPONSE_EXAMPLE = OpenApiExample(
     "Llama 3.1 8B at 5,000 tokens/s on H100s (abridged)",
     value={"mode": "inference", "accelerator": "h100-sxm-80gb", "model": "Llama 3.1 8B",
            "fits": True, "reason": "",
-           "basis": "estimate calibrated on 28 published measurements (catalog)",
+           "basis": "estimate calibrated on 30 published measurements (catalog)",
            "accelerators_per_replica": 1.0, "replicas": 1.0,
-           "accelerators": 1.0, "capacity_tokens_per_s": 6006.808,
-           "tokens_per_s_per_accelerator": 6006.808,
-           "tokens_per_s_per_accelerator_low": 3909.558,
-           "tokens_per_s_per_accelerator_high": 8209.595,
-           "cost_usd_per_million_tokens": 0.1336,
-           "estimate": {"decode_bound": "memory", "concurrency_per_replica": 213.0},
+           "accelerators": 1.0, "capacity_tokens_per_s": 6175.772,
+           "tokens_per_s_per_accelerator": 6175.772,
+           "tokens_per_s_per_accelerator_low": 3840.974,
+           "tokens_per_s_per_accelerator_high": 7845.643,
+           "cost_usd_per_million_tokens": 0.13,
+           "estimate": {"decode_bound": "memory", "concurrency_per_replica": 186.0},
            "fit": {"layout": "TP 1 x PP 1 x DP 1", "per_device_memory_gb": 16.601},
            "assumptions": [{"name": "parameters", "value": 8030261248.0, "unit": "parameters",
                             "source": "Llama Team, 'The Llama 3 Herd of Models' (2024), ..."}],
@@ -243,9 +264,12 @@ class SizingView(APIView):
                 serializer.spec(data), accelerator,
                 price_usd_per_accelerator_hour=(price.usd_per_accelerator_hour if price
                                                 else data.get("price_usd_per_accelerator_hour")))
+            comparison = (api_comparison(sizing.token_costs, data["token_api_price"])
+                          if "token_api_price" in data and sizing.token_costs else None)
         except SizingInputError as exc:
             raise serializers.ValidationError(nested_error(exc.path, exc.message)) from exc
-        return Response({**sizing.to_dict(), "price": price.to_dict() if price else None})
+        return Response(jsonable({**sizing.to_dict(), "price": price.to_dict() if price else None,
+                                  "api_comparison": comparison}))
 
 
 class ModelPresetListView(APIView):

@@ -23,6 +23,7 @@ from costmodel.sizing import SizingInputError
 from costmodel.sizing.results import jsonable
 from tco.services.sizing import size_spec
 from tco.services.sizing_spec import EngineEnumField
+from tco.services.sizing_spec import StrictSerializer
 from tco.services.sizing_spec import nested_error
 from tco.services.sizing_throughput import api_breakeven
 
@@ -30,8 +31,8 @@ SPEC_FIELDS = ("precision", "accelerators", "tensor_parallel", "input_tokens", "
                "concurrency", "measured_tokens_per_s_per_accelerator", "measured_source")
 
 
-class ThroughputRequestSerializer(serializers.Serializer):
-    """A serving configuration on a catalog accelerator."""
+class ThroughputRequestSerializer(StrictSerializer):
+    """A serving configuration on a catalog accelerator (unknown fields are refused)."""
 
     accelerator = serializers.SlugRelatedField(slug_field="slug", queryset=Accelerator.objects.all(),
                                                help_text="Catalog accelerator slug.")

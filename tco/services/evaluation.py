@@ -207,7 +207,9 @@ def evaluation_of(inputs: engine.Scenario, *, recorded: Sequence[Assumption] = (
                           prices=tuple(prices), sizing=sizing, currency=currency, rates=tuple(rates),
                           throughput=throughput_range(inputs, result, sizing, recorded, currency),
                           # A pinned case brings the footprint warnings it was approved with.
-                          warnings=evaluation_warnings(inputs, result, warnings, prices))
+                          warnings=evaluation_warnings(
+                              inputs, result, warnings, prices,
+                              sizing_mode=None if sizing is None else sizing.mode.value))
 
 
 def scenario_evaluate(*, scenario: Scenario, rent_options: list[RentOption] | None = None,

@@ -22,6 +22,7 @@ import numpy as np
 
 from catalog.models import Accelerator
 from catalog.models import CloudOffering
+from catalog.models import TokenApiPrice
 from catalog.selectors import price_at
 from core.currency import Currency
 from costmodel.model_presets import custom_model
@@ -37,6 +38,9 @@ from costmodel.sizing import TrainingSizing
 from costmodel.sizing import size_inference
 from costmodel.sizing import size_training
 from costmodel.sizing.throughput import ServingSetup
+from costmodel.sizing.token_costs import TokenKindCosts
+from costmodel.sizing.token_costs import token_kind_costs
+from costmodel.sizing.workloads import DEFAULT_TOKENS_PER_S_PER_USER
 from tco.services.accelerator_spec import accelerator_spec
 from tco.services.sizing_throughput import calibrated
 from tco.services.sizing_throughput import calibration_summary
@@ -61,7 +65,9 @@ INFERENCE_TARGET_KEYS = ("tokens_per_s", "input_tokens", "output_tokens", "concu
                          "precision", "compute_precision", "kv_cache_precision",
                          "accelerators", "tensor_parallel",
                          "measured_tokens_per_s_per_accelerator", "measured_source",
-                         "prefill_chunk_tokens", "activation_memory_gb")
+                         "prefill_chunk_tokens", "activation_memory_gb", "pipeline_parallel",
+                         "time_to_first_token_s", "tokens_per_s_per_user",
+                         "cached_input_share")
 FIT_POLICY_KEYS = ("headroom_fraction", "max_tensor_parallel", "max_pipeline_parallel",
                    "max_accelerators")
 CUSTOM_MODEL_REQUIRED_KEYS = ("parameters", "layers", "hidden_size", "attention_heads",
@@ -109,6 +115,7 @@ class Sizing:
     result: TrainingSizing | InferenceSizing
     nearest: tuple[dict[str, Any], ...] = ()
     calibration: Mapping[str, Any] | None = None
+    token_costs: TokenKindCosts | None = None
 
     @property
     def fits(self) -> bool:
@@ -130,8 +137,12 @@ class Sizing:
     @property
     def measured(self) -> bool:
         """Whether the throughput is a measurement the user stated rather than the estimate."""
-        return (isinstance(self.result, InferenceSizing)
-                and not str(self.result.basis).startswith("estimate"))
+        return isinstance(self.result, InferenceSizing) and result_is_measured(self.result)
+
+    @property
+    def tokens_per_s_per_user_target(self) -> float:
+        """The interactivity an inference sizing meets: the spec's, else the engine's default."""
+        return float(self.spec.get("tokens_per_s_per_user") or DEFAULT_TOKENS_PER_S_PER_USER)
 
     @property
     def throughput_range(self) -> tuple[float, float] | None:
@@ -186,6 +197,20 @@ class Sizing:
                             f"{float(result.cost_usd_per_million_tokens_low):,.4g} to "
                             f"{float(result.cost_usd_per_million_tokens_high):,.4g}",
                             "USD per million output tokens")]
+        search = result.layout_search
+        if search is not None:
+            rows += [Figure("layout_chosen", search.chosen.label, search.why),
+                     Figure("tokens_per_s_per_user", search.chosen.tokens_per_s_per_user,
+                            "output tokens/s per user"),
+                     Figure("time_to_first_token", search.chosen.time_to_first_token_s, "s"),
+                     *(Figure(f"next_layout_{index}", option.label,
+                              option.describe(self.accelerator))
+                       for index, option in enumerate(search.next_two, start=1))]
+        if self.token_costs is not None:
+            rows += [Figure(f"cost_per_million_{kind}_tokens",
+                            getattr(self.token_costs, f"usd_per_million_{kind}"),
+                            f"USD per million {kind.replace('_', ' ')} tokens")
+                     for kind in ("input", "cached_input", "output")]
         rows += [Figure(f"nearest_measurement_{index}", row["measured_tokens_per_s"],
                         f"output tokens/s measured, estimate x{row['ratio']:.2f}: "
                         f"{row['description']}, {row['input_tokens']:,} in / "
@@ -197,7 +222,8 @@ class Sizing:
         """JSON-ready: what was sized on what, the spec, and the engine result's figures and
         assumptions."""
         extra = {} if self.calibration is None else {
-            "nearest_measurements": list(self.nearest), "calibration": dict(self.calibration)}
+            "nearest_measurements": list(self.nearest), "calibration": dict(self.calibration),
+            "token_costs": None if self.token_costs is None else self.token_costs.to_dict()}
         return {"mode": self.mode.value, "accelerator": self.accelerator, "model": self.model,
                 "spec": dict(self.spec), **self.result.to_dict(), **extra}
 
@@ -353,9 +379,11 @@ def _run_inference(inputs: SizingInputs, accelerator: Accelerator,
                    spec: Mapping[str, Any], price: float | None) -> Sizing:
     """The calibrated serving estimate of one replica, the fleet, and the nearest measurements."""
     target = inputs.workload
-    result = size_inference(inputs.model, engine_accelerator, target, calibrated(),
+    fitted = calibrated()
+    result = size_inference(inputs.model, engine_accelerator, target, fitted,
                             policy=inputs.policy, price_usd_per_accelerator_hour=price)
     near: list[dict[str, Any]] = []
+    costs = None
     if bool(result.fits):
         fit = result.fit
         replica = ServingSetup(
@@ -363,10 +391,43 @@ def _run_inference(inputs: SizingInputs, accelerator: Accelerator,
             accelerators=float(fit.accelerators), tensor_parallel=float(fit.tensor_parallel),
             pipeline_parallel=float(fit.pipeline_parallel), precision=target.precision,
             input_tokens=target.input_tokens, output_tokens=target.output_tokens,
-            concurrency=target.concurrency)
+            concurrency=float(result.estimate.concurrency_per_replica),
+            compute_precision=target.compute_precision,
+            kv_cache_precision=target.kv_cache_precision,
+            cached_input_share=target.cached_input_share)
         near = nearest_measurements(replica)
+        if price is not None and not result_is_measured(result):
+            costs = token_kind_costs(replica, result.estimate, fitted.efficiency, price)
     return Sizing(inputs.mode, accelerator.slug, inputs.model.name, spec, result, tuple(near),
-                  calibration_summary())
+                  calibration_summary(), costs)
+
+
+def result_is_measured(result: InferenceSizing) -> bool:
+    """Whether the throughput is a measurement the caller stated (no prefill/decode split)."""
+    return not str(result.basis).startswith("estimate")
+
+
+def api_comparison(costs: TokenKindCosts, api: TokenApiPrice) -> dict[str, Any]:
+    """A per-token API's three prices beside the fleet's, and what one request of the sizing's
+    mix (input, cached share, output) costs on each [USD]."""
+    if api.currency != Currency.USD:
+        raise SizingInputError("token_api_price", f"{api} is priced in {api.currency}; the "
+                                                  "sizing compares USD prices")
+    inputs, cached = costs.input_tokens_per_request, costs.cached_input_share
+    prices = {"input": float(api.usd_per_million_input),
+              "cached_input": float(api.usd_per_million_cached_input),
+              "output": float(api.usd_per_million_output)}
+    api_request = (inputs * (1.0 - cached) * prices["input"] + inputs * cached
+                   * prices["cached_input"] + costs.output_tokens_per_request
+                   * prices["output"]) / 1e6
+    return {"api": f"{api.provider} {api.model_name}", "as_of": api.as_of.isoformat(),
+            "source": str(api.source), "api_usd_per_million": prices,
+            "self_hosted_usd_per_million": {"input": costs.usd_per_million_input,
+                                            "cached_input": costs.usd_per_million_cached_input,
+                                            "output": costs.usd_per_million_output},
+            "api_usd_per_request": api_request,
+            "self_hosted_usd_per_request": costs.usd_per_request,
+            "cheaper": "self-hosted" if costs.usd_per_request < api_request else "API"}
 
 
 def size_spec(

@@ -39,7 +39,7 @@ def nested_error(path: str, message: str) -> dict[str, Any]:
     return {head: nested_error(rest, message) if rest else [message]}
 
 
-def _engine_note(cls: type, name: str) -> str:
+def engine_note(cls: type, name: str) -> str:
     """The engine's default and valid range of a field, e.g. "default 0.4; valid range (0, 1]"."""
     spec = next(f for f in fields(cls) if f.name == name)
     notes = []
@@ -57,20 +57,30 @@ def _number(cls: type, name: str, help_text: str, *, whole: bool = False,
             required: bool = False) -> serializers.Field:
     """An optional number field documented with the engine's default and range."""
     field = serializers.IntegerField if whole else serializers.FloatField
-    return field(required=required, help_text=help_text + _engine_note(cls, name))
+    return field(required=required, help_text=help_text + engine_note(cls, name))
 
 
 class EngineEnumField(serializers.ChoiceField):
-    """A choice among the values of an engine enum (Precision, ShardingStrategy...)."""
+    """A choice among the values of an engine enum (Precision, ShardingStrategy...), in any
+    case ("FP8" is "fp8": the catalog and scenarios write precisions upper-case); a value not
+    among them is refused listing the choices."""
 
     def __init__(self, enum: type[StrEnum], **kwargs: Any) -> None:
         self.enum = enum
-        super().__init__(choices=[member.value for member in enum], **kwargs)
+        values = [member.value for member in enum]
+        kwargs.setdefault("error_messages", {})["invalid_choice"] = (
+            f'"{{input}}" is not a valid choice; choose one of {", ".join(values)}.')
+        super().__init__(choices=values, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and data.lower() in self.choice_strings_to_values:
+            return self.choice_strings_to_values[data.lower()]
+        return super().to_internal_value(data)
 
 
 def _choice(cls: type, name: str, enum: type[StrEnum], help_text: str) -> serializers.Field:
     """An optional choice among an engine enum's values, documented with the engine's default."""
-    return EngineEnumField(enum, required=False, help_text=help_text + _engine_note(cls, name))
+    return EngineEnumField(enum, required=False, help_text=help_text + engine_note(cls, name))
 
 
 class StrictSerializer(serializers.Serializer):
@@ -153,7 +163,8 @@ class SizingSpecSerializer(StrictSerializer):
     tensor_parallel = _number(TrainingJob, "tensor_parallel", "Accelerators per tensor-parallel "
                               "group; inference: fixes one replica's devices (omit for the "
                               "fewest that hold the model).", whole=True)
-    pipeline_parallel = _number(TrainingJob, "pipeline_parallel", "Training [stages].",
+    pipeline_parallel = _number(TrainingJob, "pipeline_parallel", "Pipeline stages; inference: "
+                                "with tensor_parallel, fixes one replica's layout [stages].",
                                 whole=True)
     sequence_length = _number(TrainingJob, "sequence_length", "Training [tokens].", whole=True)
     micro_batch_size = _number(TrainingJob, "micro_batch_size", "Training: sequences per "
@@ -191,6 +202,15 @@ class SizingSpecSerializer(StrictSerializer):
     prefill_chunk_tokens = _number(InferenceTarget, "prefill_chunk_tokens", "Inference: "
                                    "chunked-prefill budget of the serving engine [tokens].",
                                    whole=True)
+    time_to_first_token_s = _number(InferenceTarget, "time_to_first_token_s", "Inference: "
+                                    "service-level target, longest wait for a request's first "
+                                    "token [s].")
+    tokens_per_s_per_user = _number(InferenceTarget, "tokens_per_s_per_user", "Inference: "
+                                    "service-level target, slowest output each user may get "
+                                    "(interactivity) [output tokens/s per user].")
+    cached_input_share = _number(InferenceTarget, "cached_input_share", "Inference: share of "
+                                 "input tokens served from the prefix cache (a hit skips its "
+                                 "prefill) [share].")
     # Fit policy
     headroom_fraction = _number(FitPolicy, "headroom_fraction", "Share of each device's memory "
                                 "kept free for the runtime [share].")

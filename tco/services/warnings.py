@@ -36,13 +36,30 @@ FOOTPRINT_WARNINGS = {
 
 def evaluation_warnings(inputs: engine.Scenario, result: engine.Result,
                         case_warnings: Sequence[EvaluationWarning] = (),
-                        prices: Sequence[PriceUsed] = ()) -> tuple[EvaluationWarning, ...]:
+                        prices: Sequence[PriceUsed] = (),
+                        sizing_mode: str | None = None) -> tuple[EvaluationWarning, ...]:
     """Every warning of one evaluation, the most serious first, each once."""
     found = [*case_warnings, *footprint_warnings(result), *left_out_warnings(result),
              *zero_cost_warnings(inputs), *stale_price_warnings(prices),
-             *billed_for_use_warnings(inputs, result)]
+             *billed_for_use_warnings(inputs, result),
+             *inference_api_beside_training_warnings(inputs, sizing_mode)]
     unique = dict.fromkeys(found)
     return tuple(sorted(unique, key=lambda warning: warning.severity != WARNING))
+
+
+def inference_api_beside_training_warnings(inputs: engine.Scenario, sizing_mode: str | None
+                                           ) -> tuple[EvaluationWarning, ...]:
+    """A scenario sized for training beside per-token inference APIs: the APIs serve tokens, the
+    cluster trains a model, so their costs answer different questions."""
+    if sizing_mode != "training" or not inputs.api:
+        return ()
+    names = ", ".join(option.name for option in inputs.api)
+    return (EvaluationWarning(
+        "inference_api_beside_training",
+        f"This scenario is sized for training, but {names} "
+        f"{'prices' if len(inputs.api) == 1 else 'price'} inference tokens: serving tokens is "
+        "not training a model, so compare a training run with renting or buying the cluster, "
+        "not with an inference API."),)
 
 
 def footprint_warnings(result: engine.Result) -> tuple[EvaluationWarning, ...]:

@@ -121,3 +121,18 @@ def test_the_sizing_reads_dense_peaks_of_the_five_measured_accelerators(catalog)
     for slug, (bf16, fp8) in expected.items():
         dense = accelerator_spec(Accelerator.objects.get(slug=slug)).dense_tflops
         assert (dense["bf16"], dense["fp16"], dense["fp8"]) == (bf16, bf16, fp8), slug
+
+
+def test_leave_one_out_at_the_layout_the_sizing_picks_is_within_its_promise(fitted):
+    """Each measurement estimated by a fit without it, in the layout the sizing would choose for
+    its fleet (not the measurement's own): within 0.5-2x for all, 0.7-1.4x for at least 80 %,
+    and inside the stated range for at least 80 % (issue 47)."""
+    calibration_result, _, measurements = fitted
+    loo = np.asarray(calibration_result.leave_one_out_ratios)
+    assert len(calibration_result.leave_one_out_layouts) == len(measurements) == loo.size
+    assert np.all((loo >= 0.5) & (loo <= 2.0)), dict(zip(calibration_result.keys, loo.round(2),
+                                                           strict=True))
+    assert ((loo >= 0.7) & (loo <= 1.4)).mean() >= 0.8
+    # The estimate E states the range E x range_low to E x range_high; measured = E / ratio.
+    inside = (1 / loo >= calibration_result.range_low) & (1 / loo <= calibration_result.range_high)
+    assert inside.mean() >= 0.8
