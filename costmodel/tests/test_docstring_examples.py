@@ -19,6 +19,7 @@ ENGINE_MODULES = [
     "costmodel.power_caps",
     "costmodel.rent",
     "costmodel.sites",
+    "costmodel.term_structure",
     "costmodel.timeline",
     "costmodel.vocabulary",
 ]
