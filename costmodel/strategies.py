@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 
 from costmodel.counting import ceil_count
 from costmodel.evaluate import evaluate
-from costmodel.finance import npv_usd
+from costmodel.finance import discount_factors
 from costmodel.inputs import InputError
 from costmodel.inputs import RentOption
 from costmodel.inputs import Scenario
@@ -419,10 +419,18 @@ class StrategyBook:
         terms = self.inputs.terms
         candidates = [term for term in (ON_DEMAND, *terms.commitment_terms()) if terms.offered(term)]
         costs = [
-            float(npv_usd(sum(self._bridge_lines(term, forward).values()), self.discount)[0])
+            float(self.present_value(sum(self._bridge_lines(term, forward).values()))[0])
             for term in candidates
         ]
         return candidates[int(np.argmin(costs))]
+
+    def present_value(self, flows: NDArray[np.float64]) -> NDArray[np.float64]:
+        """NPV of monthly flows at the scenario's discount rate, path by path [USD].
+
+        Summed row by row, not by a matrix product as ``finance.npv_usd``: a path's NPV is then the
+        same number whatever else is in its chunk (BLAS blocks rows differently by their count).
+        """
+        return (flows * discount_factors(self.discount, self.horizon)).sum(axis=-1)
 
     def lines(self, key: str, prices: StrategyPrices) -> dict[str, NDArray[np.float64]]:
         """One strategy's monthly cost lines on the given price paths (a row per path)."""
@@ -456,7 +464,7 @@ class StrategyBook:
         for key, label in self.labels.items():
             lines = self.lines(key, prices)
             total = sum(lines.values())
-            costs.append(StrategyCost(key, label, lines, total.sum(axis=-1), npv_usd(total, self.discount)))
+            costs.append(StrategyCost(key, label, lines, total.sum(axis=-1), self.present_value(total)))
         return tuple(costs)
 
 

@@ -17,6 +17,7 @@ ENGINE_MODULES = [
     "costmodel.metrics",
     "costmodel.power",
     "costmodel.power_caps",
+    "costmodel.price_paths",
     "costmodel.rent",
     "costmodel.sites",
     "costmodel.term_structure",
