@@ -23,6 +23,7 @@ from costmodel.vocabulary import input_term
 from costmodel.vocabulary import line_label
 from costmodel.vocabulary import money
 from costmodel.vocabulary import money_in
+from tco.admin.strategies import strategies_context
 from tco.charts.canvas import inline_svg
 from tco.charts.cumulative_cost import cumulative_cost_figure
 from tco.inputs import field_for
@@ -78,6 +79,7 @@ def scenario_result(scenario: Scenario) -> dict[str, Any]:
             return {"evaluation_error": str(exc)}
         with money_in(evaluation.currency):
             context = result_context(evaluation)
+            context.update(strategies_context(scenario, evaluation))
             context["money"] = money_view(evaluation, cash_flow_table(scenario, evaluation, "year"),
                                           cash_flow_table(scenario, evaluation, "quarter"))
             if evaluation.pinned_at is not None:
