@@ -1,6 +1,7 @@
 """Issue 48 on the Django side: a rental curve imported as dated, sourced catalog rows (refused
 whole, row and column named), shown with its history on the accelerator's page, and the
 strategies over time on the scenario page, computed from it."""
+
 from __future__ import annotations
 
 import datetime
@@ -50,19 +51,20 @@ def test_the_curve_and_its_history_show_on_the_accelerators_page(catalog, tmp_pa
     assert RentalCurvePrice.objects.filter(accelerator=h100).count() == 4
     assert Source.objects.get(title="Broker quote sheet").kind == "quote"
     page = admin_client.get(f"/admin/catalog/accelerator/{h100.pk}/change/").content.decode()
-    table = page[page.index("id='rental-curve'"):]
-    table = table[:table.index("</table>")]
+    table = page[page.index("id='rental-curve'") :]
+    table = table[: table.index("</table>")]
     # Newest first: October's 12-month price $2.00, May's $1.80; no spot or 1-month quote.
     assert table.index("2026-10-01") < table.index("2026-05-01")
     assert "$2.00" in table and "$1.80" in table and "–" in table
 
 
-def test_the_scenario_page_shows_the_strategies_the_curve_and_its_sources(run_scenario, tmp_path,
-                                                                          admin_client) -> None:
+def test_the_scenario_page_shows_the_strategies_the_curve_and_its_sources(
+    run_scenario, tmp_path, admin_client
+) -> None:
     _import(tmp_path, CURVE)
     page = admin_client.get(f"/admin/tco/scenario/{run_scenario.pk}/change/").content.decode()
-    section = page[page.index('id="strategies"'):]
-    section = section[:section.index("</section>")]
+    section = page[page.index('id="strategies"') :]
+    section = section[: section.index("</section>")]
     # 8 H100 for 36 months, 5,840 accelerator-hours a month. Buying: $400,000 and $744.60 of power
     # a month: $426,805.60. The 12-month term at $2.00: $11,680 a month, $420,480.00. On demand at
     # $2.50: $525,600.00. The B200 at month 24 (seed 003): 24 months on the 12-month term,
@@ -74,10 +76,54 @@ def test_the_scenario_page_shows_the_strategies_the_curve_and_its_sources(run_sc
         ("Rent on demand", "$525,600.00"),
         ("Rent (12 months), buy B200 at month 24", "$789,255.20"),
     ):
-        assert f"<td>{label}</td><td class=\"num\">{total}</td>" in section
-    assert ("Lock 12 months, renew at the forward price costs least: $420,480.00 NPV, $6,325.60 less than "
-            "buy now. Waiting 24 months to buy B200 instead of buying now costs $362,449.60.") in section
+        assert f'<td>{label}</td><td class="num">{total}</td>' in section
+    assert (
+        "Lock 12 months, renew at the forward price costs least: $420,480.00 NPV, $6,325.60 less than "
+        "buy now. Waiting 24 months to buy B200 instead of buying now costs $362,449.60."
+    ) in section
     assert "<strong>Rent spot</strong>: not costed, no spot price." in section
-    assert "<td>12 months</td><td class=\"num\">$2.00</td><td>Broker quote sheet</td>" in section
-    assert "<td>On demand</td><td class=\"num\">$2.50</td><td>GPU rental index</td>" in section
+    assert '<td>12 months</td><td class="num">$2.00</td><td>Broker quote sheet</td>' in section
+    assert '<td>On demand</td><td class="num">$2.50</td><td>GPU rental index</td>' in section
     assert "Curve of 2026-10-01" in section and "<svg" in section
+
+
+def test_the_api_gives_the_strategies_and_a_monte_carlo_fitted_on_the_curves_history(
+    run_scenario, tmp_path, admin_client
+) -> None:
+    _import(tmp_path, CURVE)
+    url = f"/api/v1/scenarios/{run_scenario.pk}/strategies/"
+    body = admin_client.get(url).json()
+    verdict = body["verdict"]
+    assert verdict["winner"] == "lock_12"
+    assert {row["key"]: row["total_usd"] for row in verdict["strategies"]} == {
+        "lock_12": 420_480.00,
+        "buy_now": 426_805.60,
+        "on_demand": 525_600.00,
+        "next_generation": 789_255.20,
+    }
+    assert verdict["value_of_waiting_usd"] == -362_449.60
+    assert {"key": "spot", "label": "Rent spot", "reason": "no spot price"} in verdict["unavailable"]
+    assert body["curve"]["prices"][1] == {
+        "term": "12",
+        "usd_per_accelerator_hour": 2.0,
+        "source": "Broker quote sheet",
+    }
+    assert body["next_generation"]["source"].startswith("seed 003")
+    # Two dates of history are too few to fit a drift on: the parameter is refused, named.
+    refused = admin_client.get(url, {"paths": 100})
+    assert refused.status_code == 400
+    assert refused.json()["paths"] == [
+        "a Monte Carlo fits its drift and volatility on the curve's on demand history: "
+        "2 dates, 3 or more needed"
+    ]
+    assert admin_client.get(url, {"paths": 100, "colour": "red"}).json()["colour"] == ["unknown parameter"]
+    _import(tmp_path, "date,term,price,source\n2026-07-01,on demand,2.80,GPU rental index\n")
+    first = admin_client.get(url, {"paths": 500, "seed": 4}).json()["monte_carlo"]
+    assert first == admin_client.get(url, {"paths": 500, "seed": 4}).json()["monte_carlo"]
+    assert first["fit"]["model"] == "geometric Brownian motion" and first["fit"]["prices"] == 3
+    assert first["model"].startswith(
+        "Geometric Brownian motion fitted on 3 prices from 2026-05-01 to 2026-10-01"
+    )
+    assert sum(row["probability_cheapest"] for row in first["strategies"]) == pytest.approx(1.0)
+    buy = next(row for row in first["strategies"] if row["key"] == "buy_now")
+    assert buy["npv_p10_usd"] == buy["npv_p90_usd"] == pytest.approx(426_805.60)
