@@ -3,8 +3,9 @@
 A curve file is CSV with the columns ``date, term, price, source`` (prices in US dollars per
 accelerator-hour; a term is spot, on demand or 1, 3, 6, 12, 24 or 36 months). The engine's
 ``read_curve`` checks it (``costmodel.term_structure``): a file with any problem is refused whole,
-each problem named by row and column, and nothing is written. A source is a public source's key,
-or a title: a title the catalog does not know becomes a public source of kind "quote".
+each problem named by row and column, and nothing is written. A source is a public source's key
+or title (or words whose slug is its key: "seed 003"); one the catalog does not know becomes a
+public source of kind "quote".
 """
 
 from __future__ import annotations
@@ -58,10 +59,12 @@ def import_rental_curve(*, accelerator: Accelerator, text: str, today: datetime.
 
 def _source(named: str, today: datetime.date) -> Source:
     public = Source.objects.filter(team__isnull=True)
-    found = public.filter(key=named).first() or public.filter(title=named).first()
+    key = slugify(named)[:500] or "rental-curve"
+    # By key as typed, by title, then by the key its words make ("seed 003" is seed-003).
+    found = (public.filter(key=named).first() or public.filter(title=named).first()
+             or public.filter(key=key).first())
     if found:
         return found
-    key = slugify(named)[:500] or "rental-curve"
     return Source.objects.create(key=key, title=named, kind=SourceKind.QUOTE, retrieved_on=today,
                                  note="Named by an imported rental curve.")
 

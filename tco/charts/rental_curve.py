@@ -11,7 +11,8 @@ from tco.charts.canvas import new_figure
 def rental_curve_figure(terms: TermStructure) -> Figure:
     """Price by term, shortest commitment first, each bar labelled with its price."""
     fig, (ax,) = new_figure(6, 2.6)
-    labels = [term_label(price.term) for price in terms.prices]
+    # Two lines a label ("12" over "months"): eight terms side by side would overlap on one.
+    labels = [term_label(price.term).replace(" ", "\n") for price in terms.prices]
     values = [price.price_usd_per_accelerator_hour for price in terms.prices]
     bars = ax.bar(labels, values, color="#4c78a8")
     ax.bar_label(bars, labels=[f"${value:,.2f}" for value in values], fontsize=7, padding=2)
