@@ -4,7 +4,8 @@ Every strategy serves the same demand (accelerators each month, the workload's b
 the scenario's horizon and is costed on the same engine:
 
 * **buy now**: the scenario's own buy option, by ``evaluate`` (capex, power, operations,
-  financing, resale at the horizon);
+  financing, resale at the horizon); beside it, where ``market_resale`` is given, the same with the
+  resale value the rental curve gives (``costmodel.market_resale``) instead of the fixed share;
 * **lock a term** (each commitment term the curve offers): back-to-back contracts from month 0,
   each for the most accelerators the demand needs during it, at the forward price of the month it
   starts; as in the engine's reserved options the months after the horizon are not counted;
@@ -46,6 +47,8 @@ from costmodel.finance import discount_factors
 from costmodel.inputs import InputError
 from costmodel.inputs import RentOption
 from costmodel.inputs import Scenario
+from costmodel.market_resale import MarketResale
+from costmodel.market_resale import market_resale_share
 from costmodel.rent import billed_hours_per_month
 from costmodel.rent import usage_cost_usd
 from costmodel.term_structure import ON_DEMAND
@@ -55,6 +58,7 @@ from costmodel.term_structure import term_label
 from costmodel.term_structure import term_months
 from costmodel.vocabulary import money
 
+BUY_NOW_MARKET = "buy_now_market"
 BUY_NOW, ON_DEMAND_KEY, SPOT_KEY, NEXT_GENERATION, MIX = (
     "buy_now",
     "on_demand",
@@ -120,6 +124,7 @@ class StrategyInputs:
     mix: Mix | None = None
     demand_accelerators: tuple[float, ...] = ()
     exit_share: float = 1.0
+    market_resale: MarketResale | None = None
 
 
 @dataclass(frozen=True)
@@ -358,6 +363,7 @@ class StrategyBook:
         self.buy_now = _buy_flows(inputs.scenario)
         forward = forward_prices(inputs.terms, self.horizon)
         self.labels = {BUY_NOW: "Buy now"}
+        self.buy_now_market = self._market_resale()
         self.labels.update(
             {
                 f"lock_{term}": f"Lock {term_label(term)}, renew at the forward price"
@@ -410,6 +416,28 @@ class StrategyBook:
                 f"Mix: {mix.base_share:.0%} of the peak on {term_label(mix.term)}, the rest on demand"
             )
 
+    def _market_resale(self) -> NDArray[np.float64] | None:
+        """Buying now with the resale value the rental curve gives, beside the fixed share."""
+        resale, terms = self.inputs.market_resale, self.inputs.terms
+        label = "Buy now, resale at the rental market's value"
+        reason = (
+            "no market resale given: the systems' useful life and the risk share"
+            if resale is None
+            else "the resale follows the on-demand price, which the curve does not give"
+            if not terms.offered(ON_DEMAND)
+            else None
+        )
+        if reason:
+            self.unavailable.append(Unavailable(BUY_NOW_MARKET, label, reason))
+            return None
+        scenario = self.inputs.scenario
+        share = market_resale_share(scenario, terms, resale)
+        self.labels[BUY_NOW_MARKET] = f"{label} ({share:.1%} of the system price)"
+        buy = replace(
+            scenario.buy, residual_value_share=share, residual_curve=(), residual_decline_per_year=math.nan
+        )
+        return _buy_flows(replace(scenario, buy=buy))
+
     def _bridge_lines(self, term: str, prices: StrategyPrices) -> dict[str, NDArray[np.float64]]:
         return _rent_legs(
             self.inputs, term, self.demand, prices, int(self.inputs.next_generation.available_month)
@@ -437,6 +465,8 @@ class StrategyBook:
         demand, horizon = self.demand, self.horizon
         if key == BUY_NOW:
             return {"buy": self.buy_now[np.newaxis, :]}
+        if key == BUY_NOW_MARKET:
+            return {"buy": self.buy_now_market[np.newaxis, :]}
         if key.startswith("lock_"):
             return _rent_legs(self.inputs, key.removeprefix("lock_"), demand, prices, horizon)
         if key in (ON_DEMAND_KEY, SPOT_KEY):

@@ -14,6 +14,7 @@ ENGINE_MODULES = [
     "costmodel.figures",
     "costmodel.finance",
     "costmodel.footprint",
+    "costmodel.market_resale",
     "costmodel.metrics",
     "costmodel.power",
     "costmodel.power_caps",

@@ -10,6 +10,7 @@ import pytest
 from costmodel import Finance
 from costmodel import InputError
 from costmodel import Workload
+from costmodel.market_resale import MarketResale
 from costmodel.strategies import Mix
 from costmodel.strategies import NextGeneration
 from costmodel.strategies import StrategyInputs
@@ -100,6 +101,7 @@ def test_a_strategy_without_its_inputs_is_listed_with_the_reason() -> None:
         "lock": "the curve offers no 1 to 36-month term",
         "spot": "no spot price",
         "mix": "the curve does not offer 6 months",
+        "buy_now_market": "no market resale given: the systems' useful life and the risk share",
     }
     assert [cost.key for cost in verdict.strategies] == ["buy_now", "on_demand"]
     missing_price = replace(TWICE_AS_FAST, system_price_usd=None, throughput_ratio=None)
@@ -119,3 +121,15 @@ def test_a_demand_curve_of_the_wrong_length_or_above_the_fleet_is_refused() -> N
         evaluate_strategies(_inputs(demand_accelerators=(1.0, 2.0, 3.0)))
     with pytest.raises(InputError, match="peaks at 20, above the 16 the scenario buys"):
         evaluate_strategies(_inputs(demand_accelerators=(20.0,) * 24))
+
+
+def test_resale_from_the_rental_market_stands_beside_the_fixed_share() -> None:
+    # At month 24 of a 48-month life, 24 months left at $2.50 x 730 h on demand, half kept for
+    # risk: $21,900 an accelerator, $175,200 a system of 8 (87.6 % of $200,000). Buying now and
+    # selling the 2 systems for that: $435,740.80 - $350,400.00 = $85,340.80.
+    verdict = evaluate_strategies(_inputs(market_resale=MarketResale(48.0, 0.5)))
+    market = verdict.strategy("buy_now_market")
+    assert market.label == "Buy now, resale at the rental market's value (87.6% of the system price)"
+    assert _cents(market.total_usd) == 85_340.80
+    assert _cents(market.lines_usd["buy"][24]) == 1_489.20 - 350_400.00
+    assert _cents(verdict.strategy("buy_now").total_usd) == 435_740.80
