@@ -9,13 +9,14 @@ from tco.charts.canvas import inline_svg
 from tco.charts.rental_curve import rental_curve_figure
 from tco.models import Scenario
 from tco.services.evaluation import Evaluation
+from tco.services.strategies import MARKET_RISK_SHARE
 from tco.services.strategies import scenario_strategies
 
 
 def strategies_context(scenario: Scenario, evaluation: Evaluation) -> dict[str, Any]:
     """``strategies``: the rows, sentence, curve and sources the page shows, as text."""
     found = scenario_strategies(scenario, evaluation)
-    shown: dict[str, Any] = {"missing": found.missing}
+    shown: dict[str, Any] = {"missing": found.missing, "risk_share": f"{MARKET_RISK_SHARE:.0%}"}
     if found.terms is not None:
         shown["curve_as_of"] = found.terms.as_of
         shown["curve_rows"] = [

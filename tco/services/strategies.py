@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from catalog.rental_curves import curve_history
 from catalog.rental_curves import term_structure
+from costmodel.market_resale import MarketResale
 from costmodel.price_paths import fit_drift
 from costmodel.price_paths import strategy_monte_carlo
 from costmodel.strategies import B200_AFTER_H100
@@ -29,6 +30,9 @@ from tco.services.evaluation import Evaluation
 
 #: The generation after each accelerator family, with its sourced figures (seed 003).
 NEXT_GENERATION = {"H100": B200_AFTER_H100}
+#: Share of a used accelerator's rental earnings its buyer keeps for risk (failures, idle months,
+#: margin): a stated assumption, shown on the page, until the catalog records resale prices.
+MARKET_RISK_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,9 @@ def scenario_strategies(scenario: Scenario, evaluation: Evaluation) -> ScenarioS
     if evaluation.currency != "USD":
         words = f"The rental curve is in USD; this scenario reports in {evaluation.currency}."
         return ScenarioStrategies(None, terms, following, words)
-    inputs = StrategyInputs(evaluation.inputs, terms, following)
+    # The systems' useful life is the scenario's own depreciation life.
+    resale = MarketResale(float(evaluation.inputs.buy.depreciation_months), MARKET_RISK_SHARE)
+    inputs = StrategyInputs(evaluation.inputs, terms, following, market_resale=resale)
     return ScenarioStrategies(evaluate_strategies(inputs), terms, following, inputs=inputs)
 
 

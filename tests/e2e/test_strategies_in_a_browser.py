@@ -41,7 +41,7 @@ def test_the_strategies_and_the_curve_are_on_the_scenario_page(live_server, h100
     expect(section.locator("h2")).to_have_text("Strategies over time")
     expect(page.locator("#strategies-verdict")).to_contain_text("Waiting 24 months to buy B200")
     rows = page.locator("#strategies-table tbody tr")
-    expect(rows).to_have_count(10)  # buy now, six terms, on demand, spot, the B200
+    expect(rows).to_have_count(11)  # buy now twice (resale), six terms, on demand, spot, the B200
     expect(page.locator("#strategies-curve tbody tr")).to_have_count(8)
     expect(page.locator("#strategies-curve")).to_contain_text("Broker quote sheet (example)")
     expect(page.locator("#strategies-unavailable")).to_contain_text("no mix given")

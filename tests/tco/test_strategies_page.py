@@ -77,9 +77,13 @@ def test_the_scenario_page_shows_the_strategies_the_curve_and_its_sources(
         ("Rent (12 months), buy B200 at month 24", "$789,255.20"),
     ):
         assert f'<td>{label}</td><td class="num">{total}</td>' in section
+    # Resale at the market: 24 months of a 60-month life left, at $2.50 x 730 h on demand, half
+    # kept for risk: $21,900 an accelerator, $175,200 for the 8 (43.8 % of $400,000), so
+    # $426,805.60 - $175,200.00 = $251,605.60.
     assert (
-        "Lock 12 months, renew at the forward price costs least: $420,480.00 NPV, $6,325.60 less than "
-        "buy now. Waiting 24 months to buy B200 instead of buying now costs $362,449.60."
+        "Buy now, resale at the rental market&#x27;s value (43.8% of the system price) costs least: "
+        "$251,605.60 NPV, $168,874.40 less than lock 12 months, renew at the forward price. Waiting 24 "
+        "months to buy B200 instead of buying now costs $362,449.60."
     ) in section
     assert "<strong>Rent spot</strong>: not costed, no spot price." in section
     assert '<td>12 months</td><td class="num">$2.00</td><td>Broker quote sheet</td>' in section
@@ -94,8 +98,9 @@ def test_the_api_gives_the_strategies_and_a_monte_carlo_fitted_on_the_curves_his
     url = f"/api/v1/scenarios/{run_scenario.pk}/strategies/"
     body = admin_client.get(url).json()
     verdict = body["verdict"]
-    assert verdict["winner"] == "lock_12"
+    assert verdict["winner"] == "buy_now_market"
     assert {row["key"]: row["total_usd"] for row in verdict["strategies"]} == {
+        "buy_now_market": 251_605.60,
         "lock_12": 420_480.00,
         "buy_now": 426_805.60,
         "on_demand": 525_600.00,
