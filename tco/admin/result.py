@@ -23,7 +23,6 @@ from costmodel.vocabulary import input_term
 from costmodel.vocabulary import line_label
 from costmodel.vocabulary import money
 from costmodel.vocabulary import money_in
-from tco.admin.strategies import strategies_context
 from tco.charts.canvas import inline_svg
 from tco.charts.cumulative_cost import cumulative_cost_figure
 from tco.inputs import field_for
@@ -42,6 +41,7 @@ from tco.services.evaluation_cache import evaluation_key as cache_key
 from tco.services.money_view import money_view
 from tco.services.repricing import scenario_alert_today
 from tco.services.sizing import Sizing
+from tco.services.strategies_view import strategies_context
 from tco.services.useful_work import useful_work
 
 RESULT_TEMPLATE = "admin/tco/scenario/result.html"

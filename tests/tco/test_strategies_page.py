@@ -5,6 +5,8 @@ strategies over time on the scenario page, computed from it."""
 from __future__ import annotations
 
 import datetime
+import re
+import subprocess
 
 import pytest
 from django.core.management import CommandError
@@ -13,6 +15,8 @@ from django.core.management import call_command
 from catalog.models import Accelerator
 from catalog.models import RentalCurvePrice
 from catalog.models import Source
+from reports.services import report_build
+from reports.services import report_content_for
 
 pytestmark = pytest.mark.django_db
 
@@ -132,3 +136,15 @@ def test_the_api_gives_the_strategies_and_a_monte_carlo_fitted_on_the_curves_his
     assert sum(row["probability_cheapest"] for row in first["strategies"]) == pytest.approx(1.0)
     buy = next(row for row in first["strategies"] if row["key"] == "buy_now")
     assert buy["npv_p10_usd"] == buy["npv_p90_usd"] == pytest.approx(426_805.60)
+
+
+def test_the_pdf_shows_the_strategies_and_the_curve(run_scenario, tmp_path) -> None:
+    _import(tmp_path, CURVE)
+    pdf = report_build(content=report_content_for(scenario=run_scenario), format="pdf")
+    text = subprocess.run(["pdftotext", "-layout", "-", "-"], input=pdf, capture_output=True,
+                          check=True).stdout.decode()
+    assert "Strategies over time" in text
+    # The strategy column wraps its longer labels onto a second line.
+    assert re.search(r"Lock 12 months, renew at the forward +\$420,480\.00", text)
+    assert re.search(r"Rent \(12 months\), buy B200 at month +\$789,255\.20", text)
+    assert re.search(r"12 months +\$2\.00 +Broker quote sheet", text)

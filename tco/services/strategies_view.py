@@ -1,4 +1,5 @@
-"""The scenario page's strategies over time: the verdict's table, the curve used and its sources."""
+"""Strategies over time as the scenario page and the PDF show them: the verdict's table, the curve
+used and its sources, as text."""
 from __future__ import annotations
 
 from typing import Any
