@@ -233,6 +233,8 @@ def strategy_monte_carlo(
     for first in range(0, paths, chunk_paths):
         count = min(chunk_paths, paths - first)
         prices = path_prices(book, model, price_factors(model, book.horizon, first, count, seed))
-        for row, cost in enumerate(book.costs(prices)):
-            npv[row, first : first + count] = np.broadcast_to(cost.npv_usd, (count,))
+        # One strategy's lines at a time: a chunk holds one strategy's months, not every one's.
+        for row, key in enumerate(keys):
+            total = sum(book.lines(key, prices).values())
+            npv[row, first : first + count] = np.broadcast_to(book.present_value(total), (count,))
     return StrategyDistribution(keys, tuple(book.labels.values()), npv, seed, model)
