@@ -63,6 +63,10 @@ def main() -> None:
     lines, figures = engine_lines(repeats)
     for line in lines:
         print(line, flush=True)
+    from benchmarks.strategies import strategy_lines
+
+    for line in strategy_lines(repeats):
+        print(line, flush=True)
     if not options.engine_only:
         figures += print_http_load()
         figures += print_celery_sweeps(CELERY_RUNS_QUICK if options.quick else CELERY_RUNS)

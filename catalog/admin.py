@@ -37,6 +37,8 @@ from catalog.models import FacilityProfile
 from catalog.models import PowerDensityReference
 from catalog.models import PricePoint
 from catalog.models import QuoteImport
+from catalog.models import RentalCurvePrice
+from catalog.models import RentalTerm
 from catalog.models import Source
 from catalog.models import SystemPowerFigure
 from catalog.models import SystemSku
@@ -45,6 +47,7 @@ from catalog.models import TokenApiPrice
 from catalog.quote_imports import quote_import_request
 from catalog.refresh.admin import PriceAgeMixin
 from catalog.refresh.admin import PriceHistoryChartMixin
+from catalog.rental_curves import curve_history
 from catalog.selectors import visible_rows
 from costmodel.vocabulary import MISSING
 from teams.admin_mixins import HiddenRowsNotFoundMixin
@@ -200,6 +203,34 @@ class AcceleratorAdmin(ProvenancedAdmin):
     list_filter = ("vendor", "kind", "form_factor", "architecture")
     search_fields = ("slug", "name", "family", "architecture")
     inlines = (ThroughputInline, PowerCapInline)
+    readonly_fields = ("provenance", "rental_curve")
+
+    @admin.display(description="Rental curve (USD per accelerator-hour, newest first)")
+    def rental_curve(self, obj: Accelerator) -> str:
+        """Each imported curve's prices by term, a row per date: the curve and its history."""
+        history = curve_history(obj) if obj.pk else []
+        if not history:
+            return "No curve imported (manage.py import_rental_curve)."
+        head = format_html_join("", "<th class='num'>{}</th>", ((label,) for _, label in RentalTerm.choices))
+        rows = format_html_join(
+            "", "<tr><td>{}</td>{}</tr>",
+            ((day, format_html_join("", "<td class='num'>{}</td>",
+                                    ((f"${prices[term]:,.2f}" if term in prices else "–",)
+                                     for term in RentalTerm.values)))
+             for day, prices in history),
+        )
+        return format_html("<table id='rental-curve'><thead><tr><th>As of</th>{}</tr></thead>"
+                           "<tbody>{}</tbody></table>", head, rows)
+
+
+@admin.register(RentalCurvePrice)
+class RentalCurvePriceAdmin(SourcedRowAdmin):
+    list_display = ("accelerator", "as_of", "term", "usd_per_accelerator_hour", "source")
+    list_filter = ("term", "accelerator")
+    date_hierarchy = "as_of"
+    search_fields = ("accelerator__slug", "accelerator__name")
+    autocomplete_fields = ("accelerator", "source")
+    list_select_related = ("accelerator", "source")
 
 
 @admin.register(AcceleratorThroughput)

@@ -16,6 +16,7 @@ from catalog.models import CoolingTechnology
 from catalog.models import ExchangeRate
 from catalog.models import FacilityProfile
 from catalog.models import PowerDensityReference
+from catalog.models import RentalCurvePrice
 from catalog.models import Source
 from catalog.models import SystemSku
 from catalog.models import ThroughputMeasurement
@@ -27,7 +28,7 @@ from catalog.models import TokenApiPrice
 # the revision.
 SPECIFICATIONS = (Source, Accelerator, AcceleratorThroughput, AcceleratorPowerCap, SystemSku,
                   CloudOffering, CoolingTechnology, FacilityProfile, PowerDensityReference,
-                  TokenApiPrice, ThroughputMeasurement, ExchangeRate)
+                  TokenApiPrice, ThroughputMeasurement, ExchangeRate, RentalCurvePrice)
 
 
 def bump_catalog_revision(sender, **kwargs) -> None:

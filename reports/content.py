@@ -121,6 +121,8 @@ class ReportContent:
     # Cash flows by fiscal year (tco/services/cash_flows.py), for a stored scenario.
     fiscal_years: CashFlowTable | None = None
     fiscal_quarters: CashFlowTable | None = None
+    # Strategies over time as the scenario page shows them (tco/services/strategies_view.py).
+    strategies: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def inputs(self) -> engine.Scenario:

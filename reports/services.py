@@ -60,6 +60,7 @@ from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation
 from tco.services.evaluation import scenario_evaluate
 from tco.services.runs import run_result_frame
+from tco.services.strategies_view import strategies_context
 
 logger = logging.getLogger(__name__)
 
@@ -203,6 +204,7 @@ def report_content_for(
         focus=scenario_focus(pinned, evaluation=evaluation),
         fiscal_years=cash_flow_table(pinned, evaluation, "year"),
         fiscal_quarters=cash_flow_table(pinned, evaluation, "quarter"),
+        strategies=strategies_context(pinned, evaluation)["strategies"],
     )
 
 

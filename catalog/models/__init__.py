@@ -18,6 +18,8 @@ from catalog.models.hardware import ThroughputMeasurement
 from catalog.models.hardware import ThroughputMeasurementKind
 from catalog.models.prices import CloudOffering
 from catalog.models.prices import PricePoint
+from catalog.models.prices import RentalCurvePrice
+from catalog.models.prices import RentalTerm
 from catalog.models.prices import TokenApiPrice
 from catalog.models.refresh_jobs import PriceCheck
 from catalog.models.refresh_jobs import PriceRefreshJob
@@ -41,6 +43,8 @@ __all__ = [
     "PriceRefreshJob",
     "QuoteImport",
     "RefreshStatus",
+    "RentalCurvePrice",
+    "RentalTerm",
     "Source",
     "SystemPowerFigure",
     "SystemSku",

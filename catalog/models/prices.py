@@ -204,6 +204,49 @@ class PricePoint(models.Model):
             raise ValidationError(errors)
         super().clean()
 
+class RentalTerm(models.TextChoices):
+    """How long a rental commits to: spot and on demand month by month, or 1 to 36 months
+    (``costmodel.term_structure.TERM_LADDER``, in the same order)."""
+
+    SPOT = "spot", "Spot"
+    ON_DEMAND = "on_demand", "On demand"
+    MONTHS_1 = "1", "1 month"
+    MONTHS_3 = "3", "3 months"
+    MONTHS_6 = "6", "6 months"
+    MONTHS_12 = "12", "12 months"
+    MONTHS_24 = "24", "24 months"
+    MONTHS_36 = "36", "36 months"
+
+
+class RentalCurvePrice(models.Model):
+    """One point of an accelerator's rental term structure: the price per accelerator-hour of a
+    term on a date, from a published index or a broker's quote sheet (imported as CSV,
+    ``catalog.rental_curves``). History is kept: each date's curve is its own rows."""
+
+    accelerator = models.ForeignKey(Accelerator, on_delete=models.CASCADE, related_name="rental_curve")
+    as_of = models.DateField(help_text="Date of the curve.")
+    term = models.CharField(max_length=16, choices=RentalTerm.choices)
+    usd_per_accelerator_hour = models.DecimalField(
+        max_digits=10, decimal_places=4, validators=[validate_positive],
+        verbose_name="price (USD per accelerator-hour)",
+    )
+    source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="rental_curve_prices")
+
+    class Meta:
+        ordering = ["accelerator", "-as_of", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["accelerator", "as_of", "term"],
+                                    name="catalog_rental_curve_point"),
+            models.CheckConstraint(condition=Q(usd_per_accelerator_hour__gt=0),
+                                   name="catalog_rental_curve_price_positive"),
+            _known("term", RentalTerm, "catalog_rental_curve_term_known"),
+        ]
+
+    def __str__(self) -> str:
+        price = self.usd_per_accelerator_hour
+        return f"{self.accelerator} {self.get_term_display()} ${price}/h as of {self.as_of}"
+
+
 class TokenApiPrice(models.Model):
     """A model API's price per million tokens on a date, from a source (or a shipped example)."""
 

@@ -161,6 +161,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
         "sensitivity_rows": [] if content.tornado is None else [
             _mover(row, content) for row in content.tornado.rows[:SENSITIVITY_ROWS]],
         "run_chapters": _run_chapters(content),
+        "strategies": content.strategies,
         "plans": [_plan(plan) for plan in content.plans],
         "sizing": _sizing(content.sizing) if content.sizing is not None else None,
         "assumptions": [

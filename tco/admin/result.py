@@ -44,6 +44,7 @@ from tco.services.evaluation_cache import evaluation_key as cache_key
 from tco.services.money_view import money_view
 from tco.services.repricing import scenario_alert_today
 from tco.services.sizing import Sizing
+from tco.services.strategies_view import strategies_context
 from tco.services.useful_work import useful_work
 from tco.services.verdict_basis import chart_caption
 
@@ -86,6 +87,7 @@ def scenario_result(scenario: Scenario) -> dict[str, Any]:
             return {"evaluation_error": str(exc)}
         with money_in(evaluation.currency):
             context = result_context(evaluation)
+            context.update(strategies_context(scenario, evaluation))
             context["money"] = money_view(evaluation, cash_flow_table(scenario, evaluation, "year"),
                                           cash_flow_table(scenario, evaluation, "quarter"))
             if evaluation.pinned_at is not None:

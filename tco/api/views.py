@@ -12,6 +12,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework import viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -28,6 +29,9 @@ from tco.api.serializers import ScenarioSummarySerializer
 from tco.api.serializers import SideBySideSerializer
 from tco.api.side_by_side import SIDE_BY_SIDE_IDS
 from tco.api.side_by_side import side_by_side_columns
+from tco.api.strategies import STRATEGY_PARAMETERS
+from tco.api.strategies import StrategiesQuery
+from tco.api.strategies import StrategiesSerializer
 from tco.models import Scenario
 from tco.models import StaleRevision
 from tco.selectors import scenarios_for
@@ -46,6 +50,9 @@ from tco.services.scenarios import scenario_delete
 from tco.services.scenarios import scenario_update
 from tco.services.scenarios import unsaved_evaluate
 from tco.services.scenarios import unsaved_team
+from tco.services.strategies import scenario_strategies
+from tco.services.strategies import strategies_body
+from tco.services.strategies import strategies_monte_carlo
 from teams.models import Role
 from teams.permissions import TeamRolePermission
 
@@ -242,6 +249,30 @@ class ScenarioViewSet(viewsets.ModelViewSet):
             body["pinned"]["price_alerts"] = scenario.price_alerts.filter(
                 created_at__gte=scenario.approved_at)
         return EvaluationSerializer(body).data
+
+    @extend_schema(parameters=STRATEGY_PARAMETERS, responses={200: StrategiesSerializer})
+    @action(detail=True, methods=["get"])
+    def strategies(self, request, pk=None):
+        """Strategies over time on the scenario's accelerator's latest rental curve: buy now, lock
+        each term, rent on demand or spot, rent then buy the next generation, ranked by NPV, with
+        the value of waiting, the curve used and its sources. With `paths` (up to 20,000) and
+        `seed`, also a Monte Carlo over price paths fitted on the curve's on-demand history: the
+        probability each strategy is cheapest and its spread of costs."""
+        query = StrategiesQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        scenario = self._whole(self.get_object())
+        found = scenario_strategies(scenario, scenario_evaluate(scenario=scenario))
+        body = strategies_body(found)
+        paths = query.validated_data.get("paths")
+        if paths:
+            if found.inputs is None:
+                raise ValidationError({"paths": [found.missing]})
+            try:
+                body["monte_carlo"] = strategies_monte_carlo(scenario, found, paths=paths,
+                                                             seed=query.validated_data["seed"])
+            except ValueError as exc:
+                raise ValidationError({"paths": [str(exc)]}) from exc
+        return Response(StrategiesSerializer(body).data)
 
     @extend_schema(parameters=[SIDE_BY_SIDE_IDS], responses={200: SideBySideSerializer(many=True)})
     @action(detail=False, methods=["get"], url_path="side-by-side")
