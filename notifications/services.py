@@ -21,6 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from config.queues import Queue
+from core import outbound
 from notifications.choices import Channel
 from notifications.choices import DeliveryStatus
 from notifications.hosts import WebhookUrlError
@@ -74,7 +75,7 @@ def delivery_attempt(*, delivery_id: int) -> bool:
             status_code = _post(subscription, delivery.payload)
             if not 200 <= status_code < 300:
                 error = f"the receiver answered HTTP {status_code}"
-    except WebhookUrlError as exc:
+    except (WebhookUrlError, outbound.OutboundRefused) as exc:
         _record(delivery, None, str(exc), give_up=True)
         raise Undeliverable(str(exc)) from exc
     except (OSError, requests.RequestException) as exc:  # smtplib's errors are OSErrors
@@ -94,9 +95,10 @@ def _post(subscription: Subscription, payload: dict[str, Any]) -> int:
     url = check_webhook_url(subscription.address)
     body = json.dumps(payload, sort_keys=True).encode()
     timestamp = int(time.time())
-    response = requests.post(url, data=body, timeout=settings.NOTIFY_WEBHOOK_TIMEOUT_S, allow_redirects=False,
-                             headers={"Content-Type": "application/json", TIMESTAMP_HEADER: str(timestamp),
-                                      SIGNATURE_HEADER: signature(subscription.secret, timestamp, body)})
+    with outbound.OutboundSession(timeout=settings.NOTIFY_WEBHOOK_TIMEOUT_S) as session:
+        response = session.post(url, data=body, allow_redirects=False, headers={
+            "Content-Type": "application/json", TIMESTAMP_HEADER: str(timestamp),
+            SIGNATURE_HEADER: signature(subscription.secret, timestamp, body)})
     return response.status_code
 
 

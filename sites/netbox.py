@@ -30,6 +30,7 @@ from django.utils.text import slugify
 
 from config.queues import Queue
 from core import jobs
+from core import outbound
 from sites.models import NetBoxImport
 from sites.models import NetBoxImportStatus
 from sites.models import PowerFeed
@@ -67,15 +68,16 @@ class Changes:
         return {"created": self.created, "updated": self.updated, "unchanged": self.unchanged}
 
 
-def netbox_api(url: str | None = None, token: str | None = None,
-               session: requests.Session | None = None) -> pynetbox.api:
-    """A pynetbox client for the configured NetBox (token auth); ``session`` carries the HTTP."""
+def netbox_api(url: str | None = None, token: str | None = None) -> pynetbox.api:
+    """A pynetbox client for the configured NetBox (token auth). Its session follows NetBox's
+    page links (``next``) only on ``url``'s own host, so the token goes nowhere else, and stops
+    after NETBOX_MAX_REQUESTS requests or NETBOX_DEADLINE_S seconds (a page linking to itself)."""
     url = url if url is not None else settings.NETBOX_URL
     if not url:
         raise NetBoxPayloadError("NETBOX_URL", "no NetBox is configured: set NETBOX_URL and NETBOX_TOKEN")
     api = pynetbox.api(url, token=token if token is not None else settings.NETBOX_TOKEN)
-    if session is not None:
-        api.http_session = session
+    api.http_session = outbound.OutboundSession(pinned_to=url, max_requests=settings.NETBOX_MAX_REQUESTS,
+                                                deadline_s=settings.NETBOX_DEADLINE_S)
     return api
 
 
@@ -202,7 +204,8 @@ def netbox_import_run(*, import_id: int, api: pynetbox.api | None = None) -> Non
     try:
         changes = netbox_import(api or netbox_api(), job.sites,
                                 lambda done: rows.update(steps_done=done))
-    except (NetBoxPayloadError, pynetbox.RequestError, requests.RequestException) as exc:
+    except (NetBoxPayloadError, pynetbox.RequestError, requests.RequestException,
+            outbound.OutboundRefused) as exc:
         rows.update(status=NetBoxImportStatus.FAILED, finished_at=timezone.now(),
                     error=f"Nothing was imported: {exc}")
         return

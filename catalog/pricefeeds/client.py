@@ -16,6 +16,9 @@ from urllib3.util.retry import Retry
 from catalog.pricefeeds.errors import HostNotAllowed
 from catalog.pricefeeds.errors import UpstreamHTTPError
 from catalog.pricefeeds.sources import decode_json
+from core.outbound import CheckedAdapter
+from core.outbound import OutboundRefused
+from core.outbound import OutboundSession
 
 # Statuses worth another try: rate limiting (Azure and GCP answer 429) and server errors.
 RETRY_STATUSES = (429, 500, 502, 503, 504)
@@ -37,12 +40,13 @@ class HttpSettings:
     allowed_hosts: tuple[str, ...] | None = None
 
 
-class _AllowListSession(requests.Session):
-    """A session that follows a redirect only to an allowed host (headers such as an API key
-    would follow it; requests drops only ``Authorization`` on a change of host)."""
+class _AllowListSession(OutboundSession):
+    """A session that calls only public addresses (core/outbound.py) and follows a redirect only
+    to an allowed host (headers such as an API key would follow it; requests drops only
+    ``Authorization`` on a change of host)."""
 
-    def __init__(self, check_host) -> None:
-        super().__init__()
+    def __init__(self, check_host, adapter: HTTPAdapter) -> None:
+        super().__init__(adapter=adapter)
         self._check_host = check_host
 
     def get_redirect_target(self, resp: requests.Response) -> str | None:
@@ -73,10 +77,7 @@ class HttpClient:
             respect_retry_after_header=True,
             raise_on_status=False,
         )
-        self.session = _AllowListSession(self._host_check)
-        adapter = HTTPAdapter(max_retries=retry)
-        self.session.mount("https://", adapter)
-        self.session.mount("http://", adapter)
+        self.session = _AllowListSession(self._host_check, CheckedAdapter(max_retries=retry))
 
     def _host_check(self, url: str, provider: str) -> None:
         """Refuse ``url`` unless its host is allowed (any host when no list is set)."""
@@ -131,6 +132,8 @@ class HttpClient:
                         out.write(chunk)
         except HostNotAllowed as exc:
             raise _redirect_refused(exc, provider) from exc
+        except OutboundRefused as exc:
+            raise HostNotAllowed(provider, url, str(exc)) from exc
         except requests.RequestException as exc:
             raise UpstreamHTTPError(provider, f"GET {url}", _describe(exc)) from exc
         return destination
@@ -141,6 +144,8 @@ class HttpClient:
             response = self.session.request(method, url, timeout=self.timeout, **kwargs)
         except HostNotAllowed as exc:
             raise _redirect_refused(exc, provider) from exc
+        except OutboundRefused as exc:
+            raise HostNotAllowed(provider, url, str(exc)) from exc
         except requests.RequestException as exc:
             raise UpstreamHTTPError(provider, f"{method} {url}", _describe(exc)) from exc
         self._raise_for_status(response, provider=provider)

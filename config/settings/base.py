@@ -348,6 +348,14 @@ PRICE_REFRESH_CATALOG_REGIONS = env.dict("PRICE_REFRESH_CATALOG_REGIONS", defaul
 # token (read-only is enough). Empty URL: no NetBox configured, imports are refused.
 NETBOX_URL = env.str("NETBOX_URL", default="")
 NETBOX_TOKEN = env.str("NETBOX_TOKEN", default="")
+# An import follows NetBox's page links only on NETBOX_URL's host, at most this many requests,
+# and gives up this many seconds after it starts (within its 300 s soft limit).
+NETBOX_MAX_REQUESTS = env.int("NETBOX_MAX_REQUESTS", default=2000)
+NETBOX_DEADLINE_S = env.float("NETBOX_DEADLINE_S", default=240.0)
+# Every outgoing request (NetBox, webhooks, price feeds; core/outbound.py) goes only to public
+# addresses, whatever the host allowlists say. Networks listed here ("10.1.0.0/16") are opened as
+# well, for a NetBox or a webhook receiver inside the deployment's own network; none by default.
+OUTBOUND_ALLOWED_NETWORKS = env.list("OUTBOUND_ALLOWED_NETWORKS", default=[])
 # A figure is converted at the newest exchange rate on or before its date, at most this many days
 # older (the ECB publishes no rate on weekends and TARGET holidays); an older one is refused.
 EXCHANGE_RATE_MAX_AGE_DAYS = env.int("EXCHANGE_RATE_MAX_AGE_DAYS", default=7)
@@ -364,7 +372,8 @@ SCENARIO_SELF_APPROVAL = env.bool("SCENARIO_SELF_APPROVAL", default=False)
 
 # Alerts that reach people (notifications/): e-mail through SMTP, webhooks signed with
 # HMAC-SHA256 and only to the hosts listed here (names, ".domain" suffixes or "*" for any public
-# host; an internal address only when listed itself). A failed delivery is retried after
+# host); never to a loopback, private, link-local or metadata address, whatever this list says,
+# unless OUTBOUND_ALLOWED_NETWORKS opens it. A failed delivery is retried after
 # NOTIFY_RETRY_BASE_S x 2^n seconds, at most NOTIFY_MAX_ATTEMPTS attempts in all.
 EMAIL_HOST = env.str("EMAIL_HOST", default="127.0.0.1")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25)
