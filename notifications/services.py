@@ -13,8 +13,8 @@ import time
 from functools import partial
 from typing import Any
 
-import requests
 from django.conf import settings
+from django.core.mail import BadHeaderError
 from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import Q
@@ -47,6 +47,8 @@ def notify(*, event: str, team_id: int, scenario_id: int | None, subject: str, b
     """One delivery per active subscription of the team (or of this scenario) wanting ``event``."""
     subscriptions = Subscription.objects.filter(active=True, team_id=team_id).filter(
         Q(scenario__isnull=True) | Q(scenario_id=scenario_id))
+    # A line break in a subject (a plan's name) is refused by every mail header: one line.
+    subject = " ".join(subject.splitlines())
     deliveries = [Delivery.objects.create(subscription=subscription, event=event, subject=subject,
                                           body=body, payload={"event": event, **payload})
                   for subscription in subscriptions if subscription.wants(event)]
@@ -75,10 +77,10 @@ def delivery_attempt(*, delivery_id: int) -> bool:
             status_code = _post(subscription, delivery.payload)
             if not 200 <= status_code < 300:
                 error = f"the receiver answered HTTP {status_code}"
-    except (WebhookUrlError, outbound.OutboundRefused) as exc:
-        _record(delivery, None, str(exc), give_up=True)
+    except (WebhookUrlError, outbound.OutboundRefused, BadHeaderError) as exc:  # no retry can succeed
+        _record(delivery, None, f"{type(exc).__name__}: {exc}", give_up=True)
         raise Undeliverable(str(exc)) from exc
-    except (OSError, requests.RequestException) as exc:  # smtplib's errors are OSErrors
+    except Exception as exc:  # noqa: BLE001 - any failure is this attempt's, recorded and retried
         error = f"{type(exc).__name__}: {exc}"
     _record(delivery, status_code, error)
     if error:

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import NameResolutionError
 from urllib3.util.retry import Retry
 
 from catalog.pricefeeds.errors import HostNotAllowed
@@ -168,10 +169,29 @@ def _redirect_refused(exc: HostNotAllowed, provider: str) -> HostNotAllowed:
 
 
 def _describe(exc: requests.RequestException) -> str:
+    """What went wrong in words a person acts on, not urllib3's repr of a connection pool."""
+    host = urlsplit(exc.request.url).hostname if exc.request is not None else None
+    where = f"the host {host}" if host else "the host"
     if isinstance(exc, requests.Timeout):
-        kind = "timed out"
-    elif isinstance(exc, requests.ConnectionError):
-        kind = "connection failed"
-    else:
-        kind = "request failed"
-    return f"{kind} ({type(exc).__name__}: {exc})"
+        return f"{where} did not answer in time (timed out)"
+    if isinstance(exc, requests.ConnectionError):
+        if _caused_by(exc, NameResolutionError):
+            return (f"{where} could not be found (no DNS answer): check the URL and this machine's "
+                    "network, or refresh from a local copy in PRICE_FEED_FOLDERS")
+        return f"{where} could not be reached (connection refused or dropped)"
+    return f"the request failed ({type(exc).__name__})"
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``kind`` is among the exceptions ``exc`` wraps (urllib3 nests them in its args)."""
+    pending = [exc]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, kind):
+            return True
+        pending += [arg for arg in current.args if isinstance(arg, BaseException)]
+        pending += [link for link in (current.__cause__, current.__context__) if link is not None]
+        reason = getattr(current, "reason", None)
+        if isinstance(reason, BaseException):
+            pending.append(reason)
+    return False

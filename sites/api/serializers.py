@@ -15,9 +15,16 @@ from tco.engine.sites import Feed
 from tco.engine.sites import rack_power_kw
 
 
+class KilowattField(serializers.FloatField):
+    """Power in kW to the watt (3 decimals): 17.736, not 17.736200269505304."""
+
+    def to_representation(self, value) -> float:
+        return round(super().to_representation(value), 3)
+
+
 class PowerFeedSerializer(serializers.ModelSerializer):
     panel = serializers.CharField(source="panel.name", read_only=True)
-    available_kw = serializers.FloatField(read_only=True, help_text="Voltage x amperage x maximum "
+    available_kw = KilowattField(read_only=True, help_text="Voltage x amperage x maximum "
                                           "utilisation (x sqrt(3) three-phase) [kW].")
 
     class Meta:
@@ -74,14 +81,14 @@ class PlacementSerializer(serializers.Serializer):
     rack = serializers.CharField()
     room = serializers.CharField()
     systems = serializers.IntegerField()
-    kw = serializers.FloatField()
-    available_kw = serializers.FloatField()
+    kw = KilowattField()
+    available_kw = KilowattField()
 
 
 class ShortfallSerializer(serializers.Serializer):
     where = serializers.CharField()
     reason = serializers.CharField()
-    shortfall_kw = serializers.FloatField()
+    shortfall_kw = KilowattField()
 
 
 class FitSerializer(serializers.Serializer):
@@ -89,7 +96,7 @@ class FitSerializer(serializers.Serializer):
     placed = serializers.IntegerField()
     unplaced = serializers.IntegerField()
     racks_used = serializers.IntegerField()
-    kw_per_rack = serializers.FloatField()
+    kw_per_rack = KilowattField()
     placements = PlacementSerializer(many=True)
     shortfalls = ShortfallSerializer(many=True)
 
