@@ -33,6 +33,11 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# The app is the current one only in the thread that made it; a thread of its own (each request
+# of `manage.py runserver`) found none and made Celery's fallback app, whose broker is
+# amqp://guest@localhost: its jobs were sent there and never reached this app's broker. As the
+# default, every thread's shared tasks send through this app.
+app.set_default()
 
 
 class StructLogWorkerStep(DjangoStructLogInitStep):
