@@ -46,6 +46,10 @@ from tco.engine.sites import feed_available_kw
 NETBOX_IMPORT_SOFT_TIME_LIMIT_S = 300
 NETBOX_IMPORT_TIME_LIMIT_S = 330
 KINDS = ("sites", "locations", "racks", "power-panels", "power-feeds")
+# NetBox keeps a feed's voltage and amperage in small integer columns (dcim.PowerFeed): a figure
+# beyond them is no NetBox answer (999,999.9 V x 99,999.9 A made a rack fit 138 GW).
+NETBOX_MAX_VOLTAGE_V = 32767
+NETBOX_MAX_AMPERAGE_A = 32767
 
 
 class NetBoxPayloadError(ValueError):
@@ -136,6 +140,11 @@ def checked_records(payloads: dict[str, list[dict[str, Any]]]) -> dict[str, list
             # NetBox keeps the utilisation in percent; this app as a share.
             "max_utilisation": _number(raw, "max_utilization", where) / 100,
         }
+        for name, unit, most in (("voltage", "V", NETBOX_MAX_VOLTAGE_V),
+                                 ("amperage", "A", NETBOX_MAX_AMPERAGE_A)):
+            if abs(record[name]) > most:
+                raise NetBoxPayloadError(f"{where}.{name}", f"{record[name]:,} {unit} is more than NetBox "
+                                                            f"stores ({most:,} {unit})")
         try:
             feed_available_kw(float(record["voltage"]), float(record["amperage"]), record["phase"],
                               float(record["max_utilisation"]))

@@ -101,6 +101,12 @@ class FitSerializer(serializers.Serializer):
     shortfalls = ShortfallSerializer(many=True)
 
 
+# A NetBox site's slug has at most 100 characters (NetBox's Site model); the slugs go into the
+# query string of each request, so a list is kept to what one import reasonably names.
+NETBOX_SLUG_MAX_CHARS = 100
+MAX_IMPORT_SITES = 200
+
+
 class NetBoxImportSerializer(serializers.ModelSerializer):
     progress_percent = serializers.IntegerField(read_only=True)
 
@@ -113,4 +119,11 @@ class NetBoxImportSerializer(serializers.ModelSerializer):
     def validate_sites(self, value):
         if not isinstance(value, list) or not all(isinstance(slug, str) and slug for slug in value):
             raise serializers.ValidationError("must be a list of NetBox site slugs (empty for every site)")
+        if len(value) > MAX_IMPORT_SITES:
+            raise serializers.ValidationError(f"names {len(value):,} sites; at most {MAX_IMPORT_SITES} at a "
+                                              "time (an empty list imports every site)")
+        long = next((slug for slug in value if len(slug) > NETBOX_SLUG_MAX_CHARS), None)
+        if long is not None:
+            raise serializers.ValidationError(f"'{long[:40]}...' has {len(long):,} characters; a NetBox slug "
+                                              f"has at most {NETBOX_SLUG_MAX_CHARS}")
         return value
