@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
-from urllib3.exceptions import NameResolutionError
+from urllib3 import exceptions as urllib3_exceptions
 from urllib3.util.retry import Retry
 
 from catalog.pricefeeds.errors import HostNotAllowed
@@ -172,13 +172,16 @@ def _describe(exc: requests.RequestException) -> str:
     """What went wrong in words a person acts on, not urllib3's repr of a connection pool."""
     host = urlsplit(exc.request.url).hostname if exc.request is not None else None
     where = f"the host {host}" if host else "the host"
-    if isinstance(exc, requests.Timeout):
+    # urllib3's NewConnectionError (and its NameResolutionError) are ConnectTimeoutErrors too.
+    if _caused_by(exc, urllib3_exceptions.NameResolutionError):
+        return (f"{where} could not be found (no DNS answer): check the URL and this machine's "
+                "network, or refresh from a local copy in PRICE_FEED_FOLDERS")
+    if _caused_by(exc, urllib3_exceptions.NewConnectionError):
+        return f"{where} could not be reached (connection failed: refused or dropped)"
+    if isinstance(exc, requests.Timeout) or _caused_by(exc, urllib3_exceptions.TimeoutError):
         return f"{where} did not answer in time (timed out)"
     if isinstance(exc, requests.ConnectionError):
-        if _caused_by(exc, NameResolutionError):
-            return (f"{where} could not be found (no DNS answer): check the URL and this machine's "
-                    "network, or refresh from a local copy in PRICE_FEED_FOLDERS")
-        return f"{where} could not be reached (connection refused or dropped)"
+        return f"{where} could not be reached (connection failed: refused or dropped)"
     return f"the request failed ({type(exc).__name__})"
 
 
