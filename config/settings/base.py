@@ -215,7 +215,9 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 # API tokens (django-rest-knox): stored as SHA-512 digests, the key shown once when created;
-# each expires API_TOKEN_TTL_DAYS after it was made (an expired one answers 401 and is deleted).
+# each expires API_TOKEN_TTL_DAYS after it was made. An expired one answers 401 and is deleted by
+# the hourly teams.tasks.expired_tokens_delete_task (knox's own delete in the request is rolled
+# back with the 401, under ATOMIC_REQUESTS).
 # Clients keep sending "Authorization: Token <key>".
 # Named, so the teams app's token names (teams.ApiTokenName) can refer to the token model.
 KNOX_TOKEN_MODEL = "knox.AuthToken"
