@@ -49,6 +49,8 @@ from catalog.models import SystemSku
 from catalog.models import ThroughputMeasurement
 from catalog.models import TokenApiPrice
 from catalog.selectors import visible_rows
+from catalog.signals import bump_catalog_revision
+from catalog.signals import revision_once
 from teams.models import Team
 
 CREATED, UPDATED, UNCHANGED = "created", "updated", "unchanged"
@@ -466,7 +468,9 @@ def quote_rows_import(
             progress(checked)
     if errors:
         raise QuoteFileRejected(errors)
-    with transaction.atomic():
+    # The new sources move the catalog's revision once, after the commit: a bump per source would
+    # lock the revision row for the whole write, and every other catalog write with it.
+    with revision_once(), transaction.atomic():
         result = _quote_prices_write(rows, targets, team, imported_by)
     progress(len(rows))
     return result
@@ -510,6 +514,8 @@ def _quote_prices_write(rows: list[QuoteRow], targets: list[CloudOffering | Syst
         except ValidationError as exc:
             errors += _row_errors(row, exc)
     CloudOffering.objects.bulk_create(new_offerings.values())
+    if new_offerings:  # bulk_create sends no post_save
+        bump_catalog_revision()
     known = set(PricePoint.objects.filter(
         team=team, source__in=list(sources.values()), as_of__in={row.as_of for row in rows},
     ).values_list("offering_id", "system_id", "as_of", "source_id", "amount"))

@@ -31,6 +31,11 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # What a worker does for sweep runs as it starts (heartbeat, warm-up) is tco's own:
 # tco/runs/worker_steps.py, installed by tco's AppConfig.
+# The app is the current one only in the thread that made it; a thread of its own (each request
+# of `manage.py runserver`) found none and made Celery's fallback app, whose broker is
+# amqp://guest@localhost: its jobs were sent there and never reached this app's broker. As the
+# default, every thread's shared tasks send through this app.
+app.set_default()
 
 
 class StructLogWorkerStep(DjangoStructLogInitStep):

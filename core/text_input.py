@@ -140,12 +140,15 @@ def _plain(data: Any) -> Any:
 
 class QueryStringControlCharacters:
     """Middleware: a query parameter holding a control character is a 400 naming it, before a
-    view or filter passes it to the database."""
+    view or filter passes it to the database; a path holding one names nothing that exists (a
+    404, where ``/ab%00c/`` reached a lookup and PostgreSQL's refusal of NUL)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        if REFUSED.search(request.path):
+            return JsonResponse({"detail": "Not found."}, status=404)
         refusals = data_refusals(_plain(request.GET))
         if refusals:
             return JsonResponse(refusals, status=400)

@@ -28,6 +28,13 @@ from finops.focus_columns import REQUIRED
 
 MAX_PROBLEMS = 20
 MAX_ROWS = 1_000_000
+# A row's cost, in the file's currency and converted, at most a trillion: the stored figures keep
+# 14 whole digits (finops.models.COST), which a file's total of such rows must fit too.
+MAX_COST = Decimal("1e12")
+MAX_TOTAL = Decimal("1e14") - 1
+# The stored lengths of the text columns (finops.models.ActualCost); a longer ProviderName is
+# refused, the optional columns are cut to them.
+PROVIDER_MAX_CHARS = 200
 
 
 class FocusFileError(ValueError):
@@ -84,6 +91,10 @@ def read_focus_file(name: str, content: bytes, *, currency: str, rates: RateBook
             break
     if problems:
         raise FocusFileError(problems)
+    total = sum((row.billed for row in rows), Decimal(0))
+    if abs(total) > MAX_TOTAL:
+        raise FocusFileError([f"the file's BilledCost adds up to {total:,.2f} {currency}, more than "
+                              f"{MAX_TOTAL:,.0f} can be stored: split the file"])
     return rows
 
 
@@ -94,10 +105,14 @@ def _row(record: dict[str, Any], number: int, wanted: str,
     def problem(column: str, why: str) -> None:
         problems.append(f"row {number}, column {column}: {why}")
 
-    billed = _decimal(record["BilledCost"])
-    if billed is None:
-        problem("BilledCost", f"'{record['BilledCost']}' is not a number")
-    effective = _decimal(record.get("EffectiveCost", "")) if record.get("EffectiveCost", "") else None
+    for column, value in record.items():
+        if "\x00" in str(value):
+            problem(str(column)[:100], "holds a NUL character (the file is binary or damaged)")
+    if problems:
+        return None, problems
+    billed = _cost(record["BilledCost"], "BilledCost", problem)
+    effective = (_cost(record["EffectiveCost"], "EffectiveCost", problem)
+                 if record.get("EffectiveCost", "") else None)
     currency = record["BillingCurrency"].strip().upper()
     category = record["ChargeCategory"].strip()
     if category not in CHARGE_CATEGORIES:
@@ -108,6 +123,8 @@ def _row(record: dict[str, Any], number: int, wanted: str,
     provider = record["ProviderName"].strip()
     if not provider:
         problem("ProviderName", "is empty")
+    elif len(provider) > PROVIDER_MAX_CHARS:
+        problem("ProviderName", f"has {len(provider):,} characters; at most {PROVIDER_MAX_CHARS}")
     if problems:
         return None, problems
     moment = start.to_pydatetime()
@@ -115,17 +132,29 @@ def _row(record: dict[str, Any], number: int, wanted: str,
         rate = rates.convert(Decimal(1), currency, wanted, moment.date()).factor
     except NoRate as exc:
         return None, [f"row {number}, column BillingCurrency: {exc}"]
+    billed, effective = billed * rate, None if effective is None else effective * rate
+    for column, value in (("BilledCost", billed), ("EffectiveCost", effective)):
+        if value is not None and abs(value) > MAX_COST:
+            return None, [f"row {number}, column {column}: {value:,.2f} {wanted} at the rate of "
+                          f"{moment.date()} is more than {MAX_COST:,.0f}"]
     return CostRow(
-        month=moment.date().replace(day=1), charge_period_start=moment, billed=billed * rate,
-        effective=None if effective is None else effective * rate, charge_category=category,
+        month=moment.date().replace(day=1), charge_period_start=moment, billed=billed,
+        effective=effective, charge_category=category,
         provider=provider, service_name=record.get("ServiceName", "")[:200],
         sku_id=record.get("SkuId", "")[:200], resource_id=record.get("ResourceId", "")[:500],
         option=record.get("x_Option", "")[:500]), []
 
 
-def _decimal(text: str) -> Decimal | None:
+def _cost(text: str, column: str, problem) -> Decimal | None:
+    """The cell as a number within ±MAX_COST, or None after saying what is wrong."""
     try:
         value = Decimal(text.strip())
     except (InvalidOperation, AttributeError):
+        value = None
+    if value is None or not value.is_finite():
+        problem(column, f"'{text[:40]}' is not a number")
         return None
-    return value if value.is_finite() else None
+    if abs(value) > MAX_COST:
+        problem(column, f"{text[:40]} is more than {MAX_COST:,.0f}")
+        return None
+    return value

@@ -17,6 +17,14 @@ class SubscriptionAdmin(TeamScopedAdminMixin, admin.ModelAdmin):
     readonly_fields = ["secret"]
     team_path = "team"
 
+    def get_fields(self, request, obj=None):
+        """The signing secret only for those who may edit the subscription (a viewer could forge
+        the team's webhooks with it)."""
+        fields = super().get_fields(request, obj)
+        if obj is not None and not self.has_change_permission(request, obj):
+            return [name for name in fields if name != "secret"]
+        return fields
+
 
 class DeliveryAttemptInline(admin.TabularInline):
     model = DeliveryAttempt

@@ -1,30 +1,24 @@
 """Which webhook URLs may be called: https (or http to a host the settings allow by name), to a
-host in ``NOTIFY_WEBHOOK_ALLOWED_HOSTS``, never an internal address unless that lists it.
+host in ``NOTIFY_WEBHOOK_ALLOWED_HOSTS``, never an internal address or name.
 
 ``NOTIFY_WEBHOOK_ALLOWED_HOSTS`` holds host names ("hooks.example.com"), domains (".example.com":
 it and its subdomains) or "*" (any public host). A loopback, private, link-local or reserved
-address, or "localhost", is refused unless listed itself.
+address in any spelling, or an internal name ("localhost.", "metadata.google.internal", "redis"),
+is refused whatever that list says (core/outbound.py; only OUTBOUND_ALLOWED_NETWORKS opens an
+address). This is the check when a subscription is saved; the delivery checks again the
+addresses the host resolves to then.
 """
 from __future__ import annotations
 
-import ipaddress
 from urllib.parse import urlsplit
 
 from django.conf import settings
 
+from core import outbound
+
 
 class WebhookUrlError(ValueError):
     """A webhook URL that may not be called; the message says why."""
-
-
-def _internal(host: str) -> bool:
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return not address.is_global
 
 
 def check_webhook_url(url: str) -> str:
@@ -39,9 +33,9 @@ def check_webhook_url(url: str) -> str:
     if not named and "*" not in allowed:
         raise WebhookUrlError(f"the host {host} is not in the allowed webhook hosts "
                               "(NOTIFY_WEBHOOK_ALLOWED_HOSTS)")
-    if not named and _internal(host):
-        raise WebhookUrlError(f"{host} is an internal address; list it in NOTIFY_WEBHOOK_ALLOWED_HOSTS "
-                              "to allow it")
+    refusal = outbound.host_refusal(host)
+    if refusal is not None:
+        raise WebhookUrlError(refusal)
     if parts.scheme == "http" and host not in allowed:
         raise WebhookUrlError("a webhook URL must be https unless its host is listed in "
                               "NOTIFY_WEBHOOK_ALLOWED_HOSTS")

@@ -13,13 +13,14 @@ import time
 from functools import partial
 from typing import Any
 
-import requests
 from django.conf import settings
+from django.core.mail import BadHeaderError
 from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from core import outbound
 from core.queues import Queue
 from notifications.choices import Channel
 from notifications.choices import DeliveryStatus
@@ -46,6 +47,8 @@ def notify(*, event: str, team_id: int, scenario_id: int | None, subject: str, b
     """One delivery per active subscription of the team (or of this scenario) wanting ``event``."""
     subscriptions = Subscription.objects.filter(active=True, team_id=team_id).filter(
         Q(scenario__isnull=True) | Q(scenario_id=scenario_id))
+    # A line break in a subject (a plan's name) is refused by every mail header: one line.
+    subject = " ".join(subject.splitlines())
     deliveries = [Delivery.objects.create(subscription=subscription, event=event, subject=subject,
                                           body=body, payload={"event": event, **payload})
                   for subscription in subscriptions if subscription.wants(event)]
@@ -74,10 +77,10 @@ def delivery_attempt(*, delivery_id: int) -> bool:
             status_code = _post(subscription, delivery.payload)
             if not 200 <= status_code < 300:
                 error = f"the receiver answered HTTP {status_code}"
-    except WebhookUrlError as exc:
-        _record(delivery, None, str(exc), give_up=True)
+    except (WebhookUrlError, outbound.OutboundRefused, BadHeaderError) as exc:  # no retry can succeed
+        _record(delivery, None, f"{type(exc).__name__}: {exc}", give_up=True)
         raise Undeliverable(str(exc)) from exc
-    except (OSError, requests.RequestException) as exc:  # smtplib's errors are OSErrors
+    except Exception as exc:  # noqa: BLE001 - any failure is this attempt's, recorded and retried
         error = f"{type(exc).__name__}: {exc}"
     _record(delivery, status_code, error)
     if error:
@@ -94,9 +97,10 @@ def _post(subscription: Subscription, payload: dict[str, Any]) -> int:
     url = check_webhook_url(subscription.address)
     body = json.dumps(payload, sort_keys=True).encode()
     timestamp = int(time.time())
-    response = requests.post(url, data=body, timeout=settings.NOTIFY_WEBHOOK_TIMEOUT_S, allow_redirects=False,
-                             headers={"Content-Type": "application/json", TIMESTAMP_HEADER: str(timestamp),
-                                      SIGNATURE_HEADER: signature(subscription.secret, timestamp, body)})
+    with outbound.OutboundSession(timeout=settings.NOTIFY_WEBHOOK_TIMEOUT_S) as session:
+        response = session.post(url, data=body, allow_redirects=False, headers={
+            "Content-Type": "application/json", TIMESTAMP_HEADER: str(timestamp),
+            SIGNATURE_HEADER: signature(subscription.secret, timestamp, body)})
     return response.status_code
 
 

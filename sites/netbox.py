@@ -29,6 +29,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from core import jobs
+from core import outbound
 from core.queues import Queue
 from costmodel.inputs import InputError
 from costmodel.sites import FeedType
@@ -45,6 +46,10 @@ from sites.models import Site
 NETBOX_IMPORT_SOFT_TIME_LIMIT_S = 300
 NETBOX_IMPORT_TIME_LIMIT_S = 330
 KINDS = ("sites", "locations", "racks", "power-panels", "power-feeds")
+# NetBox keeps a feed's voltage and amperage in small integer columns (dcim.PowerFeed): a figure
+# beyond them is no NetBox answer (999,999.9 V x 99,999.9 A made a rack fit 138 GW).
+NETBOX_MAX_VOLTAGE_V = 32767
+NETBOX_MAX_AMPERAGE_A = 32767
 
 
 class NetBoxPayloadError(ValueError):
@@ -67,15 +72,16 @@ class Changes:
         return {"created": self.created, "updated": self.updated, "unchanged": self.unchanged}
 
 
-def netbox_api(url: str | None = None, token: str | None = None,
-               session: requests.Session | None = None) -> pynetbox.api:
-    """A pynetbox client for the configured NetBox (token auth); ``session`` carries the HTTP."""
+def netbox_api(url: str | None = None, token: str | None = None) -> pynetbox.api:
+    """A pynetbox client for the configured NetBox (token auth). Its session follows NetBox's
+    page links (``next``) only on ``url``'s own host, so the token goes nowhere else, and stops
+    after NETBOX_MAX_REQUESTS requests or NETBOX_DEADLINE_S seconds (a page linking to itself)."""
     url = url if url is not None else settings.NETBOX_URL
     if not url:
         raise NetBoxPayloadError("NETBOX_URL", "no NetBox is configured: set NETBOX_URL and NETBOX_TOKEN")
     api = pynetbox.api(url, token=token if token is not None else settings.NETBOX_TOKEN)
-    if session is not None:
-        api.http_session = session
+    api.http_session = outbound.OutboundSession(pinned_to=url, max_requests=settings.NETBOX_MAX_REQUESTS,
+                                                deadline_s=settings.NETBOX_DEADLINE_S)
     return api
 
 
@@ -134,6 +140,11 @@ def checked_records(payloads: dict[str, list[dict[str, Any]]]) -> dict[str, list
             # NetBox keeps the utilisation in percent; this app as a share.
             "max_utilisation": _number(raw, "max_utilization", where) / 100,
         }
+        for name, unit, most in (("voltage", "V", NETBOX_MAX_VOLTAGE_V),
+                                 ("amperage", "A", NETBOX_MAX_AMPERAGE_A)):
+            if abs(record[name]) > most:
+                raise NetBoxPayloadError(f"{where}.{name}", f"{record[name]:,} {unit} is more than NetBox "
+                                                            f"stores ({most:,} {unit})")
         try:
             feed_available_kw(float(record["voltage"]), float(record["amperage"]), record["phase"],
                               float(record["max_utilisation"]))
@@ -202,7 +213,8 @@ def netbox_import_run(*, import_id: int, api: pynetbox.api | None = None) -> Non
     try:
         changes = netbox_import(api or netbox_api(), job.sites,
                                 lambda done: rows.update(steps_done=done))
-    except (NetBoxPayloadError, pynetbox.RequestError, requests.RequestException) as exc:
+    except (NetBoxPayloadError, pynetbox.RequestError, requests.RequestException,
+            outbound.OutboundRefused) as exc:
         rows.update(status=NetBoxImportStatus.FAILED, finished_at=timezone.now(),
                     error=f"Nothing was imported: {exc}")
         return

@@ -56,7 +56,9 @@ def team_id_of(obj: Model, team_path: str) -> int | None:
 
 def team_for_new_object(user: User, *, team: Team | None = None,
                         role: Role = Role.ANALYST) -> Team:
-    """The team a new object of ``user`` goes to: ``team`` if given, else their only team.
+    """The team a new object of ``user`` goes to: ``team`` if given, else their only team. A
+    superuser may act in every team, so theirs is the one team they are a member of (with
+    ``role``), when there is exactly one: a simple API client of theirs needs no ``team``.
 
     Raises
     ------
@@ -71,6 +73,10 @@ def team_for_new_object(user: User, *, team: Team | None = None,
     slugs = list(candidates.values_list("slug", flat=True)[:11])
     if len(slugs) == 1:
         return candidates.get()
+    if user.is_superuser:
+        own = Team.objects.filter(memberships__user=user, memberships__role__in=Role.at_least(role))
+        if len(own[:2]) == 1:
+            return own.get()
     if not slugs:
         raise TeamChoiceError("you belong to no team that may do this; ask an administrator "
                               "to add you to one")

@@ -11,11 +11,15 @@ from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3 import exceptions as urllib3_exceptions
 from urllib3.util.retry import Retry
 
 from catalog.pricefeeds.errors import HostNotAllowed
 from catalog.pricefeeds.errors import UpstreamHTTPError
 from catalog.pricefeeds.sources import decode_json
+from core.outbound import CheckedAdapter
+from core.outbound import OutboundRefused
+from core.outbound import OutboundSession
 
 # Statuses worth another try: rate limiting (Azure and GCP answer 429) and server errors.
 RETRY_STATUSES = (429, 500, 502, 503, 504)
@@ -37,12 +41,13 @@ class HttpSettings:
     allowed_hosts: tuple[str, ...] | None = None
 
 
-class _AllowListSession(requests.Session):
-    """A session that follows a redirect only to an allowed host (headers such as an API key
-    would follow it; requests drops only ``Authorization`` on a change of host)."""
+class _AllowListSession(OutboundSession):
+    """A session that calls only public addresses (core/outbound.py) and follows a redirect only
+    to an allowed host (headers such as an API key would follow it; requests drops only
+    ``Authorization`` on a change of host)."""
 
-    def __init__(self, check_host) -> None:
-        super().__init__()
+    def __init__(self, check_host, adapter: HTTPAdapter) -> None:
+        super().__init__(adapter=adapter)
         self._check_host = check_host
 
     def get_redirect_target(self, resp: requests.Response) -> str | None:
@@ -73,10 +78,7 @@ class HttpClient:
             respect_retry_after_header=True,
             raise_on_status=False,
         )
-        self.session = _AllowListSession(self._host_check)
-        adapter = HTTPAdapter(max_retries=retry)
-        self.session.mount("https://", adapter)
-        self.session.mount("http://", adapter)
+        self.session = _AllowListSession(self._host_check, CheckedAdapter(max_retries=retry))
 
     def _host_check(self, url: str, provider: str) -> None:
         """Refuse ``url`` unless its host is allowed (any host when no list is set)."""
@@ -131,6 +133,8 @@ class HttpClient:
                         out.write(chunk)
         except HostNotAllowed as exc:
             raise _redirect_refused(exc, provider) from exc
+        except OutboundRefused as exc:
+            raise HostNotAllowed(provider, url, str(exc)) from exc
         except requests.RequestException as exc:
             raise UpstreamHTTPError(provider, f"GET {url}", _describe(exc)) from exc
         return destination
@@ -141,6 +145,8 @@ class HttpClient:
             response = self.session.request(method, url, timeout=self.timeout, **kwargs)
         except HostNotAllowed as exc:
             raise _redirect_refused(exc, provider) from exc
+        except OutboundRefused as exc:
+            raise HostNotAllowed(provider, url, str(exc)) from exc
         except requests.RequestException as exc:
             raise UpstreamHTTPError(provider, f"{method} {url}", _describe(exc)) from exc
         self._raise_for_status(response, provider=provider)
@@ -163,10 +169,32 @@ def _redirect_refused(exc: HostNotAllowed, provider: str) -> HostNotAllowed:
 
 
 def _describe(exc: requests.RequestException) -> str:
-    if isinstance(exc, requests.Timeout):
-        kind = "timed out"
-    elif isinstance(exc, requests.ConnectionError):
-        kind = "connection failed"
-    else:
-        kind = "request failed"
-    return f"{kind} ({type(exc).__name__}: {exc})"
+    """What went wrong in words a person acts on, not urllib3's repr of a connection pool."""
+    host = urlsplit(str(exc.request.url)).hostname if exc.request is not None else None
+    where = f"the host {host}" if host else "the host"
+    # urllib3's NewConnectionError (and its NameResolutionError) are ConnectTimeoutErrors too.
+    if _caused_by(exc, urllib3_exceptions.NameResolutionError):
+        return (f"{where} could not be found (no DNS answer): check the URL and this machine's "
+                "network, or refresh from a local copy in PRICE_FEED_FOLDERS")
+    if _caused_by(exc, urllib3_exceptions.NewConnectionError):
+        return f"{where} could not be reached (connection failed: refused or dropped)"
+    if isinstance(exc, requests.Timeout) or _caused_by(exc, urllib3_exceptions.TimeoutError):
+        return f"{where} did not answer in time (timed out)"
+    if isinstance(exc, requests.ConnectionError):
+        return f"{where} could not be reached (connection failed: refused or dropped)"
+    return f"the request failed ({type(exc).__name__})"
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``kind`` is among the exceptions ``exc`` wraps (urllib3 nests them in its args)."""
+    pending = [exc]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, kind):
+            return True
+        pending += [arg for arg in current.args if isinstance(arg, BaseException)]
+        pending += [link for link in (current.__cause__, current.__context__) if link is not None]
+        reason = getattr(current, "reason", None)
+        if isinstance(reason, BaseException):
+            pending.append(reason)
+    return False

@@ -217,7 +217,9 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 # API tokens (django-rest-knox): stored as SHA-512 digests, the key shown once when created;
-# each expires API_TOKEN_TTL_DAYS after it was made (an expired one answers 401 and is deleted).
+# each expires API_TOKEN_TTL_DAYS after it was made. An expired one answers 401 and is deleted by
+# the hourly teams.tasks.expired_tokens_delete_task (knox's own delete in the request is rolled
+# back with the 401, under ATOMIC_REQUESTS).
 # Clients keep sending "Authorization: Token <key>".
 # Named, so the teams app's token names (teams.ApiTokenName) can refer to the token model.
 KNOX_TOKEN_MODEL = "knox.AuthToken"
@@ -350,6 +352,14 @@ PRICE_REFRESH_CATALOG_REGIONS = env.dict("PRICE_REFRESH_CATALOG_REGIONS", defaul
 # token (read-only is enough). Empty URL: no NetBox configured, imports are refused.
 NETBOX_URL = env.str("NETBOX_URL", default="")
 NETBOX_TOKEN = env.str("NETBOX_TOKEN", default="")
+# An import follows NetBox's page links only on NETBOX_URL's host, at most this many requests,
+# and gives up this many seconds after it starts (within its 300 s soft limit).
+NETBOX_MAX_REQUESTS = env.int("NETBOX_MAX_REQUESTS", default=2000)
+NETBOX_DEADLINE_S = env.float("NETBOX_DEADLINE_S", default=240.0)
+# Every outgoing request (NetBox, webhooks, price feeds; core/outbound.py) goes only to public
+# addresses, whatever the host allowlists say. Networks listed here ("10.1.0.0/16") are opened as
+# well, for a NetBox or a webhook receiver inside the deployment's own network; none by default.
+OUTBOUND_ALLOWED_NETWORKS = env.list("OUTBOUND_ALLOWED_NETWORKS", default=[])
 # A figure is converted at the newest exchange rate on or before its date, however old; one more
 # than this many days older warns of its age (the ECB publishes no rate on weekends and TARGET
 # holidays). A team may set its own (Team.exchange_rate_tolerance_days).
@@ -367,7 +377,8 @@ SCENARIO_SELF_APPROVAL = env.bool("SCENARIO_SELF_APPROVAL", default=False)
 
 # Alerts that reach people (notifications/): e-mail through SMTP, webhooks signed with
 # HMAC-SHA256 and only to the hosts listed here (names, ".domain" suffixes or "*" for any public
-# host; an internal address only when listed itself). A failed delivery is retried after
+# host); never to a loopback, private, link-local or metadata address, whatever this list says,
+# unless OUTBOUND_ALLOWED_NETWORKS opens it. A failed delivery is retried after
 # NOTIFY_RETRY_BASE_S x 2^n seconds, at most NOTIFY_MAX_ATTEMPTS attempts in all.
 EMAIL_HOST = env.str("EMAIL_HOST", default="127.0.0.1")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25)

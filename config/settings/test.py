@@ -25,6 +25,9 @@ os.environ.setdefault("API_RATE_LIMIT", "100000/min")  # a test lowers it to che
 # with the tests; the variable reaches the worker processes they start too.
 SAMPLE_FEEDS = Path(__file__).resolve().parents[2] / "tests" / "catalog" / "pricefeeds" / "samples"
 os.environ.setdefault("PRICE_FEED_FOLDERS", ",".join([tempfile.gettempdir(), str(SAMPLE_FEEDS)]))
+# The fake NetBox, webhook receivers and feed servers of the tests listen on 127.0.0.1, which the
+# outbound client refuses by default (core/outbound.py); a test of that refusal empties this.
+os.environ.setdefault("OUTBOUND_ALLOWED_NETWORKS", "127.0.0.1/32")
 
 from .base import *  # noqa: E402,F403
 

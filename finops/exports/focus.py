@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.csv_cells import inert_frame
 from costmodel.vocabulary import line_label
 from finops.exports.pricing_terms import CostTerms
 from finops.exports.pricing_terms import cost_columns
@@ -252,8 +253,9 @@ def focus_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 
 def focus_csv(frame: pd.DataFrame) -> bytes:
-    """The table as CSV: dates in ISO 8601 UTC ('2027-01-01T00:00:00Z'), empty cells for nulls."""
-    return frame.to_csv(index=False, date_format="%Y-%m-%dT%H:%M:%SZ").encode()
+    """The table as CSV: dates in ISO 8601 UTC ('2027-01-01T00:00:00Z'), empty cells for nulls,
+    text a spreadsheet would run as a formula (a name '=HYPERLINK(...)') made inert."""
+    return inert_frame(frame).to_csv(index=False, date_format="%Y-%m-%dT%H:%M:%SZ").encode()
 
 
 def focus_parquet(frame: pd.DataFrame) -> bytes:

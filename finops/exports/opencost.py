@@ -22,6 +22,7 @@ from datetime import datetime
 
 import yaml
 
+from core.csv_cells import inert
 from costmodel.vocabulary import money
 from tco.models import Scenario
 from tco.services.engine_inputs import ScenarioInputError
@@ -101,11 +102,11 @@ def opencost_csv(rate: OwnedRate, *, valid_until: datetime) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     end = valid_until.strftime("%Y-%m-%d %H:%M:%S UTC")
-    writer.writerow([end, rate.node_type, rate.region, "node",
-                     "metadata.labels.node.kubernetes.io/instance-type", rate.node_type,
+    node, accelerator, region = inert(rate.node_type), inert(rate.accelerator), inert(rate.region)
+    writer.writerow([end, node, region, "node", "metadata.labels.node.kubernetes.io/instance-type", node,
                      _price(rate.usd_per_node_hour), ""])
-    writer.writerow([end, rate.accelerator, rate.region, "gpu", "nvidia.com/gpu_type",
-                     f"{rate.accelerator}-owned", _price(rate.usd_per_accelerator_hour), ""])
+    writer.writerow([end, accelerator, region, "gpu", "nvidia.com/gpu_type", f"{accelerator}-owned",
+                     _price(rate.usd_per_accelerator_hour), ""])
     return buffer.getvalue()
 
 
@@ -122,4 +123,6 @@ def skypilot_config(rate: OwnedRate) -> str:
     config = {"kubernetes": {"pricing": {
         "cpu": 0.0, "memory": 0.0,
         "accelerators": {rate.accelerator: round(rate.usd_per_accelerator_hour, PRICE_DECIMALS)}}}}
-    return f"# {rate.description}\n" + yaml.safe_dump(config, sort_keys=False)
+    # Every line of the description stays a comment: a name with a line break adds no key.
+    comment = "".join(f"# {line}\n" for line in rate.description.splitlines() or [""])
+    return comment + yaml.safe_dump(config, sort_keys=False)

@@ -15,9 +15,16 @@ from sites.models import Site
 from sites.models import SiteCooling
 
 
+class KilowattField(serializers.FloatField):
+    """Power in kW to the watt (3 decimals): 17.736, not 17.736200269505304."""
+
+    def to_representation(self, value) -> float:  # type: ignore[override]  # a number, not text
+        return round(float(value), 3)
+
+
 class PowerFeedSerializer(serializers.ModelSerializer):
     panel = serializers.CharField(source="panel.name", read_only=True)
-    available_kw = serializers.FloatField(read_only=True, help_text="Voltage x amperage x maximum "
+    available_kw = KilowattField(read_only=True, help_text="Voltage x amperage x maximum "
                                           "utilisation (x sqrt(3) three-phase) [kW].")
 
     class Meta:
@@ -74,14 +81,14 @@ class PlacementSerializer(serializers.Serializer):
     rack = serializers.CharField()
     room = serializers.CharField()
     systems = serializers.IntegerField()
-    kw = serializers.FloatField()
-    available_kw = serializers.FloatField()
+    kw = KilowattField()
+    available_kw = KilowattField()
 
 
 class ShortfallSerializer(serializers.Serializer):
     where = serializers.CharField()
     reason = serializers.CharField()
-    shortfall_kw = serializers.FloatField()
+    shortfall_kw = KilowattField()
 
 
 class FitSerializer(serializers.Serializer):
@@ -89,9 +96,15 @@ class FitSerializer(serializers.Serializer):
     placed = serializers.IntegerField()
     unplaced = serializers.IntegerField()
     racks_used = serializers.IntegerField()
-    kw_per_rack = serializers.FloatField()
+    kw_per_rack = KilowattField()
     placements = PlacementSerializer(many=True)
     shortfalls = ShortfallSerializer(many=True)
+
+
+# A NetBox site's slug has at most 100 characters (NetBox's Site model); the slugs go into the
+# query string of each request, so a list is kept to what one import reasonably names.
+NETBOX_SLUG_MAX_CHARS = 100
+MAX_IMPORT_SITES = 200
 
 
 class NetBoxImportSerializer(serializers.ModelSerializer):
@@ -106,4 +119,11 @@ class NetBoxImportSerializer(serializers.ModelSerializer):
     def validate_sites(self, value):
         if not isinstance(value, list) or not all(isinstance(slug, str) and slug for slug in value):
             raise serializers.ValidationError("must be a list of NetBox site slugs (empty for every site)")
+        if len(value) > MAX_IMPORT_SITES:
+            raise serializers.ValidationError(f"names {len(value):,} sites; at most {MAX_IMPORT_SITES} at a "
+                                              "time (an empty list imports every site)")
+        long = next((slug for slug in value if len(slug) > NETBOX_SLUG_MAX_CHARS), None)
+        if long is not None:
+            raise serializers.ValidationError(f"'{long[:40]}...' has {len(long):,} characters; a NetBox slug "
+                                              f"has at most {NETBOX_SLUG_MAX_CHARS}")
         return value

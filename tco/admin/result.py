@@ -11,7 +11,6 @@ import re
 from typing import Any
 
 import numpy as np
-from django.core.cache import cache
 from django.template.loader import render_to_string
 
 from catalog.models import Source
@@ -39,7 +38,7 @@ from tco.services.evaluation import monthly_frame
 from tco.services.evaluation import option_figures
 from tco.services.evaluation import option_phrase
 from tco.services.evaluation import scenario_evaluate
-from tco.services.evaluation_cache import CACHE_SECONDS
+from tco.services.evaluation_cache import cached
 from tco.services.evaluation_cache import evaluation_key as cache_key
 from tco.services.money_view import money_view
 from tco.services.repricing import scenario_alert_today
@@ -78,25 +77,10 @@ FOOTPRINT_ROWS = ("accelerators_bought", "systems", "racks", "systems_per_rack",
 def scenario_result(scenario: Scenario) -> dict[str, Any]:
     """The list's figures and the page's rendered result, from the cache when the scenario and
     its prices are unchanged (rendering the tables and chart is most of a page's time)."""
-    key = cache_key(scenario)
-    shown = cache.get(key)
-    if shown is None:
-        try:
-            evaluation = scenario_evaluate(scenario=scenario)
-        except ScenarioInputError as exc:
-            return {"evaluation_error": str(exc)}
-        with money_in(evaluation.currency):
-            context = result_context(evaluation)
-            context.update(strategies_context(scenario, evaluation))
-            context["money"] = money_view(evaluation, cash_flow_table(scenario, evaluation, "year"),
-                                          cash_flow_table(scenario, evaluation, "quarter"))
-            if evaluation.pinned_at is not None:
-                # New prices change the cache key: this is where an approved page first sees them.
-                scenario_alert_today(scenario=scenario, evaluation=evaluation)
-                context.update(_pinned_context(scenario, evaluation))
-            shown = {name: context[name] for name in SUMMARY}
-            shown["result_html"] = render_to_string(RESULT_TEMPLATE, context)
-        cache.set(key, shown, CACHE_SECONDS)
+    try:
+        shown = cached(cache_key(scenario), lambda: _rendered_result(scenario))
+    except ScenarioInputError as exc:  # said on the page, not kept
+        return {"evaluation_error": str(exc)}
     return {**shown, "price_age_days": _age_days(shown["oldest_price"])}
 
 
@@ -253,8 +237,7 @@ def resolved_blanks(scenario: Scenario) -> dict[str, str]:
 
     Kept under the same key as the page's result: resolving the inputs reads the catalog (some
     ten queries), and they change only with what the key names."""
-    return cache.get_or_set(f"resolved-blanks:{cache_key(scenario)}", lambda: _resolved_blanks(scenario),
-                            CACHE_SECONDS)
+    return cached(f"resolved-blanks:{cache_key(scenario)}", lambda: _resolved_blanks(scenario))
 
 
 def _resolved_blanks(scenario: Scenario) -> dict[str, str]:
@@ -348,3 +331,20 @@ def _shown(value: Any) -> str:
         whole = float(value).is_integer() and abs(value) < 1e12
         return f"{value:,.0f}" if whole else f"{value:,.4g}"
     return str(value)
+
+
+def _rendered_result(scenario: Scenario) -> dict[str, Any]:
+    """The list's figures and the rendered result."""
+    evaluation = scenario_evaluate(scenario=scenario)
+    with money_in(evaluation.currency):
+        context = result_context(evaluation)
+        context.update(strategies_context(scenario, evaluation))
+        context["money"] = money_view(evaluation, cash_flow_table(scenario, evaluation, "year"),
+                                      cash_flow_table(scenario, evaluation, "quarter"))
+        if evaluation.pinned_at is not None:
+            # New prices change the cache key: this is where an approved page first sees them.
+            scenario_alert_today(scenario=scenario, evaluation=evaluation)
+            context.update(_pinned_context(scenario, evaluation))
+        shown = {name: context[name] for name in SUMMARY}
+        shown["result_html"] = render_to_string(RESULT_TEMPLATE, context)
+    return shown

@@ -3,7 +3,6 @@ for budgeting tools. Every scenario read goes through tco.selectors.scenarios_fo
 team's scenario is not found (404); writes need the analyst role, approval the approver role."""
 from __future__ import annotations
 
-from django.core.cache import cache
 from django.db.models import Count
 from drf_spectacular.utils import OpenApiExample
 from drf_spectacular.utils import OpenApiParameter
@@ -36,7 +35,7 @@ from tco.models import Scenario
 from tco.models import StaleRevision
 from tco.selectors import scenarios_for
 from tco.services.evaluation import scenario_evaluate
-from tco.services.evaluation_cache import CACHE_SECONDS
+from tco.services.evaluation_cache import cached
 from tco.services.evaluation_cache import evaluation_key
 from tco.services.history import field_changes
 from tco.services.history import scenario_records
@@ -227,11 +226,8 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         if scenario.is_approved:  # its alerts can be raised between two identical evaluations
             return Response(self._evaluated(self._whole(scenario)))
         # A draft's answer (and its snapshot) changes only with what the key names.
-        key = f"api-evaluation:{evaluation_key(scenario)}"
-        body = cache.get(key)
-        if body is None:
-            body = self._evaluated(self._whole(scenario))
-            cache.set(key, body, CACHE_SECONDS)
+        body = cached(f"api-evaluation:{evaluation_key(scenario)}",
+                      lambda: self._evaluated(self._whole(scenario)))
         return Response(body)
 
     @staticmethod

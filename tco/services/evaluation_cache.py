@@ -11,11 +11,20 @@ plans), the catalog's revision (bumped by every change of its specifications: sy
 accelerators, facility profiles, cooling, token prices, sources), the engine's version and the
 code's (a digest of the sources: an upgrade computes the figures again). The scenario page and
 the evaluate endpoint each keep their own rendering under it.
+
+The cache is an aid, never a dependency: a cache that cannot answer (Redis down or timing out)
+is a miss, logged, and the figures are computed as if nothing were kept (``cached``).
 """
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from catalog.models import CatalogRevision
 from catalog.models import CloudOffering
@@ -30,6 +39,28 @@ from tco.models import RentOption
 from tco.models import Scenario
 
 CACHE_SECONDS = 24 * 3600
+logger = logging.getLogger(__name__)
+# What a cache backend raises when its server is down or slow (redis-py wraps socket errors).
+CACHE_FAILURES = (RedisError, OSError)
+
+
+def cached(key: str, compute: Callable[[], Any], timeout: int = CACHE_SECONDS) -> Any:
+    """``compute()``, kept under ``key`` for ``timeout`` seconds. A cache that fails to answer is
+    a miss and a skipped write, logged; ``compute`` returning None is not kept."""
+    try:
+        value = cache.get(key)
+    except CACHE_FAILURES as exc:
+        logger.warning("cache_read_failed", extra={"key": key, "error": repr(exc)})
+        return compute()
+    if value is not None:
+        return value
+    value = compute()
+    if value is not None:
+        try:
+            cache.set(key, value, timeout)
+        except CACHE_FAILURES as exc:
+            logger.warning("cache_write_failed", extra={"key": key, "error": repr(exc)})
+    return value
 
 
 def _key_query() -> str:

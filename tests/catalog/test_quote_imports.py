@@ -77,3 +77,29 @@ def test_the_api_shows_a_teams_import_to_its_members_only(client, catalog):
     assert {key: shown[key] for key in ("file_name", "status", "progress_percent", "prices_created")} == {
         "file_name": "alpha.csv", "status": "done", "progress_percent": 100, "prices_created": 3}
     assert hidden.status_code == 404
+
+
+def test_an_import_leaves_the_catalogs_revision_row_free_and_moves_it_once(transactional_db):
+    import psycopg
+    from django.db import connection
+    from django.db import transaction
+
+    from catalog.importers import parse_quote_file
+    from catalog.models import CatalogRevision
+    from catalog.services import catalog_load
+    from catalog.services import quote_rows_import
+
+    catalog_load()
+    before = CatalogRevision.objects.get(pk=CatalogRevision.ROW).revision
+    rows, errors = parse_quote_file(file_name="q.csv", content=offering_rows(2_000))  # 6 new sources
+    other = psycopg.connect(**{k: v for k, v in connection.get_connection_params().items()
+                               if k in ("dbname", "host", "port", "user", "password")}, autocommit=True)
+    with transaction.atomic():
+        quote_rows_import(rows=rows, errors=errors, team=None)
+        # Another writer of the catalog (an exchange rate's save) takes the row while the import's
+        # transaction is open; before, the import held it until its commit.
+        with other.transaction():
+            other.execute(f"SELECT revision FROM {CatalogRevision._meta.db_table} WHERE id = %s "
+                          "FOR UPDATE NOWAIT", [CatalogRevision.ROW])
+    other.close()
+    assert CatalogRevision.objects.get(pk=CatalogRevision.ROW).revision == before + 1

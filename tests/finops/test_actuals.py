@@ -167,3 +167,21 @@ def test_a_euro_teams_bills_in_dollars_are_compared_in_euros_at_their_months_rat
     text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "variance.pdf"), "-"],
                           capture_output=True, text=True, check=True).stdout
     assert "Projected (EUR)" in text and "EUR " in text and "$" not in text
+
+
+@pytest.mark.django_db
+def test_out_of_bounds_cells_are_refused_naming_row_and_column_not_a_500(demo, client):
+    header = "BilledCost,BillingCurrency,ChargeCategory,ChargePeriodStart,ProviderName\n"
+    good = "100.00,USD,Usage,2027-01-05T00:00:00Z,AWS\n"
+    rows = ["1e30,USD,Usage,2027-01-05T00:00:00Z,AWS\n",                          # row 3
+            "123456789012345678901234567890,USD,Usage,2027-01-05T00:00:00Z,AWS\n",  # row 4
+            "5.00,USD,Usage,2027-01-05T00:00:00Z,A\x00WS\n",                        # row 5
+            f"5.00,USD,Usage,2027-01-05T00:00:00Z,{'P' * 5000}\n"]                  # row 6
+    response = upload(client, "bill.csv", (header + good + "".join(rows)).encode())
+    assert response.status_code == 400
+    assert response.json() == {"file": [
+        "row 3, column BilledCost: 1e30 is more than 1,000,000,000,000",
+        "row 4, column BilledCost: 123456789012345678901234567890 is more than 1,000,000,000,000",
+        "row 5, column ProviderName: holds a NUL character (the file is binary or damaged)",
+        "row 6, column ProviderName: has 5,000 characters; at most 200"]}
+    assert not CostImport.objects.exists() and not ActualCost.objects.exists()

@@ -92,3 +92,28 @@ def test_focus_files_from_the_api(demo, client):
     assert bad.status_code == 400 and "start" in bad.json()
     assert client.get(f"/api/v1/scenarios/{scenario.pk}/focus/?file=xls").json() == {
         "file": ["'xls' is not csv or parquet"]}
+
+
+@pytest.mark.django_db
+def test_names_that_spreadsheets_run_or_yaml_reads_as_keys_stay_text(demo, client):
+    from tco.models import Scenario
+
+    scenario = demo[0][H100]
+    scenario = Scenario.objects.get(pk=scenario.pk)
+    scenario.name = '=HYPERLINK("http://evil.example")\nevil: 1\r\nworse: 2'
+    scenario.save()
+    focus = client.get(f"/api/v1/scenarios/{scenario.pk}/focus/?start=2027-01").content.decode()
+    cells = [cell for row in csv.reader(io.StringIO(focus)) for cell in row]
+
+    def number(cell: str) -> bool:
+        try:
+            float(cell)
+        except ValueError:
+            return False
+        return True
+
+    assert any(cell.startswith("'=HYPERLINK(") for cell in cells)  # SubAccountName
+    assert [cell for cell in cells if cell[:1] in ("=", "+", "-", "@") and not number(cell)] == []
+    config = yaml.safe_load(client.get(
+        f"/api/v1/scenarios/{scenario.pk}/price-sheets/skypilot-config.yaml").content)
+    assert list(config) == ["kubernetes"]

@@ -74,3 +74,16 @@ def test_someone_in_no_team_is_told_public_prices_only(catalog):
 
     assert [p["amount"] for p in evaluated["prices"]] == ["55.0400"]
     assert evaluated["priced_for"] == {"team": None, "prices": "public prices only"}
+
+
+def test_a_superuser_in_one_team_creates_there_without_naming_it_among_several_teams(alpha_quote):  # noqa: F811
+    team("beta")  # a second team exists: a superuser may act in both
+    boss = member("boss", of="alpha", is_superuser=True, is_staff=True)
+    api = client_of(boss)
+    body = scenario_body(prices_as_of=ON, rent_options=[{"offering": p5_on_demand().pk}])
+
+    evaluated = api.post("/api/v1/evaluate/", body, format="json")
+    created = api.post("/api/v1/scenarios/", body, format="json")
+
+    assert (evaluated.status_code, created.status_code) == (200, 201)
+    assert created.json()["team"] == "alpha" and evaluated.json()["priced_for"]["team"] == "alpha"

@@ -72,6 +72,10 @@ def test_a_second_import_with_one_feed_changed_updates_only_that_feed():
     ("power-feeds", 1, {"voltage": 0}, "power-feeds[1].voltage", "must be above 0 V"),
     ("power-feeds", 0, {"amperage": -30}, "power-feeds[0].amperage", "must be above 0 A"),
     ("power-feeds", 3, {"max_utilization": 120}, "power-feeds[3].max_utilization", "at most 1"),
+    ("power-feeds", 1, {"voltage": 999999.9}, "power-feeds[1].voltage",
+     "999,999.9 V is more than NetBox stores (32,767 V)"),
+    ("power-feeds", 2, {"amperage": 99999.9}, "power-feeds[2].amperage",
+     "99,999.9 A is more than NetBox stores (32,767 A)"),
     ("racks", 1, {"u_height": None}, "racks[1].u_height", "must be a number"),
     ("power-feeds", 2, {"phase": {"value": "two-phase", "label": "?"}}, "power-feeds[2].phase", "one of"),
 ])
@@ -126,3 +130,17 @@ def test_the_import_job_says_what_changed_and_a_failed_one_why():
     job.refresh_from_db()
     assert job.status == "failed" and job.error.startswith("Nothing was imported: ")
     assert "403" in job.error
+
+
+@pytest.mark.django_db
+def test_a_request_naming_too_many_or_too_long_sites_is_refused(admin_client):
+    many = admin_client.post("/api/v1/netbox-imports/", {"sites": [f"s{i}" for i in range(100_000)]},
+                             content_type="application/json")
+    assert many.status_code == 400
+    assert many.json()["sites"] == ["names 100,000 sites; at most 200 at a time (an empty list imports "
+                                    "every site)"]
+    long = admin_client.post("/api/v1/netbox-imports/", {"sites": ["x" * 5000]},
+                             content_type="application/json")
+    assert long.status_code == 400
+    assert "has 5,000 characters; a NetBox slug has at most 100" in long.json()["sites"][0]
+    assert not NetBoxImport.objects.exists()

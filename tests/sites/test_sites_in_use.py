@@ -33,7 +33,7 @@ def test_a_build_over_the_sites_feeds_is_refused_naming_the_feed_and_the_shortfa
     assert fit["fits"] is False and fit["unplaced"] == 1
     (shortfall,) = fit["shortfalls"]
     assert shortfall["where"] == "feed 'R01-A' (rack R01, Hall 1)"
-    assert shortfall["shortfall_kw"] == pytest.approx(12.0 - FEED_KW, abs=1e-4)
+    assert shortfall["shortfall_kw"] == pytest.approx(12.0 - FEED_KW, abs=5e-4)  # to the watt
     assert "short by 3.35 kW" in shortfall["reason"]
     # Capped to 70 % (8.4 kW) it fits one system per rack; the site cools 12 kW, so the second is refused.
     fit = client.post(f"/api/v1/sites/{imported_site.pk}/fit/",
@@ -185,3 +185,14 @@ def test_a_change_at_a_site_evaluates_its_scenarios_again_though_their_figures_w
     # discounting). The cached page would have shown the old figures.
     assert "<td>Electricity price</td><td class=\"num\">$0.420</td>" in dearer["result_html"]
     assert (first["npv_saving"], dearer["npv_saving"]) == ("$286,656.20", "$165,066.00")
+
+
+def test_power_figures_in_the_api_are_rounded_to_the_watt(client, imported_site):
+    client.force_login(member("reader"))
+    site = client.get(f"/api/v1/sites/{imported_site.pk}/").json()
+    r01 = next(rack for rack in site["racks"] if rack["name"] == "R01")
+    # 8.6464 kW: 208 V x 30 A x sqrt 3 x 0.8
+    assert [f["available_kw"] for f in r01["feeds"]] == [8.646, 8.646]
+    fit = client.post(f"/api/v1/sites/{imported_site.pk}/fit/", {"system": "dgx-b200", "systems": 1},
+                      content_type="application/json").json()
+    assert fit["shortfalls"][0]["shortfall_kw"] == 3.354  # 12 kW - 8.6464 kW

@@ -161,3 +161,15 @@ def test_figures_cached_by_other_code_are_computed_again(api, scenario_id, monke
     assert upgraded == first == again  # nothing else changed
     assert again_queries < upgraded_queries / 2
     assert ScenarioSnapshot.objects.filter(scenario_id=scenario_id).count() == 2
+
+
+def test_a_cache_that_cannot_answer_is_a_miss_not_a_500(api, scenario_id, settings):
+    figures, _ = evaluate(api, scenario_id)
+    # Redis down: nothing listens on port 1, so every read and write of the cache fails.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:1/0"}}
+    again, _ = evaluate(api, scenario_id)
+    assert npv_saving(again) == npv_saving(figures)
+    page = api.get(f"/admin/tco/scenario/{scenario_id}/change/")
+    assert page.status_code == 200
+    assert "Breakeven" in page.content.decode()

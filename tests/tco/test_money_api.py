@@ -173,3 +173,20 @@ def test_an_edit_replaces_plans_only_with_whole_rows(api, planner):
     assert edited.json() == {"savings_plans": {"0": {
         "commitment_per_hour": ["This field is required."], "term_months": ["This field is required."]}}}
     assert SavingsPlanCommitment.objects.get().plan_discount == Decimal("0.20")
+
+
+@pytest.mark.parametrize(("change", "field", "words"), [
+    ({"rate": "1000000000"}, "rate",
+     "1 EUR = 1000000000 USD is more than 2 times off the ECB's 1.1649 USD of 2026-03-04"),
+    ({"rate": "0.0000001"}, "rate", "1 EUR = 0.0000001 USD is more than 2 times off the ECB's 1.1649 USD"),
+    ({"base": "USD", "quote": "EUR", "rate": "2.5"}, "rate",
+     "1 USD = 2.5 EUR is more than 2 times off the ECB's 0.858443 EUR of 2026-03-04"),  # 1 / 1.1649
+    ({"on": "2099-01-01"}, "on", "2099-01-01 is outside the days a rate can be known: from 1999-01-04"),
+    ({"on": "1900-01-01"}, "on", "1900-01-01 is outside the days a rate can be known"),
+])
+def test_an_implausible_rate_or_day_is_refused_with_both_figures(api, planner, ecb_rate, change, field,
+                                                                  words):
+    refused = post(api, RATES, {**TREASURY_RATE, **change})
+    assert refused.status_code == 400
+    assert words in refused.json()[field][0]
+    assert ExchangeRate.objects.filter(team__isnull=False).count() == 0
