@@ -47,6 +47,7 @@ from catalog.models import TokenApiPrice
 from catalog.quote_imports import quote_import_request
 from catalog.refresh.admin import PriceAgeMixin
 from catalog.refresh.admin import PriceHistoryChartMixin
+from catalog.refresh.admin import price_shown
 from catalog.rental_curves import curve_history
 from catalog.selectors import visible_rows
 from costmodel.vocabulary import MISSING
@@ -145,7 +146,7 @@ class PowerFigureInline(PublicSourcesMixin, StaffWritesAdminMixin, admin.Tabular
     @admin.display(description="against the costed figure")
     def difference(self, obj: SystemPowerFigure) -> str:
         if obj.pk is None or obj.difference_kw is None:
-            return "—"
+            return MISSING
         used = obj.system.power_max_kw
         share = obj.difference_kw / used
         return (f"{obj.difference_kw:+,.3f} kW ({share:+.0%}) against the {used:,.3f} kW costed "
@@ -215,7 +216,7 @@ class AcceleratorAdmin(ProvenancedAdmin):
         rows = format_html_join(
             "", "<tr><td>{}</td>{}</tr>",
             ((day, format_html_join("", "<td class='num'>{}</td>",
-                                    ((f"${prices[term]:,.2f}" if term in prices else "–",)
+                                    ((price_shown(prices[term], "USD") if term in prices else MISSING,)
                                      for term in RentalTerm.values)))
              for day, prices in history),
         )

@@ -27,7 +27,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
-from django.conf import settings
 from requests.adapters import HTTPAdapter
 from urllib3 import connection as urllib3_connection
 from urllib3.connectionpool import HTTPConnectionPool
@@ -49,6 +48,9 @@ class OutboundRefused(Exception):
 
 
 def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    # Read when a request is made: the price feeds import this module without Django.
+    from django.conf import settings
+
     return [ipaddress.ip_network(entry, strict=False)
             for entry in getattr(settings, "OUTBOUND_ALLOWED_NETWORKS", [])]
 

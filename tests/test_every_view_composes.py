@@ -52,16 +52,23 @@ CASES = {
 }
 # The views that list the options (a plan ranks its own choices; an alert names what moved).
 LISTS_OPTIONS = ("scenario page", "side by side", "compare versions", "Monte Carlo run", "PDF", "workbook")
-RATE_WORDS = re.compile(r"rate|USD/|/USD|per (US )?dollar", re.IGNORECASE)
+# How an exchange rate is stated: "1 EUR = 1.1649 USD", "0.8584 EUR/USD", "exchange rate".
+RATE_WORDS = re.compile(r"1 [A-Z]{3} = [\d.,]+ [A-Z]{3}|\b[A-Z]{3}/[A-Z]{3}\b|(?i:exchange rate)")
 
 
 def money_leaks(text: str, currency: str) -> list[str]:
-    """Lines of ``text`` that write US dollars in a scenario reported in another currency (a line
-    stating an exchange rate may name both)."""
+    """What in ``text`` writes US dollars in a scenario reported in another currency: each "$" or
+    "USD" with the words around it, unless those words state an exchange rate (a quote in dollars
+    beside its conversion may name both, however a PDF wraps the line)."""
     if currency == "USD":
         return []
-    return [line for line in text.splitlines()
-            if ("$" in line or re.search(r"\bUSD\b", line)) and not RATE_WORDS.search(line)]
+    flat = re.sub(r"\s+", " ", text)
+    found = []
+    for match in re.finditer(r"\$|\bUSD\b", flat):
+        around = flat[max(0, match.start() - 160):match.end() + 160]
+        if not RATE_WORDS.search(around):
+            found.append(around)
+    return found
 
 
 def visible_text(page: str) -> str:
@@ -189,7 +196,7 @@ def test_every_view_names_the_winner_lists_every_option_and_writes_its_currency(
     content = report_content_for(scenario=scenario)
     pdf = tmp_path / "report.pdf"
     pdf.write_bytes(report_build(content=content, format="pdf"))
-    seen["PDF"] = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+    seen["PDF"] = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
                                  check=True, timeout=120).stdout
     workbook = load_workbook(io.BytesIO(report_build(content=content, format="xlsx")))
     texts, formats = [], set()

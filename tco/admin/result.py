@@ -177,7 +177,7 @@ def key_figures(evaluation: Evaluation) -> dict[str, Any]:
                        (f"Breakeven month (discounted, {basis})", discounted_row))
     if verdict.basis != PRE_TAX:  # the figures the verdict ranks on, each below its pre-tax one
         standing = {(s.kind, s.name): s for s in verdict.ranked}
-        total, npv = ([("–" if key not in standing else MONEY.show(getattr(standing[key], name)))
+        total, npv = ([(MISSING if key not in standing else MONEY.show(getattr(standing[key], name)))
                        for key in order] for name in ("total_usd", "npv_usd"))
         figure_rows[1:1] = [(f"Total cost {basis} (cash)", total)]
         figure_rows[3:3] = [(f"NPV of the costs {basis}", npv)]

@@ -121,7 +121,8 @@ class ScenarioAdminForm(VocabularyLabelsForm, ServingSizingFields):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["sizing"].label = "Sizing spec as JSON (a custom model or a training run)"
+        if "sizing" in self.fields:  # a viewer's read-only page has no input fields
+            self.fields["sizing"].label = "Sizing spec as JSON (a custom model or a training run)"
         shown = initial_from(self.instance.sizing)
         self.initial.update(shown)
         if shown:  # the fields show it; the JSON box is for what they cannot say

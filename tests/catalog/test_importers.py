@@ -144,7 +144,7 @@ def test_it_refuses_the_whole_file_listing_every_bad_row(catalog):
     assert errors == [
         "row 3, amount: must be greater than zero",
         "row 4, provider: unknown provider 'acme-cloud'; expected one of aws, azure, gcp, oracle, "
-        "lambda, coreweave, runpod, vastai, thunder, spheron, runcrate, tensorwave, vultr, market",
+        "lambda, coreweave, runpod, vastai, thunder, spheron, runcrate, tensorwave, vultr, nebius, market",
         "row 5, pricing_model: unknown pricing model 'monthly'; expected one of on_demand, "
         "reserved_1y, reserved_3y, spot, capacity_block",
         "row 6, amount: 'abc' is not a number",

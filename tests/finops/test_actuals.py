@@ -103,8 +103,9 @@ def test_a_bad_focus_file_is_refused_naming_row_and_column_and_nothing_is_import
     content = focus_csv(frame)
     response = upload(client, "bill.csv", content)
     assert response.status_code == 400
+    charged_on = str(frame.iloc[1]["ChargePeriodStart"])[:10]  # the row's own date
     assert response.json() == {"file": [
-        "row 3, column BillingCurrency: no XTS/USD rate on or before 2027-02-01; add a rate with its "
+        f"row 3, column BillingCurrency: no XTS/USD rate on or before {charged_on}; add a rate with its "
         "source, or refresh the ECB reference rates",
         "row 4, column ChargeCategory: 'Rental' is not one of Usage, Purchase, Tax, Credit, Adjustment"]}
     missing = focus_csv(frame.drop(columns=["BilledCost"]))

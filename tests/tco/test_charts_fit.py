@@ -102,9 +102,13 @@ def test_long_rent_option_names_in_heat_map_and_histogram_titles_stay_inside_the
 
 def test_the_side_by_side_legend_sits_outside_the_plotted_lines():
     months = range(37)
-    columns = [Column(index, f"Scenario {index}", 1, "draft", 36, 0.0, 0.0, LONG_NAME, 0.0, 0.0,
-                      None, None, None, None, 0.0, tuple(300_000.0 + 9_000.0 * index * m for m in months),
-                      tuple(20_000.0 * index * m for m in months))
+    columns = [Column(index, f"Scenario {index}", 1, "draft", 36, winner="Buy", margin_usd=0.0, options=(),
+                      left_out=(), buy_total_usd=0.0, buy_npv_usd=0.0, cheapest_rent=LONG_NAME,
+                      rent_npv_usd=0.0, npv_saving_usd=0.0, breakeven_month=None,
+                      buy_cost_per_useful_accelerator_hour_usd=None, buy_cost_per_million_tokens_usd=None,
+                      buy_goodput_share=None, buy_tonnes_co2e_per_year=0.0,
+                      buy_cumulative_usd=tuple(300_000.0 + 9_000.0 * index * m for m in months),
+                      rent_cumulative_usd=tuple(20_000.0 * index * m for m in months))
                for index in (1, 2, 3)]
     figure = side_by_side_figure(columns)
     renderer = _drawn(figure)
