@@ -65,7 +65,7 @@ def money_leaks(text: str, currency: str) -> list[str]:
     flat = re.sub(r"\s+", " ", text)
     found = []
     for match in re.finditer(r"\$|\bUSD\b", flat):
-        around = flat[max(0, match.start() - 160):match.end() + 160]
+        around = flat[max(0, match.start() - 300):match.end() + 300]
         if not RATE_WORDS.search(around):
             found.append(around)
     return found

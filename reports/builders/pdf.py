@@ -180,7 +180,7 @@ def report_context(content: ReportContent) -> dict[str, Any]:
             {
                 "id": price.price_point_id,
                 "target": price.target,
-                "amount": show(float(price.amount), Kind.USD_PRICE, currency=price.currency),
+                "amount": _quoted_and_reported(price, content),
                 "unit": input_term(price.path).unit if price.path else "",
                 "as_of": price.as_of.isoformat(),
                 "age": f"{_age(price, content).age_days:,}",
@@ -190,6 +190,20 @@ def report_context(content: ReportContent) -> dict[str, Any]:
             for price in content.prices
         ],
     }
+
+
+def _quoted_and_reported(price: PriceUsed, content: ReportContent) -> str:
+    """A catalog price as quoted and, in another currency than the report's, as the evaluation
+    used it with the rate that took it there ('USD 500,000.00 = GBP 375,319.02 at 1 GBP = 1.3322
+    USD on 2026-03-04 (...)')."""
+    quoted = show(float(price.amount), Kind.USD_PRICE, currency=price.currency)
+    reporting = content.evaluation.currency
+    used = next((row for row in content.assumptions if row.path == price.path), None)
+    rate = next((rate for rate in content.evaluation.rates
+                 if {rate.base, rate.quote} == {price.currency, reporting}), None)
+    if price.currency == reporting or used is None or rate is None:
+        return quoted
+    return f"{quoted} = {show(float(used.value), Kind.USD_PRICE, currency=reporting)} at {rate.describe()}"
 
 
 def _money_section(content: ReportContent) -> dict[str, Any] | None:

@@ -291,6 +291,8 @@ class _Recorder:
                        f"{_usd_range(point)}")
         source += ")"
         number, unit, converted = self.money(amount, unit, point.currency, point.as_of, field, path)
+        if converted:  # beside the quote it converts, before the other sources' quotes
+            source += f"; {converted}"
         others = self.others[point.id]
         if others:
             source += "; newest price on or before " + self.as_of.isoformat() + ", also: " + "; ".join(
@@ -306,12 +308,12 @@ class _Recorder:
                     f"as of {point.as_of}, "
                     f"the newest on or before "
                     f"{self.as_of}); " + "; ".join(
-                        f"{other.source} gives {_usd_range(other)} as of {other.as_of}"
+                        f"{other.source} gives {_usd_range(other)}"
+                        f"{_range_reported(other, number / float(amount), self.currency, converted)} "
+                        f"as of {other.as_of}"
                         for other in others)
                     + f". To cost another figure, give it as the scenario's "
                       f"{input_term(path).label.lower()}."))
-        if converted:
-            source += f"; {converted}"
         self.assumptions.append(Assumption(
             path, number, unit, "catalog", source, point.as_of,
             source_keys=(point.source.key, *(other.source.key for other in others))))
@@ -353,6 +355,16 @@ def in_reporting(amount: float, currency: str, conversion: str) -> str:
     ' (EUR 274,702.55: USD 320,000.00 at 0.8584 EUR/USD (1 EUR = 1.1649 USD on ...))'; nothing
     when the amount was quoted in the reporting currency."""
     return f" ({money(amount, 2, currency)}: {conversion})" if conversion else ""
+
+
+def _range_reported(point: PricePoint, factor: float, currency: str, conversion: str) -> str:
+    """Another source's quote in the reporting currency, at the rate the costed one took
+    (' (EUR 386,301–429,224 at the same exchange rate)'); nothing when none was needed."""
+    if not conversion:
+        return ""
+    scale = Decimal(repr(factor))
+    high = "" if point.amount_high is None else f"–{_usd(point.amount_high * scale, currency)}"
+    return f" ({_usd(point.amount * scale, currency)}{high} at the same exchange rate)"
 
 
 def _usd_range(point: PricePoint) -> str:

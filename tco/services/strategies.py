@@ -51,14 +51,15 @@ def scenario_strategies(scenario: Scenario, evaluation: Evaluation) -> ScenarioS
     accelerator = scenario.accelerator
     terms = term_structure(accelerator, as_of=timezone.localdate())
     following = NEXT_GENERATION.get(accelerator.family)
+    if evaluation.currency != "USD":
+        words = (f"Rental curves and the next generation's price are quoted in another currency than "
+                 f"this scenario's ({evaluation.currency}); strategies over time are shown for "
+                 f"scenarios in theirs.")
+        return ScenarioStrategies(None, None, None, words)
     if terms is None:
         return ScenarioStrategies(None, None, following,
                                   f"No rental curve for {accelerator.name}: an administrator "
                                   "imports one from a CSV file of dates, terms, prices and sources.")
-    if evaluation.currency != "USD":
-        words = (f"The rental curve is quoted in another currency than this scenario's "
-                 f"({evaluation.currency}); strategies over time are shown for scenarios in its currency.")
-        return ScenarioStrategies(None, None, None, words)
     # The systems' useful life is the scenario's own depreciation life.
     resale = MarketResale(float(evaluation.inputs.buy.depreciation_months), MARKET_RISK_SHARE)
     inputs = StrategyInputs(evaluation.inputs, terms, following, market_resale=resale)

@@ -29,7 +29,7 @@ def strategies_context(scenario: Scenario, evaluation: Evaluation) -> dict[str, 
     if found.next_generation is not None:
         following = found.next_generation
         shown["next_generation"] = (
-            f"{following.name}: {money(following.system_price_usd, 0)} a system of "
+            f"{following.name}: {money(following.system_price_usd, 0, 'USD')} a system of "
             f"{following.accelerators_per_system:g}, {following.throughput_ratio:.2f} times the work per "
             f"accelerator, bought at month {following.available_month:g} ({following.source})")
     verdict = found.verdict

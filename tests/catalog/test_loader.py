@@ -68,7 +68,7 @@ def test_loading_twice_creates_and_updates_nothing(catalog):
         assert counter["created"] == 0, name
         assert counter["updated"] == 0, name
         assert counter["unchanged"] == EXPECTED_COUNTS[name], name
-    assert PricePoint.objects.count() == 152
+    assert PricePoint.objects.count() == 151
 
 
 def test_reloading_restores_an_edited_figure_and_keeps_added_price_history(catalog):
@@ -86,7 +86,7 @@ def test_reloading_restores_an_edited_figure_and_keeps_added_price_history(catal
 
     assert counts["system SKUs"]["updated"] == 1
     assert SystemSku.objects.get(slug="dgx-h100").power_max_kw == Decimal("10.2")
-    assert PricePoint.objects.count() == 153  # the added price is history, never removed
+    assert PricePoint.objects.count() == 152  # the added price is history, never removed
 
 
 def test_h100_keeps_every_sources_figure_and_uses_the_dense_one(catalog):

@@ -192,8 +192,8 @@ def test_an_unmapped_gpu_instance_is_reported_not_dropped(
 ) -> None:
     result = parse_offer(
         write_offer(
-            instanceType="p6-b300.48xlarge",
-            usagetype="BoxUsage:p6-b300.48xlarge",
+            instanceType="p6e-gb200.36xlarge",  # in no instance map yet
+            usagetype="BoxUsage:p6e-gb200.36xlarge",
             gpuMemory="2100 GB HBM3e",
         )
     )
@@ -201,7 +201,7 @@ def test_an_unmapped_gpu_instance_is_reported_not_dropped(
     assert result.prices == ()
     (unmapped,) = result.unmapped()
     assert unmapped.sku == "TESTSKU000000001"
-    assert "p6-b300.48xlarge" in unmapped.detail and "2100 GB HBM3e" in unmapped.detail
+    assert "p6e-gb200.36xlarge" in unmapped.detail and "2100 GB HBM3e" in unmapped.detail
 
 
 def test_a_gpu_count_that_disagrees_with_the_map_is_reported(
