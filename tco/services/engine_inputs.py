@@ -296,7 +296,9 @@ class _Recorder:
         others = self.others[point.id]
         if others:
             source += "; newest price on or before " + self.as_of.isoformat() + ", also: " + "; ".join(
-                f"{other.source} {_usd_range(other)} as of {other.as_of}" for other in others)
+                f"{other.source} {_usd_range(other)}"
+                f"{_range_reported(other, number / float(amount), self.currency, converted)} "
+                f"as of {other.as_of}" for other in others)
             # Cloud prices move over time; purchase prices of one system should agree.
             if point.system_id is not None and any(
                     abs(range_point(other, self.range_end) - amount) > DISAGREEMENT * amount
