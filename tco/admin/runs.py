@@ -32,6 +32,7 @@ from costmodel.vocabulary import usd_short
 from tco.admin.labels import spec_table
 from tco.charts.breakeven_heatmap import breakeven_heatmap_figure
 from tco.charts.canvas import inline_svg
+from tco.charts.saving_histogram import margin_histogram_figure
 from tco.charts.saving_histogram import saving_histogram_figure
 from tco.charts.tornado import tornado_figure
 from tco.models import RunKind
@@ -254,7 +255,10 @@ def _charts(run: SweepRun) -> dict[str, Any]:
     if run.kind == RunKind.SWEEP:
         charts = [inline_svg(breakeven_heatmap_figure(summary["heatmap"], rent_names=rent_names))]
     elif run.kind == RunKind.MONTE_CARLO:
-        charts = [inline_svg(saving_histogram_figure(summary["options"]))]
+        # The winner's margin first (runs summarised before it was measured have none).
+        margin = summary.get("margin_usd")
+        charts = ([inline_svg(margin_histogram_figure(margin))] if margin and "histogram" in margin else [])
+        charts.append(inline_svg(saving_histogram_figure(summary["options"])))
     elif summary["rows"]:
         charts = [inline_svg(tornado_figure(stored_tornado(summary), **names))]
     else:

@@ -81,7 +81,8 @@ def test_a_monte_carlo_run_shows_a_histogram_and_a_sensitivity_run_a_tornado(adm
     monte_carlo = SweepRun.objects.get(kind=RunKind.MONTE_CARLO)
     sensitivity = SweepRun.objects.get(kind=RunKind.SENSITIVITY)
     histogram_page = admin_client.get(f"/admin/tco/sweeprun/{monte_carlo.pk}/change/").content.decode()
-    assert "P(buying wins)" in histogram_page
+    assert "P(buying costs less)" in histogram_page
+    assert "margin over the next cheapest option (NPV), each draw" in histogram_page
     tornado_page = admin_client.get(f"/admin/tco/sweeprun/{sensitivity.pk}/change/").content.decode()
     # The tornado moves the winner's margin over the next cheapest (issue 46): buying's over p5.
     assert "The margin of Buy over the next cheapest (NPV)" in tornado_page
