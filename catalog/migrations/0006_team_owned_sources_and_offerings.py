@@ -67,5 +67,5 @@ class Migration(migrations.Migration):
             model_name='source',
             constraint=models.UniqueConstraint(condition=models.Q(('team__isnull', False)), fields=('team', 'key'), name='catalog_source_team_key'),
         ),
-        migrations.RunPython(_owned_by_their_quotes, migrations.RunPython.noop),
+        migrations.RunPython(_owned_by_their_quotes, migrations.RunPython.noop, elidable=True),
     ]

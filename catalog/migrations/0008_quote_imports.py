@@ -61,5 +61,5 @@ class Migration(migrations.Migration):
                 'constraints': [models.CheckConstraint(condition=models.Q(('status__in', ['pending', 'running', 'done', 'failed'])), name='catalog_quote_import_status_known')],
             },
         ),
-        migrations.RunPython(forwards, backwards),
+        migrations.RunPython(forwards, backwards, elidable=True),
     ]

@@ -46,5 +46,5 @@ class Migration(migrations.Migration):
             model_name='systemsku',
             constraint=models.CheckConstraint(condition=models.Q(('cooling__in', ['', 'air', 'liquid', 'either'])), name='catalog_systemsku_cooling_known'),
         ),
-        migrations.RunPython(shipped_cooling, migrations.RunPython.noop),
+        migrations.RunPython(shipped_cooling, migrations.RunPython.noop, elidable=True),
     ]

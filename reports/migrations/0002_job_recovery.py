@@ -51,5 +51,5 @@ class Migration(migrations.Migration):
             name='worker',
             field=models.CharField(blank=True, help_text='The worker building it.', max_length=200),
         ),
-        migrations.RunPython(schedule, unschedule),
+        migrations.RunPython(schedule, unschedule, elidable=True),
     ]

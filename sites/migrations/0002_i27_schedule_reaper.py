@@ -25,4 +25,4 @@ class Migration(migrations.Migration):
         ("dcim_sites", "0001_i27_sites"),
     ]
 
-    operations = [migrations.RunPython(schedule, unschedule)]
+    operations = [migrations.RunPython(schedule, unschedule, elidable=True)]

@@ -25,4 +25,4 @@ class Migration(migrations.Migration):
         ("django_celery_beat", "0019_alter_periodictasks_options"),
     ]
 
-    operations = [migrations.RunPython(schedule, unschedule)]
+    operations = [migrations.RunPython(schedule, unschedule, elidable=True)]

@@ -20,5 +20,5 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(scenarios_to_demo_team, migrations.RunPython.noop),
+        migrations.RunPython(scenarios_to_demo_team, migrations.RunPython.noop, elidable=True),
     ]

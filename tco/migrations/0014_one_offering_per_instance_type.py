@@ -66,4 +66,4 @@ class Migration(migrations.Migration):
         ("tco", "0013_rent_option_cheapest_region"),
     ]
 
-    operations = [migrations.RunPython(merge_into_global, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(merge_into_global, migrations.RunPython.noop, elidable=True)]

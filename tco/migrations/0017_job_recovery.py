@@ -104,5 +104,5 @@ class Migration(migrations.Migration):
                 'constraints': [models.CheckConstraint(condition=models.Q(('status__in', ['pending', 'running', 'done', 'failed'])), name='reprice_status_known')],
             },
         ),
-        migrations.RunPython(schedule, unschedule),
+        migrations.RunPython(schedule, unschedule, elidable=True),
     ]

@@ -26,4 +26,4 @@ def add_source_keys(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [("tco", "0019_spares_help_text"), ("catalog", "0010_unique_keys_say_what_exists")]
 
-    operations = [migrations.RunPython(add_source_keys, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(add_source_keys, migrations.RunPython.noop, elidable=True)]

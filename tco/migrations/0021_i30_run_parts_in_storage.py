@@ -43,7 +43,7 @@ class Migration(migrations.Migration):
             name='result_bytes',
             field=models.BigIntegerField(default=0, help_text="Stored size of the result's parts, counted in the team's quota [bytes]."),
         ),
-        migrations.RunPython(assembled_file_as_one_part, migrations.RunPython.noop),
+        migrations.RunPython(assembled_file_as_one_part, migrations.RunPython.noop, elidable=True),
         migrations.RemoveField(
             model_name='sweepchunk',
             name='result',

@@ -1,37 +1,11 @@
-"""PostgreSQL tells listeners on ``tco_run_<id>`` when a run's status or counted chunks change,
-or the run is deleted (tco/services/run_waits.py): a client waiting for a run is woken by its
-commit instead of polling the row. Other databases (SQLite for ``make run``) get nothing and
-their clients poll."""
+"""Run-change notifications on PostgreSQL (tco/runs/change_notifications.py)."""
+from functools import partial
 
 from django.db import migrations
 
-CREATE = ["""
-CREATE FUNCTION tco_sweeprun_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    -- Sent when the transaction commits; the same run's notifications in one transaction are one.
-    PERFORM pg_notify('tco_run_' || (CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END), '');
-    RETURN NULL;
-END $$
-""", """
-CREATE TRIGGER tco_sweeprun_changed AFTER UPDATE ON tco_sweeprun FOR EACH ROW
-    WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.chunks_done IS DISTINCT FROM NEW.chunks_done)
-    EXECUTE FUNCTION tco_sweeprun_notify()
-""", """
-CREATE TRIGGER tco_sweeprun_deleted AFTER DELETE ON tco_sweeprun FOR EACH ROW
-    EXECUTE FUNCTION tco_sweeprun_notify()
-"""]
-DROP = ["DROP TRIGGER tco_sweeprun_deleted ON tco_sweeprun",
-        "DROP TRIGGER tco_sweeprun_changed ON tco_sweeprun",
-        "DROP FUNCTION tco_sweeprun_notify()"]
-
-
-def _on_postgresql(statements):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            with schema_editor.connection.cursor() as cursor:
-                for statement in statements:
-                    cursor.execute(statement)
-    return run
+from tco.runs.change_notifications import CREATE
+from tco.runs.change_notifications import DROP
+from tco.runs.change_notifications import execute_on_postgresql
 
 
 class Migration(migrations.Migration):
@@ -40,4 +14,5 @@ class Migration(migrations.Migration):
         ("tco", "0030_chunk_part_help"),
     ]
 
-    operations = [migrations.RunPython(_on_postgresql(CREATE), _on_postgresql(DROP))]
+    operations = [migrations.RunPython(partial(execute_on_postgresql, statements=CREATE),
+                                       partial(execute_on_postgresql, statements=DROP), elidable=True)]

@@ -17,4 +17,4 @@ class Migration(migrations.Migration):
 
     dependencies = [("tco", "0033_verdict_alerts"), ("teams", "0007_verdict_alerts")]
 
-    operations = [migrations.RunPython(pin_typed_currency, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(pin_typed_currency, migrations.RunPython.noop, elidable=True)]

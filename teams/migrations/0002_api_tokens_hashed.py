@@ -32,4 +32,4 @@ class Migration(migrations.Migration):
         ("knox", "0009_extend_authtoken_field"),
     ]
 
-    operations = [migrations.RunPython(_hash_plain_keys, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(_hash_plain_keys, migrations.RunPython.noop, elidable=True)]
