@@ -509,7 +509,10 @@ def quote_rows_check(
                 price.full_clean(exclude=["offering", "system", "source", "team"], validate_unique=False,
                                  validate_constraints=False)
             except ValidationError as exc:
-                errors += _row_errors(row, exc)
+                # A new offering has no id until the first batch saves it: the model's rule of one
+                # target, which reads ids, is met by construction here.
+                errors += [error for error in _row_errors(row, exc)
+                           if not (error.field == "offering" and target.pk is None)]
             prices.append(price)
         if checked % QUOTE_PROGRESS_EVERY == 0:
             progress(checked)

@@ -31,6 +31,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 from typing import NoReturn
+from typing import cast
 
 from django.conf import settings
 from django.db import models
@@ -166,15 +167,14 @@ class _TakenOver(Exception):
 
 def file_import_run(kind: jobs.JobKind, import_id: int, check: Check) -> None:
     """Check and write one import's file, batch by batch (a finished import returns at once)."""
-    model = kind.model
+    rows = cast("type[FileImport]", kind.model)._default_manager
     held = jobs.claim()
-    if not model.objects.filter(pk=import_id, status__in=(ImportStatus.PENDING, ImportStatus.RUNNING)).update(
+    if not rows.filter(pk=import_id, status__in=(ImportStatus.PENDING, ImportStatus.RUNNING)).update(
             status=ImportStatus.RUNNING, started_at=timezone.now(), rows_checked=0, rows_written=0,
             worker=held.worker, task_id=held.task_id):
         return
-    ours = model.objects.filter(pk=import_id, status=ImportStatus.RUNNING, worker=held.worker,
-                                task_id=held.task_id)
-    job = model.objects.get(pk=import_id)
+    ours = rows.filter(pk=import_id, status=ImportStatus.RUNNING, worker=held.worker, task_id=held.task_id)
+    job = rows.get(pk=import_id)
     try:
         checked = check(job, lambda rows_checked: ours.update(rows_checked=rows_checked))
     except FileRefused as exc:

@@ -2,7 +2,9 @@
 catalog's revision moves once at the end and its row is never held, a refused file writes
 nothing, and a re-run after a crash mid-batches ends with the same prices, none twice.
 
-Transactional: the batches really commit, and another connection looks in between them."""
+Transactional: the batches really commit, and another connection looks in between them. A job is
+saved as the upload saves it (whose send would run the task at once here, outside any transaction)
+and run in the test, as its worker would."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -12,14 +14,15 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from catalog.importers import quote_file_screen
 from catalog.models import CatalogRevision
 from catalog.models import PricePoint
 from catalog.models import QuoteImport
-from catalog.quote_imports import quote_import_request
 from catalog.quote_imports import quote_import_run
 from catalog.quote_imports import quote_imports_reap
 from catalog.services import QuotesToWrite
 from core.file_imports import FILE_IMPORT_TIME_LIMIT_S
+from core.file_imports import queued
 from tests.catalog.quote_files import offering_rows
 
 ROWS, BATCH = 30, 7  # batches of 7, 7, 7, 7 and 2 rows
@@ -47,7 +50,7 @@ def other_connection() -> psycopg.Connection:
 def test_every_batch_commits_on_its_own_the_revision_row_stays_free_and_moves_once(
         batches_of_seven, monkeypatch):
     before = revision()
-    job = quote_import_request(file_name="q.csv", content=of_rows(), team=None)
+    job = uploaded(of_rows())
     seen = []  # what another connection reads as each batch begins
     write = QuotesToWrite.write
 
@@ -74,7 +77,7 @@ def test_every_batch_commits_on_its_own_the_revision_row_stays_free_and_moves_on
 
 def test_a_refused_file_writes_no_batch(batches_of_seven):
     before = revision()
-    job = quote_import_request(file_name="q.csv", content=of_rows(bad_rows={25: "-1"}), team=None)
+    job = uploaded(of_rows(bad_rows={25: "-1"}))
 
     quote_import_run(import_id=job.pk)
 
@@ -85,7 +88,7 @@ def test_a_refused_file_writes_no_batch(batches_of_seven):
 
 
 def test_a_rerun_after_a_crash_mid_batches_ends_with_every_price_once(batches_of_seven, monkeypatch):
-    job = quote_import_request(file_name="q.csv", content=of_rows(), team=None)
+    job = uploaded(of_rows())
     write = QuotesToWrite.write
 
     def crash_in_the_third_batch(self, start, stop):
@@ -117,3 +120,8 @@ def test_a_rerun_after_a_crash_mid_batches_ends_with_every_price_once(batches_of
 
 def of_rows(**kwargs) -> bytes:
     return offering_rows(ROWS, **kwargs)
+
+
+def uploaded(content: bytes) -> QuoteImport:
+    quote_file_screen(file_name="q.csv", content=content)
+    return QuoteImport.objects.create(file_name="q.csv", content=content, **queued())
