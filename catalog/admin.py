@@ -50,6 +50,7 @@ from catalog.refresh.admin import PriceHistoryChartMixin
 from catalog.refresh.admin import price_shown
 from catalog.rental_curves import curve_history
 from catalog.selectors import visible_rows
+from core.file_import_admin import FileImportAdminMixin
 from costmodel.vocabulary import MISSING
 from teams.admin_mixins import HiddenRowsNotFoundMixin
 from teams.admin_mixins import ListedRowsFilter
@@ -388,7 +389,7 @@ class PricePointAdmin(
 
 
 @admin.register(QuoteImport)
-class QuoteImportAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
+class QuoteImportAdmin(FileImportAdminMixin, HiddenRowsNotFoundMixin, admin.ModelAdmin):
     """Quote files being imported or imported: progress, counts, and each bad row of a refused one."""
 
     list_display = ("file_name", "team", "status", "progress", "prices_created", "prices_unchanged",
@@ -418,21 +419,6 @@ class QuoteImportAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: QuoteImport | None = None) -> bool:
         return False
-
-    @admin.display(description="Progress")
-    def progress(self, job: QuoteImport) -> str:
-        if job.rows_total is None:
-            return f"{job.progress_percent} %"
-        return f"{job.progress_percent} % ({job.rows_checked:,} of {job.rows_total:,} rows checked)"
-
-    @admin.display(description="Bad rows")
-    def bad_rows(self, job: QuoteImport) -> str:
-        if not job.errors:
-            return MISSING
-        return format_html(
-            "<table><tr><th>Row</th><th>Column</th><th>Reason</th></tr>{}</table>",
-            format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                             ((e["row"] or "file", e["field"], e["reason"]) for e in job.errors)))
 
 
 @admin.register(CoolingTechnology)

@@ -257,7 +257,7 @@ SPECTACULAR_SETTINGS = {
         # Each named once: a job's list and its detail are two components (core/limits.py).
         "RunStatusEnum": "tco.choices.RunStatus",
         "PlanStatusEnum": "tco.choices.PlanStatus",
-        "QuoteImportStatusEnum": "catalog.choices.QuoteImportStatus",
+        "ImportStatusEnum": "core.file_imports.ImportStatus",
         "RunFailureTypeEnum": "tco.choices.FailureType",
     },
 }
@@ -319,6 +319,9 @@ TASK_RETRY_BACKOFF_MAX_S = env.int("TASK_RETRY_BACKOFF_MAX_S", default=60)
 JOBS_MAX_ATTEMPTS = env.int("JOBS_MAX_ATTEMPTS", default=3)
 JOBS_RESEND_PENDING_AFTER_S = env.int("JOBS_RESEND_PENDING_AFTER_S", default=300)
 JOBS_WORKER_REPLY_TIMEOUT_S = env.float("JOBS_WORKER_REPLY_TIMEOUT_S", default=2.0)
+# Rows a quote or FOCUS cost import writes in each transaction, once the whole file is checked
+# (core/file_imports.py): short transactions, a few hundred per import at most.
+IMPORT_BATCH_ROWS = env.int("IMPORT_BATCH_ROWS", default=5_000)
 # Worker processes consuming the sweeps queue, over all machines: a run the client does not
 # size is cut into a few chunks per process (tco/runs/limits.py).
 SWEEP_WORKER_PROCESSES = env.int("SWEEP_WORKER_PROCESSES", default=2)

@@ -91,7 +91,7 @@ def test_the_quote_upload_adds_prices_on_a_worker_and_shows_the_import(
     assert (job.status, job.rows_total, job.prices_created, job.progress_percent) == ("done", 1, 1, 100)
     assert PricePoint.objects.count() == count + 1
     page = admin_client.get(response["Location"]).content.decode()
-    assert "100 % (1 of 1 rows checked)" in page
+    assert "100 % (1 of 1 rows checked, 1 written)" in page
 
 
 def test_a_refused_quote_file_names_every_bad_row_on_its_import_page_and_writes_nothing(
