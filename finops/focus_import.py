@@ -104,8 +104,10 @@ def read_focus_file(name: str, content: bytes, *, currency: str, rates: RateBook
         refuse(f"has {len(frame):,} rows; import at most {MAX_ROWS:,} at a time")
     rows: list[CostRow] = []
     problems: list[RowError] = []
-    for index, record in enumerate(frame.fillna("").to_dict("records"), start=2):
-        row, row_problems = _row(record, index, currency, rates)
+    starts = _charge_period_starts(frame["ChargePeriodStart"].fillna(""))
+    for index, (record, start) in enumerate(zip(frame.fillna("").to_dict("records"), starts, strict=True),
+                                            start=2):
+        row, row_problems = _row(record, index, currency, rates, start)
         problems += row_problems
         if row is not None:
             rows.append(row)
@@ -124,8 +126,17 @@ def read_focus_file(name: str, content: bytes, *, currency: str, rates: RateBook
     return rows
 
 
+def _charge_period_starts(cells: pd.Series) -> list[Any]:
+    """Each cell as a UTC timestamp, NaT where it is not a date and time. The column is parsed
+    at once as ISO 8601, as FOCUS writes it; a cell in another spelling is parsed alone (one
+    parse a row took 95 % of a 200,000-row file's check)."""
+    starts = pd.to_datetime(cells, utc=True, errors="coerce", format="ISO8601")
+    return [pd.to_datetime(cell, utc=True, errors="coerce") if pd.isna(start) and cell else start
+            for cell, start in zip(cells, starts, strict=True)]
+
+
 def _row(record: dict[str, Any], number: int, wanted: str,
-         rates: RateBook) -> tuple[CostRow | None, list[RowError]]:
+         rates: RateBook, start: Any) -> tuple[CostRow | None, list[RowError]]:
     problems: list[RowError] = []
 
     def problem(column: str, why: str) -> None:
@@ -143,7 +154,6 @@ def _row(record: dict[str, Any], number: int, wanted: str,
     category = record["ChargeCategory"].strip()
     if category not in CHARGE_CATEGORIES:
         problem("ChargeCategory", f"'{category}' is not one of {', '.join(CHARGE_CATEGORIES)}")
-    start = pd.to_datetime(record["ChargePeriodStart"], utc=True, errors="coerce")
     if pd.isna(start):
         problem("ChargePeriodStart", f"'{record['ChargePeriodStart']}' is not a date and time")
     provider = record["ProviderName"].strip()
