@@ -33,7 +33,7 @@ EXPECTED_COUNTS = {
     # per-token prices (Azure's uksouth spot H100 comes with a refresh of its price list); its
     # European B200 added SkyPilot's Google list with 4 offerings (A4 in us-central1 and
     # europe-west4, A3 Ultra spot) and 6 prices (A3 Ultra and A4 on demand and spot).
-    "sources": 24,
+    "sources": 25,
     "accelerators": 36,
     "accelerator throughputs": 111,
     "accelerator power caps": 4,
@@ -46,6 +46,8 @@ EXPECTED_COUNTS = {
     "power density references": 8,
     # 27 published prices (token_api_prices.yaml) and 2 shipped examples.
     "token API prices": 29,
+    # AWS's published internet egress rate (egress_rates.yaml), with its source.
+    "egress rates": 1,
     # 30 published measurements and 13 seed claims (throughput_measurements.yaml).
     "throughput measurements": 43,
 }
@@ -228,8 +230,8 @@ def test_the_instances_people_rent_carry_dated_list_prices_or_say_none_was_found
     assert_allclose(float(a3_price.amount), 44810.08066464 / 730, atol=5e-5)
     assert a3_price.as_of == dt.date(2025, 3, 6)  # "generated: Thu Mar  6 03:53:56 2025"
     # Terms with no public figure are listed without a price, and say so.
-    for instance_type, model in (("Standard_ND96isr_H200_v5", "on_demand"), ("p6-b200.48xlarge", "reserved_1y"),
-                                 ("p5en.48xlarge", "reserved_3y")):
+    for instance_type, model in (("Standard_ND96isr_H200_v5", "on_demand"),
+                                 ("p6-b200.48xlarge", "reserved_1y"), ("p5en.48xlarge", "reserved_3y")):
         offering = CloudOffering.objects.get(instance_type=instance_type, pricing_model=model)
         assert not offering.prices.exists()
         assert "No public figure found" in offering.notes
