@@ -973,7 +973,7 @@ def _egress_price(prefix: str, field: str, option: RentOption, offering: CloudOf
     rate = record.egress.get(offering.provider)
     if rate is None:
         record.assumptions.append(Assumption(
-            path, 0.0, recorded_unit(path), "default",
+            path, 0.0, f"{record.currency}/GB", "default",
             f"empty, and the catalog has no published internet egress rate of "
             f"{offering.get_provider_display()}: egress is costed at nothing; give its price per GB"))
         return 0.0
