@@ -32,6 +32,7 @@ from catalog.models import AcceleratorPowerCap
 from catalog.models import AcceleratorThroughput
 from catalog.models import CloudOffering
 from catalog.models import CoolingTechnology
+from catalog.models import EgressRate
 from catalog.models import ExchangeRate
 from catalog.models import FacilityProfile
 from catalog.models import PowerDensityReference
@@ -196,6 +197,14 @@ class TokenApiPriceAdmin(SourcedRowAdmin):
                     "source")
     list_filter = ("provider", "is_example", "serves_model")
     search_fields = ("provider", "model_name")
+
+
+@admin.register(EgressRate)
+class EgressRateAdmin(SourcedRowAdmin):
+    """The rate a rent option with no egress price of its own is costed at."""
+
+    list_display = ("provider", "usd_per_gb", "tier", "as_of", "source")
+    list_filter = ("provider",)
 
 
 @admin.register(Accelerator)

@@ -73,6 +73,7 @@ class CatalogData:
     facility_profiles: list[dict[str, Any]] = field(default_factory=list)
     power_densities: list[dict[str, Any]] = field(default_factory=list)
     token_api_prices: list[dict[str, Any]] = field(default_factory=list)
+    egress_rates: list[dict[str, Any]] = field(default_factory=list)
 
 
 def to_decimal(value: Any) -> Decimal:
@@ -97,6 +98,7 @@ def read_catalog_data(data_dir: Path = DATA_DIR) -> CatalogData:
     _read_facilities(_load(data_dir, "facilities.yaml", "facility_profiles"), sources, data)
     _read_power_densities(_load(data_dir, "power_density.yaml", "power_densities"), sources, data)
     _read_token_api_prices(_load(data_dir, "token_api_prices.yaml", "token_api_prices"), sources, data)
+    _read_egress_rates(_load(data_dir, "egress_rates.yaml", "egress_rates"), sources, data)
     return data
 
 
@@ -489,5 +491,22 @@ def _read_token_api_prices(entries, sources, data: CatalogData) -> None:
             "as_of": as_of,
             "source": source_key,
             "serves_model": entry.get("serves_model", ""),
+            "note": entry.get("note", "").strip(),
+        })
+
+
+def _read_egress_rates(entries, sources, data: CatalogData) -> None:
+    """Providers' published internet egress prices (USD per GB), dated by their source."""
+    for where, entry in _checked(entries, {"provider", "usd_per_gb", "tier", "source"}, {"as_of", "note"}):
+        (source_key,) = _source_keys(entry["source"], sources, where)
+        as_of = entry.get("as_of", sources[source_key]["published_on"])
+        if as_of is None:
+            raise CatalogDataError(f"{where}: source {source_key} has no date; give as_of")
+        data.egress_rates.append({
+            "provider": entry["provider"],
+            "usd_per_gb": to_decimal(entry["usd_per_gb"]),
+            "tier": entry["tier"],
+            "as_of": as_of,
+            "source": source_key,
             "note": entry.get("note", "").strip(),
         })

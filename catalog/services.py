@@ -40,6 +40,7 @@ from catalog.models import AcceleratorPowerCap
 from catalog.models import AcceleratorThroughput
 from catalog.models import CloudOffering
 from catalog.models import CoolingTechnology
+from catalog.models import EgressRate
 from catalog.models import FacilityProfile
 from catalog.models import PowerDensityReference
 from catalog.models import PricePoint
@@ -151,6 +152,7 @@ def catalog_load(*, data_dir: Path = DATA_DIR) -> dict[str, Counter]:
         (FacilityProfile, _write_facilities),
         (PowerDensityReference, _write_power_densities),
         (TokenApiPrice, _write_token_api_prices),
+        (EgressRate, _write_egress_rates),
     )
     for model, write in writers:
         counter: Counter = Counter({CREATED: 0, UPDATED: 0, UNCHANGED: 0})
@@ -233,6 +235,17 @@ def _write_token_api_prices(data: CatalogData):
         values = {name: value for name, value in record.items() if name not in key}
         yield _upsert(existing, key, {**values, "source": sources[record["source"]], "is_example": False})
     yield from _write_token_api_examples()
+
+
+def _write_egress_rates(data: CatalogData):
+    """Providers' published internet egress prices (egress_rates.yaml), one row a provider and date."""
+    existing = _ExistingRows(EgressRate, ("provider", "as_of"))
+    sources = _by(Source, "key")
+    for record in data.egress_rates:
+        key = {name: record[name] for name in ("provider", "as_of")}
+        values = {name: value for name, value in record.items() if name not in key}
+        yield _checked(f"egress_rates.yaml: {record['provider']}", existing, key,
+                       {**values, "source": sources[record["source"]]})
 
 
 def _write_token_api_examples():

@@ -24,6 +24,7 @@ from catalog.models import AcceleratorThroughput
 from catalog.models import CatalogRevision
 from catalog.models import CloudOffering
 from catalog.models import CoolingTechnology
+from catalog.models import EgressRate
 from catalog.models import ExchangeRate
 from catalog.models import FacilityProfile
 from catalog.models import PowerDensityReference
@@ -39,7 +40,7 @@ from catalog.models import TokenApiPrice
 # the revision.
 SPECIFICATIONS = (Source, Accelerator, AcceleratorThroughput, AcceleratorPowerCap, SystemSku,
                   CloudOffering, CoolingTechnology, FacilityProfile, PowerDensityReference,
-                  TokenApiPrice, ThroughputMeasurement, ExchangeRate, RentalCurvePrice)
+                  TokenApiPrice, ThroughputMeasurement, ExchangeRate, RentalCurvePrice, EgressRate)
 
 
 # Set inside revision_once(): the bumps asked for there, not yet made.

@@ -350,7 +350,10 @@ class RentOption(models.Model):
     upfront_usd = models.DecimalField(**MONEY, default=0)
     spot_interruption_overhead = models.DecimalField(**RATE, default=0)
     egress_tb_per_month = models.DecimalField(**RATE, default=0)
-    egress_usd_per_gb = models.DecimalField(**RATE, default=0)
+    egress_usd_per_gb = models.DecimalField(
+        **RATE, null=True, blank=True,
+        help_text="Internet egress price per GB; empty = the provider's published rate in the "
+                  "catalog (nothing where it has none).")
     storage_tb = models.DecimalField(**RATE, default=0)
     storage_usd_per_gb_month = models.DecimalField(**RATE, default=0)
     price_change_per_year = models.DecimalField(
