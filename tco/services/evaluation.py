@@ -53,6 +53,7 @@ from tco.services.pinning import approval_snapshot
 from tco.services.pinning import pinned_case
 from tco.services.price_books import ContractUse
 from tco.services.sizing import Sizing
+from tco.services.api_token_kinds import api_at_fleet_tokens
 from tco.services.throughput_range import THROUGHPUT_PATH
 from tco.services.throughput_range import RangeRow
 from tco.services.throughput_range import throughput_range
@@ -174,6 +175,8 @@ class Evaluation:
             "prices": [_plain(asdict(p)) for p in self.prices],
             "warnings": [asdict(w) for w in self.warnings],
             "billing": billing_rows(self.inputs),
+            "api_at_fleet_tokens": [row.to_dict(self.currency) for row
+                                    in api_at_fleet_tokens(self.inputs, self.result)],
             **sizing,
             **pinned,
         }
