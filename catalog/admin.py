@@ -191,8 +191,8 @@ class SourceAdmin(HiddenRowsNotFoundMixin, VisibleRowsAdminMixin, StaffWritesAdm
 @admin.register(TokenApiPrice)
 class TokenApiPriceAdmin(SourcedRowAdmin):
     list_display = ("provider", "model_name", "serves_model", "usd_per_million_input",
-                    "usd_per_million_cached_input", "usd_per_million_output", "as_of", "is_example",
-                    "source")
+                    "usd_per_million_cached_input", "usd_per_million_output",
+                    "usd_per_million_training", "as_of", "is_example", "source")
     list_filter = ("provider", "is_example", "serves_model")
     search_fields = ("provider", "model_name")
 

@@ -180,6 +180,12 @@ class SizingResultSerializer(serializers.Serializer):
     api_comparison = serializers.DictField(required=False, allow_null=True, help_text=(
         "With token_api_price: the API's three prices beside the fleet's, and one request of "
         "the sizing's mix priced on each [USD]."))
+    software_gain = serializers.DictField(required=False, allow_null=True, help_text=(
+        "Inference: the yearly software gain assumed (per_year, a share) and its basis: "
+        "stated, fitted on the catalog's dated results, or the default of none."))
+    fine_tuning_apis = serializers.DictField(required=False, help_text=(
+        "Training: the catalog's fine-tuning APIs for the model, each with the run's cost at "
+        "its price per training token; with none, a note saying no public price was found."))
 
 
 class ModelPresetSerializer(serializers.Serializer):

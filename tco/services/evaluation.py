@@ -42,6 +42,7 @@ from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.models import ScenarioSnapshot
+from tco.services.api_token_kinds import api_at_fleet_tokens
 from tco.services.engine_inputs import CATALOG_TABLE_UNITS
 from tco.services.engine_inputs import Assumption
 from tco.services.engine_inputs import EngineCase
@@ -53,7 +54,6 @@ from tco.services.pinning import approval_snapshot
 from tco.services.pinning import pinned_case
 from tco.services.price_books import ContractUse
 from tco.services.sizing import Sizing
-from tco.services.api_token_kinds import api_at_fleet_tokens
 from tco.services.throughput_range import THROUGHPUT_PATH
 from tco.services.throughput_range import RangeRow
 from tco.services.throughput_range import throughput_range

@@ -149,6 +149,8 @@ class Sizing:
     software_gain: SoftwareGain | None = None
     # The life the software gain is averaged over (a scenario's horizon), when sized for one.
     horizon_months: float | None = None
+    # A training run: the catalog's fine-tuning APIs priced per training token, or why none.
+    fine_tuning: Mapping[str, Any] | None = None
 
     @property
     def fits(self) -> bool:
@@ -209,7 +211,8 @@ class Sizing:
                            Figure("training_flops", result.training_flops, "FLOP"),
                            Figure("scaling_efficiency", result.scaling_efficiency, "share"),
                            Figure("time", result.time_days, "days"),
-                           Figure("accelerator_hours", result.accelerator_hours, "h")]
+                           Figure("accelerator_hours", result.accelerator_hours, "h"),
+                           *self._fine_tuning_figures()]
         estimate = result.estimate
         rows += [Figure("per_device_memory", fit.per_device_memory_gb, "GB"),
                  Figure("accelerators_per_replica", result.accelerators_per_replica,
@@ -258,6 +261,17 @@ class Sizing:
                  for index, row in enumerate(self.nearest, start=1)]
         return rows
 
+    def _fine_tuning_figures(self) -> list[Figure]:
+        if self.fine_tuning is None:
+            return []
+        if not self.fine_tuning["options"]:
+            return [Figure("fine_tuning_apis", "none priced", self.fine_tuning["note"])]
+        return [Figure(f"fine_tuning_{index}", row["cost_of_the_run"],
+                       f"{row['currency']} for the run's {row['training_tokens']:,.0f} training "
+                       f"tokens at {row['price_per_million_training_tokens']:,.4g} per million: "
+                       f"{row['api']} ({row['source']}, {row['as_of']})")
+                for index, row in enumerate(self.fine_tuning["options"], start=1)]
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: what was sized on what, the spec, and the engine result's figures and
         assumptions."""
@@ -265,6 +279,8 @@ class Sizing:
             "nearest_measurements": list(self.nearest), "calibration": dict(self.calibration),
             "token_costs": None if self.token_costs is None else self.token_costs.to_dict(),
             "software_gain": None if self.software_gain is None else self.software_gain.to_dict()}
+        if self.fine_tuning is not None:
+            extra["fine_tuning_apis"] = dict(self.fine_tuning)
         return {"mode": self.mode.value, "accelerator": self.accelerator, "model": self.model,
                 "spec": dict(self.spec), **self.result.to_dict(), **extra}
 
@@ -413,7 +429,36 @@ def run_sizing(
         result = size_training(inputs.model, engine_accelerator, inputs.workload,
                                accelerators=inputs.accelerators,
                                deadline_days=inputs.deadline_days, policy=inputs.policy)
-    return Sizing(inputs.mode, accelerator.slug, inputs.model.name, spec, result)
+    model_key = spec["model"] if isinstance(spec["model"], str) else None
+    return Sizing(inputs.mode, accelerator.slug, inputs.model.name, spec, result,
+                  fine_tuning=fine_tuning_apis(model_key, inputs.model.name,
+                                               float(inputs.workload.tokens)))
+
+
+NO_FINE_TUNING_PRICE = (
+    "No public fine-tuning price per training token was found for {model}: the project's public "
+    "price sources list per-token inference prices only. Compare the run with renting the "
+    "cluster; a fine-tuning API is compared here once the catalog holds its price "
+    "(token API price: fine-tuning, USD per million training tokens).")
+
+
+def fine_tuning_apis(model_key: str | None, model_name: str,
+                     training_tokens: float) -> dict[str, Any]:
+    """The catalog's fine-tuning APIs for a training run's model (a preset a host serves), each
+    with the run's cost at its price per training token, the newest price of each; with none, a
+    note that says no public price was found."""
+    prices = [] if model_key is None else list(TokenApiPrice.objects.filter(
+        serves_model=model_key, is_example=False, usd_per_million_training__isnull=False,
+    ).select_related("source").order_by("provider", "model_name", "-as_of"))
+    newest = {(p.provider, p.model_name): p for p in reversed(prices)}
+    options = [{"api": f"{p.provider} {p.model_name}", "currency": p.currency,
+                "as_of": p.as_of.isoformat(), "source": str(p.source),
+                "price_per_million_training_tokens": float(p.usd_per_million_training),
+                "training_tokens": training_tokens,
+                "cost_of_the_run": training_tokens / 1e6 * float(p.usd_per_million_training)}
+               for p in newest.values()]
+    return {"options": options,
+            "note": "" if options else NO_FINE_TUNING_PRICE.format(model=model_name)}
 
 
 def _run_inference(inputs: SizingInputs, accelerator: Accelerator,

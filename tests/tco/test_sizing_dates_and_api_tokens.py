@@ -131,3 +131,25 @@ def test_each_api_is_priced_at_the_fleets_own_tokens_kind_by_kind(api, catalog):
     # Per million tokens of the mix: 0.375 x 3 + 0.375 x 0.3 + 0.25 x 15 = $4.9875, the blend.
     assert_allclose(row["cost_per_month"], tokens / 1e6 * 4.9875, atol=0.02)
     assert_allclose(evaluation["result"]["api"][0]["blended_usd_per_million_tokens"], 4.9875)
+
+
+def test_a_training_sizing_says_no_public_fine_tuning_price_was_found_and_prices_one_given(
+        api, catalog):
+    from catalog.models import TokenApiPrice
+
+    training = {"mode": "training", "model": "llama-3.1-8b", "tokens": 2e9, "mfu": 0.4}
+    status, evaluation = evaluate(api, sizing=training)
+    assert status == 200, evaluation
+    none_found = evaluation["sizing"]["fine_tuning_apis"]
+    assert none_found["options"] == []
+    assert none_found["note"].startswith("No public fine-tuning price per training token was "
+                                         "found for Llama 3.1 8B")
+
+    # A price a person enters for a host of the same model: 2e9 tokens x $0.50 per million.
+    host = TokenApiPrice.objects.filter(serves_model="llama-3.1-8b", is_example=False).first()
+    host.usd_per_million_training = "0.5"
+    host.save()
+    status, evaluation = evaluate(api, sizing=training)
+    (option,) = evaluation["sizing"]["fine_tuning_apis"]["options"]
+    assert option["api"] == f"{host.provider} {host.model_name}"
+    assert option["cost_of_the_run"] == pytest.approx(2e9 / 1e6 * 0.5)

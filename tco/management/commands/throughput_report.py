@@ -1,6 +1,7 @@
 """Print the throughput calibration: each measurement's ratio before and after, leave-one-out
-(with the share inside 0.7-1.4x and inside the stated range), the yearly software gain fitted on
-dated results, the seeds' claims judged, and the L40S demo's cost per token and API breakeven before and after."""
+(with the share inside 0.7-1.4x and inside the stated range), the yearly software gain
+fitted on dated results, the seeds' claims judged, and the L40S demo's cost per token and API
+breakeven before and after."""
 from __future__ import annotations
 
 import math
