@@ -466,8 +466,8 @@ class ThroughputMeasurementAdmin(SourcedRowAdmin):
     from catalog/data/throughput_measurements.yaml; an edit here changes the calibration)."""
 
     list_display = ("key", "accelerator", "accelerators", "model_key", "precision", "load",
-                    "input_tokens", "output_tokens", "tokens_per_s", "physically_possible",
-                    "calibrated")
+                    "input_tokens", "output_tokens", "tokens_per_s", "serving_software",
+                    "measured_on", "physically_possible", "calibrated")
     list_filter = ("kind", "calibrated", "physically_possible", "precision",
                    ("source", ListedRowsFilter), "accelerator__vendor")
     search_fields = ("key", "model_key", "accelerator__slug", "serving_software", "where",
