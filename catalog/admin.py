@@ -193,8 +193,8 @@ class SourceAdmin(HiddenRowsNotFoundMixin, VisibleRowsAdminMixin, StaffWritesAdm
 @admin.register(TokenApiPrice)
 class TokenApiPriceAdmin(SourcedRowAdmin):
     list_display = ("provider", "model_name", "serves_model", "usd_per_million_input",
-                    "usd_per_million_cached_input", "usd_per_million_output", "as_of", "is_example",
-                    "source")
+                    "usd_per_million_cached_input", "usd_per_million_output",
+                    "usd_per_million_training", "as_of", "is_example", "source")
     list_filter = ("provider", "is_example", "serves_model")
     search_fields = ("provider", "model_name")
 
@@ -461,8 +461,8 @@ class ThroughputMeasurementAdmin(SourcedRowAdmin):
     from catalog/data/throughput_measurements.yaml; an edit here changes the calibration)."""
 
     list_display = ("key", "accelerator", "accelerators", "model_key", "precision", "load",
-                    "input_tokens", "output_tokens", "tokens_per_s", "physically_possible",
-                    "calibrated")
+                    "input_tokens", "output_tokens", "tokens_per_s", "serving_software",
+                    "measured_on", "physically_possible", "calibrated")
     list_filter = ("kind", "calibrated", "physically_possible", "precision",
                    ("source", ListedRowsFilter), "accelerator__vendor")
     search_fields = ("key", "model_key", "accelerator__slug", "serving_software", "where",

@@ -475,9 +475,11 @@ def _read_power_densities(entries, sources, data: CatalogData) -> None:
 
 
 def _read_token_api_prices(entries, sources, data: CatalogData) -> None:
-    """Published per-token prices (USD per million tokens); cached input defaults to input."""
+    """Published per-token prices (USD per million tokens); cached input defaults to input;
+    ``training`` is a fine-tuning price per million training tokens, where one is published."""
     for where, entry in _checked(entries, {"provider", "model", "input", "output", "source"},
-                                 {"cached_input", "as_of", "note", "serves_model"}):
+                                 {"cached_input", "as_of", "note", "serves_model",
+                                  "training"}):
         (source_key,) = _source_keys(entry["source"], sources, where)
         as_of = entry.get("as_of", sources[source_key]["published_on"])
         if as_of is None:
@@ -488,6 +490,8 @@ def _read_token_api_prices(entries, sources, data: CatalogData) -> None:
             "usd_per_million_input": to_decimal(entry["input"]),
             "usd_per_million_cached_input": to_decimal(entry.get("cached_input", entry["input"])),
             "usd_per_million_output": to_decimal(entry["output"]),
+            "usd_per_million_training": (None if entry.get("training") is None
+                                         else to_decimal(entry["training"])),
             "as_of": as_of,
             "source": source_key,
             "serves_model": entry.get("serves_model", ""),

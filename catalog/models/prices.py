@@ -261,6 +261,13 @@ class TokenApiPrice(models.Model):
     usd_per_million_output = models.DecimalField(max_digits=12, decimal_places=4,
                                                  verbose_name="output (USD per million tokens)",
                                                  validators=[validate_not_negative])
+    usd_per_million_training = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True,
+        validators=[validate_not_negative],
+        verbose_name="fine-tuning (USD per million training tokens)",
+        help_text="The provider's price to fine-tune the model it serves, per training token "
+                  "(tokens of the dataset x epochs); empty: it sells no fine-tuning, or no public "
+                  "price was found.")
     currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.USD,
                                 help_text="Currency of the prices per million tokens (ISO 4217).")
     as_of = models.DateField(help_text="Date the prices apply from.")

@@ -106,7 +106,7 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
         **key_figures(evaluation),
         "headline": verdict.sentence(),
         "recommendation": result.recommendation,
-        "useful_work": useful_work(result),
+        "useful_work": useful_work(evaluation.inputs, result),
         "winner": verdict.cheapest.label,
         "npv_saving": MISSING if verdict.margin_usd is None else MONEY.show(verdict.margin_usd),
         "breakeven": RESULTS["rent.breakeven_month"].show(verdict.breakeven_month),

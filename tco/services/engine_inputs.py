@@ -580,9 +580,11 @@ def _sizing(scenario: Scenario) -> Sizing | None:
     if scenario.sizing is None:
         return None
     try:
-        return size_spec(scenario.sizing, scenario.accelerator)
+        sizing = size_spec(scenario.sizing, scenario.accelerator)
     except SizingInputError as exc:
         raise ScenarioInputError(f"sizing.{exc.path}", exc.message) from exc
+    # Its software gain, if any, is averaged over the scenario's horizon.
+    return replace(sizing, horizon_months=float(scenario.horizon_months))
 
 
 def _workload(scenario: Scenario, record: _Recorder, sizing: Sizing | None) -> engine.Workload:
@@ -601,7 +603,8 @@ def _workload(scenario: Scenario, record: _Recorder, sizing: Sizing | None) -> e
     serving = sizing if sizing is not None and sizing.fits else None
     sized_tokens_per_s = serving.tokens_per_s_per_accelerator if serving else None
     if serving and sized_tokens_per_s is not None and scenario.tokens_per_s_per_accelerator is None:
-        tokens_per_s = record.sizing("workload.tokens_per_s_per_accelerator", sized_tokens_per_s,
+        tokens_per_s = record.sizing("workload.tokens_per_s_per_accelerator",
+                                     _over_life(sized_tokens_per_s, serving, scenario),
                                      "tokens/s", serving)
     else:
         tokens_per_s = record.scenario(
@@ -615,6 +618,15 @@ def _workload(scenario: Scenario, record: _Recorder, sizing: Sizing | None) -> e
                                         "h/month", "hours_per_month"),
         tokens_per_s_per_accelerator=tokens_per_s,
     )
+
+
+def _over_life(tokens_per_s: float, sizing: Sizing, scenario: Scenario) -> float:
+    """The sized throughput averaged over the scenario's horizon at the sizing's yearly software
+    gain (none unless the sizing states one); the sizing's description says which."""
+    gain = sizing.software_gain
+    if gain is None or gain.per_year == 0.0:
+        return tokens_per_s
+    return tokens_per_s * gain.life_factor(float(scenario.horizon_months))
 
 
 def _teams(scenario: Scenario) -> list[int]:
