@@ -35,6 +35,7 @@ from scipy import stats
 from costmodel.strategies import StrategyBook
 from costmodel.strategies import StrategyInputs
 from costmodel.strategies import StrategyPrices
+from costmodel.strategies import summed
 from costmodel.timeline import MONTHS_PER_YEAR
 
 PATH_BLOCK = 1024
@@ -235,6 +236,6 @@ def strategy_monte_carlo(
         prices = path_prices(book, model, price_factors(model, book.horizon, first, count, seed))
         # One strategy's lines at a time: a chunk holds one strategy's months, not every one's.
         for row, key in enumerate(keys):
-            total = sum(book.lines(key, prices).values())
+            total = summed(book.lines(key, prices))
             npv[row, first : first + count] = np.broadcast_to(book.present_value(total), (count,))
     return StrategyDistribution(keys, tuple(book.labels.values()), npv, seed, model)
