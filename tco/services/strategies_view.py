@@ -11,12 +11,17 @@ from tco.charts.rental_curve import rental_curve_figure
 from tco.models import Scenario
 from tco.services.evaluation import Evaluation
 from tco.services.strategies import MARKET_RISK_SHARE
+from tco.services.strategies import ScenarioStrategies
 from tco.services.strategies import scenario_strategies
 
 
 def strategies_context(scenario: Scenario, evaluation: Evaluation) -> dict[str, Any]:
     """``strategies``: the rows, sentence, curve and sources the page shows, as text."""
-    found = scenario_strategies(scenario, evaluation)
+    return {"strategies": strategies_shown(scenario_strategies(scenario, evaluation))}
+
+
+def strategies_shown(found: ScenarioStrategies) -> dict[str, Any]:
+    """The strategies found, as the page and the PDF show them."""
     currency = found.currency
     shown: dict[str, Any] = {"missing": found.missing, "risk_share": f"{MARKET_RISK_SHARE:.0%}",
                              "currency": currency}
@@ -44,4 +49,4 @@ def strategies_context(scenario: Scenario, evaluation: Evaluation) -> dict[str, 
              "cheapest" if index == 0 else f"+{money(float(cost.npv_usd) - best, currency=currency)}")
             for index, cost in enumerate(verdict.strategies)]
         shown["unavailable"] = [(gap.label, gap.reason) for gap in verdict.unavailable]
-    return {"strategies": shown}
+    return shown
