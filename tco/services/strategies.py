@@ -23,6 +23,7 @@ from catalog.rental_curves import term_structure
 from costmodel.currency import NoRate
 from costmodel.currency import RateBook
 from costmodel.market_resale import MarketResale
+from costmodel.price_paths import DriftFit
 from costmodel.price_paths import fit_drift
 from costmodel.price_paths import strategy_monte_carlo
 from costmodel.strategies import B200_AFTER_H100
@@ -129,13 +130,10 @@ MAX_API_PATHS = 20_000
 FITTED_TERM = ON_DEMAND
 
 
-def strategies_monte_carlo(scenario: Scenario, found: ScenarioStrategies, *, paths: int,
-                           seed: int) -> dict[str, Any]:
-    """The strategies over ``paths`` price paths of a geometric Brownian motion fitted on the
-    accelerator's curve history (its on-demand prices in the latest curve's currency: a drift of
-    the log price is the same in any one currency); ValueError when there is too little history."""
-    if found.inputs is None:
-        raise ValueError(f"no strategies to draw price paths for: {found.missing}")
+def curve_fit(scenario: Scenario) -> DriftFit:
+    """The geometric Brownian motion fitted on the accelerator's curve history: its on-demand
+    prices in the latest curve's currency (a drift of the log price is the same in any one
+    currency); ValueError when there is too little history."""
     history = curve_history(scenario.accelerator)
     quoted = next((prices[FITTED_TERM][1] for _, prices in history if FITTED_TERM in prices), None)
     points = [(day, float(prices[FITTED_TERM][0])) for day, prices in history
@@ -143,7 +141,16 @@ def strategies_monte_carlo(scenario: Scenario, found: ScenarioStrategies, *, pat
     if len(points) < 3:
         raise ValueError(f"a Monte Carlo fits its drift and volatility on the curve's "
                          f"{term_label(FITTED_TERM)} history: {len(points)} dates, 3 or more needed")
-    fit = fit_drift(points)
+    return fit_drift(points)
+
+
+def strategies_monte_carlo(scenario: Scenario, found: ScenarioStrategies, *, paths: int,
+                           seed: int) -> dict[str, Any]:
+    """The strategies over ``paths`` price paths of the model ``curve_fit`` gives, in the request;
+    ValueError when there are no strategies or too little history."""
+    if found.inputs is None:
+        raise ValueError(f"no strategies to draw price paths for: {found.missing}")
+    fit = curve_fit(scenario)
     distribution = strategy_monte_carlo(found.inputs, fit.model(), paths=paths, seed=seed)
     return {"fit": fit.to_dict(), **distribution.to_dict()}
 

@@ -141,8 +141,8 @@ def write_strategies_sheet(ws: Sheet, inputs: StrategyInputs, currency: str) -> 
         table.name_column(name, column)
         define_name(ws, f"{name}_operating", table.column_range(column, from_month=1))
     _verdict(ws, table.last_row + 2, book)
-    set_widths(ws, {"A": 52, "B": 18, "C": 22, "D": 40}
-               | {get_column_letter(c): 18 for c in range(5, 2 + len(columns))})
+    widths: dict[str, float] = {"A": 52, "B": 18, "C": 22, "D": 40}
+    set_widths(ws, widths | {get_column_letter(c): 18 for c in range(5, 2 + len(columns))})
 
 
 def _columns(book: StrategyBook) -> list[tuple[str, str, str | list[float]]]:
