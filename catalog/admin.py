@@ -216,7 +216,7 @@ class AcceleratorAdmin(ProvenancedAdmin):
     inlines = (ThroughputInline, PowerCapInline)
     readonly_fields = ("provenance", "rental_curve")
 
-    @admin.display(description="Rental curve (USD per accelerator-hour, newest first)")
+    @admin.display(description="Rental curve (per accelerator-hour, in its currency, newest first)")
     def rental_curve(self, obj: Accelerator) -> str:
         """Each imported curve's prices by term, a row per date: the curve and its history."""
         history = curve_history(obj) if obj.pk else []
@@ -226,7 +226,7 @@ class AcceleratorAdmin(ProvenancedAdmin):
         rows = format_html_join(
             "", "<tr><td>{}</td>{}</tr>",
             ((day, format_html_join("", "<td class='num'>{}</td>",
-                                    ((price_shown(prices[term], "USD") if term in prices else MISSING,)
+                                    ((price_shown(*prices[term]) if term in prices else MISSING,)
                                      for term in RentalTerm.values)))
              for day, prices in history),
         )
@@ -236,7 +236,7 @@ class AcceleratorAdmin(ProvenancedAdmin):
 
 @admin.register(RentalCurvePrice)
 class RentalCurvePriceAdmin(SourcedRowAdmin):
-    list_display = ("accelerator", "as_of", "term", "usd_per_accelerator_hour", "source")
+    list_display = ("accelerator", "as_of", "term", "price_per_accelerator_hour", "currency", "source")
     list_filter = ("term", "accelerator")
     date_hierarchy = "as_of"
     search_fields = ("accelerator__slug", "accelerator__name")

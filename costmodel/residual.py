@@ -9,6 +9,8 @@ by ``next_generation_value_drop``.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
@@ -44,7 +46,9 @@ def resale_share(buy: BuyOption, age_months: ArrayLike) -> NDArray[np.float64]:
     launch = as_float(buy.next_generation_launch_month)
     # A launch month not given (NaN) compares False: never launched.
     launched = age >= launch
-    return base * where(launched, 1.0 - as_float(buy.next_generation_value_drop), 1.0)
+    # numpy's stubs lose the float dtype of ``where``: these are float arrays.
+    kept = where(launched, 1.0 - as_float(buy.next_generation_value_drop), 1.0)
+    return cast(NDArray[np.float64], base * kept)
 
 
 def book_value_usd(
@@ -58,4 +62,4 @@ def book_value_usd(
     24000.0
     """
     life = np.rint(as_float(depreciation_months))
-    return as_float(capex_usd) * clip(1.0 - as_float(age_months) / life, 0.0, 1.0)
+    return cast(NDArray[np.float64], as_float(capex_usd) * clip(1.0 - as_float(age_months) / life, 0.0, 1.0))

@@ -8,6 +8,7 @@ from dataclasses import fields
 from dataclasses import is_dataclass
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -179,7 +180,9 @@ class Result:
 
     def cheapest_rent_index(self) -> NDArray[np.intp]:
         """Per scenario, the index of the rent option with the lowest NPV."""
-        return np.argmin(np.stack(np.broadcast_arrays(*[option.npv_usd for option in self.rent])), axis=0)
+        npvs = np.stack(np.broadcast_arrays(*[option.npv_usd for option in self.rent]))
+        # An array of indexes, which numpy's stubs cannot tell from a single one.
+        return cast(NDArray[np.intp], np.argmin(npvs, axis=0))
 
     def summary(self) -> dict[str, dict[str, NDArray[Any]]]:
         """Per rent option, batch-shaped arrays for sweeps.

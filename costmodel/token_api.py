@@ -21,6 +21,8 @@ commitment is left out of V* (it only raises the API's cost below it).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
@@ -64,7 +66,8 @@ def million_tokens_per_month(
     2628.0
     """
     hours = as_float(useful_hours_per_month)
-    return hours * as_float(tokens_per_s) * SECONDS_PER_HOUR / TOKENS_PER_MILLION
+    # numpy's stubs read an array times a scalar as "float64 | ndarray": it is an array here.
+    return cast(NDArray[np.float64], hours * as_float(tokens_per_s) * SECONDS_PER_HOUR / TOKENS_PER_MILLION)
 
 
 def api_usd_by_month(

@@ -60,7 +60,8 @@ from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation
 from tco.services.evaluation import scenario_evaluate
 from tco.services.runs import run_result_frame
-from tco.services.strategies_view import strategies_context
+from tco.services.strategies import scenario_strategies
+from tco.services.strategies_view import strategies_shown
 
 logger = logging.getLogger(__name__)
 
@@ -194,6 +195,7 @@ def report_content_for(
         sources=source_citations([key for a in evaluation.assumptions for key in a.source_keys],
                                  team_id=scenario.team_id),
     )
+    strategies = scenario_strategies(pinned, evaluation)
     return ReportContent(
         meta=meta,
         evaluation=evaluation,
@@ -204,7 +206,8 @@ def report_content_for(
         focus=scenario_focus(pinned, evaluation=evaluation),
         fiscal_years=cash_flow_table(pinned, evaluation, "year"),
         fiscal_quarters=cash_flow_table(pinned, evaluation, "quarter"),
-        strategies=strategies_context(pinned, evaluation)["strategies"],
+        strategies=strategies_shown(strategies),
+        strategy_inputs=strategies.inputs,
     )
 
 

@@ -261,8 +261,6 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         body = strategies_body(found)
         paths = query.validated_data.get("paths")
         if paths:
-            if found.inputs is None:
-                raise ValidationError({"paths": [found.missing]})
             try:
                 body["monte_carlo"] = strategies_monte_carlo(scenario, found, paths=paths,
                                                              seed=query.validated_data["seed"])
