@@ -5,7 +5,7 @@ class Migration(migrations.Migration):
     """Quote imports write in batches and count the rows written (core/file_imports.py)."""
 
     dependencies = [
-        ('catalog', '0018_rental_curve'),
+        ('catalog', '0001_squashed_0018_rental_curve'),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tco', '0038_nebius_provider'),
+        ('tco', '0001_squashed_0038_nebius_provider'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ class Migration(migrations.Migration):
     """A rental curve's prices in the currency they were quoted in (the rows so far are in USD)."""
 
     dependencies = [
-        ('catalog', '0018_rental_curve'),
+        ('catalog', '0022_token_api_training_price'),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ import catalog.validators
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("catalog", "0019_throughput_measurement_dates"),
+        ('catalog', '0021_throughput_measurement_dates'),
     ]
 
     operations = [

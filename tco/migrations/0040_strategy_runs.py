@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tco', '0038_nebius_provider'),
+        ('tco', '0039_egress_price_from_the_catalog'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

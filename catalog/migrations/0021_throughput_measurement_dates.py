@@ -5,7 +5,7 @@ from django.db import models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("catalog", "0018_rental_curve"),
+        ('catalog', '0020_egress_rate'),
     ]
 
     operations = [

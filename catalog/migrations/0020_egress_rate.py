@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('catalog', '0018_rental_curve'),
+        ('catalog', '0019_import_rows_written'),
     ]
 
     operations = [
