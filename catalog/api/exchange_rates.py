@@ -18,6 +18,7 @@ from catalog.selectors import visible_rows
 from core.currency import Currency
 from teams.models import Team
 from teams.permissions import TeamRolePermission
+from teams.selectors import DEFAULT_TEAM_RULE
 from teams.selectors import TeamChoiceError
 from teams.selectors import team_for_new_object
 from teams.selectors import team_ids_of
@@ -46,7 +47,7 @@ class ExchangeRateSerializer(serializers.ModelSerializer):
                   "the source's title).")
     team = serializers.SlugRelatedField(
         slug_field="slug", queryset=Team.objects.all(), required=False,
-        help_text="The team whose rate this is (by slug); empty = your only team. Null on the ECB's "
+        help_text="The team whose rate this is (by slug). " + DEFAULT_TEAM_RULE + " Null on the ECB's "
                   "public rates.")
 
     class Meta:
