@@ -28,7 +28,7 @@ def minutes_to_hours(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tco', '0001_squashed_0038_nebius_provider'),
+        ('tco', '0040_strategy_runs'),
     ]
 
     operations = [
