@@ -72,7 +72,7 @@ def evaluation_key(scenario: Scenario) -> str:
     depend on."""
     with connection.cursor() as cursor:
         cursor.execute(KEY_QUERY, {"scenario": scenario.pk})
-        seen = cursor.fetchone()
+        seen = cursor.fetchone() or ()  # no row: the scenario was deleted since it was read
     named = (scenario.prices_as_of or "today", timezone.localdate(), ENGINE_VERSION, code_version(),
              *seen)
     # A last check's date and time as "2026-11-25T00:22:07": a space is no character of a key.

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Model
@@ -75,7 +76,7 @@ class Revises:
 
     model: type[Model]
     revised: type[Model]
-    revise: Callable[[Model], object]
+    revise: Callable[[Any], None]
 
 
 @dataclass(frozen=True)
@@ -122,16 +123,20 @@ def _prices_sql() -> str:
             f"WHERE {price}.system_id = s.system_id OR {price}.offering_id IN ({rented})")
 
 
-def _site_revision(row: Model) -> object:
-    return Site.revise(pk=row.site_id)  # type: ignore[attr-defined]
+def _site_revision(row: Any) -> None:
+    Site.revise(pk=row.site_id)
 
 
-def _book_revision(row: Model) -> object:
-    return ContractPriceBook.revise(pk=row.book_id)  # type: ignore[attr-defined]
+def _feed_site_revision(feed: Any) -> None:
+    Site.revise(power_panels=feed.panel_id)
 
 
-def _catalog_revision(row: Model) -> object:
-    return bump_catalog_revision()
+def _book_revision(row: Any) -> None:
+    ContractPriceBook.revise(pk=row.book_id)
+
+
+def _catalog_revision(row: Any) -> None:
+    bump_catalog_revision()
 
 
 # What the catalog's revision stands for: every specification a scenario's figures, warnings and
@@ -154,7 +159,7 @@ READS: tuple[Read, ...] = (
     InKey((ExchangeRate,), f"SELECT MAX(id) FROM {_table(ExchangeRate)}"),
     InKey((PricePoint, PriceCheck), _prices_sql()),
     *(Revises(model, Site, _site_revision) for model in (SiteCooling, Room, RackPosition, PowerPanel)),
-    Revises(PowerFeed, Site, lambda feed: Site.revise(power_panels=feed.panel_id)),  # type: ignore[attr-defined]
+    Revises(PowerFeed, Site, _feed_site_revision),
     *(Revises(model, ContractPriceBook, _book_revision)
       for model in (ContractDiscount, SavingsPlanCommitment)),
     *(Revises(model, CatalogRevision, _catalog_revision) for model in CATALOG_SPECIFICATIONS),
