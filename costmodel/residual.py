@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from numpy.typing import NDArray
 
+from costmodel.elementwise import Figure
 from costmodel.elementwise import as_float
 from costmodel.elementwise import clip
 from costmodel.elementwise import isnan
@@ -21,7 +21,7 @@ from costmodel.inputs import BuyOption
 from costmodel.timeline import MONTHS_PER_YEAR
 
 
-def resale_share(buy: BuyOption, age_months: ArrayLike) -> NDArray[np.float64]:
+def resale_share(buy: BuyOption, age_months: ArrayLike) -> Figure:
     """Resale value as a share of the system price at an age [-].
 
     Examples
@@ -33,6 +33,7 @@ def resale_share(buy: BuyOption, age_months: ArrayLike) -> NDArray[np.float64]:
     0.49
     """
     age = as_float(age_months)
+    base: Figure
     if buy.residual_curve:
         months, shares = zip(*buy.residual_curve, strict=True)
         base = np.interp(age, months, shares)
@@ -49,7 +50,7 @@ def resale_share(buy: BuyOption, age_months: ArrayLike) -> NDArray[np.float64]:
 
 def book_value_usd(
     capex_usd: ArrayLike, depreciation_months: ArrayLike, age_months: ArrayLike
-) -> NDArray[np.float64]:
+) -> Figure:
     """Capex not yet depreciated (straight line) at an age [USD].
 
     Examples

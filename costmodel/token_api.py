@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from costmodel.elementwise import as_float
 from costmodel.inputs import ApiOption
+from costmodel.inputs import Numeric
 from costmodel.inputs import TokenMix
 from costmodel.metrics import SECONDS_PER_HOUR
 from costmodel.metrics import TOKENS_PER_MILLION
@@ -55,7 +56,7 @@ def blended_usd_per_million_tokens(option: ApiOption, mix: TokenMix) -> NDArray[
 
 def million_tokens_per_month(
     useful_hours_per_month: ArrayLike, tokens_per_s: ArrayLike
-) -> NDArray[np.float64]:
+) -> Numeric:
     """Million tokens produced by useful accelerator-hours in a month [Mtoken/month].
 
     Examples
@@ -68,7 +69,7 @@ def million_tokens_per_month(
 
 
 def api_usd_by_month(
-    option: ApiOption, usd_per_month: ArrayLike, shape: tuple[int, ...], horizon_months: NDArray[np.float64]
+    option: ApiOption, usd_per_month: Numeric, shape: tuple[int, ...], horizon_months: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     """The API bill by month [USD]: first-year usage cost moving yearly, never below the minimum.
 
