@@ -140,7 +140,7 @@ class BuyEmissions:
         return self.swing_tonnes_per_month * inputs.carbon.price_usd_per_tonne * horizon
 
     def result(
-        self, horizon: NDArray[np.float64], million_tokens_per_month: NDArray[np.float64]
+        self, horizon: NDArray[np.float64], million_tokens_per_month: Numeric
     ) -> Emissions:
         total = self.tonnes_per_month * horizon + self.embodied_tonnes
         return Emissions(
@@ -175,7 +175,7 @@ class RentEmissions:
         return swing * inputs.carbon.price_usd_per_tonne * horizon
 
     def result(
-        self, horizon: NDArray[np.float64], million_tokens_per_month: NDArray[np.float64]
+        self, horizon: NDArray[np.float64], million_tokens_per_month: Numeric
     ) -> Emissions:
         tonnes = tonnes_co2e(self.kwh_per_month, self.grid_kg_co2e_per_kwh)
         total = tonnes * horizon

@@ -111,7 +111,7 @@ class ApiResult:
     npv_usd: Numeric
     blended_usd_per_million_tokens: Numeric  # the token mix's first-year price
     cost_per_million_tokens_usd: Numeric  # total / tokens: price changes and minimum included
-    within_rate_limit: np.bool_ | NDArray[np.bool_]
+    within_rate_limit: bool | np.bool_ | NDArray[np.bool_]
     saving_by_buying_usd: Numeric
     breakeven_tokens_per_month_buy: Numeric
     breakeven_utilisation_buy: Numeric
