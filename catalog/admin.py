@@ -32,6 +32,7 @@ from catalog.models import AcceleratorPowerCap
 from catalog.models import AcceleratorThroughput
 from catalog.models import CloudOffering
 from catalog.models import CoolingTechnology
+from catalog.models import EgressRate
 from catalog.models import ExchangeRate
 from catalog.models import FacilityProfile
 from catalog.models import PowerDensityReference
@@ -50,6 +51,7 @@ from catalog.refresh.admin import PriceHistoryChartMixin
 from catalog.refresh.admin import price_shown
 from catalog.rental_curves import curve_history
 from catalog.selectors import visible_rows
+from core.file_import_admin import FileImportAdminMixin
 from costmodel.vocabulary import MISSING
 from teams.admin_mixins import HiddenRowsNotFoundMixin
 from teams.admin_mixins import ListedRowsFilter
@@ -191,10 +193,18 @@ class SourceAdmin(HiddenRowsNotFoundMixin, VisibleRowsAdminMixin, StaffWritesAdm
 @admin.register(TokenApiPrice)
 class TokenApiPriceAdmin(SourcedRowAdmin):
     list_display = ("provider", "model_name", "serves_model", "usd_per_million_input",
-                    "usd_per_million_cached_input", "usd_per_million_output", "as_of", "is_example",
-                    "source")
+                    "usd_per_million_cached_input", "usd_per_million_output",
+                    "usd_per_million_training", "as_of", "is_example", "source")
     list_filter = ("provider", "is_example", "serves_model")
     search_fields = ("provider", "model_name")
+
+
+@admin.register(EgressRate)
+class EgressRateAdmin(SourcedRowAdmin):
+    """The rate a rent option with no egress price of its own is costed at."""
+
+    list_display = ("provider", "usd_per_gb", "tier", "as_of", "source")
+    list_filter = ("provider",)
 
 
 @admin.register(Accelerator)
@@ -206,7 +216,7 @@ class AcceleratorAdmin(ProvenancedAdmin):
     inlines = (ThroughputInline, PowerCapInline)
     readonly_fields = ("provenance", "rental_curve")
 
-    @admin.display(description="Rental curve (USD per accelerator-hour, newest first)")
+    @admin.display(description="Rental curve (per accelerator-hour, in its currency, newest first)")
     def rental_curve(self, obj: Accelerator) -> str:
         """Each imported curve's prices by term, a row per date: the curve and its history."""
         history = curve_history(obj) if obj.pk else []
@@ -216,7 +226,7 @@ class AcceleratorAdmin(ProvenancedAdmin):
         rows = format_html_join(
             "", "<tr><td>{}</td>{}</tr>",
             ((day, format_html_join("", "<td class='num'>{}</td>",
-                                    ((price_shown(prices[term], "USD") if term in prices else MISSING,)
+                                    ((price_shown(*prices[term]) if term in prices else MISSING,)
                                      for term in RentalTerm.values)))
              for day, prices in history),
         )
@@ -226,7 +236,7 @@ class AcceleratorAdmin(ProvenancedAdmin):
 
 @admin.register(RentalCurvePrice)
 class RentalCurvePriceAdmin(SourcedRowAdmin):
-    list_display = ("accelerator", "as_of", "term", "usd_per_accelerator_hour", "source")
+    list_display = ("accelerator", "as_of", "term", "price_per_accelerator_hour", "currency", "source")
     list_filter = ("term", "accelerator")
     date_hierarchy = "as_of"
     search_fields = ("accelerator__slug", "accelerator__name")
@@ -388,7 +398,7 @@ class PricePointAdmin(
 
 
 @admin.register(QuoteImport)
-class QuoteImportAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
+class QuoteImportAdmin(FileImportAdminMixin, HiddenRowsNotFoundMixin, admin.ModelAdmin):
     """Quote files being imported or imported: progress, counts, and each bad row of a refused one."""
 
     list_display = ("file_name", "team", "status", "progress", "prices_created", "prices_unchanged",
@@ -418,21 +428,6 @@ class QuoteImportAdmin(HiddenRowsNotFoundMixin, admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: QuoteImport | None = None) -> bool:
         return False
-
-    @admin.display(description="Progress")
-    def progress(self, job: QuoteImport) -> str:
-        if job.rows_total is None:
-            return f"{job.progress_percent} %"
-        return f"{job.progress_percent} % ({job.rows_checked:,} of {job.rows_total:,} rows checked)"
-
-    @admin.display(description="Bad rows")
-    def bad_rows(self, job: QuoteImport) -> str:
-        if not job.errors:
-            return MISSING
-        return format_html(
-            "<table><tr><th>Row</th><th>Column</th><th>Reason</th></tr>{}</table>",
-            format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                             ((e["row"] or "file", e["field"], e["reason"]) for e in job.errors)))
 
 
 @admin.register(CoolingTechnology)
@@ -466,8 +461,8 @@ class ThroughputMeasurementAdmin(SourcedRowAdmin):
     from catalog/data/throughput_measurements.yaml; an edit here changes the calibration)."""
 
     list_display = ("key", "accelerator", "accelerators", "model_key", "precision", "load",
-                    "input_tokens", "output_tokens", "tokens_per_s", "physically_possible",
-                    "calibrated")
+                    "input_tokens", "output_tokens", "tokens_per_s", "serving_software",
+                    "measured_on", "physically_possible", "calibrated")
     list_filter = ("kind", "calibrated", "physically_possible", "precision",
                    ("source", ListedRowsFilter), "accelerator__vendor")
     search_fields = ("key", "model_key", "accelerator__slug", "serving_software", "where",

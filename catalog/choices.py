@@ -139,12 +139,3 @@ class FacilityKind(models.TextChoices):
 
     COLOCATION = "colocation", "Colocation"
     OWNED = "owned", "Owned data center"
-
-
-class QuoteImportStatus(models.TextChoices):
-    """Where a quote import is."""
-
-    PENDING = "pending", "Queued"
-    RUNNING = "running", "Checking and writing"
-    DONE = "done", "Imported"
-    FAILED = "failed", "Refused"

@@ -73,6 +73,7 @@ class CatalogData:
     facility_profiles: list[dict[str, Any]] = field(default_factory=list)
     power_densities: list[dict[str, Any]] = field(default_factory=list)
     token_api_prices: list[dict[str, Any]] = field(default_factory=list)
+    egress_rates: list[dict[str, Any]] = field(default_factory=list)
 
 
 def to_decimal(value: Any) -> Decimal:
@@ -97,6 +98,7 @@ def read_catalog_data(data_dir: Path = DATA_DIR) -> CatalogData:
     _read_facilities(_load(data_dir, "facilities.yaml", "facility_profiles"), sources, data)
     _read_power_densities(_load(data_dir, "power_density.yaml", "power_densities"), sources, data)
     _read_token_api_prices(_load(data_dir, "token_api_prices.yaml", "token_api_prices"), sources, data)
+    _read_egress_rates(_load(data_dir, "egress_rates.yaml", "egress_rates"), sources, data)
     return data
 
 
@@ -473,9 +475,11 @@ def _read_power_densities(entries, sources, data: CatalogData) -> None:
 
 
 def _read_token_api_prices(entries, sources, data: CatalogData) -> None:
-    """Published per-token prices (USD per million tokens); cached input defaults to input."""
+    """Published per-token prices (USD per million tokens); cached input defaults to input;
+    ``training`` is a fine-tuning price per million training tokens, where one is published."""
     for where, entry in _checked(entries, {"provider", "model", "input", "output", "source"},
-                                 {"cached_input", "as_of", "note", "serves_model"}):
+                                 {"cached_input", "as_of", "note", "serves_model",
+                                  "training"}):
         (source_key,) = _source_keys(entry["source"], sources, where)
         as_of = entry.get("as_of", sources[source_key]["published_on"])
         if as_of is None:
@@ -486,8 +490,27 @@ def _read_token_api_prices(entries, sources, data: CatalogData) -> None:
             "usd_per_million_input": to_decimal(entry["input"]),
             "usd_per_million_cached_input": to_decimal(entry.get("cached_input", entry["input"])),
             "usd_per_million_output": to_decimal(entry["output"]),
+            "usd_per_million_training": (None if entry.get("training") is None
+                                         else to_decimal(entry["training"])),
             "as_of": as_of,
             "source": source_key,
             "serves_model": entry.get("serves_model", ""),
+            "note": entry.get("note", "").strip(),
+        })
+
+
+def _read_egress_rates(entries, sources, data: CatalogData) -> None:
+    """Providers' published internet egress prices (USD per GB), dated by their source."""
+    for where, entry in _checked(entries, {"provider", "usd_per_gb", "tier", "source"}, {"as_of", "note"}):
+        (source_key,) = _source_keys(entry["source"], sources, where)
+        as_of = entry.get("as_of", sources[source_key]["published_on"])
+        if as_of is None:
+            raise CatalogDataError(f"{where}: source {source_key} has no date; give as_of")
+        data.egress_rates.append({
+            "provider": entry["provider"],
+            "usd_per_gb": to_decimal(entry["usd_per_gb"]),
+            "tier": entry["tier"],
+            "as_of": as_of,
+            "source": source_key,
             "note": entry.get("note", "").strip(),
         })

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import re
 import zipfile
 from dataclasses import dataclass
 from decimal import Decimal
@@ -51,6 +50,9 @@ from django.conf import settings
 from catalog.choices import PricingModel
 from catalog.choices import Provider
 from core.currency import Currency
+from core.file_imports import FileRefused
+from core.file_imports import RowError
+from core.file_imports import csv_text
 
 ALWAYS_REQUIRED = ("kind", "amount", "currency", "as_of", "source")
 REQUIRED_BY_KIND = {
@@ -65,32 +67,11 @@ ZIP_SIGNATURE = b"PK\x03\x04"
 # of XML, 2.5 MB of CSV): ten times the upload limit holds any quote a CSV of that limit could
 # hold, and stops a zip bomb.
 XLSX_MAX_UNPACKED_PER_UPLOAD_BYTE = 10
-# Text needs no control character but tab, line feed and carriage return.
-BINARY_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MACRO_PART = "vbaproject.bin"
 
 
-@dataclass(frozen=True)
-class RowError:
-    """One reason a quote file is refused: the spreadsheet row (None for the whole file), the
-    column and what is wrong."""
-
-    row: int | None
-    field: str
-    reason: str
-
-    def __str__(self) -> str:
-        if self.row is None:
-            return f"{self.field}: {self.reason}"
-        return f"row {self.row}, {self.field}: {self.reason}"
-
-
-class QuoteFileRejected(Exception):
-    """The file has at least one bad row; nothing from it may be written."""
-
-    def __init__(self, errors: list[RowError]):
-        self.errors = sorted(errors, key=lambda e: (e.row or 0, e.field))
-        super().__init__("; ".join(str(e) for e in self.errors))
+class QuoteFileRejected(FileRefused):
+    """The quote file has at least one bad row; nothing from it may be written."""
 
 
 @dataclass(frozen=True)
@@ -183,14 +164,9 @@ def _refuse(reason: str) -> NoReturn:
 
 def _csv_text(content: bytes) -> str:
     try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise QuoteFileRejected([RowError(None, "file", f"not a readable CSV file ({exc})")]) from exc
-    binary = BINARY_IN_TEXT.search(text)
-    if binary:
-        _refuse(f"not a CSV text file: it holds binary data ({binary.group()!r} at character "
-                f"{binary.start()})")
-    return text
+        return csv_text(content)
+    except FileRefused as exc:
+        raise QuoteFileRejected(exc.errors) from exc
 
 
 def _read_csv(content: bytes) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:

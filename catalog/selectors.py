@@ -22,6 +22,7 @@ from django.db.models.functions import JSONObject
 from catalog.models import Accelerator
 from catalog.models import AcceleratorThroughput
 from catalog.models import CloudOffering
+from catalog.models import EgressRate
 from catalog.models import PricePoint
 from catalog.models import Source
 from catalog.models import SystemSku
@@ -182,6 +183,17 @@ def cheapest_first(
     return sorted(priced, key=lambda pair: (
         pair[0].region == CloudOffering.UNSPECIFIED_REGION, pair[1].currency != Currency.USD,
         range_point(pair[1], end), pair[0].region))
+
+
+def egress_rates_at(providers: Collection[str], on: dt.date) -> dict[str, EgressRate]:
+    """Each provider's newest published internet egress rate on or before ``on`` (a provider with
+    none is missing from the answer)."""
+    newest: dict[str, EgressRate] = {}
+    rates = (EgressRate.objects.filter(provider__in=providers, as_of__lte=on)
+             .select_related("source").order_by("provider", "-as_of"))
+    for rate in rates:
+        newest.setdefault(rate.provider, rate)
+    return newest
 
 
 def range_point(point: PricePoint, end: str) -> Decimal:

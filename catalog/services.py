@@ -40,6 +40,7 @@ from catalog.models import AcceleratorPowerCap
 from catalog.models import AcceleratorThroughput
 from catalog.models import CloudOffering
 from catalog.models import CoolingTechnology
+from catalog.models import EgressRate
 from catalog.models import FacilityProfile
 from catalog.models import PowerDensityReference
 from catalog.models import PricePoint
@@ -151,6 +152,7 @@ def catalog_load(*, data_dir: Path = DATA_DIR) -> dict[str, Counter]:
         (FacilityProfile, _write_facilities),
         (PowerDensityReference, _write_power_densities),
         (TokenApiPrice, _write_token_api_prices),
+        (EgressRate, _write_egress_rates),
     )
     for model, write in writers:
         counter: Counter = Counter({CREATED: 0, UPDATED: 0, UNCHANGED: 0})
@@ -233,6 +235,17 @@ def _write_token_api_prices(data: CatalogData):
         values = {name: value for name, value in record.items() if name not in key}
         yield _upsert(existing, key, {**values, "source": sources[record["source"]], "is_example": False})
     yield from _write_token_api_examples()
+
+
+def _write_egress_rates(data: CatalogData):
+    """Providers' published internet egress prices (egress_rates.yaml), one row a provider and date."""
+    existing = _ExistingRows(EgressRate, ("provider", "as_of"))
+    sources = _by(Source, "key")
+    for record in data.egress_rates:
+        key = {name: record[name] for name in ("provider", "as_of")}
+        values = {name: value for name, value in record.items() if name not in key}
+        yield _checked(f"egress_rates.yaml: {record['provider']}", existing, key,
+                       {**values, "source": sources[record["source"]]})
 
 
 def _write_token_api_examples():
@@ -451,34 +464,123 @@ def quote_rows_import(
     errors: Sequence[RowError] = (),
     team: Team | None = None,
     imported_by: User | None = None,
-    progress: Progress = lambda rows_checked: None,
 ) -> QuoteImportResult:
-    """Write parsed quote rows after checking every reference they make; see quote_file_import.
+    """Write parsed quote rows after checking every reference they make, in one transaction;
+    see quote_file_import. (An upload is imported by a job, in batches: catalog/quote_imports.py.)
 
-    ``errors`` are the parser's, so one refusal lists value and reference errors together.
-    The references are read in a few queries and checked outside any transaction, reporting
-    ``progress(rows checked)`` as they go; the writes then go in bulk in one transaction.
+    The new sources move the catalog's revision once, after the commit: a bump per source would
+    lock the revision row for the whole write, and every other catalog write with it.
+    """
+    checked = quote_rows_check(rows=rows, errors=errors, team=team, imported_by=imported_by)
+    with revision_once(), transaction.atomic():
+        counts = checked.write(0, len(rows))
+    return QuoteImportResult(prices_created=counts["prices_created"],
+                             prices_unchanged=len(rows) - counts["prices_created"],
+                             offerings_created=counts["offerings_created"])
+
+
+def quote_rows_check(
+    *,
+    rows: list[QuoteRow],
+    errors: Sequence[RowError] = (),
+    team: Team | None = None,
+    imported_by: User | None = None,
+    progress: Progress = lambda rows_checked: None,
+) -> QuotesToWrite:
+    """Check every row of a parsed quote file and what it refers to, writing nothing; the rows'
+    prices, ready to write. QuoteFileRejected names each bad row (``errors`` are the parser's,
+    so one refusal lists value and reference errors together).
+
+    The references are read in a few queries, reporting ``progress(rows checked)`` as they go;
+    each new source and offering, and each price, is validated here, so writing cannot refuse a
+    row once it has begun.
     """
     errors = list(errors)
     lookup = _QuoteLookup(team, rows)
-    targets = []
+    retrieved_at = timezone.now()
+    sources: dict[str, Source] = {}
+    prices = []
     for checked, row in enumerate(rows, start=1):
-        targets.append(_quote_target(row, errors, lookup))
+        target = _quote_target(row, errors, lookup)
+        try:
+            if row.source not in sources:
+                sources[row.source] = _quote_source(row, retrieved_at.date(), team)
+            if isinstance(target, CloudOffering) and target.pk is None and id(target) not in lookup.new:
+                target.full_clean(validate_constraints=False)
+                lookup.new[id(target)] = target
+        except ValidationError as exc:
+            errors += _row_errors(row, exc)
+        if target is not None and row.source in sources:
+            price = PricePoint(
+                **{"offering" if isinstance(target, CloudOffering) else "system": target},
+                amount=row.amount, amount_high=row.amount_high, currency=row.currency, as_of=row.as_of,
+                source=sources[row.source], source_url=row.source if row.source_is_url else "",
+                retrieved_at=retrieved_at, note=row.note, team=team,
+            )
+            try:
+                # The references are checked above and the database holds the constraints: no query a row.
+                price.full_clean(exclude=["offering", "system", "source", "team"], validate_unique=False,
+                                 validate_constraints=False)
+            except ValidationError as exc:
+                # A new offering has no id until the first batch saves it: the model's rule of one
+                # target, which reads ids, is met by construction here.
+                errors += [error for error in _row_errors(row, exc)
+                           if not (error.field == "offering" and target.pk is None)]
+            prices.append(price)
         if checked % QUOTE_PROGRESS_EVERY == 0:
             progress(checked)
     if errors:
         raise QuoteFileRejected(errors)
-    # The new sources move the catalog's revision once, after the commit: a bump per source would
-    # lock the revision row for the whole write, and every other catalog write with it.
-    with revision_once(), transaction.atomic():
-        result = _quote_prices_write(rows, targets, team, imported_by)
-    progress(len(rows))
-    return result
+    return QuotesToWrite(prices=prices, sources=[s for s in sources.values() if s.pk is None],
+                         offerings=list(lookup.new.values()), team=team, imported_by=imported_by)
+
+
+class QuotesToWrite:
+    """A checked quote file's prices, one a row, written a slice at a time inside the caller's
+    transaction; the new sources and offerings with the first slice.
+
+    A price already recorded (same team, target, date, source and amount), in the catalog or
+    earlier in the file, is counted unchanged and not written again: a file imported again, or
+    an import run again after a crash, writes no price twice.
+    """
+
+    def __init__(self, *, prices: list[PricePoint], sources: list[Source], offerings: list[CloudOffering],
+                 team: Team | None, imported_by: User | None):
+        self.prices, self.sources, self.offerings = prices, sources, offerings
+        self.team, self.imported_by = team, imported_by
+        self.known: set[tuple] | None = None
+
+    def write(self, start: int, stop: int) -> dict[str, int]:
+        """Write the prices of rows ``start`` to ``stop``; how many prices and offerings are new."""
+        offerings_created = 0
+        if self.known is None:
+            for source in self.sources:
+                source.save()
+            CloudOffering.objects.bulk_create(self.offerings)
+            offerings_created = len(self.offerings)
+            if self.offerings:  # bulk_create sends no post_save
+                bump_catalog_revision()
+            self.known = set(PricePoint.objects.filter(
+                team=self.team, source__in={price.source for price in self.prices},
+                as_of__in={price.as_of for price in self.prices},
+            ).values_list("offering_id", "system_id", "as_of", "source_id", "amount"))
+        new = []
+        for price in self.prices[start:stop]:
+            key = (getattr(price.offering, "pk", None), price.system_id, price.as_of, price.source.pk,
+                   price.amount)
+            if key not in self.known:
+                self.known.add(key)
+                new.append(price)
+        # The price history records who imported each price, as it does for one added by hand.
+        bulk_create_with_history(new, PricePoint, batch_size=500, default_user=self.imported_by,
+                                 default_change_reason="quote import")
+        return {"prices_created": len(new), "offerings_created": offerings_created}
 
 
 class _QuoteLookup:
     """The catalog rows a quote file refers to, each read once: systems, accelerators and the
-    offerings the team may quote against (public ones and its own, its own first)."""
+    offerings the team may quote against (public ones and its own, its own first); and the
+    offerings the file introduces (``new``)."""
 
     def __init__(self, team: Team | None, rows: list[QuoteRow]):
         self.team = team
@@ -487,67 +589,11 @@ class _QuoteLookup:
         self.accelerators = Accelerator.objects.in_bulk({row.accelerator for row in rows if row.accelerator},
                                                         field_name="slug")
         self.offerings: dict[tuple[str, ...], CloudOffering] = {}
+        self.new: dict[int, CloudOffering] = {}
         offerings = _owned_first(CloudOffering.objects.filter(
             instance_type__in={row.instance_type for row in rows if row.kind == "offering"}), team)
         for offering in offerings.select_related("accelerator").reverse():  # the team's own win
             self.offerings[tuple(getattr(offering, name) for name in OFFERING_KEY)] = offering
-
-
-def _quote_prices_write(rows: list[QuoteRow], targets: list[CloudOffering | SystemSku],
-                        team: Team | None, imported_by: User | None) -> QuoteImportResult:
-    """Create the new sources, offerings and prices of checked rows in bulk; inside a transaction.
-
-    A price already recorded (same team, target, date, source and amount), in the catalog or
-    earlier in the file, is counted unchanged and not written again.
-    """
-    errors: list[RowError] = []
-    retrieved_at = timezone.now()
-    sources: dict[str, Source] = {}
-    new_offerings: dict[int, CloudOffering] = {}
-    for row, target in zip(rows, targets, strict=True):
-        try:
-            if row.source not in sources:
-                sources[row.source] = _quote_source(row, retrieved_at.date(), team)
-            if isinstance(target, CloudOffering) and target.pk is None and id(target) not in new_offerings:
-                target.full_clean(validate_constraints=False)
-                new_offerings[id(target)] = target
-        except ValidationError as exc:
-            errors += _row_errors(row, exc)
-    CloudOffering.objects.bulk_create(new_offerings.values())
-    if new_offerings:  # bulk_create sends no post_save
-        bump_catalog_revision()
-    known = set(PricePoint.objects.filter(
-        team=team, source__in=list(sources.values()), as_of__in={row.as_of for row in rows},
-    ).values_list("offering_id", "system_id", "as_of", "source_id", "amount"))
-    prices = []
-    for row, target in zip(rows, targets, strict=True):
-        if row.source not in sources:
-            continue
-        price = PricePoint(
-            **{"offering" if isinstance(target, CloudOffering) else "system": target},
-            amount=row.amount, amount_high=row.amount_high, currency=row.currency, as_of=row.as_of,
-            source=sources[row.source], source_url=row.source if row.source_is_url else "",
-            retrieved_at=retrieved_at, note=row.note, team=team,
-        )
-        key = (price.offering_id, price.system_id, price.as_of, price.source_id, price.amount)
-        if key in known:
-            continue
-        known.add(key)
-        try:
-            # The references were checked above and the database holds the constraints: no query per row.
-            price.full_clean(exclude=["offering", "system", "source", "team"], validate_unique=False,
-                             validate_constraints=False)
-        except ValidationError as exc:
-            errors += _row_errors(row, exc)
-        prices.append(price)
-    if errors:
-        # Raising inside the atomic block rolls back every row already written.
-        raise QuoteFileRejected(errors)
-    # The price history records who imported each price, as it does for one added by hand.
-    bulk_create_with_history(prices, PricePoint, batch_size=500, default_user=imported_by,
-                             default_change_reason="quote import")
-    return QuoteImportResult(prices_created=len(prices), prices_unchanged=len(rows) - len(prices),
-                             offerings_created=len(new_offerings))
 
 
 def _row_errors(row: QuoteRow, exc: ValidationError) -> list[RowError]:
@@ -613,7 +659,8 @@ def _quote_target(
 
 
 def _quote_source(row: QuoteRow, retrieved_on: dt.date, team: Team | None) -> Source:
-    """The row's source: a public one or the team's own, else a new one of the team."""
+    """The row's source: a public one or the team's own, else a new one of the team, checked and
+    not saved yet."""
     source = _owned_first(Source.objects.filter(key=row.source), team).first()
     if source is not None:
         return source
@@ -630,5 +677,4 @@ def _quote_source(row: QuoteRow, retrieved_on: dt.date, team: Team | None) -> So
     except ValidationError as exc:
         # The row's only say in the Source is its `source` column, so that is what is wrong.
         raise ValidationError({"source": [message for _, message in _field_errors(exc)]}) from exc
-    source.save()
     return source

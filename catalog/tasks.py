@@ -21,14 +21,14 @@ from catalog.exchange_rates.services import refresh_ecb_rates
 from catalog.models import RefreshStatus
 from catalog.pricefeeds import UpstreamHTTPError
 from catalog.quote_imports import QUOTE_IMPORT_JOBS
-from catalog.quote_imports import QUOTE_IMPORT_SOFT_TIME_LIMIT_S
-from catalog.quote_imports import QUOTE_IMPORT_TIME_LIMIT_S
 from catalog.quote_imports import quote_import_run
 from catalog.quote_imports import quote_imports_reap
 from catalog.refresh.limits import REFRESH_SOFT_TIME_LIMIT_S
 from catalog.refresh.limits import REFRESH_TIME_LIMIT_S
 from catalog.refresh.recovery import refresh_jobs_reap
 from catalog.refresh.services import price_refresh_run
+from core.file_imports import FILE_IMPORT_SOFT_TIME_LIMIT_S
+from core.file_imports import FILE_IMPORT_TIME_LIMIT_S
 from core.jobs import REAP_DELIVERY
 from core.jobs import JobTask
 from core.task_retries import TRANSIENT_ERRORS
@@ -73,11 +73,14 @@ def refresh_prices_task(self, provider: str, location: str | None = None, attemp
 
 # Idempotent: a price already recorded is counted unchanged, never written twice.
 @shared_task(base=JobTask, job_argument="import_id", jobs=QUOTE_IMPORT_JOBS,
-             failure_message="Nothing was imported: the import stopped ({name}).", acks_late=True,
-             reject_on_worker_lost=True, **transient_retries(),
-             soft_time_limit=QUOTE_IMPORT_SOFT_TIME_LIMIT_S, time_limit=QUOTE_IMPORT_TIME_LIMIT_S)
+             failure_message="The import stopped ({name}); the batches of prices it had written are "
+                             "kept: import the file again to write the rest (a price already "
+                             "recorded counts unchanged).",
+             acks_late=True, reject_on_worker_lost=True, **transient_retries(),
+             soft_time_limit=FILE_IMPORT_SOFT_TIME_LIMIT_S, time_limit=FILE_IMPORT_TIME_LIMIT_S)
 def quote_import_task(import_id: int) -> None:
-    """Check and write one uploaded quote file, all or nothing (send it to the default queue)."""
+    """Check one uploaded quote file, then write it in batches if every row is good (send it to
+    the default queue)."""
     quote_import_run(import_id=import_id)
 
 

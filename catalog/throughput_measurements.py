@@ -32,7 +32,7 @@ DOCUMENT_KEYS = {"key", "title", "kind", "url", "published_on", "date_basis", "n
 MEASUREMENT_REQUIRED = {"key", "document", "where", "model", "accelerator", "accelerators",
                         "tensor_parallel", "precision", "software", "input_tokens",
                         "output_tokens", "tokens_per_s"}
-MEASUREMENT_OPTIONAL = {"concurrency", "model_note", "note"}
+MEASUREMENT_OPTIONAL = {"concurrency", "model_note", "note", "measured_on"}
 CLAIM_REQUIRED = {"key", "document", "where", "model", "accelerator", "accelerators", "precision",
                   "batch_size", "tokens_per_s"}
 NO_CONFIGURATION = ("Not calibrated on: the document states no serving software, input or output "
@@ -119,6 +119,8 @@ def write(upsert_by_key: Upsert, data_dir: Path = DATA_DIR) -> Counter:
             "accelerator": accelerator, "accelerators": row["accelerators"],
             "tensor_parallel": row.get("tensor_parallel"), "precision": row["precision"],
             "serving_software": row.get("software", ""), "concurrency": batch,
+            # A result dates from its own publication, else from its document's.
+            "measured_on": row.get("measured_on") or sources[row["document"]].published_on,
             "input_tokens": row.get("input_tokens"), "output_tokens": row.get("output_tokens"),
             "tokens_per_s": Decimal(str(row["tokens_per_s"])).quantize(Decimal("0.01")),
             "physically_possible": possible,

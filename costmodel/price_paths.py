@@ -35,6 +35,7 @@ from scipy import stats
 from costmodel.strategies import StrategyBook
 from costmodel.strategies import StrategyInputs
 from costmodel.strategies import StrategyPrices
+from costmodel.strategies import summed
 from costmodel.timeline import MONTHS_PER_YEAR
 
 PATH_BLOCK = 1024
@@ -221,6 +222,21 @@ class StrategyDistribution:
         }
 
 
+def strategy_npvs(
+    book: StrategyBook, model: PriceModel, *, first_path: int, paths: int, seed: int
+) -> NDArray[np.float64]:
+    """Each available strategy's NPV of costs on paths first_path .. + paths [USD], a row per
+    strategy (in the order of ``book.labels``): one chunk of a Monte Carlo, the same numbers
+    whatever chunk the paths are in."""
+    prices = path_prices(book, model, price_factors(model, book.horizon, first_path, paths, seed))
+    npv = np.empty((len(book.labels), paths))
+    # One strategy's lines at a time: a chunk holds one strategy's months, not every one's.
+    for row, key in enumerate(book.labels):
+        total = summed(book.lines(key, prices))
+        npv[row] = np.broadcast_to(book.present_value(total), (paths,))
+    return npv
+
+
 def strategy_monte_carlo(
     inputs: StrategyInputs, model: PriceModel, *, paths: int, seed: int, chunk_paths: int = 10_000
 ) -> StrategyDistribution:
@@ -228,13 +244,11 @@ def strategy_monte_carlo(
     if paths < 1 or chunk_paths < 1:
         raise ValueError("paths and chunk_paths must be 1 or more")
     book = StrategyBook(inputs)
-    keys = tuple(book.labels)
-    npv = np.empty((len(keys), paths))
-    for first in range(0, paths, chunk_paths):
-        count = min(chunk_paths, paths - first)
-        prices = path_prices(book, model, price_factors(model, book.horizon, first, count, seed))
-        # One strategy's lines at a time: a chunk holds one strategy's months, not every one's.
-        for row, key in enumerate(keys):
-            total = sum(book.lines(key, prices).values())
-            npv[row, first : first + count] = np.broadcast_to(book.present_value(total), (count,))
-    return StrategyDistribution(keys, tuple(book.labels.values()), npv, seed, model)
+    npv = np.concatenate(
+        [
+            strategy_npvs(book, model, first_path=first, paths=min(chunk_paths, paths - first), seed=seed)
+            for first in range(0, paths, chunk_paths)
+        ],
+        axis=1,
+    )
+    return StrategyDistribution(tuple(book.labels), tuple(book.labels.values()), npv, seed, model)

@@ -15,6 +15,8 @@ Instance prices move by ``price_change_per_year``; egress and storage do not.
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
@@ -63,6 +65,15 @@ def accelerators_rented(option: RentOption, workload: Workload) -> Numeric:
     return as_float(workload.accelerators) * option.equivalence_factor
 
 
+# Prices as an array (one per price path, in strategies) give an array; one price, a Figure.
+@overload
+def usage_cost_usd(
+    instances: ArrayLike, price_usd_per_instance_hour: NDArray[np.float64], hours: ArrayLike
+) -> NDArray[np.float64]: ...
+@overload
+def usage_cost_usd(
+    instances: ArrayLike, price_usd_per_instance_hour: ArrayLike, hours: ArrayLike
+) -> Figure: ...
 def usage_cost_usd(
     instances: ArrayLike, price_usd_per_instance_hour: ArrayLike, hours: ArrayLike
 ) -> Figure:

@@ -140,7 +140,7 @@ class StrategyCost:
 
     @property
     def per_month_usd(self) -> NDArray[np.float64]:
-        return sum(self.lines_usd.values())  # type: ignore[return-value]
+        return summed(self.lines_usd)
 
 
 @dataclass(frozen=True)
@@ -200,6 +200,14 @@ class StrategyVerdict:
             "waiting_months": number(self.waiting_months),
             "sentence": self.sentence,
         }
+
+
+def summed(lines: dict[str, NDArray[np.float64]]) -> NDArray[np.float64]:
+    """The lines added month by month (broadcast over paths)."""
+    total = np.zeros(())
+    for line in lines.values():
+        total = total + line
+    return total
 
 
 #: Price per accelerator-hour of a contract of a term starting at each month 0..H, one row a path
@@ -292,58 +300,77 @@ def _buy_flows(scenario: Scenario) -> NDArray[np.float64]:
     )
 
 
-def _next_generation_missing(inputs: StrategyInputs) -> str | None:
+@dataclass(frozen=True)
+class ReadyGeneration:
+    """A next generation whose figures are all given and in bounds (``checked_next_generation``)."""
+
+    given: NextGeneration
+    month: int
+    system_price_usd: float
+    throughput_ratio: float
+
+
+def checked_next_generation(inputs: StrategyInputs) -> ReadyGeneration | str:
+    """The next generation ready to be costed, or the reason it cannot be."""
     nxt = inputs.next_generation
     if nxt is None:
         return (
             "no next generation given: its system price, performance per accelerator and availability month"
         )
+    month, price, ratio = nxt.available_month, nxt.system_price_usd, nxt.throughput_ratio
     missing = [
         words
         for value, words in (
-            (nxt.available_month, "availability month"),
-            (nxt.system_price_usd, "system price"),
-            (nxt.throughput_ratio, "performance per accelerator"),
+            (month, "availability month"),
+            (price, "system price"),
+            (ratio, "performance per accelerator"),
         )
         if value is None or not math.isfinite(value)
     ]
-    if missing:
+    if missing or month is None or price is None or ratio is None:
         return f"{nxt.name}: missing {', '.join(missing)}"
-    if nxt.throughput_ratio <= 0 or nxt.system_price_usd < 0:
+    if ratio <= 0 or price < 0:
         return f"{nxt.name}: the performance ratio must be above 0 and the price 0 or more"
     horizon = horizon_of(inputs.scenario)
-    if not 0 <= nxt.available_month < horizon:
-        month = f"{nxt.available_month:g}"
-        return f"{nxt.name} arrives at month {month}, outside the horizon's months 0 to {horizon - 1}"
-    if (
-        not inputs.terms.offered(ON_DEMAND)
-        and not inputs.terms.commitment_terms()
-        and nxt.available_month > 0
-    ):
+    if not 0 <= month < horizon:
+        return f"{nxt.name} arrives at month {month:g}, outside the horizon's months 0 to {horizon - 1}"
+    if not inputs.terms.offered(ON_DEMAND) and not inputs.terms.commitment_terms() and month > 0:
         return "no rental price to bridge the months before it arrives"
-    return None
+    return ReadyGeneration(nxt, int(month), price, ratio)
 
 
-def next_generation_scenario(inputs: StrategyInputs) -> Scenario:
+def next_generation_scenario(inputs: StrategyInputs, nxt: ReadyGeneration) -> Scenario:
     """The scenario of buying the next generation at its month: the demand's peak over its
     throughput ratio, its system and price, the horizon's remaining months."""
-    nxt = inputs.next_generation
     scenario = inputs.scenario
     buy = scenario.buy
-    month = int(nxt.available_month)
-    peak = float(demand_of(inputs)[month:].max())
+    given = nxt.given
+    peak = float(demand_of(inputs)[nxt.month :].max())
     return replace(
         scenario,
         workload=replace(scenario.workload, accelerators=peak / nxt.throughput_ratio),
         buy=replace(
             buy,
             system_price_usd=nxt.system_price_usd,
-            accelerators_per_system=nxt.accelerators_per_system or buy.accelerators_per_system,
-            system_power_max_kw=nxt.system_power_max_kw or buy.system_power_max_kw,
-            system_power_idle_kw=nxt.system_power_idle_kw or buy.system_power_idle_kw,
+            accelerators_per_system=given.accelerators_per_system or buy.accelerators_per_system,
+            system_power_max_kw=given.system_power_max_kw or buy.system_power_max_kw,
+            system_power_idle_kw=given.system_power_idle_kw or buy.system_power_idle_kw,
         ),
-        finance=replace(scenario.finance, horizon_months=float(horizon_of(scenario) - month)),
+        finance=replace(scenario.finance, horizon_months=float(horizon_of(scenario) - nxt.month)),
     )
+
+
+def _mix_missing(inputs: StrategyInputs) -> str | None:
+    mix = inputs.mix
+    if mix is None:
+        return "no mix given: a term and the share of the peak demand it holds"
+    if not term_months(mix.term) or not inputs.terms.offered(mix.term):
+        return f"the curve does not offer {term_label(mix.term)}"
+    if not inputs.terms.offered(ON_DEMAND):
+        return "the overflow needs an on-demand price"
+    if not 0 <= mix.base_share <= 1:
+        return f"the base share {mix.base_share:g} is not between 0 and 1"
+    return None
 
 
 class StrategyBook:
@@ -355,6 +382,10 @@ class StrategyBook:
     """
 
     def __init__(self, inputs: StrategyInputs) -> None:
+        currencies = inputs.terms.currencies()
+        if len(currencies) > 1:
+            quoted = ", ".join(sorted(currencies))
+            raise InputError("terms", f"prices quoted in {quoted}: convert them to one currency first")
         self.inputs = inputs
         self.horizon = horizon_of(inputs.scenario)
         self.demand = demand_of(inputs)
@@ -370,19 +401,16 @@ class StrategyBook:
                 for term in inputs.terms.commitment_terms()
             }
         )
-        self.next_buy: NDArray[np.float64] | None = None
-        self.bridge: str | None = None
-        reason = _next_generation_missing(inputs)
-        if reason:
-            self.unavailable.append(
-                Unavailable(NEXT_GENERATION, "Rent, then buy the next generation", reason)
-            )
+        # The next generation's purchase (months from its arrival) and the rental bridging to it.
+        self.next_generation: tuple[ReadyGeneration, NDArray[np.float64], str] | None = None
+        nxt = checked_next_generation(inputs)
+        if isinstance(nxt, str):
+            self.unavailable.append(Unavailable(NEXT_GENERATION, "Rent, then buy the next generation", nxt))
         else:
-            self.next_buy = _buy_flows(next_generation_scenario(inputs))
-            self.bridge = self._cheapest_bridge(forward)
-            nxt = inputs.next_generation
+            bridge = self._cheapest_bridge(forward, nxt.month)
+            self.next_generation = (nxt, _buy_flows(next_generation_scenario(inputs, nxt)), bridge)
             self.labels[NEXT_GENERATION] = (
-                f"Rent ({term_label(self.bridge)}), buy {nxt.name} at month {nxt.available_month:g}"
+                f"Rent ({term_label(bridge)}), buy {nxt.given.name} at month {nxt.month}"
             )
         if not inputs.terms.commitment_terms():
             self.unavailable.append(
@@ -395,26 +423,15 @@ class StrategyBook:
                 self.unavailable.append(
                     Unavailable(key, f"Rent {term_label(term)}", f"no {term_label(term)} price")
                 )
-        mix = inputs.mix
-        mix_reason = (
-            "no mix given: a term and the share of the peak demand it holds"
-            if mix is None
-            else f"the curve does not offer {term_label(mix.term)}"
-            if not term_months(mix.term) or not inputs.terms.offered(mix.term)
-            else "the overflow needs an on-demand price"
-            if not inputs.terms.offered(ON_DEMAND)
-            else f"the base share {mix.base_share:g} is not between 0 and 1"
-            if not 0 <= mix.base_share <= 1
-            else None
-        )
-        if mix_reason:
+        mix_reason = _mix_missing(inputs)
+        self.mix = None if mix_reason else inputs.mix
+        if self.mix is None:
             self.unavailable.append(
-                Unavailable(MIX, "Mix: a reserved base and on-demand overflow", mix_reason)
+                Unavailable(MIX, "Mix: a reserved base and on-demand overflow", mix_reason or "")
             )
         else:
-            self.labels[MIX] = (
-                f"Mix: {mix.base_share:.0%} of the peak on {term_label(mix.term)}, the rest on demand"
-            )
+            share, term = f"{self.mix.base_share:.0%}", term_label(self.mix.term)
+            self.labels[MIX] = f"Mix: {share} of the peak on {term}, the rest on demand"
 
     def _market_resale(self) -> NDArray[np.float64] | None:
         """Buying now with the resale value the rental curve gives, beside the fixed share."""
@@ -427,8 +444,8 @@ class StrategyBook:
             if not terms.offered(ON_DEMAND)
             else None
         )
-        if reason:
-            self.unavailable.append(Unavailable(BUY_NOW_MARKET, label, reason))
+        if resale is None or reason:
+            self.unavailable.append(Unavailable(BUY_NOW_MARKET, label, reason or ""))
             return None
         scenario = self.inputs.scenario
         share = market_resale_share(scenario, terms, resale)
@@ -438,16 +455,11 @@ class StrategyBook:
         )
         return _buy_flows(replace(scenario, buy=buy))
 
-    def _bridge_lines(self, term: str, prices: StrategyPrices) -> dict[str, NDArray[np.float64]]:
-        return _rent_legs(
-            self.inputs, term, self.demand, prices, int(self.inputs.next_generation.available_month)
-        )
-
-    def _cheapest_bridge(self, forward: StrategyPrices) -> str:
+    def _cheapest_bridge(self, forward: StrategyPrices, months: int) -> str:
         terms = self.inputs.terms
         candidates = [term for term in (ON_DEMAND, *terms.commitment_terms()) if terms.offered(term)]
         costs = [
-            float(self.present_value(sum(self._bridge_lines(term, forward).values()))[0])
+            float(self.present_value(summed(_rent_legs(self.inputs, term, self.demand, forward, months)))[0])
             for term in candidates
         ]
         return candidates[int(np.argmin(costs))]
@@ -458,14 +470,15 @@ class StrategyBook:
         Summed row by row, not by a matrix product as ``finance.npv_usd``: a path's NPV is then the
         same number whatever else is in its chunk (BLAS blocks rows differently by their count).
         """
-        return (flows * discount_factors(self.discount, self.horizon)).sum(axis=-1)
+        factors = np.asarray(discount_factors(self.discount, self.horizon), dtype=np.float64)
+        return np.asarray((flows * factors).sum(axis=-1), dtype=np.float64)
 
     def lines(self, key: str, prices: StrategyPrices) -> dict[str, NDArray[np.float64]]:
         """One strategy's monthly cost lines on the given price paths (a row per path)."""
         demand, horizon = self.demand, self.horizon
         if key == BUY_NOW:
             return {"buy": self.buy_now[np.newaxis, :]}
-        if key == BUY_NOW_MARKET:
+        if key == BUY_NOW_MARKET and self.buy_now_market is not None:
             return {"buy": self.buy_now_market[np.newaxis, :]}
         if key.startswith("lock_"):
             return _rent_legs(self.inputs, key.removeprefix("lock_"), demand, prices, horizon)
@@ -473,13 +486,16 @@ class StrategyBook:
             return _rent_legs(
                 self.inputs, ON_DEMAND if key == ON_DEMAND_KEY else SPOT, demand, prices, horizon
             )
-        if key == NEXT_GENERATION:
-            month = int(self.inputs.next_generation.available_month)
+        if key == NEXT_GENERATION and self.next_generation is not None:
+            nxt, flows, bridge = self.next_generation
             bought = np.zeros(horizon + 1)
-            bought[month:] = self.next_buy
-            return {**self._bridge_lines(self.bridge, prices), "buy next generation": bought[np.newaxis, :]}
-        if key == MIX:
-            mix = self.inputs.mix
+            bought[nxt.month :] = flows
+            return {
+                **_rent_legs(self.inputs, bridge, demand, prices, nxt.month),
+                "buy next generation": bought[np.newaxis, :],
+            }
+        if key == MIX and self.mix is not None:
+            mix = self.mix
             base = np.full(horizon, ceil_count(demand.max() * mix.base_share))
             overflow = np.maximum(demand - base, 0.0)
             return {
@@ -493,7 +509,7 @@ class StrategyBook:
         costs = []
         for key, label in self.labels.items():
             lines = self.lines(key, prices)
-            total = sum(lines.values())
+            total = summed(lines)
             costs.append(StrategyCost(key, label, lines, total.sum(axis=-1), self.present_value(total)))
         return tuple(costs)
 
@@ -525,28 +541,23 @@ def evaluate_strategies(inputs: StrategyInputs) -> StrategyVerdict:
         if NEXT_GENERATION in by_key
         else math.nan
     )
-    months = float(inputs.next_generation.available_month) if NEXT_GENERATION in by_key else math.nan
-    return StrategyVerdict(
-        ranked,
-        tuple(book.unavailable),
-        margin,
-        waiting,
-        months,
-        _sentence(ranked, margin, waiting, months, inputs.next_generation),
-    )
+    nxt = book.next_generation[0] if book.next_generation is not None else None
+    months = float(nxt.month) if nxt is not None else math.nan
+    sentence = _sentence(ranked, margin, waiting, nxt)
+    return StrategyVerdict(ranked, tuple(book.unavailable), margin, waiting, months, sentence)
 
 
 def _sentence(
-    ranked: tuple[StrategyCost, ...], margin: float, waiting: float, months: float, nxt: NextGeneration | None
+    ranked: tuple[StrategyCost, ...], margin: float, waiting: float, nxt: ReadyGeneration | None
 ) -> str:
     words = f"{ranked[0].label} costs least: {money(float(ranked[0].npv_usd))} NPV"
     if len(ranked) > 1:
         words += f", {money(margin)} less than {ranked[1].label.lower()}"
     words += "."
-    if math.isfinite(waiting):
+    if nxt is not None and math.isfinite(waiting):
         verb = "saves" if waiting >= 0 else "costs"
         words += (
-            f" Waiting {months:g} months to buy {nxt.name} instead of buying now "
+            f" Waiting {nxt.month} months to buy {nxt.given.name} instead of buying now "
             f"{verb} {money(abs(waiting))}."
         )
     return words

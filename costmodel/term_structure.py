@@ -58,12 +58,18 @@ def term_label(term: str) -> str:
 @dataclass(frozen=True)
 class TermPrice:
     """One term's price per accelerator-hour today [USD/h], its forward points (month of the
-    contract's start, price [USD/h]) and where the figure comes from."""
+    contract's start, price [USD/h]) and where the figure comes from.
+
+    As everywhere in the engine, "USD" stands for the currency the figures are computed in:
+    ``currency`` names the one this price is quoted in, and a curve is converted to the
+    scenario's before its strategies are costed (``TermStructure.currencies``).
+    """
 
     term: str
     price_usd_per_accelerator_hour: float
     forward: tuple[tuple[float, float], ...] = ()
     source: str = ""
+    currency: str = "USD"
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,10 @@ class TermStructure:
             if price.term == term:
                 return price
         raise KeyError(term)
+
+    def currencies(self) -> set[str]:
+        """The currencies the prices are quoted in: one, for a curve that can be costed."""
+        return {price.currency for price in self.prices}
 
     def commitment_terms(self) -> tuple[str, ...]:
         """The month terms offered, shortest first."""
@@ -102,7 +112,7 @@ class TermStructure:
             return np.full(months.shape, quote.price_usd_per_accelerator_hour)
         points = ((0.0, quote.price_usd_per_accelerator_hour), *quote.forward)
         at, price = zip(*sorted(points), strict=True)
-        return np.interp(months, at, price)
+        return np.asarray(np.interp(months, at, price), dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -199,7 +209,7 @@ def _check_row(
     source = str(row.get("source") or "").strip()
     if not source:
         problems.append(CurveProblem(number, "source", "empty: every price needs its source"))
-    if len(problems) > found:
+    if len(problems) > found or date is None or term is None:
         return None
     return CurveRow(number, date, term, price, source)
 

@@ -6,18 +6,19 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from core.file_imports import FileImport
+from core.file_imports import ImportStatus
+
 COST = {"max_digits": 20, "decimal_places": 6}
 
 
-class CostImport(models.Model):
-    """One FOCUS cost file a team imported: all its rows, or none."""
+class CostImport(FileImport):
+    """A team's FOCUS cost file, imported on a worker (finops/cost_imports.py): all its rows, or
+    none when any is bad (``errors`` names each); its rows count in the variance once it is done."""
 
     team = models.ForeignKey("teams.Team", on_delete=models.CASCADE, related_name="cost_imports")
-    file_name = models.CharField(max_length=255)
     imported_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
                                     blank=True, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-    rows = models.PositiveIntegerField(default=0)
     billed_usd = models.DecimalField(**COST, default=0,
                                      help_text="Sum of the file's BilledCost, in the import's currency.")
     currency = models.CharField(max_length=3, default="USD",
@@ -26,9 +27,11 @@ class CostImport(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        constraints = [models.CheckConstraint(condition=Q(status__in=ImportStatus.values),
+                                              name="finops_cost_import_status_known")]
 
     def __str__(self) -> str:
-        return f"{self.file_name} ({self.rows} rows)"
+        return f"{self.file_name} ({self.get_status_display()})"
 
 
 class ActualCost(models.Model):

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 from django.conf import settings
 
+from core.file_imports import ImportStatus
 from costmodel.currency import NoRate
 from finops.exports.projections import BUY_OPTION
 from finops.exports.projections import plan_focus
@@ -84,8 +85,10 @@ def projection(target: CostTarget) -> tuple[str, pd.DataFrame]:
 
 def actual_rows(target: CostTarget, options: pd.DataFrame, currency: str) -> pd.DataFrame:
     """The team's actual rows from month 0 on in ``currency``, each under the option it counts
-    towards."""
-    costs = ActualCost.objects.filter(team_id=target.team_id, month__gte=target.starts_on)
+    towards. The rows of an import still writing its batches are left out until it is done: a
+    month half imported would read as under its projection."""
+    costs = ActualCost.objects.filter(team_id=target.team_id, month__gte=target.starts_on,
+                                      cost_import__status=ImportStatus.DONE)
     columns = ["month", "provider", "sku_id", "option", "billed_cost", "cost_import__currency"]
     found = pd.DataFrame(list(costs.values(*columns)), columns=columns)
     names = set(options["option"])

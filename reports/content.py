@@ -23,6 +23,7 @@ from costmodel.buy import hardware_capex_usd
 from costmodel.figures import finite_or_none
 from costmodel.figures import scalar
 from costmodel.inputs import numeric_field_metadata
+from costmodel.strategies import StrategyInputs
 from costmodel.vocabulary import input_label
 from costmodel.vocabulary import input_term
 from costmodel.vocabulary import line_label
@@ -123,6 +124,8 @@ class ReportContent:
     fiscal_quarters: CashFlowTable | None = None
     # Strategies over time as the scenario page shows them (tco/services/strategies_view.py).
     strategies: dict[str, Any] | None = field(default=None, compare=False)
+    # What those strategies were costed on, for the workbook's Strategies sheet (None: not costed).
+    strategy_inputs: StrategyInputs | None = field(default=None, compare=False)
 
     @property
     def inputs(self) -> engine.Scenario:

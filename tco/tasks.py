@@ -33,6 +33,7 @@ from tco.services.runs import sweep_chunk_compute
 from tco.services.runs import sweep_run_fail
 from tco.services.runs import sweep_run_finish
 from tco.services.runs import sweep_runs_reap
+from tco.services.strategy_runs import strategy_run_chunk_compute
 
 
 class RunTask(JobTask):
@@ -103,3 +104,11 @@ def plan_solve_task(plan_id: int) -> None:
 def plan_draws_task(plan_id: int, index: int) -> None:
     """Re-evaluate a plan over one chunk of its Monte Carlo draws."""
     plan_draws_compute(plan_id=plan_id, index=index)
+
+
+# Idempotent: a redelivered chunk finds itself done and returns.
+@shared_task(acks_late=True, reject_on_worker_lost=True, **RETRIES,
+             soft_time_limit=CHUNK_SOFT_TIME_LIMIT_S, time_limit=CHUNK_TIME_LIMIT_S)
+def strategy_run_chunk_task(run_id: int, index: int) -> None:
+    """Cost one chunk of a strategies run's price paths."""
+    strategy_run_chunk_compute(run_id=run_id, index=index)

@@ -6,6 +6,7 @@ errors in forms and the API, in each model's validators and ``clean()``. One mod
 every model is imported from here (``from catalog.models import PricePoint``).
 """
 from catalog.exchange_rates.models import ExchangeRate
+from catalog.models.egress import EgressRate
 from catalog.models.facilities import CoolingTechnology
 from catalog.models.facilities import FacilityProfile
 from catalog.models.facilities import PowerDensityReference
@@ -35,6 +36,7 @@ __all__ = [
     "CatalogRevision",
     "CloudOffering",
     "CoolingTechnology",
+    "EgressRate",
     "ExchangeRate",
     "FacilityProfile",
     "PowerDensityReference",

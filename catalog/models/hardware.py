@@ -322,7 +322,10 @@ class ThroughputMeasurement(models.Model):
     accelerators = models.PositiveIntegerField(validators=[validate_positive])
     tensor_parallel = models.PositiveIntegerField(null=True, blank=True)
     precision = models.CharField(max_length=8, help_text="Weights' number format.")
-    serving_software = models.CharField(max_length=120, blank=True)
+    serving_software = models.CharField(max_length=120, blank=True, help_text=(
+        "The software stack measured: serving engine and its version."))
+    measured_on = models.DateField(null=True, blank=True, help_text=(
+        "When the result was published: the row's own date, else its document's."))
     concurrency = models.FloatField(null=True, blank=True, help_text=(
         "Requests in flight (batch size); empty: all requests queued at once, the engine chose."))
     input_tokens = models.PositiveIntegerField(null=True, blank=True)

@@ -221,15 +221,17 @@ class RentalTerm(models.TextChoices):
 class RentalCurvePrice(models.Model):
     """One point of an accelerator's rental term structure: the price per accelerator-hour of a
     term on a date, from a published index or a broker's quote sheet (imported as CSV,
-    ``catalog.rental_curves``). History is kept: each date's curve is its own rows."""
+    ``catalog.rental_curves``), in the currency it was quoted in: a scenario reads it converted at
+    its rates like every other price. History is kept: each date's curve is its own rows."""
 
     accelerator = models.ForeignKey(Accelerator, on_delete=models.CASCADE, related_name="rental_curve")
     as_of = models.DateField(help_text="Date of the curve.")
     term = models.CharField(max_length=16, choices=RentalTerm.choices)
-    usd_per_accelerator_hour = models.DecimalField(
+    price_per_accelerator_hour = models.DecimalField(
         max_digits=10, decimal_places=4, validators=[validate_positive],
-        verbose_name="price (USD per accelerator-hour)",
+        verbose_name="price (per accelerator-hour, in its currency)",
     )
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.USD)
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="rental_curve_prices")
 
     class Meta:
@@ -237,14 +239,15 @@ class RentalCurvePrice(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["accelerator", "as_of", "term"],
                                     name="catalog_rental_curve_point"),
-            models.CheckConstraint(condition=Q(usd_per_accelerator_hour__gt=0),
+            models.CheckConstraint(condition=Q(price_per_accelerator_hour__gt=0),
                                    name="catalog_rental_curve_price_positive"),
             _known("term", RentalTerm, "catalog_rental_curve_term_known"),
+            _known("currency", Currency, "catalog_rental_curve_currency_known"),
         ]
 
     def __str__(self) -> str:
-        price = self.usd_per_accelerator_hour
-        return f"{self.accelerator} {self.get_term_display()} ${price}/h as of {self.as_of}"
+        price = self.price_per_accelerator_hour
+        return f"{self.accelerator} {self.get_term_display()} {price} {self.currency}/h as of {self.as_of}"
 
 
 class TokenApiPrice(models.Model):
@@ -261,6 +264,13 @@ class TokenApiPrice(models.Model):
     usd_per_million_output = models.DecimalField(max_digits=12, decimal_places=4,
                                                  verbose_name="output (USD per million tokens)",
                                                  validators=[validate_not_negative])
+    usd_per_million_training = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True,
+        validators=[validate_not_negative],
+        verbose_name="fine-tuning (USD per million training tokens)",
+        help_text="The provider's price to fine-tune the model it serves, per training token "
+                  "(tokens of the dataset x epochs); empty: it sells no fine-tuning, or no public "
+                  "price was found.")
     currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.USD,
                                 help_text="Currency of the prices per million tokens (ISO 4217).")
     as_of = models.DateField(help_text="Date the prices apply from.")

@@ -6,10 +6,10 @@ from django.db import models
 from django.db.models import Q
 
 from catalog.choices import Provider
-from catalog.choices import QuoteImportStatus
 from catalog.models.fields import _known
 from catalog.models.prices import PricePoint
-from core.jobs import RecoverableJob
+from core.file_imports import FileImport
+from core.file_imports import ImportStatus
 
 
 class RefreshStatus(models.TextChoices):
@@ -108,12 +108,12 @@ class PriceCheck(models.Model):
         return f"{self.price_point} checked {self.checked_at:%Y-%m-%d}"
 
 
-class QuoteImport(RecoverableJob):
+class QuoteImport(FileImport):
     """A vendor quote file imported on a worker: its progress, and what it wrote or why not.
 
-    All or nothing: a file with any bad row writes nothing, and ``errors`` names each row,
-    column and reason. The file stays on the row, so a worker that dies mid-import leaves
-    something to import again (catalog/quote_imports.py).
+    A file with any bad row writes nothing, and ``errors`` names each row, column and reason;
+    a checked file is written in batches (core/file_imports.py). The file stays on the row, so a
+    worker that dies mid-import leaves something to import again (catalog/quote_imports.py).
     """
 
     team = models.ForeignKey("teams.Team", on_delete=models.CASCADE, null=True, blank=True,
@@ -121,33 +121,16 @@ class QuoteImport(RecoverableJob):
                              help_text="Whose confidential prices these are; empty for public prices.")
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
                                     blank=True, related_name="+")
-    file_name = models.CharField(max_length=255)
-    content = models.BinaryField(help_text="The uploaded file, as received.")
-    status = models.CharField(max_length=8, choices=QuoteImportStatus.choices,
-                              default=QuoteImportStatus.PENDING)
-    rows_total = models.PositiveIntegerField(null=True, blank=True, help_text="Price rows in the file.")
-    rows_checked = models.PositiveIntegerField(default=0, help_text="Rows checked so far.")
     prices_created = models.PositiveIntegerField(default=0)
     prices_unchanged = models.PositiveIntegerField(default=0,
                                                    help_text="Already recorded: not written again.")
     offerings_created = models.PositiveIntegerField(default=0)
-    errors = models.JSONField(default=list, blank=True, help_text="Each bad row: row, field and reason.")
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            _known("status", QuoteImportStatus, "catalog_quote_import_status_known"),
+            _known("status", ImportStatus, "catalog_quote_import_status_known"),
         ]
 
     def __str__(self) -> str:
         return f"{self.file_name} ({self.get_status_display()})"
-
-    @property
-    def progress_percent(self) -> int:
-        """Rows checked out of the file's rows, 0-100 (100 only once imported)."""
-        if self.status == QuoteImportStatus.DONE:
-            return 100
-        if not self.rows_total:
-            return 0
-        return min(99, 100 * self.rows_checked // self.rows_total)

@@ -68,6 +68,8 @@ MIDDLEWARE = [
     "core.text_input.QueryStringControlCharacters",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # An expired API token answered 401 is deleted once the request's transaction is over.
+    "teams.middleware.ExpiredTokenDeletion",
     # Records the signed-in user on every history row (scenarios, rent options, prices).
     "simple_history.middleware.HistoryRequestMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -217,9 +219,10 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 # API tokens (django-rest-knox): stored as SHA-512 digests, the key shown once when created;
-# each expires API_TOKEN_TTL_DAYS after it was made. An expired one answers 401 and is deleted by
-# the hourly teams.tasks.expired_tokens_delete_task (knox's own delete in the request is rolled
-# back with the 401, under ATOMIC_REQUESTS).
+# each expires API_TOKEN_TTL_DAYS after it was made. An expired one answers 401 and is deleted
+# then, by teams.middleware.ExpiredTokenDeletion (knox's own delete in the request is rolled back
+# with the 401, under ATOMIC_REQUESTS), and by the hourly teams.tasks.expired_tokens_delete_task
+# if it is never used again.
 # Clients keep sending "Authorization: Token <key>".
 # Named, so the teams app's token names (teams.ApiTokenName) can refer to the token model.
 KNOX_TOKEN_MODEL = "knox.AuthToken"
@@ -257,7 +260,7 @@ SPECTACULAR_SETTINGS = {
         # Each named once: a job's list and its detail are two components (core/limits.py).
         "RunStatusEnum": "tco.choices.RunStatus",
         "PlanStatusEnum": "tco.choices.PlanStatus",
-        "QuoteImportStatusEnum": "catalog.choices.QuoteImportStatus",
+        "ImportStatusEnum": "core.file_imports.ImportStatus",
         "RunFailureTypeEnum": "tco.choices.FailureType",
     },
 }
@@ -319,6 +322,9 @@ TASK_RETRY_BACKOFF_MAX_S = env.int("TASK_RETRY_BACKOFF_MAX_S", default=60)
 JOBS_MAX_ATTEMPTS = env.int("JOBS_MAX_ATTEMPTS", default=3)
 JOBS_RESEND_PENDING_AFTER_S = env.int("JOBS_RESEND_PENDING_AFTER_S", default=300)
 JOBS_WORKER_REPLY_TIMEOUT_S = env.float("JOBS_WORKER_REPLY_TIMEOUT_S", default=2.0)
+# Rows a quote or FOCUS cost import writes in each transaction, once the whole file is checked
+# (core/file_imports.py): short transactions, a few hundred per import at most.
+IMPORT_BATCH_ROWS = env.int("IMPORT_BATCH_ROWS", default=5_000)
 # Worker processes consuming the sweeps queue, over all machines: a run the client does not
 # size is cut into a few chunks per process (tco/runs/limits.py).
 SWEEP_WORKER_PROCESSES = env.int("SWEEP_WORKER_PROCESSES", default=2)

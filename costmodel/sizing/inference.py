@@ -28,6 +28,7 @@ from costmodel.sizing.inputs import ModelShape
 from costmodel.sizing.layouts import LayoutSearch
 from costmodel.sizing.layouts import search_layouts
 from costmodel.sizing.results import Assumption
+from costmodel.sizing.results import FitResult
 from costmodel.sizing.results import InferenceSizing
 from costmodel.sizing.results import as_output
 from costmodel.sizing.throughput import Efficiency
@@ -48,7 +49,7 @@ class Calibrated:
 
 
 def _replica(model: ModelShape, accelerator: AcceleratorSpec, target: InferenceTarget,
-             policy: FitPolicy | None):
+             policy: FitPolicy | None) -> FitResult:
     """The memory fit of one replica, in the layout the target fixes if it does (tensor x
     pipeline parallel, pipeline 1 unless given)."""
     if np.all(np.isnan(np.asarray(target.tensor_parallel))):

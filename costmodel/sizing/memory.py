@@ -6,6 +6,8 @@ parameter counts gives a vector of answers.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from costmodel.counting import ceil_count
@@ -104,7 +106,7 @@ def kv_cache_memory_gb(
         * np.asarray(context_length)
         * np.asarray(batch_size)
     )
-    return values * bytes_per_value(precision) / BYTES_PER_GB
+    return cast(Numeric, values * bytes_per_value(precision) / BYTES_PER_GB)
 
 
 def training_activation_memory_gb(model: ModelShape, job: TrainingJob) -> Numeric:
@@ -257,9 +259,10 @@ def training_memory_per_device_gb(
     """
     replicated, sharded = split_training_state_gb(memory, sharding)
     model_parallel = np.asarray(tensor_parallel) * np.asarray(pipeline_parallel)
-    return (
+    return cast(
+        Numeric,
         (replicated + sharded / np.asarray(data_parallel)) / model_parallel
-        + memory.activations_gb / np.asarray(tensor_parallel)
+        + memory.activations_gb / np.asarray(tensor_parallel),
     )
 
 

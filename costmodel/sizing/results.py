@@ -13,6 +13,7 @@ from dataclasses import fields
 from dataclasses import is_dataclass
 from enum import Enum
 from typing import Any
+from typing import cast
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class SizingResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the result as plain JSON types (lists, floats, strings, None)."""
-        return jsonable(self)
+        return cast(dict[str, Any], jsonable(self))  # a dataclass is converted to a dict
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from dataclasses import field
+from typing import cast
 
 import numpy as np
 
@@ -145,7 +146,7 @@ class TrainingJob:
     @property
     def model_parallel(self) -> Numeric:
         """Accelerators holding one copy of the model: tensor x pipeline parallel [count]."""
-        return np.asarray(self.tensor_parallel) * np.asarray(self.pipeline_parallel)
+        return cast(Numeric, np.asarray(self.tensor_parallel) * np.asarray(self.pipeline_parallel))
 
     def assumptions(self) -> list[Assumption]:
         """The job's figures and conventions."""
@@ -242,7 +243,7 @@ class InferenceTarget:
     @property
     def context_length(self) -> Numeric:
         """Tokens a request holds in the KV cache at its end: input + output."""
-        return np.asarray(self.input_tokens) + np.asarray(self.output_tokens)
+        return cast(Numeric, np.asarray(self.input_tokens) + np.asarray(self.output_tokens))
 
     @property
     def memory_batch(self) -> Numeric:

@@ -1,5 +1,5 @@
-"""Actual costs in the API: import a team's FOCUS cost file, name what it is compared with, and
-read the variance (JSON, or the PDF)."""
+"""Actual costs in the API: import a team's FOCUS cost file (a job), name what it is compared
+with, and read the variance (JSON, or the PDF)."""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as ModelValidationError
@@ -15,13 +15,13 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from finops.focus_import import FocusFileError
+from core.file_imports import FileRefused
+from finops.cost_imports import cost_import_request
+from finops.focus_import import MAX_FILE_BYTES
 from finops.models import CostImport
 from finops.models import CostTarget
 from finops.pdf import variance_pdf
-from finops.services import costs_import
 from finops.services import variance_alerts_write
 from finops.variance import variance
 from teams.models import Role
@@ -31,8 +31,6 @@ from teams.selectors import TeamChoiceError
 from teams.selectors import for_teams
 from teams.selectors import team_for_new_object
 from teams.selectors import teams_of
-
-MAX_FILE_BYTES = 50 * 1024 * 1024
 
 
 def chosen_team(request, slug: str | None) -> Team:
@@ -49,39 +47,70 @@ def chosen_team(request, slug: str | None) -> Team:
 
 
 class CostImportSerializer(serializers.ModelSerializer):
+    """A FOCUS cost file imported on a worker: progress, what it wrote, or each bad row of a
+    refused file."""
+
     team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    progress_percent = serializers.IntegerField(read_only=True,
+                                                help_text="Rows checked, then written, 0-100.")
 
     class Meta:
         model = CostImport
-        fields = ["id", "team", "file_name", "rows", "billed_usd", "currency", "created_at"]
+        fields = ["id", "team", "file_name", "status", "progress_percent", "rows_total", "rows_checked",
+                  "rows_written", "billed_usd", "currency", "errors", "error", "attempts", "created_at",
+                  "started_at", "finished_at"]
+        read_only_fields = fields
+
+
+class CostImportSummarySerializer(CostImportSerializer):
+    """An import in a list: progress and totals; each bad row of a refused file is on the import."""
+
+    class Meta(CostImportSerializer.Meta):
+        fields = [name for name in CostImportSerializer.Meta.fields if name != "errors"]
+        read_only_fields = fields
 
 
 class CostImportUpload(serializers.Serializer):
     team = serializers.CharField(required=False, help_text="The team's slug; needed when you are in several.")
-    file = serializers.FileField(help_text="A FOCUS cost and usage file, CSV or Parquet, in USD.")
+    file = serializers.FileField(help_text="A FOCUS cost and usage file, CSV or Parquet, in any currency.")
 
 
-class CostImportView(APIView):
+class CostImportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """The user's teams' FOCUS cost imports, newest first: upload a file (it is imported on a
+    worker), then follow its progress until it is done or refused."""
+
     permission_classes = [TeamRolePermission]
     parser_classes = [MultiPartParser]
     team_path = "team"
+    filterset_fields = ["status"]
+
+    def get_queryset(self):
+        imports = for_teams(CostImport.objects.select_related("team").defer("content"), self.request.user)
+        # A list serialises summaries (core/limits.py): a refused file's errors are one a row.
+        return imports.defer("errors") if self.action == "list" else imports
+
+    def get_serializer_class(self):
+        return CostImportSummarySerializer if self.action == "list" else CostImportSerializer
 
     @extend_schema(request={"multipart/form-data": CostImportUpload}, responses={
-        201: CostImportSerializer, 400: OpenApiResponse(description="Refused, naming row and column; "
-                                                                    "nothing imported.")})
-    def post(self, request):
-        """Import a FOCUS cost file for a team (all rows or none), then alert on variance."""
+        202: CostImportSerializer,
+        400: OpenApiResponse(description="Refused by its name, size or container; nothing saved.")})
+    def create(self, request):
+        """Upload a FOCUS cost file for a team: checked by name, size and container at once, then
+        imported on a worker (all rows or none, then variance alerts). Answers 202 with the
+        import: poll it until its status is done, or failed with each bad row and column."""
         upload = CostImportUpload(data=request.data)
         upload.is_valid(raise_exception=True)
         team = chosen_team(request, upload.validated_data.get("team"))
         file = upload.validated_data["file"]
-        if file.size > MAX_FILE_BYTES:
-            raise ValidationError({"file": [f"the file is over {MAX_FILE_BYTES // 2**20} MB"]})
+        if file.size > MAX_FILE_BYTES:  # before reading it into memory
+            raise ValidationError({"file": [f"is {file.size:,} bytes; a FOCUS file may have at most "
+                                            f"{MAX_FILE_BYTES:,}"]})
         try:
-            imported = costs_import(team=team, name=file.name, content=file.read(), user=request.user)
-        except FocusFileError as exc:
-            raise ValidationError({"file": exc.problems}) from exc
-        return Response(CostImportSerializer(imported).data, status=status.HTTP_201_CREATED)
+            job = cost_import_request(team=team, file_name=file.name, content=file.read(), user=request.user)
+        except FileRefused as exc:
+            raise ValidationError({"file": [error.reason for error in exc.errors]}) from exc
+        return Response(CostImportSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
 class CostTargetSerializer(serializers.ModelSerializer):

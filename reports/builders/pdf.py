@@ -386,7 +386,7 @@ def _useful_work(content: ReportContent) -> dict[str, Any]:
     """The full cost of useful work: goodput, cost and emissions per million tokens of every
     option (per-token APIs included), the token volumes at which each fleet beats each API, and
     the systems' resale against their book value."""
-    figures = useful_work(content.result)
+    figures = useful_work(content.inputs, content.result)
     options = [
         {
             "name": row.name,

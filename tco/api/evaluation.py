@@ -418,6 +418,22 @@ class PricedForSerializer(serializers.Serializer):
                                              "or public prices only.")
 
 
+class ApiKindCostSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="input, cached input or output")
+    tokens_per_month = serializers.FloatField(help_text="The fleet's tokens of this kind a month.")
+    price_per_million = serializers.FloatField(help_text="The API's first-year price of a "
+                                                         "million of them [currency].")
+    cost_per_month = serializers.FloatField(help_text="[currency a month]")
+
+
+class ApiAtFleetTokensSerializer(serializers.Serializer):
+    api = serializers.CharField()
+    currency = serializers.CharField(help_text="ISO 4217 code of the prices and costs.")
+    cost_per_month = serializers.FloatField(help_text="The three kinds' bills summed "
+                                                      "[currency a month].")
+    kinds = ApiKindCostSerializer(many=True)
+
+
 class EvaluationSerializer(serializers.Serializer):
     """The result of an evaluation: summary, monthly lines, footprint, assumptions, prices."""
 
@@ -436,6 +452,9 @@ class EvaluationSerializer(serializers.Serializer):
     prices = PriceUsedSerializer(many=True)
     warnings = EvaluationWarningSerializer(many=True)
     billing = BillingSerializer(many=True, help_text="How each rent option is billed.")
+    api_at_fleet_tokens = ApiAtFleetTokensSerializer(many=True, help_text=(
+        "Each per-token API billed for the tokens the fleet produces a month, input, cached "
+        "input and output at the scenario's mix: like for like with the fleet's cost."))
     sizing = SizingField(required=False, help_text="The scenario's sizing, when it has one.")
     pinned = PinnedSerializer(required=False, help_text="An approved scenario only.")
     priced_for = PricedForSerializer(required=False, help_text="POST /evaluate/ only.")

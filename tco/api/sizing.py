@@ -180,6 +180,12 @@ class SizingResultSerializer(serializers.Serializer):
     api_comparison = serializers.DictField(required=False, allow_null=True, help_text=(
         "With token_api_price: the API's three prices beside the fleet's, and one request of "
         "the sizing's mix priced on each [USD]."))
+    software_gain = serializers.DictField(required=False, allow_null=True, help_text=(
+        "Inference: the yearly software gain assumed (per_year, a share) and its basis: "
+        "stated, fitted on the catalog's dated results, or the default of none."))
+    fine_tuning_apis = serializers.DictField(required=False, help_text=(
+        "Training: the catalog's fine-tuning APIs for the model, each with the run's cost at "
+        "its price per training token; with none, a note saying no public price was found."))
 
 
 class ModelPresetSerializer(serializers.Serializer):
@@ -225,13 +231,13 @@ INFERENCE_RESPONSE_EXAMPLE = OpenApiExample(
     "Llama 3.1 8B at 5,000 tokens/s on H100s (abridged)",
     value={"mode": "inference", "accelerator": "h100-sxm-80gb", "model": "Llama 3.1 8B",
            "fits": True, "reason": "",
-           "basis": "estimate calibrated on 30 published measurements (catalog)",
+           "basis": "estimate calibrated on 33 published measurements (catalog)",
            "accelerators_per_replica": 1.0, "replicas": 1.0,
-           "accelerators": 1.0, "capacity_tokens_per_s": 6175.772,
-           "tokens_per_s_per_accelerator": 6175.772,
-           "tokens_per_s_per_accelerator_low": 3840.974,
-           "tokens_per_s_per_accelerator_high": 7845.643,
-           "cost_usd_per_million_tokens": 0.13,
+           "accelerators": 1.0, "capacity_tokens_per_s": 6222.949,
+           "tokens_per_s_per_accelerator": 6222.949,
+           "tokens_per_s_per_accelerator_low": 3938.953,
+           "tokens_per_s_per_accelerator_high": 8754.231,
+           "cost_usd_per_million_tokens": 0.129,
            "estimate": {"decode_bound": "memory", "concurrency_per_replica": 186.0},
            "fit": {"layout": "TP 1 x PP 1 x DP 1", "per_device_memory_gb": 16.601},
            "assumptions": [{"name": "parameters", "value": 8030261248.0, "unit": "parameters",

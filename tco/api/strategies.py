@@ -30,6 +30,7 @@ class StrategiesSerializer(serializers.Serializer):
     """The verdict over the strategies (``costmodel.strategies.StrategyVerdict.to_dict``), the curve
     and next generation it used, why it is missing, and the Monte Carlo when asked for."""
 
+    currency = serializers.CharField(help_text="The scenario's reporting currency, of every price and cost.")
     missing = serializers.CharField(help_text="Why no strategy could be costed; empty when they were.")
     verdict = serializers.JSONField(allow_null=True)
     curve = serializers.JSONField(allow_null=True)

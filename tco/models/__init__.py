@@ -24,6 +24,8 @@ from tco.models.scenario import ApiOption
 from tco.models.scenario import RentOption
 from tco.models.scenario import Scenario
 from tco.models.scenario import StaleRevision
+from tco.models.strategy_runs import StrategyRun
+from tco.models.strategy_runs import StrategyRunChunk
 
 __all__ = [
     "ACTIVE_STATUSES",
@@ -48,6 +50,8 @@ __all__ = [
     "ScenarioStatus",
     "SnapshotReason",
     "StaleRevision",
+    "StrategyRun",
+    "StrategyRunChunk",
     "SweepChunk",
     "SweepRun",
     "Winner",

@@ -21,6 +21,7 @@ from catalog.choices import FacilityKind
 from catalog.choices import PricingModel
 from catalog.models import CloudOffering
 from catalog.models import CoolingTechnology
+from catalog.models import EgressRate
 from catalog.models import PricePoint
 from catalog.models import SystemSku
 from catalog.refresh.freshness import checked_on
@@ -28,6 +29,7 @@ from catalog.regions import country_words
 from catalog.regions import jurisdiction
 from catalog.regions import place_of
 from catalog.selectors import cheapest_first
+from catalog.selectors import egress_rates_at
 from catalog.selectors import other_sources_prices
 from catalog.selectors import prices_at
 from catalog.selectors import range_point
@@ -198,6 +200,8 @@ class _Recorder:
         self.catalog: dict[str, tuple[CloudOffering | SystemSku, PricePoint | None, str]] = {}
         self.others: dict[int, list[PricePoint]] = {}  # price point id -> other sources' prices
         self.converted: list[str] = []  # engine inputs given in another currency (Exchange)
+        # Provider -> its published internet egress rate, for rent options that give no egress price.
+        self.egress: dict[str, EgressRate] = {}
 
     def money(self, value: Any, unit: str, currency: str, on: date | None,
               field: str, path: str = "") -> tuple[float, str, str]:
@@ -442,6 +446,9 @@ def _engine_case(scenario: Scenario, rent_options: Sequence[RentOption] | None,
     sizing = _sizing(scenario)
     technologies = _cooling_technologies(scenario.system)
     _catalog_prices(scenario, options, record)
+    unpriced_egress = {o.offering.provider for o in options if o.egress_usd_per_gb is None}
+    if unpriced_egress:
+        record.egress = egress_rates_at(unpriced_egress, record.as_of)
     inputs = engine.Scenario(
         workload=_workload(scenario, record, sizing),
         buy=_buy(scenario, record),
@@ -573,9 +580,11 @@ def _sizing(scenario: Scenario) -> Sizing | None:
     if scenario.sizing is None:
         return None
     try:
-        return size_spec(scenario.sizing, scenario.accelerator)
+        sizing = size_spec(scenario.sizing, scenario.accelerator)
     except SizingInputError as exc:
         raise ScenarioInputError(f"sizing.{exc.path}", exc.message) from exc
+    # Its software gain, if any, is averaged over the scenario's horizon.
+    return replace(sizing, horizon_months=float(scenario.horizon_months))
 
 
 def _workload(scenario: Scenario, record: _Recorder, sizing: Sizing | None) -> engine.Workload:
@@ -594,7 +603,8 @@ def _workload(scenario: Scenario, record: _Recorder, sizing: Sizing | None) -> e
     serving = sizing if sizing is not None and sizing.fits else None
     sized_tokens_per_s = serving.tokens_per_s_per_accelerator if serving else None
     if serving and sized_tokens_per_s is not None and scenario.tokens_per_s_per_accelerator is None:
-        tokens_per_s = record.sizing("workload.tokens_per_s_per_accelerator", sized_tokens_per_s,
+        tokens_per_s = record.sizing("workload.tokens_per_s_per_accelerator",
+                                     _over_life(sized_tokens_per_s, serving, scenario),
                                      "tokens/s", serving)
     else:
         tokens_per_s = record.scenario(
@@ -608,6 +618,15 @@ def _workload(scenario: Scenario, record: _Recorder, sizing: Sizing | None) -> e
                                         "h/month", "hours_per_month"),
         tokens_per_s_per_accelerator=tokens_per_s,
     )
+
+
+def _over_life(tokens_per_s: float, sizing: Sizing, scenario: Scenario) -> float:
+    """The sized throughput averaged over the scenario's horizon at the sizing's yearly software
+    gain (none unless the sizing states one); the sizing's description says which."""
+    gain = sizing.software_gain
+    if gain is None or gain.per_year == 0.0:
+        return tokens_per_s
+    return tokens_per_s * gain.life_factor(float(scenario.horizon_months))
 
 
 def _teams(scenario: Scenario) -> list[int]:
@@ -754,8 +773,10 @@ def _goodput(scenario: Scenario, record: _Recorder) -> engine.Goodput:
         checkpoint_interval_h=record.optional(
             "goodput.checkpoint_interval_h", scenario.checkpoint_interval_h, "h",
             "the Young/Daly optimum sqrt(2 x checkpoint cost x MTBF)"),
-        checkpoint_cost_h=record.default("goodput.checkpoint_cost_h", scenario.checkpoint_cost_h,
-                                         "checkpoint_cost_h"),
+        checkpoint_cost_h=record.default(
+            "goodput.checkpoint_cost_h",
+            None if scenario.checkpoint_cost_min is None else scenario.checkpoint_cost_min / 60,
+            "checkpoint_cost_min", key="checkpoint_cost_h"),
         restart_h=record.default("goodput.restart_h", scenario.restart_h, "restart_h"),
     )
 
@@ -945,7 +966,7 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
                                      engine_name="upfront_usd_per_instance"),
         spot_interruption_overhead=own("spot_interruption_overhead", "share"),
         egress_tb_per_month=own("egress_tb_per_month", "TB/month"),
-        egress_usd_per_gb=own("egress_usd_per_gb", "USD/GB"),
+        egress_usd_per_gb=_egress_price(prefix, field, option, offering, record),
         storage_tb=own("storage_tb", "TB"),
         storage_usd_per_gb_month=own("storage_usd_per_gb_month", "USD/GB-month"),
         price_change_per_year=own("price_change_per_year", "1/year"),
@@ -954,6 +975,29 @@ def _rent(index: int, option: RentOption, scenario: Scenario,
             f"{prefix}.grid_kg_co2e_per_kwh", option.grid_kg_co2e_per_kwh, "kg CO2e/kWh",
             "the scenario's default for rented capacity"),
     )
+
+
+def _egress_price(prefix: str, field: str, option: RentOption, offering: CloudOffering,
+                  record: _Recorder) -> float:
+    """The option's internet egress price per GB: its own, else its provider's newest published
+    rate on or before the price date (recorded with its tier and source), else nothing, said so."""
+    path, field = f"{prefix}.egress_usd_per_gb", f"{field}.egress_usd_per_gb"
+    if option.egress_usd_per_gb is not None:
+        return record.scenario(path, option.egress_usd_per_gb, "USD/GB", field)
+    rate = record.egress.get(offering.provider)
+    if rate is None:
+        record.assumptions.append(Assumption(
+            path, 0.0, f"{record.currency}/GB", "default",
+            f"empty, and the catalog has no published internet egress rate of "
+            f"{offering.get_provider_display()}: egress is costed at nothing; give its price per GB"))
+        return 0.0
+    number, unit, converted = record.money(rate.usd_per_gb, "USD/GB", Currency.USD, rate.as_of,
+                                           field, path)
+    source = f"catalog {rate._meta.verbose_name} {rate}: {rate.source.key}"
+    record.assumptions.append(Assumption(path, number, unit, "catalog",
+                                         source + (f"; {converted}" if converted else ""),
+                                         rate.as_of, source_keys=(rate.source.key,)))
+    return number
 
 
 def _cheapest_region(option: RentOption, regions: list[CloudOffering],

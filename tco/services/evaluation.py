@@ -42,6 +42,7 @@ from tco.models import ApiOption
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.models import ScenarioSnapshot
+from tco.services.api_token_kinds import api_at_fleet_tokens
 from tco.services.engine_inputs import CATALOG_TABLE_UNITS
 from tco.services.engine_inputs import Assumption
 from tco.services.engine_inputs import EngineCase
@@ -174,6 +175,8 @@ class Evaluation:
             "prices": [_plain(asdict(p)) for p in self.prices],
             "warnings": [asdict(w) for w in self.warnings],
             "billing": billing_rows(self.inputs),
+            "api_at_fleet_tokens": [row.to_dict(self.currency) for row
+                                    in api_at_fleet_tokens(self.inputs, self.result)],
             **sizing,
             **pinned,
         }

@@ -37,6 +37,7 @@ from costmodel.sizing import TrainingJob
 from costmodel.sizing import TrainingSizing
 from costmodel.sizing import size_inference
 from costmodel.sizing import size_training
+from costmodel.sizing.software_gain import life_average_factor
 from costmodel.sizing.throughput import ServingSetup
 from costmodel.sizing.token_costs import TokenKindCosts
 from costmodel.sizing.token_costs import token_kind_costs
@@ -44,6 +45,7 @@ from costmodel.sizing.workloads import DEFAULT_TOKENS_PER_S_PER_USER
 from tco.services.accelerator_spec import accelerator_spec
 from tco.services.sizing_throughput import calibrated
 from tco.services.sizing_throughput import calibration_summary
+from tco.services.sizing_throughput import catalog_software_gain
 from tco.services.sizing_throughput import nearest_measurements
 
 
@@ -68,6 +70,9 @@ INFERENCE_TARGET_KEYS = ("tokens_per_s", "input_tokens", "output_tokens", "concu
                          "prefill_chunk_tokens", "activation_memory_gb", "pipeline_parallel",
                          "time_to_first_token_s", "tokens_per_s_per_user",
                          "cached_input_share")
+# Inference keys of the sizing itself, not of the engine's serving target.
+SERVING_KEYS = ("software_gain_per_year",)
+FITTED = "fitted"
 FIT_POLICY_KEYS = ("headroom_fraction", "max_tensor_parallel", "max_pipeline_parallel",
                    "max_accelerators")
 CUSTOM_MODEL_REQUIRED_KEYS = ("parameters", "layers", "hidden_size", "attention_heads",
@@ -76,10 +81,11 @@ CUSTOM_MODEL_KEYS = ("name", *CUSTOM_MODEL_REQUIRED_KEYS, "kv_heads", "head_dim"
                      "active_parameters", "kv_cache_values_per_token_per_layer")
 MODE_KEYS: Mapping[SizingMode, tuple[str, ...]] = {
     SizingMode.TRAINING: TRAINING_JOB_KEYS + TRAINING_COUNT_KEYS,
-    SizingMode.INFERENCE: INFERENCE_TARGET_KEYS,
+    SizingMode.INFERENCE: INFERENCE_TARGET_KEYS + SERVING_KEYS,
 }
 SPEC_KEYS = ("mode", "model", *dict.fromkeys(TRAINING_JOB_KEYS + TRAINING_COUNT_KEYS
-                                             + INFERENCE_TARGET_KEYS + FIT_POLICY_KEYS))
+                                             + INFERENCE_TARGET_KEYS + SERVING_KEYS
+                                             + FIT_POLICY_KEYS))
 CUSTOM_MODEL_NAME = "custom model"
 
 
@@ -93,6 +99,30 @@ class SizingInputs:
     policy: FitPolicy
     accelerators: float | None = None
     deadline_days: float | None = None
+
+
+@dataclass(frozen=True)
+class SoftwareGain:
+    """The yearly throughput gain from maturing software a sizing assumes, and where it comes
+    from: the spec's figure, the catalog's fit, or the default of none."""
+
+    per_year: float
+    basis: str
+
+    def life_factor(self, months: float) -> float:
+        """Average throughput over a life of ``months`` as a multiple of today's."""
+        return life_average_factor(self.per_year, months / 12.0)
+
+    def describe(self, months: float) -> str:
+        """The assumption in words, with what it does over a life of ``months``."""
+        return (f"software gain {self.per_year:.1%} a year ({self.basis}): x"
+                f"{self.life_factor(months):.3f} on average over {months:g} months")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"per_year": self.per_year, "basis": self.basis}
+
+
+NO_SOFTWARE_GAIN = "default: none assumed; give software_gain_per_year, or \"fitted\""
 
 
 @dataclass(frozen=True)
@@ -116,6 +146,11 @@ class Sizing:
     nearest: tuple[dict[str, Any], ...] = ()
     calibration: Mapping[str, Any] | None = None
     token_costs: TokenKindCosts | None = None
+    software_gain: SoftwareGain | None = None
+    # The life the software gain is averaged over (a scenario's horizon), when sized for one.
+    horizon_months: float | None = None
+    # A training run: the catalog's fine-tuning APIs priced per training token, or why none.
+    fine_tuning: Mapping[str, Any] | None = None
 
     @property
     def fits(self) -> bool:
@@ -155,6 +190,9 @@ class Sizing:
     def describe(self) -> str:
         """One line naming the sizing, for the source of the figures a scenario takes from it."""
         basis = f"; {self.result.basis}" if isinstance(self.result, InferenceSizing) else ""
+        gain = self.software_gain
+        if gain is not None and gain.per_year != 0.0 and self.horizon_months is not None:
+            basis += f"; {gain.describe(self.horizon_months)}"
         return (f"{self.mode.value} sizing of {self.model} on {self.accelerator} "
                 f"({self.result.fit.layout}{basis})")
 
@@ -173,7 +211,8 @@ class Sizing:
                            Figure("training_flops", result.training_flops, "FLOP"),
                            Figure("scaling_efficiency", result.scaling_efficiency, "share"),
                            Figure("time", result.time_days, "days"),
-                           Figure("accelerator_hours", result.accelerator_hours, "h")]
+                           Figure("accelerator_hours", result.accelerator_hours, "h"),
+                           *self._fine_tuning_figures()]
         estimate = result.estimate
         rows += [Figure("per_device_memory", fit.per_device_memory_gb, "GB"),
                  Figure("accelerators_per_replica", result.accelerators_per_replica,
@@ -206,6 +245,9 @@ class Sizing:
                      *(Figure(f"next_layout_{index}", option.label,
                               option.describe(self.accelerator))
                        for index, option in enumerate(search.next_two, start=1))]
+        if self.software_gain is not None:
+            rows.append(Figure("software_gain_per_year", self.software_gain.per_year,
+                               f"share a year; {self.software_gain.basis}"))
         if self.token_costs is not None:
             rows += [Figure(f"cost_per_million_{kind}_tokens",
                             getattr(self.token_costs, f"usd_per_million_{kind}"),
@@ -214,16 +256,31 @@ class Sizing:
         rows += [Figure(f"nearest_measurement_{index}", row["measured_tokens_per_s"],
                         f"output tokens/s measured, estimate x{row['ratio']:.2f}: "
                         f"{row['description']}, {row['input_tokens']:,} in / "
-                        f"{row['output_tokens']:,} out ({row['source']}, {row['where']})")
+                        f"{row['output_tokens']:,} out; published {row['measured_on']}, "
+                        f"{row['age_years']} years ago ({row['source']}, {row['where']})")
                  for index, row in enumerate(self.nearest, start=1)]
         return rows
+
+    def _fine_tuning_figures(self) -> list[Figure]:
+        if self.fine_tuning is None:
+            return []
+        if not self.fine_tuning["options"]:
+            return [Figure("fine_tuning_apis", "none priced", self.fine_tuning["note"])]
+        return [Figure(f"fine_tuning_{index}", row["cost_of_the_run"],
+                       f"{row['currency']} for the run's {row['training_tokens']:,.0f} training "
+                       f"tokens at {row['price_per_million_training_tokens']:,.4g} per million: "
+                       f"{row['api']} ({row['source']}, {row['as_of']})")
+                for index, row in enumerate(self.fine_tuning["options"], start=1)]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: what was sized on what, the spec, and the engine result's figures and
         assumptions."""
         extra = {} if self.calibration is None else {
             "nearest_measurements": list(self.nearest), "calibration": dict(self.calibration),
-            "token_costs": None if self.token_costs is None else self.token_costs.to_dict()}
+            "token_costs": None if self.token_costs is None else self.token_costs.to_dict(),
+            "software_gain": None if self.software_gain is None else self.software_gain.to_dict()}
+        if self.fine_tuning is not None:
+            extra["fine_tuning_apis"] = dict(self.fine_tuning)
         return {"mode": self.mode.value, "accelerator": self.accelerator, "model": self.model,
                 "spec": dict(self.spec), **self.result.to_dict(), **extra}
 
@@ -339,6 +396,7 @@ def sizing_inputs(spec: Mapping[str, Any]) -> SizingInputs:
         model = _model(spec["model"])
         policy = FitPolicy(**_given(spec, FIT_POLICY_KEYS))
         if mode is SizingMode.INFERENCE:
+            software_gain(spec)  # refused here, naming the field, like every other input
             return SizingInputs(mode, model, InferenceTarget(**_given(spec,
                                                                       INFERENCE_TARGET_KEYS)),
                                 policy)
@@ -371,7 +429,36 @@ def run_sizing(
         result = size_training(inputs.model, engine_accelerator, inputs.workload,
                                accelerators=inputs.accelerators,
                                deadline_days=inputs.deadline_days, policy=inputs.policy)
-    return Sizing(inputs.mode, accelerator.slug, inputs.model.name, spec, result)
+    model_key = spec["model"] if isinstance(spec["model"], str) else None
+    return Sizing(inputs.mode, accelerator.slug, inputs.model.name, spec, result,
+                  fine_tuning=fine_tuning_apis(model_key, inputs.model.name,
+                                               float(inputs.workload.tokens)))
+
+
+NO_FINE_TUNING_PRICE = (
+    "No public fine-tuning price per training token was found for {model}: the project's public "
+    "price sources list per-token inference prices only. Compare the run with renting the "
+    "cluster; a fine-tuning API is compared here once the catalog holds its price "
+    "(token API price: fine-tuning, USD per million training tokens).")
+
+
+def fine_tuning_apis(model_key: str | None, model_name: str,
+                     training_tokens: float) -> dict[str, Any]:
+    """The catalog's fine-tuning APIs for a training run's model (a preset a host serves), each
+    with the run's cost at its price per training token, the newest price of each; with none, a
+    note that says no public price was found."""
+    prices = [] if model_key is None else list(TokenApiPrice.objects.filter(
+        serves_model=model_key, is_example=False, usd_per_million_training__isnull=False,
+    ).select_related("source").order_by("provider", "model_name", "-as_of"))
+    newest = {(p.provider, p.model_name): p for p in reversed(prices)}
+    options = [{"api": f"{p.provider} {p.model_name}", "currency": p.currency,
+                "as_of": p.as_of.isoformat(), "source": str(p.source),
+                "price_per_million_training_tokens": float(p.usd_per_million_training),
+                "training_tokens": training_tokens,
+                "cost_of_the_run": training_tokens / 1e6 * float(p.usd_per_million_training)}
+               for p in newest.values()]
+    return {"options": options,
+            "note": "" if options else NO_FINE_TUNING_PRICE.format(model=model_name)}
 
 
 def _run_inference(inputs: SizingInputs, accelerator: Accelerator,
@@ -399,7 +486,28 @@ def _run_inference(inputs: SizingInputs, accelerator: Accelerator,
         if price is not None and not result_is_measured(result):
             costs = token_kind_costs(replica, result.estimate, fitted.efficiency, price)
     return Sizing(inputs.mode, accelerator.slug, inputs.model.name, spec, result, tuple(near),
-                  calibration_summary(), costs)
+                  calibration_summary(), costs, software_gain(spec))
+
+
+def software_gain(spec: Mapping[str, Any]) -> SoftwareGain:
+    """The spec's yearly software gain: its number, the catalog's fit ("fitted"), or none.
+
+    Raises SizingInputError naming ``software_gain_per_year`` for anything else, or for
+    "fitted" when no configuration of the catalog was measured at two dates.
+    """
+    value = spec.get("software_gain_per_year")
+    if value is None:
+        return SoftwareGain(0.0, NO_SOFTWARE_GAIN)
+    if value == FITTED:
+        fitted = catalog_software_gain()
+        if fitted is None:
+            raise SizingInputError("software_gain_per_year", "the catalog has no configuration "
+                                   "measured at two dates to fit it on; give a number")
+        return SoftwareGain(fitted.per_year, f"fitted: {fitted.describe()}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not -0.5 <= value <= 1.0:
+        raise SizingInputError("software_gain_per_year", "give a share a year between -0.5 and "
+                               f"1 (0.1 = 10 %), or \"{FITTED}\"; got {value!r}")
+    return SoftwareGain(float(value), "stated in the sizing")
 
 
 def result_is_measured(result: InferenceSizing) -> bool:

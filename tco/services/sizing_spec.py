@@ -27,6 +27,7 @@ from costmodel.sizing import Precision
 from costmodel.sizing import ShardingStrategy
 from costmodel.sizing import SizingInputError
 from costmodel.sizing import TrainingJob
+from tco.services.sizing import FITTED
 from tco.services.sizing import SPEC_KEYS
 from tco.services.sizing import SizingMode
 from tco.services.sizing import size_spec
@@ -141,6 +142,23 @@ class ModelSpecField(serializers.Field):
         return value
 
 
+class SoftwareGainField(serializers.Field):
+    """A yearly software gain: a share a year (0.1 = 10 %), or "fitted" for the catalog's fit on
+    dated results of one configuration; its range is checked with the sizing."""
+
+    default_error_messages = {"invalid": f'Give a share a year (0.1 = 10 %) or "{FITTED}".'}
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and data.strip().lower() == FITTED:
+            return FITTED
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return float(data)
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
 class SizingSpecSerializer(StrictSerializer):
     """A sizing spec: what is run (training or serving), which model, and the fit limits.
 
@@ -211,6 +229,10 @@ class SizingSpecSerializer(StrictSerializer):
     cached_input_share = _number(InferenceTarget, "cached_input_share", "Inference: share of "
                                  "input tokens served from the prefix cache (a hit skips its "
                                  "prefill) [share].")
+    software_gain_per_year = SoftwareGainField(required=False, help_text=(
+        "Inference: yearly throughput gain from maturing software, applied over the asset's life "
+        f'(default 0: none); "{FITTED}" for the catalog\'s fit on results of one configuration '
+        "published at different dates [share a year]."))
     # Fit policy
     headroom_fraction = _number(FitPolicy, "headroom_fraction", "Share of each device's memory "
                                 "kept free for the runtime [share].")

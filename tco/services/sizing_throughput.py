@@ -4,14 +4,19 @@
 ``calibrated`` (cached until those rows or their accelerators change); `calibrated()` hands
 them, with the range the leave-one-out spread gives, to `costmodel.sizing.size_inference`
 (through `tco.services.sizing`, the one path of every inference sizing). `nearest_measurements`
-names the measurements closest to a sized configuration, and `api_breakeven` the per-token API
-volume above which the sized fleet is cheaper, at the estimate and at both ends of its range.
+names the measurements closest to a sized configuration with their dates and ages,
+`catalog_software_gain` the yearly gain fitted on the catalog's dated results of one
+configuration, and `api_breakeven` the per-token API volume above which the sized fleet is
+cheaper, at the estimate and at both ends of its range.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
+
+from django.utils import timezone
 
 from catalog.models import Accelerator
 from catalog.models import ThroughputMeasurement
@@ -28,6 +33,10 @@ from costmodel.sizing.calibration import calibrate
 from costmodel.sizing.calibration import nearest
 from costmodel.sizing.inference import Calibrated
 from costmodel.sizing.results import jsonable
+from costmodel.sizing.software_gain import DAYS_PER_YEAR
+from costmodel.sizing.software_gain import DatedResult
+from costmodel.sizing.software_gain import YearlyGain
+from costmodel.sizing.software_gain import fit_yearly_gain
 from costmodel.sizing.throughput import ServingSetup
 from costmodel.sizing.throughput import serving_throughput
 from tco.services.accelerator_spec import accelerator_spec
@@ -107,8 +116,39 @@ def calibration_summary() -> dict[str, Any]:
                 fitted.leave_one_out_median_abs_log_error, 3)}
 
 
+def age_years(published_on: date | None, today: date | None = None) -> float | None:
+    """Years from a result's publication to ``today`` (default: the local date), one decimal."""
+    if published_on is None:
+        return None
+    today = today or timezone.localdate()
+    return round((today - published_on).days / DAYS_PER_YEAR, 1)
+
+
+def _length_bucket(tokens: int | None) -> int:
+    """Request lengths within about 10 % of each other share a bucket (294 and 302 do)."""
+    return round(math.log(tokens or 1) / math.log(1.1))
+
+
+def catalog_software_gain() -> YearlyGain | None:
+    """The yearly gain fitted on the catalog's published measurements of one configuration
+    (accelerator, model, weight format, fleet, layout, load and request lengths) at two dates or
+    more; None when it has no such pair."""
+    rows = ThroughputMeasurement.objects.filter(
+        kind=ThroughputMeasurementKind.MEASUREMENT, calibrated=True, measured_on__isnull=False,
+    ).select_related("accelerator")
+    return fit_yearly_gain([
+        DatedResult((row.accelerator.slug, row.model_key, row.precision, row.accelerators,
+                     row.tensor_parallel, row.concurrency, _length_bucket(row.input_tokens),
+                     _length_bucket(row.output_tokens)),
+                    row.measured_on, float(row.tokens_per_s) / row.accelerators,
+                    f"{row.model_key} on {row.accelerators} x {row.accelerator.name}, "
+                    f"{row.precision.upper()}")
+        for row in rows])
+
+
 def nearest_measurements(setup: ServingSetup) -> list[dict[str, Any]]:
-    """The catalog measurements nearest to ``setup``, each with its estimate / measured."""
+    """The catalog measurements nearest to ``setup``, each with its estimate / measured, its
+    date, age and software."""
     fitted, rows, measurements = calibration()
     by_key = {row.key: row for row in rows}
     found = []
@@ -123,6 +163,9 @@ def nearest_measurements(setup: ServingSetup) -> list[dict[str, Any]]:
             "ratio": round(estimate / measurement.tokens_per_s, 3),
             "input_tokens": row.input_tokens, "output_tokens": row.output_tokens,
             "concurrency": row.concurrency, "accelerators": row.accelerators,
+            "software": row.serving_software,
+            "measured_on": None if row.measured_on is None else row.measured_on.isoformat(),
+            "age_years": age_years(row.measured_on),
         })
     return found
 

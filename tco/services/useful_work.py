@@ -12,6 +12,8 @@ from costmodel.carbon import KG_PER_TONNE
 from costmodel.figures import finite_or_none
 from costmodel.figures import item
 from costmodel.figures import scalar
+from tco.services.api_token_kinds import ApiAtFleetTokens
+from tco.services.api_token_kinds import api_at_fleet_tokens
 
 
 @dataclass(frozen=True)
@@ -45,13 +47,15 @@ class UsefulWork:
 
     options: tuple[OptionRow, ...]
     apis: tuple[ApiRow, ...]
+    # Each API billed kind by kind for the fleet's own tokens a month.
+    apis_at_fleet_tokens: tuple[ApiAtFleetTokens, ...]
     tokens_per_month: float | None
     resale_value_usd: float
     book_value_usd: float
     embodied_tonnes: float
 
 
-def useful_work(result: engine.Result) -> UsefulWork:
+def useful_work(inputs: engine.Scenario, result: engine.Result) -> UsefulWork:
     """The section's rows for a single-scenario result."""
     buy = result.buy
 
@@ -86,6 +90,7 @@ def useful_work(result: engine.Result) -> UsefulWork:
     return UsefulWork(
         options=(option("Buy", buy), *(option(f"Rent: {o.name}", o) for o in result.rent)),
         apis=apis,
+        apis_at_fleet_tokens=api_at_fleet_tokens(inputs, result),
         tokens_per_month=finite_or_none(scalar(result.tokens_per_month)),
         resale_value_usd=scalar(buy.residual.resale_value_usd),
         book_value_usd=scalar(buy.residual.book_value_usd),

@@ -17,6 +17,7 @@ from catalog.models import AcceleratorPowerCap
 from catalog.models import AcceleratorThroughput
 from catalog.models import CloudOffering
 from catalog.models import CoolingTechnology
+from catalog.models import EgressRate
 from catalog.models import FacilityProfile
 from catalog.models import PowerDensityReference
 from catalog.models import PricePoint
@@ -38,6 +39,7 @@ CATALOG_MODELS = (
     CoolingTechnology,
     PowerDensityReference,
     TokenApiPrice,
+    EgressRate,
     Accelerator,
     Source,
 )

@@ -30,22 +30,26 @@ from catalog.services import catalog_load
 EXPECTED_COUNTS = {
     # Issue 49 added 11 sources, 4 accelerators (B300, GB300, MI355X, MI325X), 4 systems, 5
     # other sources' power figures beside the costed ones, 51 offerings with 53 prices and 23
-    # per-token prices (Azure's uksouth spot H100 comes with a refresh of its price list).
-    "sources": 23,
+    # per-token prices (Azure's uksouth spot H100 comes with a refresh of its price list); its
+    # European B200 added SkyPilot's Google list with 4 offerings (A4 in us-central1 and
+    # europe-west4, A3 Ultra spot) and 6 prices (A3 Ultra and A4 on demand and spot).
+    "sources": 25,
     "accelerators": 36,
     "accelerator throughputs": 111,
     "accelerator power caps": 4,
     "system SKUs": 38,
     "system power figures": 5,
-    "cloud offerings": 116,
-    "price points": 151,
+    "cloud offerings": 120,
+    "price points": 157,
     "cooling technologies": 6,
     "facility profiles": 3,
     "power density references": 8,
     # 27 published prices (token_api_prices.yaml) and 2 shipped examples.
     "token API prices": 29,
-    # 30 published measurements and 13 seed claims (throughput_measurements.yaml).
-    "throughput measurements": 43,
+    # AWS's published internet egress rate (egress_rates.yaml), with its source.
+    "egress rates": 1,
+    # 33 published measurements and 13 seed claims (throughput_measurements.yaml).
+    "throughput measurements": 46,
 }
 
 
@@ -55,9 +59,9 @@ def test_it_loads_every_model_with_the_expected_counts(empty_catalog):
     assert {name: counter["created"] for name, counter in counts.items()} == EXPECTED_COUNTS
     assert Accelerator.objects.count() == 36
     assert SystemSku.objects.count() == 38
-    assert CloudOffering.objects.count() == 116
-    # 113 offering prices (offerings.yaml) + 38 purchase prices (systems.yaml)
-    assert PricePoint.objects.filter(offering__isnull=False).count() == 113
+    assert CloudOffering.objects.count() == 120
+    # 119 offering prices (offerings.yaml) + 38 purchase prices (systems.yaml)
+    assert PricePoint.objects.filter(offering__isnull=False).count() == 119
     assert PricePoint.objects.filter(system__isnull=False).count() == 38
 
 
@@ -68,7 +72,7 @@ def test_loading_twice_creates_and_updates_nothing(catalog):
         assert counter["created"] == 0, name
         assert counter["updated"] == 0, name
         assert counter["unchanged"] == EXPECTED_COUNTS[name], name
-    assert PricePoint.objects.count() == 151
+    assert PricePoint.objects.count() == 157
 
 
 def test_reloading_restores_an_edited_figure_and_keeps_added_price_history(catalog):
@@ -86,7 +90,7 @@ def test_reloading_restores_an_edited_figure_and_keeps_added_price_history(catal
 
     assert counts["system SKUs"]["updated"] == 1
     assert SystemSku.objects.get(slug="dgx-h100").power_max_kw == Decimal("10.2")
-    assert PricePoint.objects.count() == 152  # the added price is history, never removed
+    assert PricePoint.objects.count() == 158  # the added price is history, never removed
 
 
 def test_h100_keeps_every_sources_figure_and_uses_the_dense_one(catalog):
@@ -226,8 +230,8 @@ def test_the_instances_people_rent_carry_dated_list_prices_or_say_none_was_found
     assert_allclose(float(a3_price.amount), 44810.08066464 / 730, atol=5e-5)
     assert a3_price.as_of == dt.date(2025, 3, 6)  # "generated: Thu Mar  6 03:53:56 2025"
     # Terms with no public figure are listed without a price, and say so.
-    for instance_type, model in (("Standard_ND96isr_H200_v5", "on_demand"), ("a3-ultragpu-8g", "on_demand"),
-                                 ("p5en.48xlarge", "reserved_3y")):
+    for instance_type, model in (("Standard_ND96isr_H200_v5", "on_demand"),
+                                 ("p6-b200.48xlarge", "reserved_1y"), ("p5en.48xlarge", "reserved_3y")):
         offering = CloudOffering.objects.get(instance_type=instance_type, pricing_model=model)
         assert not offering.prices.exists()
         assert "No public figure found" in offering.notes

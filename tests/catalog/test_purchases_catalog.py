@@ -37,16 +37,22 @@ def _sourced_prices(accelerator: str, pricing_models: tuple[str, ...]):
     return found
 
 
-@pytest.mark.parametrize("accelerator", ["h100-sxm-80gb", "h200-sxm-141gb"])
+@pytest.mark.parametrize("accelerator", ["h100-sxm-80gb", "h200-sxm-141gb", "b200-sxm-192gb"])
 def test_a_hyperscaler_rents_it_on_demand_in_a_us_and_a_european_region(catalog, accelerator):
     countries = {country for _, country, _ in _sourced_prices(accelerator, ("on_demand",))}
     assert "US" in countries
     assert countries & EUROPE
 
 
-def test_b200_has_a_sourced_us_hyperscaler_and_specialist_price(catalog):
-    spot = {country for _, country, _ in _sourced_prices("b200-sxm-192gb", ("spot",))}
-    assert "US" in spot  # p6-b200.48xlarge, use1-az6
+def test_the_european_b200_is_googles_a4_at_eight_gpu_slices(catalog):
+    """SkyPilot's Google list: A4's machine row is 0.0 (a slice includes its vCPUs and memory)
+    and its B200 x 8 row in europe-west4 is $90.216/h, i.e. 8 x $11.277 per GPU-hour."""
+    a4 = CloudOffering.objects.get(provider="gcp", instance_type="a4-highgpu-8g",
+                                   region="europe-west4", pricing_model="on_demand")
+    price = price_at(a4, on=ON)
+    assert (price.amount, price.amount / 8) == (Decimal("90.216"), Decimal("11.277"))
+    assert (price.source.key, price.as_of) == ("skypilot-catalog-gcp-v8", dt.date(2026, 11, 28))
+    assert place_of(a4.region).country == "NL"
     nebius = CloudOffering.objects.get(provider="nebius", accelerator__slug="b200-sxm-192gb",
                                        region="us-central1", pricing_model="on_demand")
     assert price_at(nebius, on=ON).amount == Decimal("44.00")  # $5.50 per GPU-hour x 8

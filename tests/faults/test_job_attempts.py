@@ -10,13 +10,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from catalog.choices import QuoteImportStatus
 from catalog.models import PriceRefreshJob
 from catalog.models import QuoteImport
 from catalog.models import RefreshStatus
 from catalog.quote_imports import QUOTE_IMPORT_JOBS
 from catalog.refresh.recovery import refresh_jobs_reap
 from core import jobs
+from core.file_imports import ImportStatus
 from reports.choices import ExportStatus
 from reports.choices import FailureType
 from reports.models import ReportExport
@@ -82,7 +82,7 @@ def test_an_export_no_worker_took_in_three_tries_is_failed_naming_the_queue(scen
 
 def test_a_job_whose_task_gave_up_is_failed_with_why_unless_it_is_done(db):
     waiting = QuoteImport.objects.create(file_name="quotes.csv", content=b"")
-    imported = QuoteImport.objects.create(file_name="done.csv", content=b"", status=QuoteImportStatus.DONE)
+    imported = QuoteImport.objects.create(file_name="done.csv", content=b"", status=ImportStatus.DONE)
 
     for job in (waiting, imported):
         jobs.fail(QUOTE_IMPORT_JOBS, job.pk, "Nothing was imported: the import stopped (OperationalError).")
@@ -90,9 +90,9 @@ def test_a_job_whose_task_gave_up_is_failed_with_why_unless_it_is_done(db):
     waiting.refresh_from_db()
     imported.refresh_from_db()
     assert (waiting.status, waiting.error) == (
-        QuoteImportStatus.FAILED, "Nothing was imported: the import stopped (OperationalError).")
+        ImportStatus.FAILED, "Nothing was imported: the import stopped (OperationalError).")
     assert waiting.finished_at is not None
-    assert (imported.status, imported.error, imported.finished_at) == (QuoteImportStatus.DONE, "", None)
+    assert (imported.status, imported.error, imported.finished_at) == (ImportStatus.DONE, "", None)
 
 
 def test_a_refresh_whose_worker_died_on_its_third_try_is_not_tried_again(catalog):

@@ -1,6 +1,6 @@
-"""Actual costs against an approved plan: a FOCUS file imported for the team, compared month by
-month, by option, by provider and in total, with an alert on the month off by more than 10 %;
-a bad file is refused naming row and column, and nothing is imported."""
+"""Actual costs against an approved plan: a FOCUS file imported for the team (a job, run inline
+here), compared month by month, by option, by provider and in total, with an alert on the month
+off by more than 10 %; a bad file is refused naming row and column, and nothing is imported."""
 from __future__ import annotations
 
 import subprocess
@@ -10,6 +10,7 @@ from decimal import Decimal
 import pytest
 from django.core import mail
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import TestCase
 from rest_framework.test import APIClient
 
 from catalog.exchange_rates.services import ecb_source
@@ -47,9 +48,17 @@ def upload(client, name: str, content: bytes, team: str = "demo"):
                        format="multipart")
 
 
+def imported(client, name: str, content: bytes, team: str = "demo") -> dict:
+    """The import job after its task ran (inline, once the upload's transaction committed)."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        response = upload(client, name, content, team)
+    assert response.status_code == 202, response.json()
+    assert response.json()["status"] == "pending"
+    return client.get(f"/api/v1/cost-imports/{response.json()['id']}/").json()
+
+
 @pytest.mark.django_db
-def test_an_imported_focus_file_shows_its_variance_against_the_approved_plan(
-        approved_plan, client, django_capture_on_commit_callbacks):
+def test_an_imported_focus_file_shows_its_variance_against_the_approved_plan(approved_plan, client):
     plan = approved_plan
     Subscription.objects.create(team=plan.scenario.team, channel=Channel.EMAIL,
                                 address="finance@example.com")
@@ -67,10 +76,8 @@ def test_an_imported_focus_file_shows_its_variance_against_the_approved_plan(
     expected_extra = round(0.3 * float(projected[(projected["ProviderName"] == "AWS")
                                                  & (projected["x_Month"] == 2)]["BilledCost"].sum()), 2)
     assert expected_extra > 100  # the month is worth an alert
-    with django_capture_on_commit_callbacks(execute=True):
-        response = upload(client, "bills-2027-q1.csv", focus_csv(actual))
-    assert response.status_code == 201, response.json()
-    assert response.json()["rows"] == len(actual)
+    job = imported(client, "bills-2027-q1.csv", focus_csv(actual))
+    assert (job["status"], job["rows_total"], job["rows_written"]) == ("done", len(actual), len(actual))
 
     found = client.get(f"/api/v1/cost-targets/{target.json()['id']}/variance/").json()
     months = {row["month"]: row for row in found["months"]}
@@ -100,18 +107,36 @@ def test_a_bad_focus_file_is_refused_naming_row_and_column_and_nothing_is_import
     frame["ChargeCategory"] = frame["ChargeCategory"].astype(object)
     frame.iloc[1, frame.columns.get_loc("BillingCurrency")] = "XTS"  # row 3: a code with no rate
     frame.iloc[2, frame.columns.get_loc("ChargeCategory")] = "Rental"  # row 4
-    content = focus_csv(frame)
-    response = upload(client, "bill.csv", content)
-    assert response.status_code == 400
+    job = imported(client, "bill.csv", focus_csv(frame))
     charged_on = str(frame.iloc[1]["ChargePeriodStart"])[:10]  # the row's own date
-    assert response.json() == {"file": [
-        f"row 3, column BillingCurrency: no XTS/USD rate on or before {charged_on}; add a rate with its "
-        "source, or refresh the ECB reference rates",
-        "row 4, column ChargeCategory: 'Rental' is not one of Usage, Purchase, Tax, Credit, Adjustment"]}
-    missing = focus_csv(frame.drop(columns=["BilledCost"]))
-    assert upload(client, "bill.csv", missing).json() == {
-        "file": ["column BilledCost is missing (FOCUS requires it)"]}
-    assert not CostImport.objects.exists() and not ActualCost.objects.exists()
+    assert (job["status"], job["rows_written"]) == ("failed", 0)
+    no_rate = (f"no XTS/USD rate on or before {charged_on}; add a rate with its source, or refresh the ECB "
+               "reference rates")
+    assert job["errors"] == [
+        {"row": 3, "field": "BillingCurrency", "reason": no_rate},
+        {"row": 4, "field": "ChargeCategory",
+         "reason": "'Rental' is not one of Usage, Purchase, Tax, Credit, Adjustment"}]
+    assert job["error"] == f"Nothing was imported: 2 bad rows (first: row 3, BillingCurrency: {no_rate})."
+    missing = imported(client, "bill.csv", focus_csv(frame.drop(columns=["BilledCost"])))
+    assert missing["errors"] == [
+        {"row": None, "field": "BilledCost", "reason": "the column is missing (FOCUS requires it)"}]
+    assert not ActualCost.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_file_of_the_wrong_name_size_or_container_is_refused_at_once_and_no_job_exists(demo, client):
+    good = b"BilledCost,BillingCurrency,ChargeCategory,ChargePeriodStart,ProviderName\n"
+    refusals = {
+        "bill.xlsx": (good, "expected a .csv or .parquet file, got 'bill.xlsx'"),
+        "bill.csv": (good + b"5.00,USD,Usage,2027-01-05T00:00:00Z,A\x00WS\n",
+                     "not a CSV text file: it holds binary data ('\\x00' at character 110)"),
+        "bill.parquet": (good, "not a readable Parquet file: it does not begin and end with PAR1, as every "
+                               "Parquet file does"),
+    }
+    for name, (content, reason) in refusals.items():
+        response = upload(client, name, content)
+        assert (response.status_code, response.json()) == (400, {"file": [reason]}), name
+    assert not CostImport.objects.exists()
 
 
 @pytest.mark.django_db
@@ -150,9 +175,8 @@ def test_a_euro_teams_bills_in_dollars_are_compared_in_euros_at_their_months_rat
     bills["BillingCurrency"] = "USD"
     dollars_a_euro = bills["x_Month"].map({0: 1.25, 1: 1.25, 2: 1.10})
     bills["BilledCost"] = (bills["BilledCost"] * dollars_a_euro).round(6)
-    response = upload(client, "bills.csv", focus_csv(bills), team=team.slug)
-    assert response.status_code == 201, response.json()
-    assert response.json()["currency"] == "EUR"
+    job = imported(client, "bills.csv", focus_csv(bills), team=team.slug)
+    assert (job["status"], job["currency"]) == ("done", "EUR")
 
     stored = ActualCost.objects.filter(month=date(2027, 3, 1)).order_by("id").first()
     usd = Decimal(str(bills[bills["x_Month"] == 2]["BilledCost"].iloc[0]))
@@ -176,13 +200,12 @@ def test_out_of_bounds_cells_are_refused_naming_row_and_column_not_a_500(demo, c
     good = "100.00,USD,Usage,2027-01-05T00:00:00Z,AWS\n"
     rows = ["1e30,USD,Usage,2027-01-05T00:00:00Z,AWS\n",                          # row 3
             "123456789012345678901234567890,USD,Usage,2027-01-05T00:00:00Z,AWS\n",  # row 4
-            "5.00,USD,Usage,2027-01-05T00:00:00Z,A\x00WS\n",                        # row 5
-            f"5.00,USD,Usage,2027-01-05T00:00:00Z,{'P' * 5000}\n"]                  # row 6
-    response = upload(client, "bill.csv", (header + good + "".join(rows)).encode())
-    assert response.status_code == 400
-    assert response.json() == {"file": [
-        "row 3, column BilledCost: 1e30 is more than 1,000,000,000,000",
-        "row 4, column BilledCost: 123456789012345678901234567890 is more than 1,000,000,000,000",
-        "row 5, column ProviderName: holds a NUL character (the file is binary or damaged)",
-        "row 6, column ProviderName: has 5,000 characters; at most 200"]}
-    assert not CostImport.objects.exists() and not ActualCost.objects.exists()
+            f"5.00,USD,Usage,2027-01-05T00:00:00Z,{'P' * 5000}\n"]                  # row 5
+    job = imported(client, "bill.csv", (header + good + "".join(rows)).encode())
+    assert job["status"] == "failed"
+    assert job["errors"] == [
+        {"row": 3, "field": "BilledCost", "reason": "1e30 is more than 1,000,000,000,000"},
+        {"row": 4, "field": "BilledCost",
+         "reason": "123456789012345678901234567890 is more than 1,000,000,000,000"},
+        {"row": 5, "field": "ProviderName", "reason": "has 5,000 characters; at most 200"}]
+    assert not ActualCost.objects.exists()

@@ -1,5 +1,6 @@
 """FinOps in the admin: FOCUS and price-sheet downloads from the scenario and plan lists, a FOCUS
-cost file imported (or refused with the row and column), and the variance on the target's page."""
+cost file imported as a job (refused at once by its name, or on its page with the row and
+column), and the variance on the target's page."""
 from __future__ import annotations
 
 import json
@@ -7,10 +8,12 @@ from datetime import date
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import TestCase
 
 from finops.exports.focus import focus_csv
 from finops.exports.projections import plan_focus
 from finops.models import ActualCost
+from finops.models import CostImport
 from finops.models import CostTarget
 from tco.services.scenarios import scenario_approve
 
@@ -50,15 +53,25 @@ def test_importing_a_cost_file_and_reading_the_variance_in_the_admin(demo, admin
     bad = actual.copy()
     bad["ChargePeriodStart"] = bad["ChargePeriodStart"].astype(object)
     bad.iloc[0, bad.columns.get_loc("ChargePeriodStart")] = "soon"
-    refused = admin_client.post("/admin/finops/costimport/add/", {
-        "team": plan.scenario.team_id, "file": SimpleUploadedFile("bad.csv", focus_csv(bad))})
-    assert refused.status_code == 200
-    problem = "row 2, column ChargePeriodStart: &#x27;soon&#x27; is not a date and time"
-    assert problem in refused.content.decode()
+    screened = admin_client.post("/admin/finops/costimport/add/", {
+        "team": plan.scenario.team_id, "file": SimpleUploadedFile("bad.xlsx", focus_csv(bad))})
+    assert screened.status_code == 200
+    assert "expected a .csv or .parquet file, got &#x27;bad.xlsx&#x27;" in screened.content.decode()
+    assert not CostImport.objects.exists()
+    with TestCase.captureOnCommitCallbacks(execute=True):  # the import task runs inline here
+        refused = admin_client.post("/admin/finops/costimport/add/", {
+            "team": plan.scenario.team_id, "file": SimpleUploadedFile("bad.csv", focus_csv(bad))})
+    job = CostImport.objects.get()
+    assert refused["Location"] == f"/admin/finops/costimport/{job.pk}/change/"
+    page = admin_client.get(refused["Location"]).content.decode()
+    assert "<td>2</td><td>ChargePeriodStart</td><td>&#x27;soon&#x27; is not a date and time</td>" in page
     assert not ActualCost.objects.exists()
-    added = admin_client.post("/admin/finops/costimport/add/", {
-        "team": plan.scenario.team_id, "file": SimpleUploadedFile("good.csv", focus_csv(actual))})
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        added = admin_client.post("/admin/finops/costimport/add/", {
+            "team": plan.scenario.team_id, "file": SimpleUploadedFile("good.csv", focus_csv(actual))})
     assert added.status_code == 302 and ActualCost.objects.count() == len(actual)
+    page = admin_client.get(added["Location"]).content.decode()
+    assert f"100 % ({len(actual):,} of {len(actual):,} rows checked, {len(actual):,} written)" in page
 
     page = admin_client.get(f"/admin/finops/costtarget/{target.pk}/change/").content.decode()
     assert "Actual against projected" in page and "2027-02" in page and "over the threshold" in page

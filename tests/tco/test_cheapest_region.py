@@ -7,25 +7,20 @@ in force today is seed-003's $6.88 per GPU-hour x 8 = $55.04 an hour (as of 2026
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 from decimal import Decimal
 
 import pytest
-from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from catalog.models import CloudOffering
 from catalog.models import PricePoint
 from catalog.models import Source
-from tco.admin.result import cache_key
 from tco.models import RentOption
 from tco.models import Scenario
-from tco.models import ScenarioSnapshot
-from tco.models import SnapshotReason
 from tco.services.evaluation import scenario_evaluate
+from tco.services.evaluation_cache import evaluation_key
 from tco.services.repricing import scenario_snapshot_save
-from teams.models import Team
 
 P5_NAME = "AWS p5.48xlarge (8x H100 SXM5 80 GB), cheapest region, on-demand"
 
@@ -130,36 +125,6 @@ def test_a_quoted_price_in_the_cheapest_region_is_refused_and_nothing_is_saved(d
     assert set(refused.value.message_dict) == {"cheapest_region"}
 
 
-def test_the_migration_merges_a_regionless_lambda_offering_into_the_global_one(demo_scenarios):
-    merge = importlib.import_module("tco.migrations.0014_one_offering_per_instance_type")
-    kept = CloudOffering.objects.get(provider="lambda", instance_type="gpu_8x_h100_sxm5")
-    seed_price = kept.prices.get()
-    # A database from before: the seed data's copy of the offering, region 'unspecified', with
-    # the same seed price, a team's quote, a rent option and a snapshot on it.
-    copy = CloudOffering.objects.create(
-        provider="lambda", instance_type="gpu_8x_h100_sxm5", region="unspecified",
-        pricing_model="on_demand", accelerator=kept.accelerator, accelerators_per_instance=8)
-    same = PricePoint.objects.create(offering=copy, amount=seed_price.amount, as_of=seed_price.as_of,
-                                     source=seed_price.source, retrieved_at=seed_price.retrieved_at)
-    quote = PricePoint.objects.create(offering=copy, amount=Decimal("20"), as_of=seed_price.as_of,
-                                      source=seed_price.source, retrieved_at=seed_price.retrieved_at,
-                                      team=Team.objects.get(slug="demo"))
-    scenario = _h100(demo_scenarios)
-    option = scenario.rent_options.get(offering=kept)
-    RentOption.objects.filter(pk=option.pk).update(offering=copy)
-    snapshot = ScenarioSnapshot.objects.create(scenario=scenario, reason=SnapshotReason.EVALUATED,
-                                               engine_version="test")
-    snapshot.price_points.set([same])
-
-    merge.merge_into_global(apps, None)
-
-    assert not CloudOffering.objects.filter(pk=copy.pk).exists()
-    assert set(kept.prices.all()) == {seed_price, quote}  # the identical seed price kept once
-    option.refresh_from_db()
-    assert option.offering == kept
-    assert list(snapshot.price_points.all()) == [seed_price]
-
-
 def test_a_snapshot_records_the_region_the_option_was_priced_in(demo_scenarios):
     west = _regional_p5("us-west-2", "50")
     scenario = _h100(demo_scenarios)
@@ -174,8 +139,8 @@ def test_a_snapshot_records_the_region_the_option_was_priced_in(demo_scenarios):
 
 def test_the_admin_page_is_rendered_again_when_another_region_is_priced(demo_scenarios):
     scenario = _h100(demo_scenarios)
-    before = cache_key(scenario)
+    before = evaluation_key(scenario)
 
     _regional_p5("us-west-2", "50")  # a region the scenario's rent options do not name
 
-    assert cache_key(scenario) != before
+    assert evaluation_key(scenario) != before

@@ -386,6 +386,7 @@ def test_the_reaper_of_every_job_kind_is_scheduled_every_minute():
             for task in reapers] == [
         (name, task, 60, "seconds", "default", True) for name, task in (
             ("catalog: reap lost refreshes and quote imports", "catalog.tasks.jobs_reap_task"),
+            ("finops: reap lost cost imports", "finops.tasks.cost_imports_reap_task"),
             ("reports: reap lost exports", "reports.tasks.report_exports_reap_task"),
             ("sites: reap lost NetBox imports", "sites.tasks.netbox_imports_reap_task"),
             ("tco: reap lost plans and re-pricings", "tco.tasks.jobs_reap_task"),

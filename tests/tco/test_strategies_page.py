@@ -7,12 +7,15 @@ from __future__ import annotations
 import datetime
 import re
 import subprocess
+from decimal import Decimal
 
 import pytest
 from django.core.management import CommandError
 from django.core.management import call_command
 
+from catalog.exchange_rates.services import ecb_source
 from catalog.models import Accelerator
+from catalog.models import ExchangeRate
 from catalog.models import RentalCurvePrice
 from catalog.models import Source
 from reports.services import report_build
@@ -101,6 +104,7 @@ def test_the_api_gives_the_strategies_and_a_monte_carlo_fitted_on_the_curves_his
     _import(tmp_path, CURVE)
     url = f"/api/v1/scenarios/{run_scenario.pk}/strategies/"
     body = admin_client.get(url).json()
+    assert body["currency"] == "USD"
     verdict = body["verdict"]
     assert verdict["winner"] == "buy_now_market"
     assert {row["key"]: row["total_usd"] for row in verdict["strategies"]} == {
@@ -114,7 +118,7 @@ def test_the_api_gives_the_strategies_and_a_monte_carlo_fitted_on_the_curves_his
     assert {"key": "spot", "label": "Rent spot", "reason": "no spot price"} in verdict["unavailable"]
     assert body["curve"]["prices"][1] == {
         "term": "12",
-        "usd_per_accelerator_hour": 2.0,
+        "price_per_accelerator_hour": 2.0,
         "source": "Broker quote sheet",
     }
     assert body["next_generation"]["source"].startswith("seed 003")
@@ -136,6 +140,70 @@ def test_the_api_gives_the_strategies_and_a_monte_carlo_fitted_on_the_curves_his
     assert sum(row["probability_cheapest"] for row in first["strategies"]) == pytest.approx(1.0)
     buy = next(row for row in first["strategies"] if row["key"] == "buy_now")
     assert buy["npv_p10_usd"] == buy["npv_p90_usd"] == pytest.approx(426_805.60)
+
+
+def test_a_scenario_in_euros_reads_the_curve_and_the_next_generation_at_its_rate(
+    run_scenario, tmp_path, admin_client
+) -> None:
+    # The scenario typed and reported in euros (EUR 400,000 a system, EUR 0.10 a kWh), its rates
+    # as of the curve's date: 1 EUR = 1.25 USD. The curve in USD reads EUR 2.00 on demand (2.50 /
+    # 1.25) and EUR 1.60 for 12 months; the B200's $500,000 reads EUR 400,000.
+    ExchangeRate.objects.create(base="EUR", quote="USD", rate=Decimal("1.25"),
+                                on=datetime.date(2026, 10, 1), source=ecb_source())
+    run_scenario.currency = run_scenario.reporting_currency = "EUR"
+    run_scenario.rates_as_of = datetime.date(2026, 10, 1)
+    run_scenario.save()
+    _import(tmp_path, CURVE)
+    body = admin_client.get(f"/api/v1/scenarios/{run_scenario.pk}/strategies/").json()
+    assert body["currency"] == "EUR"
+    # 8 accelerators x 730 h a month over 36 months: on demand 5,840 h x EUR 2.00 = EUR 11,680 a
+    # month, EUR 420,480.00; the 12-month term at EUR 1.60, EUR 9,344 a month, EUR 336,384.00.
+    # Buying is as typed: EUR 400,000 and EUR 744.60 of power a month, EUR 426,805.60. Waiting: 24
+    # months on the 12-month term, EUR 224,256.00, then one B200 system at EUR 400,000 with 12
+    # months of power (EUR 8,935.20): EUR 633,191.20. Resale at the market: 24 months of EUR 2.00
+    # x 730 h on demand for 8 accelerators, half kept: EUR 140,160, so EUR 286,645.60.
+    assert {row["key"]: row["total_usd"] for row in body["verdict"]["strategies"]} == {
+        "buy_now_market": 286_645.60,
+        "lock_12": 336_384.00,
+        "buy_now": 426_805.60,
+        "on_demand": 420_480.00,
+        "next_generation": 633_191.20,
+    }
+    assert body["verdict"]["value_of_waiting_usd"] == -206_385.60
+    twelve = body["curve"]["prices"][1]
+    assert twelve["price_per_accelerator_hour"] == 1.6
+    assert twelve["source"] == (
+        "Broker quote sheet; USD 2.00 at 0.8 EUR/USD (1 EUR = 1.25 USD on 2026-10-01 "
+        "(European Central Bank euro foreign exchange reference rates))")
+    assert body["next_generation"]["system_price"] == 400_000.0
+    assert body["verdict"]["sentence"].startswith(
+        "Buy now, resale at the rental market's value (35.0% of the system price) costs least: "
+        "EUR 286,645.60 NPV")
+    page = admin_client.get(f"/admin/tco/scenario/{run_scenario.pk}/change/").content.decode()
+    section = page[page.index('id="strategies"') :]
+    section = section[: section.index("</section>")]
+    assert '<th class="num">NPV of costs (EUR)</th>' in section
+    assert '<td>Lock 12 months, renew at the forward price</td><td class="num">EUR 336,384.00</td>' in section
+    assert '<td>12 months</td><td class="num">EUR 1.60</td>' in section
+    assert "EUR 400,000 a system of 8" in section
+
+
+def test_a_curve_in_euros_is_stored_in_euros_and_read_in_dollars_at_the_rate(
+    run_scenario, tmp_path, admin_client
+) -> None:
+    ExchangeRate.objects.create(base="EUR", quote="USD", rate=Decimal("1.25"),
+                                on=datetime.date(2026, 10, 1), source=ecb_source())
+    path = tmp_path / "curve.csv"
+    path.write_text(CURVE)
+    call_command("import_rental_curve", "h100-sxm-80gb", str(path), "--currency", "EUR")
+    point = RentalCurvePrice.objects.get(as_of=datetime.date(2026, 10, 1), term="12")
+    assert (point.price_per_accelerator_hour, point.currency) == (Decimal("2.0000"), "EUR")
+    body = admin_client.get(f"/api/v1/scenarios/{run_scenario.pk}/strategies/").json()
+    # No rate date on the scenario: the curve's own date's rate, EUR 2.00 x 1.25 = $2.50.
+    assert body["currency"] == "USD"
+    assert body["curve"]["prices"][1]["price_per_accelerator_hour"] == 2.5
+    with pytest.raises(CommandError, match="invalid choice: 'XYZ'"):
+        call_command("import_rental_curve", "h100-sxm-80gb", str(path), "--currency", "XYZ")
 
 
 def test_the_pdf_shows_the_strategies_and_the_curve(run_scenario, tmp_path) -> None:

@@ -34,7 +34,8 @@ def change_form(scenario: Scenario, **changes) -> dict:
             f"{prefix}-0-id": option.pk, f"{prefix}-0-scenario": scenario.pk,
             f"{prefix}-0-offering": option.offering_id, f"{prefix}-0-name": option.name,
             f"{prefix}-0-price_usd_per_instance_hour": option.price_usd_per_instance_hour,
-            **{f"{prefix}-0-{name}": getattr(option, name) for name in (
+            **{f"{prefix}-0-{name}": "" if getattr(option, name) is None else getattr(option, name)
+               for name in (
                 "upfront_usd", "spot_interruption_overhead", "egress_tb_per_month",
                 "egress_usd_per_gb", "storage_tb", "storage_usd_per_gb_month", "price_change_per_year",
                 "spot_interruptions_per_hour")}}

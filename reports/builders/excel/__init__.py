@@ -22,6 +22,8 @@ from reports.builders.excel.grid import Book
 from reports.builders.excel.money_sheet import write_money_sheet
 from reports.builders.excel.plan_sheet import write_plan_sheet
 from reports.builders.excel.rent_sheet import write_rent_sheet
+from reports.builders.excel.strategies_sheet import SHEET as STRATEGIES_SHEET
+from reports.builders.excel.strategies_sheet import write_strategies_sheet
 from reports.builders.excel.summary import write_summary
 from reports.builders.excel.tables import add_recorded_sheets
 from reports.builders.excel.tables import write_prices
@@ -77,6 +79,9 @@ def build_workbook(content: ReportContent) -> bytes:
         if content.evaluation.after_tax is not None:
             write_money_sheet(wb.create_sheet(MONEY_SHEET), content)
         add_recorded_sheets(wb, content)
+        if content.strategy_inputs is not None:
+            write_strategies_sheet(wb.create_sheet(STRATEGIES_SHEET), content.strategy_inputs,
+                                   content.evaluation.currency)
         for plan in content.plans:
             write_plan_sheet(wb.create_sheet("Procurement plan"), plan)
         setup = PrintSetup(content.meta.paper_size, f"Generated {timestamp(content.meta.generated_at)}")

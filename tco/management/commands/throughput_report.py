@@ -1,5 +1,7 @@
-"""Print the throughput calibration: each measurement's ratio before and after, leave-one-out,
-the seeds' claims judged, and the L40S demo's cost per token and API breakeven before and after."""
+"""Print the throughput calibration: each measurement's ratio before and after, leave-one-out
+(with the share inside 0.7-1.4x and inside the stated range), the yearly software gain
+fitted on dated results, the seeds' claims judged, and the L40S demo's cost per token and API
+breakeven before and after."""
 from __future__ import annotations
 
 import math
@@ -11,6 +13,7 @@ from django.core.management.base import CommandError
 from tco.demo import DEMO_TEAM_SLUG
 from tco.models import Scenario
 from tco.services.sizing_throughput import calibration
+from tco.services.sizing_throughput import catalog_software_gain
 from tco.services.throughput_report import L40S_DEMO
 from tco.services.throughput_report import demo_comparison
 from tco.services.throughput_report import measurement_table
@@ -39,6 +42,15 @@ class Command(BaseCommand):
             self.stdout.write(f"{name}: median {statistics.median(values):.2f}, "
                               f"min {min(values):.2f}, max {max(values):.2f}, "
                               f"{inside}/{len(values)} within 0.5-2x")
+        loo = [row["leave_one_out"] for row in table]
+        close = sum(0.7 <= v <= 1.4 for v in loo)
+        # An estimate E states E x range_low to E x range_high; the measurement is E / ratio.
+        inside = sum(fitted.range_low <= 1 / v <= fitted.range_high for v in loo)
+        self.stdout.write(f"leave_one_out: {close}/{len(loo)} within 0.7-1.4x, {inside}/"
+                          f"{len(loo)} inside the stated range")
+        gain = catalog_software_gain()
+        self.stdout.write("software gain: " + ("no configuration measured at two dates"
+                                               if gain is None else gain.describe()))
         efficiency = fitted.efficiency
         self.stdout.write(
             f"fitted: bandwidth {float(efficiency.memory_bandwidth):.3f}, decode compute "

@@ -135,6 +135,19 @@ def test_a3_highgpu_1g_includes_its_bundled_local_ssd(samples: Path, tmp_path: P
     assert price.price_per_accelerator_hour == Decimal("11.0612499878")
 
 
+def test_a4_is_priced_from_its_b200_slices_alone(samples: Path) -> None:
+    """A4 has no vCPU or RAM SKUs: a "1 gpu slice" includes them, so 8 slices are the machine."""
+    result = GcpBillingCatalogFeed(location=samples / "gcp-a4-skus-sample.json").fetch()
+
+    netherlands = machine_price(result, "a4-highgpu-8g", "europe-west4", PricingModel.ON_DEMAND)
+    # 8 x $11.277 per slice-hour = $90.216/h, SkyPilot's B200 x 8 row for europe-west4
+    assert netherlands.price_per_instance_hour == Decimal("90.216")
+    assert (netherlands.accelerator_slug, netherlands.accelerators_per_instance) == ("b200-sxm-192gb", 8)
+    spot = machine_price(result, "a4-highgpu-8g", "us-central1", PricingModel.SPOT)
+    assert spot.price_per_instance_hour == 8 * Decimal("4.0758")  # 32.6064
+    assert not any(r.reason == RejectionReason.INCOMPLETE_COMPONENTS for r in result.rejections)
+
+
 def test_spot_and_commitment_prices_use_components_of_the_same_usage_type(
     samples: Path, tmp_path: Path
 ) -> None:
