@@ -19,8 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.optimize import least_squares
 
+from costmodel.inputs import Numeric
 from costmodel.sizing.inputs import AcceleratorSpec
 from costmodel.sizing.inputs import ModelShape
 from costmodel.sizing.inputs import Precision
@@ -118,16 +120,16 @@ def _efficiency(x: np.ndarray) -> Efficiency:
                       math.exp(x[4]), math.exp(x[5]))
 
 
-def _fit_vector(stacked: _Stacked, start: np.ndarray) -> np.ndarray:
-    def residuals(x: np.ndarray) -> np.ndarray:
-        return np.log(stacked.ratios(_efficiency(x)))
+def _fit_vector(stacked: _Stacked, start: NDArray[np.float64]) -> NDArray[np.float64]:
+    def residuals(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.log(np.asarray(stacked.ratios(_efficiency(x)), dtype=np.float64))
 
     low = math.log(LOWEST_EFFICIENCY)
     fitted = least_squares(residuals, start,
                            bounds=([low, low, low, 0.0, low, low],
                                    [0.0, 0.0, 0.0, MOST_ALL_REDUCE_LATENCY_S * 1e6, 0.0, 0.0]),
                            x_scale=[1.0, 1.0, 1.0, 10.0, 1.0, 1.0], xtol=1e-6)
-    return fitted.x
+    return np.asarray(fitted.x, dtype=np.float64)
 
 
 START = np.array([math.log(0.7), math.log(0.5), math.log(0.5), 5.0, math.log(0.9),
@@ -201,7 +203,7 @@ def distance(a: ServingSetup, b: ServingSetup) -> float:
     """How unlike two configurations are: log distances of active and total parameters, input,
     output and concurrency per replica, plus one for another accelerator and a half for another
     weight format."""
-    def log_gap(x: float, y: float) -> float:
+    def log_gap(x: Numeric, y: Numeric) -> float:
         return abs(math.log(float(x) / float(y)))
 
     return (log_gap(a.model.parameters_per_token, b.model.parameters_per_token)

@@ -117,7 +117,8 @@ def _enum_fields(cls: type) -> tuple[tuple[str, type[StrEnum]], ...]:
 
 def coerce_enum_fields(obj: Any) -> None:
     """Turn strings in a frozen dataclass's enum-typed fields into their enums, or raise naming the field."""
-    for name, enum_type in _enum_fields(type(obj)):
+    cls: type = type(obj)  # mypy takes type(x) for unhashable (python/mypy#11470)
+    for name, enum_type in _enum_fields(cls):
         value = getattr(obj, name)
         if value is None or isinstance(value, enum_type):
             continue

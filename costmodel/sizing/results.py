@@ -16,6 +16,7 @@ from typing import Any
 from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from costmodel.figures import finite_or_none
 from costmodel.inputs import Numeric
@@ -25,6 +26,11 @@ def as_output(value: Any) -> Any:
     """Return a NumPy scalar for a 0-d result and the array otherwise (scalar in, scalar out)."""
     array = np.asarray(value)
     return array[()] if array.ndim == 0 else array
+
+
+def as_figure(value: ArrayLike) -> Numeric:
+    """``as_output`` of a float result, typed as one (NumPy's operators type their results Any)."""
+    return cast(Numeric, as_output(value))
 
 
 def jsonable(value: Any) -> Any:

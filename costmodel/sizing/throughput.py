@@ -47,6 +47,7 @@ from costmodel.sizing.memory import bytes_per_value
 from costmodel.sizing.memory import kv_cache_memory_gb
 from costmodel.sizing.memory import weights_memory_gb
 from costmodel.sizing.results import SizingResult
+from costmodel.sizing.results import as_figure
 from costmodel.sizing.results import as_output
 from costmodel.sizing.units import BYTES_PER_GB
 from costmodel.sizing.units import FLOPS_PER_TFLOPS
@@ -161,7 +162,7 @@ class ServingSetup:
     @property
     def devices_per_replica(self) -> Numeric:
         """Accelerators holding one copy of the weights: tensor x pipeline parallel [count]."""
-        return np.asarray(self.tensor_parallel) * np.asarray(self.pipeline_parallel)
+        return as_figure(np.asarray(self.tensor_parallel) * np.asarray(self.pipeline_parallel))
 
     @property
     def replicas(self) -> Numeric:
@@ -195,8 +196,8 @@ class ThroughputEstimate(SizingResult):
 def _attention_flops_per_token(model: ModelShape, context: Numeric) -> Numeric:
     """Score and value products of one token against ``context`` cached tokens: 4 x layers x
     context x heads x head_dim (a multiply and an add each for QK^T and for AV)."""
-    return (4.0 * np.asarray(model.layers) * np.asarray(context)
-            * np.asarray(model.attention_heads) * np.asarray(model.head_dim))
+    return as_figure(4.0 * np.asarray(model.layers) * np.asarray(context)
+                     * np.asarray(model.attention_heads) * np.asarray(model.head_dim))
 
 
 def weights_touched_share(model: ModelShape, batch: Numeric) -> Numeric:
@@ -212,7 +213,7 @@ def weights_touched_share(model: ModelShape, batch: Numeric) -> Numeric:
     0.0551
     """
     active_share = np.asarray(model.parameters_per_token) / np.asarray(model.parameters)
-    return 1.0 - (1.0 - active_share) ** np.asarray(batch, dtype=np.float64)
+    return as_figure(1.0 - (1.0 - active_share) ** np.asarray(batch, dtype=np.float64))
 
 
 def batch1_ceiling_tokens_per_s(model: ModelShape, accelerator: AcceleratorSpec,
@@ -227,8 +228,8 @@ def batch1_ceiling_tokens_per_s(model: ModelShape, accelerator: AcceleratorSpec,
     208.6
     """
     bytes_per_token_gb = weights_memory_gb(model.parameters_per_token, Precision(precision))
-    return (np.asarray(accelerators, dtype=np.float64)
-            * np.asarray(accelerator.memory_bandwidth_gb_per_s) / bytes_per_token_gb)
+    return as_figure(np.asarray(accelerators, dtype=np.float64)
+                     * np.asarray(accelerator.memory_bandwidth_gb_per_s) / bytes_per_token_gb)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from costmodel.sizing.inputs import ModelShape
 from costmodel.sizing.memory import training_memory_per_device_gb
 from costmodel.sizing.results import Assumption
 from costmodel.sizing.results import TrainingSizing
+from costmodel.sizing.results import as_figure
 from costmodel.sizing.results import as_output
 from costmodel.sizing.units import FLOPS_PER_TFLOPS
 from costmodel.sizing.units import SECONDS_PER_DAY
@@ -83,7 +84,7 @@ def scaling_efficiency(
     """
     table = table or ScalingEfficiencyTable()
     check_range("accelerators", accelerators, low=1.0)
-    return as_output(
+    return as_figure(
         np.interp(
             np.log2(np.asarray(accelerators, dtype=np.float64)),
             np.log2(np.asarray(table.accelerator_counts, dtype=np.float64)),
@@ -95,7 +96,7 @@ def scaling_efficiency(
 def _sustained_flops_per_accelerator(accelerator: AcceleratorSpec, job: TrainingJob) -> Numeric:
     """FLOP/s one accelerator delivers before scaling losses: peak x MFU x (1 - power-cap loss)."""
     peak_tflops = accelerator.tflops_at(job.precision, "TrainingJob.precision")
-    return (
+    return as_figure(
         np.asarray(peak_tflops) * FLOPS_PER_TFLOPS * np.asarray(job.mfu)
         * (1.0 - np.asarray(job.power_cap_throughput_loss))
     )
@@ -125,7 +126,7 @@ def training_time_s(
     """
     efficiency = scaling_efficiency(accelerators, job.scaling)
     throughput = np.asarray(accelerators) * _sustained_flops_per_accelerator(accelerator, job)
-    return as_output(training_flops(model, job.tokens) / (throughput * efficiency))
+    return as_figure(training_flops(model, job.tokens) / (throughput * efficiency))
 
 
 def accelerators_for_deadline(
@@ -163,7 +164,7 @@ def accelerators_for_deadline(
         high = np.where(enough, middle, high)
         low = np.where(enough, low, middle + 1.0)
     model_parallel = job.model_parallel
-    return as_output(ceil_count(high / model_parallel) * model_parallel)
+    return as_figure(ceil_count(high / model_parallel) * model_parallel)
 
 
 def size_training(
