@@ -67,9 +67,9 @@ class Demand:
 
 @dataclass(frozen=True)
 class OwnedChoice:
-    """A system SKU the plan may buy in any month, and the fleet of it already owned.
+    """A system SKU the plan may buy from ``earliest_order_month`` on, and the fleet of it already owned.
 
-    An order placed in month t (0..H-1-L) serves from month t + L + 1; its capex
+    An order placed in month t (earliest..H-1-L) serves from month t + L + 1; its capex
     is paid in month t (``CapexTiming.ORDER``) or t + L (``DELIVERY``). Existing
     systems cost no capex and carry no residual value (both are sunk); every
     system retires once its age reaches ``service_life_months``.
@@ -85,6 +85,7 @@ class OwnedChoice:
     equivalence: float = 1.0
     can_order: bool = True
     site: str = ""  # the PlanSite it is placed at ("" when the plan has no sites)
+    earliest_order_month: int = 0  # a generation not yet on sale cannot be ordered before it is
 
 
 @dataclass(frozen=True)

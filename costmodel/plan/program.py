@@ -229,7 +229,7 @@ def build_program(
         # Systems (and racks) arriving (+1) or retiring (-1) in each month, for the stock rows.
         system_changes: dict[int, list[tuple[int, float]]] = defaultdict(list)
         rack_changes: dict[int, list[tuple[int, float]]] = defaultdict(list)
-        order_months = range(0, horizon - lead) if choice.can_order else range(0)
+        order_months = range(choice.earliest_order_month, horizon - lead) if choice.can_order else range(0)
         for t in order_months:
             x = build.var(most, integer=True)
             orders[choice.name][t] = x
@@ -342,7 +342,7 @@ def build_program(
         first_owned = (
             min(
                 (
-                    0 if c.existing_systems else c.lead_time_months
+                    0 if c.existing_systems else c.earliest_order_month + c.lead_time_months
                     for c in inputs.owned
                     if c.existing_systems or c.can_order
                 ),

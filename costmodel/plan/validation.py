@@ -30,6 +30,12 @@ def validate_plan(inputs: PlanInputs) -> None:
                 f"{prefix}.lead_time_months",
                 f"must be a whole number from 0 to {horizon - 1} (the horizon is {horizon} months)",
             )
+        if choice.can_order and not 0 <= choice.earliest_order_month < horizon - choice.lead_time_months:
+            raise PlanInputError(
+                f"{prefix}.earliest_order_month",
+                f"must be a whole month from 0 to {horizon - 1 - choice.lead_time_months} (the horizon "
+                f"is {horizon} months, the lead time {choice.lead_time_months})",
+            )
         if choice.capex_timing not in set(CapexTiming):
             raise PlanInputError(f"{prefix}.capex_timing", f"must be one of {', '.join(CapexTiming)}")
         if choice.existing_systems < 0 or choice.existing_age_months < 0:
