@@ -39,9 +39,6 @@ from costmodel.term_structure import term_months
 TERM_KEYS = {"terms", "spot_share_cap"}
 NEXT_GENERATION_KEYS = {"available_month", "system_price", "throughput_ratio", "lead_time_months",
                         "service_life_months"}
-# The spec's words for the NextGeneration fields they set.
-_NEXT_GENERATION_FIELDS = {"available_month": "available_month", "system_price": "system_price_usd",
-                           "throughput_ratio": "throughput_ratio"}
 
 
 def term_choice_name(term: str) -> str:
@@ -99,36 +96,37 @@ def next_generation_choice(raw: Any, following: NextGeneration | None, buy: BuyO
     if unknown:
         raise PlanInputError(f"next_generation.{sorted(unknown)[0]}", "is not a next generation setting")
     base = following or NextGeneration("next generation", None, None, None)
-    given = {field: number(raw[key], f"next_generation.{key}")
-             for key, field in _NEXT_GENERATION_FIELDS.items() if key in raw}
-    generation = replace(base, **given)
-    for key, field in _NEXT_GENERATION_FIELDS.items():
-        if getattr(generation, field) is None:
+    defaults = {"available_month": base.available_month, "system_price": base.system_price_usd,
+                "throughput_ratio": base.throughput_ratio}
+    given: dict[str, float] = {}
+    for key, default in defaults.items():
+        if key not in raw and default is None:
             raise PlanInputError(f"next_generation.{key}", "is missing: no default for this accelerator")
+        given[key] = number(raw.get(key, default), f"next_generation.{key}")
     lead = whole(raw.get("lead_time_months", 0), "next_generation.lead_time_months", 0, horizon - 1)
-    month = number(generation.available_month, "next_generation.available_month")
+    month = given["available_month"]
     last = horizon - 1 - lead  # the last month an order still arrives within the horizon
     if month != int(month) or not 0 <= month <= last:
         raise PlanInputError("next_generation.available_month", (
             f"{month:g} is outside the plan: a whole month from 0 to {last} (the horizon is {horizon} "
             f"months, the lead time {lead})"))
-    month = int(month)
-    if not generation.system_price_usd > 0:
+    if not given["system_price"] > 0:
         raise PlanInputError("next_generation.system_price", "must be a positive price per system")
-    if not (generation.throughput_ratio > 0 and math.isfinite(generation.throughput_ratio)):
+    ratio = given["throughput_ratio"]
+    if not (ratio > 0 and math.isfinite(ratio)):
         raise PlanInputError("next_generation.throughput_ratio",
                              "must be a positive ratio of its throughput per accelerator to today's")
     life = raw.get("service_life_months")
-    overrides = {"system_price_usd": generation.system_price_usd}
+    system = replace(buy, system_price_usd=given["system_price"])
     for field in ("accelerators_per_system", "system_power_max_kw", "system_power_idle_kw"):
-        value = getattr(generation, field)
-        if value is not None:
-            overrides[field] = value
+        value = getattr(base, field)
+        if value is not None:  # else the scenario's system's
+            system = replace(system, **{field: value})
     return OwnedChoice(
-        name=f"{generation.name} (next generation, from month {month})",
-        buy=replace(buy, **overrides),
+        name=f"{base.name} (next generation, from month {month:g})",
+        buy=system,
         lead_time_months=lead,
         service_life_months=math.inf if life is None else number(life, "next_generation.service_life_months"),
-        equivalence=float(generation.throughput_ratio),
-        earliest_order_month=month,
+        equivalence=ratio,
+        earliest_order_month=int(month),
     )

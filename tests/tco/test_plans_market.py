@@ -9,6 +9,9 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
+from tco.models import ProcurementPlan
+from tco.services.plans import plan_create
+
 pytestmark = pytest.mark.django_db
 
 URL = "/api/v1/plans/"
@@ -43,7 +46,8 @@ def test_a_plan_locks_the_curves_term_and_buys_the_next_generation_from_its_mont
     # at month 12 for $100,000, serving months 13-36 with the H100 system's power: idle 3.06 kW x
     # 73 = $223.38 a month, busy (10.2 - 3.06) kW x 73 x 8 / 26.67 = $156.366 a month, 24 months
     # $9,113.904. $249,273.90 in all, against $420,480 on the term for 36 months.
-    assert [(o["choice"], o["order_month"], o["in_service_month"], o["systems"]) for o in result["orders"]] == [
+    orders = result["orders"]
+    assert [(o["choice"], o["order_month"], o["in_service_month"], o["systems"]) for o in orders] == [
         ("B200 (next generation, from month 12)", 12, 13, 1)]
     assert [(c["choice"], c["start_month"], c["instances"]) for c in result["commitments"]] == [
         ("12-month term", 1, 8)]
@@ -72,3 +76,33 @@ def test_a_scenario_without_a_curve_is_told_so(api, run_scenario):
     assert response.json() == {"spec": {"term_structure": [
         "No rental curve for NVIDIA H100 SXM5 80GB: an administrator imports one from a CSV file of dates, "
         "terms, prices and sources."]}}
+
+
+def test_the_plan_page_names_the_term_and_the_next_generation(
+        admin_client, run_scenario, curve, django_capture_on_commit_callbacks):
+    spec = {"demand": {"table": [8] * 36}, "owned": [], "term_structure": {},
+            "next_generation": {"available_month": 12, "system_price": 100_000}}
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = plan_create(scenario=run_scenario, name="market", spec=spec)
+    page = admin_client.get(f"/admin/tco/procurementplan/{plan.pk}/change/").content.decode()
+    assert "<td>B200 (next generation, from month 12)</td><td>12</td><td>13</td>" in page
+    assert "<td>12-month term</td>" in page
+    assert "Terms of the rental curve</th><td>the defaults</td>" in page
+    assert "Next generation › On sale from month</th><td>12</td>" in page
+
+
+def test_the_plan_form_offers_the_curve_and_the_next_generation_and_names_a_bad_month(
+        admin_client, run_scenario, curve):
+    url = f"/admin/tco/procurementplan/add/?scenario={run_scenario.pk}"
+    form = {"scenario": run_scenario.pk, "name": "market", "demand_kind": "table", "demand_table": "8 " * 36,
+            "lead_time_months": 0, "existing_systems": 0, "draws": 0, "use_term_structure": "on",
+            "next_generation_month": 40}
+    refused = admin_client.post(url, form)
+    assert refused.status_code == 200
+    assert refused.context["form"].errors["next_generation_month"] == [
+        "40 is outside the plan: a whole month from 0 to 35 (the horizon is 36 months, the lead time 0)"]
+    answer = admin_client.post(url, {**form, "next_generation_month": 12})
+    assert answer.status_code == 302, answer.context["form"].errors
+    plan = ProcurementPlan.objects.get(name="market")
+    assert plan.spec["term_structure"] == {} and plan.spec["rent"] == []
+    assert plan.spec["next_generation"] == {"available_month": 12}
