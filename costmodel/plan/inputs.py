@@ -113,12 +113,15 @@ class RentChoice:
     exit (months after the horizon are paid too), and are paid for every hour.
     ``spot_share_cap`` caps the share of each month's demand a spot offer may
     serve. Data charges (egress, storage) are charged in proportion to the share
-    of demand the offer serves.
+    of demand the offer serves. ``forward_usd_per_instance_hour``, where given, is the
+    price of month m (of a commitment starting in month m) at index m - 1, for months
+    1..H, in place of ``option.price_change_per_year``: a term structure's forward curve.
     """
 
     option: RentOption
     equivalence: float = 1.0
     spot_share_cap: float = 1.0
+    forward_usd_per_instance_hour: tuple[float, ...] = ()
 
     @property
     def name(self) -> str:

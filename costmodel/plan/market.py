@@ -1,7 +1,8 @@
 """A plan's choices from the market: the scenario's term structure and the next generation.
 
 Each term of the curve the spec asks for becomes a rent choice of one accelerator per instance at
-the term's price per accelerator-hour (already in the scenario's currency): on demand and spot
+the term's price per accelerator-hour (already in the scenario's currency), at its forward price
+for a later start where the curve has forward points: on demand and spot
 month by month, each month term a reserved commitment of that many months that the program may
 start in any month, so it renews as often as it pays. The next generation becomes an owned choice
 that cannot be ordered before its availability month: the scenario's system at the next
@@ -19,6 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from typing import Any
+
+import numpy as np
 
 from costmodel.inputs import BuyOption
 from costmodel.inputs import PricingModel
@@ -52,8 +55,10 @@ def term_choice_name(term: str) -> str:
     return f"{term}-month term" if term_months(term) else f"{term_label(term).replace(' ', '-')} term"
 
 
-def term_choices(raw: Any, curve: TermStructure | None) -> tuple[RentChoice, ...]:
-    """The rent choices of ``spec["term_structure"]`` from the scenario's curve."""
+def term_choices(raw: Any, curve: TermStructure | None, horizon: int) -> tuple[RentChoice, ...]:
+    """The rent choices of ``spec["term_structure"]`` from the scenario's curve, each at its
+    forward prices where the curve has them (month m at the price of a start m - 1 months on, as
+    the strategies price it)."""
     raw = mapping(raw, "term_structure")
     unknown = set(raw) - TERM_KEYS
     if unknown:
@@ -73,8 +78,12 @@ def term_choices(raw: Any, curve: TermStructure | None) -> tuple[RentChoice, ...
         raise PlanInputError("term_structure.terms", "names a term twice")
     cap = number(raw.get("spot_share_cap", 1.0), "term_structure.spot_share_cap")
     ordered = sorted(terms, key=TERM_LADDER.index)
-    return tuple(RentChoice(_term_option(curve, term), spot_share_cap=cap if term == SPOT else 1.0)
-                 for term in ordered)
+    starts = np.arange(horizon, dtype=np.float64)
+    return tuple(
+        RentChoice(_term_option(curve, term), spot_share_cap=cap if term == SPOT else 1.0,
+                   forward_usd_per_instance_hour=tuple(curve.forward_usd(term, starts).tolist())
+                   if curve.price(term).forward else ())
+        for term in ordered)
 
 
 def _term_option(curve: TermStructure, term: str) -> RentOption:

@@ -123,7 +123,7 @@ def plan_inputs(spec: Any, scenario: Scenario, *, system_name: str = "owned syst
         raise PlanInputError("rent", "must be a list of the scenario's rent options")
     rent = tuple(_rent(item, index, by_name) for index, item in enumerate(rent_spec))
     if with_curve:
-        rent += term_choices(spec["term_structure"], curve)
+        rent += term_choices(spec["term_structure"], curve, months)
     _size_check(months, len(owned), len(rent))
     return PlanInputs(
         demand=demand,

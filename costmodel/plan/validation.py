@@ -62,6 +62,10 @@ def validate_plan(inputs: PlanInputs) -> None:
         if not 0.0 <= choice.spot_share_cap <= 1.0:
             raise PlanInputError(f"rent.{index}.spot_share_cap", "must be a share from 0 to 1")
         _check_section(f"rent.{index}", choice.option)
+        forward = choice.forward_usd_per_instance_hour
+        if forward and (len(forward) != horizon or not all(price > 0 for price in forward)):
+            raise PlanInputError(f"rent.{index}.forward_usd_per_instance_hour",
+                                 f"needs one positive price per month ({horizon})")
         _check_pricing_terms(f"rent.{index}", choice.option)
     _check_limits(inputs)
 

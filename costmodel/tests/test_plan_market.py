@@ -79,6 +79,21 @@ def test_the_next_generation_is_bought_at_its_month_and_not_before() -> None:
     assert round(now["npv_usd"], 2) == 400_000.00
 
 
+def test_a_term_renews_at_its_forward_price_and_gives_way_to_on_demand_when_that_is_dearer() -> None:
+    # On demand flat at $2.50 while the 12-month term's forward rises from $2.00 today to $2.60 for
+    # a start 12 months on (2026's curves moved so): the first year is locked at $2.00, the second
+    # is cheaper on demand. 8 x 730 h x ($2.00 x 12 + $2.50 x 12) = $315,360.
+    rising = TermStructure((TermPrice("on_demand", 2.50), TermPrice("12", 2.00, forward=((12, 2.60),))))
+    inputs = plan_inputs({"demand": {"table": [8.0] * 24}, "owned": [], "term_structure": {}}, scenario(),
+                         curve=rising)
+    validate_plan(inputs)
+    plan = make_plan(inputs, explain_limits=False).figures
+    assert [(c["start_month"], c["instances"]) for c in plan["commitments"]] == [(1, 8)]
+    on_demand = plan["capacity_accelerators"]["on-demand term"]
+    assert [round(value, 9) for value in on_demand] == [0] * 12 + [8] * 12
+    assert round(plan["npv_usd"], 2) == 8 * HOURS * (2.00 * 12 + 2.50 * 12) == 315_360.00
+
+
 @pytest.mark.parametrize(("spec", "path"), [
     ({"next_generation": {"available_month": 36}}, "next_generation.available_month"),
     ({"next_generation": {"available_month": 33, "lead_time_months": 3}}, "next_generation.available_month"),
