@@ -77,8 +77,9 @@ def measure_pages() -> list[Latency]:
     from django.test import Client
 
     from core.health import WORKER_STATUS_KEY
-    from tco.admin.result import cache_key
+    from tco.admin.result import PAGE
     from tco.models import Scenario
+    from tco.services.figures import figures_key
 
     call_command("migrate", verbosity=0)
     call_command("load_catalog", verbosity=0)
@@ -98,7 +99,7 @@ def measure_pages() -> list[Latency]:
 
     return [
         _timed("scenario page, cold (evaluates and draws)", COLD_REQUESTS, get(page),
-               lambda: cache.delete(cache_key(scenario))),
+               lambda: cache.delete(figures_key(scenario, PAGE))),
         _timed("scenario page, warm (cached evaluation)", WARM_REQUESTS, get(page), nothing),
         _timed("/healthz, cold (pings workers)", COLD_REQUESTS, get("/healthz"),
                lambda: cache.delete(WORKER_STATUS_KEY)),

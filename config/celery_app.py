@@ -15,6 +15,7 @@ from celery.signals import worker_shutdown
 from django_structlog.celery.steps import DjangoStructLogInitStep
 
 from config.settings import COMMAND_LINE_DEFAULT
+from core.health import WorkerHeartbeat
 
 # A `celery` command (worker, beat) defaults to the settings manage.py defaults to
 # (config/settings/__init__.py); the image sets production. Only there: the web server imports
@@ -50,6 +51,8 @@ class StructLogWorkerStep(DjangoStructLogInitStep):
 
 
 app.steps["worker"].add(StructLogWorkerStep)
+# On the filesystem broker, the heartbeat /healthz counts workers by.
+app.steps["worker"].add(WorkerHeartbeat)
 
 
 @setup_logging.connect

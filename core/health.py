@@ -11,12 +11,21 @@ never host names, addresses or error messages; those go to the log.
 It answers its JSON whatever is down: it runs outside the request's transaction (no database
 needed to reach it), the kept status is read from a cache that may be down too (Redis), and
 workers are not pinged through a broker that does not answer.
+
+On kombu's filesystem broker (`make run`) a ping's request and reply each wait for a poll of
+the folders (a second apart), longer than the ping waits: workers were reported missing while
+they worked. There every worker writes a heartbeat file beside the broker's folders
+(``WorkerHeartbeat``) and /healthz counts the fresh ones instead of pinging.
 """
 from __future__ import annotations
 
 import logging
+import re
 import threading
+import time
+from pathlib import Path
 
+from celery import bootsteps
 from celery import current_app as celery_app
 from django.core.cache import cache
 from django.db import connection
@@ -29,6 +38,10 @@ WORKER_STATUS_REFRESHING_KEY = "healthz:workers:refreshing"
 WORKER_STATUS_FRESH_S = 30
 # Where /healthz keeps the last worker ping; a worker coming or going deletes it.
 WORKER_STATUS_KEY = "healthz:workers"
+
+# A worker on the filesystem broker touches its heartbeat file this often; one not touched for
+# three of these is gone (killed without its stop step).
+WORKER_HEARTBEAT_S = 5.0
 
 logger = logging.getLogger(__name__)
 
@@ -75,11 +88,61 @@ def _refresh_in_background() -> None:
         cache.delete(WORKER_STATUS_REFRESHING_KEY)
 
 
+def heartbeats_folder() -> Path | None:
+    """Where workers on the filesystem broker write their heartbeats (beside its control
+    folder); None on another broker."""
+    control = (celery_app.conf.broker_transport_options or {}).get("control_folder")
+    if not str(celery_app.conf.broker_url).startswith("filesystem") or not control:
+        return None
+    return Path(control).parent / "workers"
+
+
+class WorkerHeartbeat(bootsteps.StartStopStep):
+    """On the filesystem broker, a worker touches ``<broker>/workers/<its name>`` every
+    ``WORKER_HEARTBEAT_S`` and removes it when it stops (installed by config/celery_app.py)."""
+
+    requires = {"celery.worker.components:Timer"}
+
+    def __init__(self, worker, **kwargs):
+        super().__init__(worker, **kwargs)
+        self.beat = None
+        self.path: Path | None = None
+
+    def start(self, worker):
+        folder = heartbeats_folder()
+        if folder is None:
+            return
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / re.sub(r"[^\w@.-]", "_", worker.hostname)
+        self.path.touch()
+        self.beat = worker.timer.call_repeatedly(WORKER_HEARTBEAT_S, self.path.touch)
+
+    def stop(self, worker):
+        if self.beat is not None:
+            self.beat.cancel()
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+
+def _heartbeats(folder: Path) -> dict:
+    """Workers whose heartbeat file is fresh."""
+    oldest = time.time() - 3 * WORKER_HEARTBEAT_S
+    try:
+        count = sum(1 for path in folder.iterdir() if path.stat().st_mtime >= oldest)
+    except FileNotFoundError:  # no worker has started yet (or a file went between the two calls)
+        count = 0
+    return {"ok": bool(count), "count": count}
+
+
 def _workers(broker: dict) -> dict:
     """The kept worker status; the first call pings, later ones refresh it in the background.
-    With the broker down no worker can be reached: that is the answer, without waiting."""
+    With the broker down no worker can be reached: that is the answer, without waiting. On the
+    filesystem broker, the workers' heartbeats."""
     if not broker["ok"]:
         return {"ok": False, "count": 0, "error": "broker unavailable"}
+    folder = heartbeats_folder()
+    if folder is not None:
+        return _heartbeats(folder)
     try:
         status = cache.get(WORKER_STATUS_KEY)
         if status is None:

@@ -1,9 +1,17 @@
-"""OpenAPI schema post-processing: document the error answers every operation can give.
+"""The OpenAPI schema: served from a copy made once per process, and post-processed to
+document the error answers every operation can give.
 
 DRF answers these the same way everywhere (a JSON object: field errors keyed by field name,
 or {"detail": "..."}), so they are described once here rather than on every view.
 """
 from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.utils import extend_schema
+from drf_spectacular.views import SCHEMA_KWARGS
+from drf_spectacular.views import SpectacularAPIView
+
+from core.code_version import code_version
 
 ERROR_SCHEMA = {
     "type": "object",
@@ -40,3 +48,32 @@ def document_error_responses(result, generator, request, public):
                     "content": {"application/json": {"schema": reference}},
                 })
     return result
+
+
+# Rendered schemas by (code version, API version, media type): generating one walks every view
+# and serializer and rendering it writes 1.3 MB (seconds on a busy machine; a client loading it
+# gave up after 10 s).
+_SCHEMAS: dict[tuple[str, str | None, str], tuple[bytes, str, str]] = {}
+
+
+class CachedSchemaView(SpectacularAPIView):
+    """/api/schema/: the public schema is the same for every caller and changes only with the
+    code, so each process generates and renders it once per format and serves those bytes."""
+
+    @extend_schema(**SCHEMA_KWARGS)  # as the parent's: not in the schema (SERVE_INCLUDE_SCHEMA)
+    def get(self, request, *args, **kwargs) -> HttpResponse:
+        if not self.serve_public:  # a schema per user's permissions: generated for each
+            return super().get(request, *args, **kwargs)
+        version = self.api_version or request.version or self._get_version_parameter(request)
+        key = (code_version(), version, request.accepted_media_type)
+        if key not in _SCHEMAS:
+            response = super().get(request, *args, **kwargs)
+            response.accepted_renderer = request.accepted_renderer
+            response.accepted_media_type = request.accepted_media_type
+            response.renderer_context = self.get_renderer_context()
+            response.render()
+            _SCHEMAS[key] = (response.content, response["Content-Type"],
+                             response["Content-Disposition"])
+        content, content_type, disposition = _SCHEMAS[key]
+        return HttpResponse(content, content_type=content_type,
+                            headers={"Content-Disposition": disposition})

@@ -23,6 +23,7 @@ from costmodel.payment import cash
 from costmodel.payment import finance_lease
 from costmodel.payment import loan
 from costmodel.payment import operating_lease
+from costmodel.result import CashFlows
 from costmodel.result import Result
 from costmodel.tax import AfterTax
 from costmodel.tax import OwnedCosts
@@ -97,6 +98,13 @@ class AfterTaxView:
         }
 
 
+def _per_month_usd(flows: CashFlows) -> NDArray[np.float64]:
+    """An option's monthly total, which the after-tax view needs (an evaluation with detail)."""
+    if flows.per_month_usd is None:
+        raise ValueError("the after-tax view needs a result evaluated with detail=True")
+    return np.reshape(flows.per_month_usd, -1)
+
+
 def after_tax_view(inputs: Scenario, result: Result, tax: TaxTerms, *,
                    finance_lease_terms: Lease | None = None,
                    operating_lease_terms: Lease | None = None) -> AfterTaxView:
@@ -119,12 +127,12 @@ def after_tax_view(inputs: Scenario, result: Result, tax: TaxTerms, *,
     interest = loan_interest_per_month(capex * float(buy_terms.financed_share),
                                        float(buy_terms.loan_rate_per_year),
                                        int(round(float(buy_terms.loan_term_months))), horizon)
-    pre_tax = np.reshape(result.buy.cash_flows.per_month_usd, -1)
+    pre_tax = _per_month_usd(result.buy.cash_flows)
     buy = after_tax_owned(OwnedCosts(pre_tax, operating + interest, capex, sale), tax, discount)
     rent, api = (tuple(
-        RentAfterTax(option.name, flows := after_tax_expensed(
-            np.reshape(option.cash_flows.per_month_usd, -1), tax, discount),
-            after_tax_breakeven_month(buy, flows))
+        RentAfterTax(option.name,
+                     flows := after_tax_expensed(_per_month_usd(option.cash_flows), tax, discount),
+                     after_tax_breakeven_month(buy, flows))
         for option in options) for options in (result.rent, result.api))
 
     ways = [cash(owned, tax, discount)]

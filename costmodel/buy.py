@@ -16,6 +16,7 @@ from costmodel.elementwise import where
 from costmodel.finance import loan_balance_usd
 from costmodel.finance import loan_payment_usd_per_month
 from costmodel.footprint import Footprint
+from costmodel.inputs import Numeric
 from costmodel.inputs import Scenario
 from costmodel.power import energy_cost_usd
 from costmodel.power import facility_power_kw
@@ -28,7 +29,7 @@ from costmodel.timeline import price_factor_sum
 from costmodel.timeline import recurring
 
 
-def capex_usd(inputs: Scenario, footprint: Footprint) -> dict[str, NDArray[np.float64]]:
+def capex_usd(inputs: Scenario, footprint: Footprint) -> dict[str, Numeric]:
     """Up-front cost of each capex line before financing [USD].
 
     Lines: ``systems``; ``network`` (per system plus a share of compute capex);
@@ -60,14 +61,14 @@ def capex_usd(inputs: Scenario, footprint: Footprint) -> dict[str, NDArray[np.fl
     return capex
 
 
-def hardware_capex_usd(capex: dict[str, NDArray[np.float64]]) -> NDArray[np.float64]:
+def hardware_capex_usd(capex: dict[str, Numeric]) -> Numeric:
     """Capex covered by the support contract: systems, network, storage and spares [USD]."""
     return capex["systems"] + capex["network"] + capex["storage"] + capex["spares"]
 
 
 def opex_usd_per_month(
-    inputs: Scenario, footprint: Footprint, capex: dict[str, NDArray[np.float64]]
-) -> dict[str, NDArray[np.float64]]:
+    inputs: Scenario, footprint: Footprint, capex: dict[str, Numeric]
+) -> dict[str, Numeric]:
     """Operating costs that stay flat over the horizon [USD/month].
 
     Lines: ``colocation`` and ``owned_facility`` (per kW of IT max power);
@@ -88,7 +89,7 @@ def opex_usd_per_month(
     }
 
 
-def energy_usd_per_month(inputs: Scenario, footprint: Footprint) -> NDArray[np.float64]:
+def energy_usd_per_month(inputs: Scenario, footprint: Footprint) -> Numeric:
     """Electricity bill in the first year [USD/month]; later years escalate.
 
     Examples
@@ -104,7 +105,7 @@ def energy_usd_per_month(inputs: Scenario, footprint: Footprint) -> NDArray[np.f
 
 def energy_utilisation_slope_usd(
     inputs: Scenario, footprint: Footprint, horizon_months: NDArray[np.float64]
-) -> NDArray[np.float64]:
+) -> Numeric:
     """Change of the total buy cost per unit of utilisation [USD].
 
     Only the energy line depends on utilisation: each unit adds
@@ -121,8 +122,8 @@ def energy_utilisation_slope_usd(
 
 
 def depreciation_usd_per_month(
-    inputs: Scenario, capex: dict[str, NDArray[np.float64]]
-) -> NDArray[np.float64]:
+    inputs: Scenario, capex: dict[str, Numeric]
+) -> Numeric:
     """Straight-line depreciation of all capex over its life [USD/month] (accounting, not cash)."""
     return sum(capex.values()) / np.rint(inputs.buy.depreciation_months)
 
@@ -130,7 +131,7 @@ def depreciation_usd_per_month(
 def buy_lines(
     inputs: Scenario,
     footprint: Footprint,
-    capex: dict[str, NDArray[np.float64]],
+    capex: dict[str, Numeric],
     horizon_months: NDArray[np.float64],
 ) -> list[Line]:
     """The buy cash-flow lines, each able to add itself into a monthly array.
@@ -165,7 +166,7 @@ def buy_lines(
     ]
 
 
-def depreciation_line(inputs: Scenario, capex: dict[str, NDArray[np.float64]]) -> Line:
+def depreciation_line(inputs: Scenario, capex: dict[str, Numeric]) -> Line:
     """The accounting depreciation line (months 1..depreciation_months); not a cash flow."""
     per_month = depreciation_usd_per_month(inputs, capex)
     life = np.rint(inputs.buy.depreciation_months)

@@ -16,12 +16,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
+from costmodel.elementwise import Figure
 from costmodel.elementwise import as_float
 from costmodel.elementwise import isnan
 from costmodel.elementwise import where
 from costmodel.elementwise import zeros_like
 from costmodel.footprint import Footprint
 from costmodel.inputs import BillingBasis
+from costmodel.inputs import Numeric
 from costmodel.inputs import RentOption
 from costmodel.inputs import Scenario
 from costmodel.inputs import billing_basis
@@ -39,7 +41,7 @@ from costmodel.timeline import recurring
 KG_PER_TONNE = 1000.0
 
 
-def tonnes_co2e(kwh: ArrayLike, grid_kg_co2e_per_kwh: ArrayLike) -> NDArray[np.float64]:
+def tonnes_co2e(kwh: ArrayLike, grid_kg_co2e_per_kwh: Numeric) -> Numeric:
     """Emissions of drawing energy from a grid [t CO2e].
 
     Examples
@@ -52,25 +54,25 @@ def tonnes_co2e(kwh: ArrayLike, grid_kg_co2e_per_kwh: ArrayLike) -> NDArray[np.f
     return as_float(kwh) * grid_kg_co2e_per_kwh / KG_PER_TONNE
 
 
-def buy_kwh_per_month(inputs: Scenario, footprint: Footprint) -> NDArray[np.float64]:
+def buy_kwh_per_month(inputs: Scenario, footprint: Footprint) -> Numeric:
     """Facility energy of the bought fleet [kWh/month]."""
     return footprint.facility_kw_average * as_float(inputs.workload.hours_per_month)
 
 
-def buy_swing_kwh_per_month(inputs: Scenario, footprint: Footprint) -> NDArray[np.float64]:
+def buy_swing_kwh_per_month(inputs: Scenario, footprint: Footprint) -> Numeric:
     """Facility energy one unit of utilisation adds to the bought fleet [kWh/month]."""
     swing_kw = footprint.systems * (footprint.system_power_max_kw - footprint.system_power_idle_kw)
     return swing_kw * as_float(inputs.facility.pue) * inputs.workload.hours_per_month
 
 
-def embodied_tonnes(inputs: Scenario, footprint: Footprint) -> NDArray[np.float64]:
+def embodied_tonnes(inputs: Scenario, footprint: Footprint) -> Numeric:
     """Embodied emissions of the bought systems [t CO2e]."""
     return footprint.systems * inputs.buy.embodied_kg_co2e_per_system / KG_PER_TONNE
 
 
 def rent_kwh_per_month(
-    option: RentOption, inputs: Scenario, utilisations: Sequence[ArrayLike]
-) -> list[NDArray[np.float64]]:
+    option: RentOption, inputs: Scenario, utilisations: Sequence[Numeric]
+) -> list[Numeric]:
     """Facility energy of the rented accelerators at each of some utilisations [kWh/month]."""
     buy, workload = inputs.buy, inputs.workload
     per_system = as_float(buy.accelerators_per_system)
@@ -87,14 +89,14 @@ def rent_kwh_per_month(
     return [kwh * inputs.carbon.cloud_pue for kwh in it_kwh]
 
 
-def rent_grid_kg_co2e_per_kwh(option: RentOption, inputs: Scenario) -> NDArray[np.float64]:
+def rent_grid_kg_co2e_per_kwh(option: RentOption, inputs: Scenario) -> Figure:
     """The option's own grid intensity, or the stated default where it is NaN [kg CO2e/kWh]."""
     own = as_float(option.grid_kg_co2e_per_kwh)
     return where(isnan(own), inputs.carbon.default_grid_kg_co2e_per_kwh, own)
 
 
 def carbon_line(
-    price_usd_per_tonne: ArrayLike,
+    price_usd_per_tonne: Numeric,
     tonnes_per_month: ArrayLike,
     tonnes_at_start: ArrayLike = 0.0,
 ) -> Line:
@@ -104,7 +106,7 @@ def carbon_line(
     return Line("carbon", (once(upfront, 0.0), recurring(monthly)))
 
 
-def per_year(tonnes_per_month: ArrayLike) -> NDArray[np.float64]:
+def per_year(tonnes_per_month: ArrayLike) -> Figure:
     """A monthly figure as a yearly one (x 12)."""
     return as_float(tonnes_per_month) * MONTHS_PER_YEAR
 
@@ -113,11 +115,11 @@ def per_year(tonnes_per_month: ArrayLike) -> NDArray[np.float64]:
 class BuyEmissions:
     """Emissions of the bought fleet, and the carbon cost line they make."""
 
-    tonnes_per_month: NDArray[np.float64]  # operational, at the workload's utilisation
-    embodied_tonnes: NDArray[np.float64]  # of making the systems, counted at month 0
-    kwh_per_month: NDArray[np.float64]  # facility energy, PUE included
-    grid_kg_co2e_per_kwh: NDArray[np.float64]
-    swing_tonnes_per_month: NDArray[np.float64]  # what going from idle to full utilisation adds
+    tonnes_per_month: Numeric  # operational, at the workload's utilisation
+    embodied_tonnes: Numeric  # of making the systems, counted at month 0
+    kwh_per_month: Numeric  # facility energy, PUE included
+    grid_kg_co2e_per_kwh: Figure
+    swing_tonnes_per_month: Numeric  # what going from idle to full utilisation adds
 
     @classmethod
     def of(cls, inputs: Scenario, footprint: Footprint) -> BuyEmissions:
@@ -134,11 +136,11 @@ class BuyEmissions:
     def line(self, inputs: Scenario) -> Line:
         return carbon_line(inputs.carbon.price_usd_per_tonne, self.tonnes_per_month, self.embodied_tonnes)
 
-    def utilisation_slope_usd(self, inputs: Scenario, horizon: NDArray[np.float64]) -> NDArray[np.float64]:
+    def utilisation_slope_usd(self, inputs: Scenario, horizon: NDArray[np.float64]) -> Numeric:
         return self.swing_tonnes_per_month * inputs.carbon.price_usd_per_tonne * horizon
 
     def result(
-        self, horizon: NDArray[np.float64], million_tokens_per_month: NDArray[np.float64]
+        self, horizon: NDArray[np.float64], million_tokens_per_month: Numeric
     ) -> Emissions:
         total = self.tonnes_per_month * horizon + self.embodied_tonnes
         return Emissions(
@@ -155,9 +157,9 @@ class BuyEmissions:
 class RentEmissions:
     """Emissions of one rent option's accelerators, and the carbon cost line they make."""
 
-    kwh_per_month: NDArray[np.float64]
-    grid_kg_co2e_per_kwh: NDArray[np.float64]
-    swing_kwh_per_month: NDArray[np.float64]
+    kwh_per_month: Numeric
+    grid_kg_co2e_per_kwh: Figure
+    swing_kwh_per_month: Numeric
 
     @classmethod
     def of(cls, option: RentOption, inputs: Scenario) -> RentEmissions:
@@ -168,12 +170,12 @@ class RentEmissions:
         tonnes = tonnes_co2e(self.kwh_per_month, self.grid_kg_co2e_per_kwh)
         return carbon_line(inputs.carbon.price_usd_per_tonne, tonnes)
 
-    def utilisation_slope_usd(self, inputs: Scenario, horizon: NDArray[np.float64]) -> NDArray[np.float64]:
+    def utilisation_slope_usd(self, inputs: Scenario, horizon: NDArray[np.float64]) -> Numeric:
         swing = tonnes_co2e(self.swing_kwh_per_month, self.grid_kg_co2e_per_kwh)
         return swing * inputs.carbon.price_usd_per_tonne * horizon
 
     def result(
-        self, horizon: NDArray[np.float64], million_tokens_per_month: NDArray[np.float64]
+        self, horizon: NDArray[np.float64], million_tokens_per_month: Numeric
     ) -> Emissions:
         tonnes = tonnes_co2e(self.kwh_per_month, self.grid_kg_co2e_per_kwh)
         total = tonnes * horizon

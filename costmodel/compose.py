@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
 from costmodel.buy import buy_lines
@@ -41,6 +40,7 @@ from costmodel.footprint import Footprint
 from costmodel.footprint import fleet_footprint
 from costmodel.goodput import fleet_efficiency
 from costmodel.inputs import ApiOption
+from costmodel.inputs import Numeric
 from costmodel.inputs import PricingModel
 from costmodel.inputs import RentOption
 from costmodel.inputs import Scenario
@@ -181,7 +181,7 @@ def compute_result(
     )
 
 
-def npv_saving_usd(inputs: Scenario, rent_index: int, *, ranges_checked: bool = False) -> NDArray[np.float64]:
+def npv_saving_usd(inputs: Scenario, rent_index: int, *, ranges_checked: bool = False) -> Numeric:
     """NPV of renting with one option minus that of buying, and nothing else [USD].
 
     The figure a sensitivity run reads, on the compiled kernel: only buying's and
@@ -206,7 +206,7 @@ def npv_saving_usd(inputs: Scenario, rent_index: int, *, ranges_checked: bool = 
 def _buy_side_lines(
     inputs: Scenario,
     footprint: Footprint,
-    capex: dict[str, NDArray[np.float64]],
+    capex: dict[str, Numeric],
     emissions: BuyEmissions,
     horizon: NDArray[np.float64],
 ) -> list[Line]:
@@ -226,13 +226,13 @@ class _Side:
     """The monthly stage's figures of one side (buying, or one rent option)."""
 
     cash_flows: CashFlows
-    total_usd: NDArray[np.float64]
-    npv_usd: NDArray[np.float64]
-    breakeven_month: NDArray[np.float64] | None = None
+    total_usd: Numeric
+    npv_usd: Numeric
+    breakeven_month: Numeric | None = None  # every rent option's side has one, buying's none
     irr_per_year: NDArray[np.float64] | None = None
 
     def figures(
-        self, workload: Workload, goodput_share: NDArray[np.float64], horizon: NDArray[np.float64]
+        self, workload: Workload, goodput_share: Numeric, horizon: NDArray[np.float64]
     ) -> dict[str, Any]:
         """What buying's and each rent option's result take alike from their side: cash flows,
         totals, and the cost per useful accelerator-hour and per million tokens at a goodput share."""
@@ -350,10 +350,10 @@ def _rent_result(
     side: _Side,
     inputs: Scenario,
     buy: BuyResult,
-    buy_utilisation_slope_usd: NDArray[np.float64],
+    buy_utilisation_slope_usd: Numeric,
     horizon: NDArray[np.float64],
     emissions: RentEmissions,
-    buy_million_tokens_per_month: NDArray[np.float64],
+    buy_million_tokens_per_month: Numeric,
 ) -> RentResult:
     """Compare one rent option's figures with buying."""
     workload = inputs.workload
@@ -368,6 +368,7 @@ def _rent_result(
         inputs, horizon
     )
     rented = accelerators_rented(option, workload)
+    assert side.breakeven_month is not None, "a rent option's side has its breakeven month"
     return RentResult(
         name=option.name,
         pricing_model=str(option.pricing_model),
@@ -388,7 +389,7 @@ def _rent_result(
     )
 
 
-def _goodput(inputs: Scenario, interruptions_per_hour: ArrayLike) -> GoodputResult:
+def _goodput(inputs: Scenario, interruptions_per_hour: Numeric) -> GoodputResult:
     """Goodput of a fleet of the workload's accelerators."""
     workload = inputs.workload
     efficiency, interval, mtbf = fleet_efficiency(
@@ -398,7 +399,7 @@ def _goodput(inputs: Scenario, interruptions_per_hour: ArrayLike) -> GoodputResu
     return GoodputResult(share=share, efficiency=efficiency, checkpoint_interval_h=interval, mtbf_h=mtbf)
 
 
-def _million_tokens_per_month(inputs: Scenario, goodput_share: ArrayLike) -> NDArray[np.float64]:
+def _million_tokens_per_month(inputs: Scenario, goodput_share: Numeric) -> Numeric:
     """What a fleet of the workload's accelerators produces at a goodput share [Mtoken/month]."""
     workload = inputs.workload
     useful = as_float(workload.accelerators) * workload.hours_per_month * goodput_share
@@ -410,9 +411,9 @@ def _api_result(
     inputs: Scenario,
     months: tuple[tuple[int, ...], int, NDArray[np.float64], bool],
     buy: BuyResult,
-    buy_utilisation_slope_usd: NDArray[np.float64],
+    buy_utilisation_slope_usd: Numeric,
     rent: tuple[RentResult, ...],
-    million_tokens: NDArray[np.float64],
+    million_tokens: Numeric,
 ) -> ApiResult:
     """Cost the workload's tokens on one API and find the volumes at which each fleet beats it."""
     shape, n_months, horizon, detail = months
@@ -427,8 +428,8 @@ def _api_result(
     utilisation = inputs.workload.utilisation
 
     def breakeven(
-        total_usd: NDArray[np.float64], slope_usd: NDArray[np.float64], goodput: GoodputResult
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        total_usd: Numeric, slope_usd: Numeric, goodput: GoodputResult
+    ) -> tuple[Numeric, Numeric]:
         """(volume [Mtoken/month], utilisation [-]) at which a fleet costs what the API does."""
         capacity = _million_tokens_per_month(inputs, goodput.efficiency)
         volume = breakeven_million_tokens_per_month(

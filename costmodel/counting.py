@@ -44,7 +44,7 @@ def whole(value: ArrayLike) -> NDArray[np.float64]:
     return np.rint(as_float(value))
 
 
-def exceeds(value: ArrayLike, limit: ArrayLike) -> NDArray[np.bool_]:
+def exceeds(value: ArrayLike, limit: ArrayLike) -> np.bool_ | NDArray[np.bool_]:
     """Whether a value is above a limit by more than floating-point noise.
 
     4 systems of 10.2 kW in a 40.8 kW rack sit at the limit, not above it.
@@ -54,5 +54,5 @@ def exceeds(value: ArrayLike, limit: ArrayLike) -> NDArray[np.bool_]:
     >>> bool(exceeds(4 * 10.2, 40.8)), bool(exceeds(41.0, 40.8))
     (False, True)
     """
-    limit = as_float(limit)
-    return as_float(value) > limit + WHOLE_COUNT_TOLERANCE * abs(limit)
+    limit_value = as_float(limit)
+    return as_float(value) > limit_value + WHOLE_COUNT_TOLERANCE * np.abs(limit_value)

@@ -11,21 +11,29 @@ one code path serves a single scenario and a batch alike.
 from __future__ import annotations
 
 import math
+from typing import Any
+from typing import TypeGuard
 
 import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
+# What a single scenario's figure is at run time; ``is_number`` narrows a figure to it.
+Number = float | np.integer[Any] | np.bool_
+# An engine figure: one scenario's number, a NumPy float (so that a division by zero gives inf
+# or NaN, not an exception), or a batch's array.
+Figure = np.float64 | NDArray[np.float64]
+
 # What a single scenario's figures are: Python numbers, NumPy scalars (np.float64 is a float).
 _NUMBERS = (float, int, np.bool_, np.integer)
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[Number]:
     """Whether a figure is one number (of one scenario) rather than an array."""
     return isinstance(value, _NUMBERS)
 
 
-def as_float(value: ArrayLike) -> np.float64 | NDArray[np.float64]:
+def as_float(value: ArrayLike) -> Figure:
     """``np.asarray(value, dtype=np.float64)``, a number staying a (NumPy) number.
 
     >>> as_float(3), as_float([1, 2]).tolist()
@@ -38,12 +46,12 @@ def as_float(value: ArrayLike) -> np.float64 | NDArray[np.float64]:
     return np.asarray(value, dtype=np.float64)
 
 
-def zeros_like(value: ArrayLike) -> np.float64 | NDArray[np.float64]:
+def zeros_like(value: ArrayLike) -> Figure:
     """``np.zeros_like`` in floats; a zero for a number."""
     return np.float64(0.0) if is_number(value) else np.zeros(np.shape(value))
 
 
-def where(condition: ArrayLike, if_true: ArrayLike, if_false: ArrayLike) -> np.float64 | NDArray[np.float64]:
+def where(condition: ArrayLike, if_true: ArrayLike, if_false: ArrayLike) -> Figure:
     """``np.where`` for float figures; with all three numbers, the number chosen.
 
     >>> where(True, 1.0, 2.0), where(np.array([True, False]), 1.0, 2.0).tolist()
@@ -68,21 +76,21 @@ def isinf(value: ArrayLike) -> bool | NDArray[np.bool_]:
     return np.isinf(value)
 
 
-def minimum(first: ArrayLike, second: ArrayLike) -> np.float64 | NDArray[np.float64]:
+def minimum(first: ArrayLike, second: ArrayLike) -> Figure:
     """``np.minimum`` (NaN wins); a number for two numbers."""
     if is_number(first) and is_number(second):
         return np.float64(math.nan if first != first or second != second else min(first, second))
     return np.minimum(first, second)
 
 
-def maximum(first: ArrayLike, second: ArrayLike) -> np.float64 | NDArray[np.float64]:
+def maximum(first: ArrayLike, second: ArrayLike) -> Figure:
     """``np.maximum`` (NaN wins); a number for two numbers."""
     if is_number(first) and is_number(second):
         return np.float64(math.nan if first != first or second != second else max(first, second))
     return np.maximum(first, second)
 
 
-def clip(value: ArrayLike, low: float, high: float) -> np.float64 | NDArray[np.float64]:
+def clip(value: ArrayLike, low: float, high: float) -> Figure:
     """``np.clip`` to [low, high]; a number for a number.
 
     >>> clip(1.5, 0.0, 1.0), clip(-0.5, 0.0, 1.0)
@@ -100,7 +108,7 @@ def any_true(condition: ArrayLike) -> bool:
 
 def divide_where(
     condition: ArrayLike, numerator: ArrayLike, denominator: ArrayLike, otherwise: float
-) -> np.float64 | NDArray[np.float64]:
+) -> Figure:
     """``numerator / denominator`` where ``condition`` holds (which must rule out a zero
     denominator), else ``otherwise``; an overflow gives inf without a warning.
 

@@ -65,6 +65,7 @@ def evaluate(
     if not recommend:
         return result
     tornado = one_at_a_time(inputs, base=result)
+    assert result.verdict is not None, "a single scenario's result has its verdict (a batch was refused)"
     words = recommendation(result.verdict, tornado, labels=labels,
                            rent_names=tuple(option.name for option in result.rent))
     return replace(result, recommendation=words, tornado=tornado)

@@ -15,10 +15,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
+from costmodel.elementwise import Figure
 from costmodel.elementwise import as_float
 from costmodel.elementwise import divide_where
 from costmodel.elementwise import maximum
 from costmodel.elementwise import where
+from costmodel.inputs import Numeric
 from costmodel.timeline import MONTHS_PER_YEAR
 
 IRR_MAX_RATE_PER_MONTH = 10.0
@@ -72,17 +74,20 @@ def discount_factors(discount_rate_per_year: ArrayLike, n_months: int) -> NDArra
 
 def present_value_usd(
     cash_flows_usd: NDArray[np.float64], factors: NDArray[np.float64]
-) -> NDArray[np.float64]:
+) -> Figure:
     """Sum of monthly flows weighted by discount factors [USD] (see ``discount_factors``).
 
     Lets a batch compute its (batch x months) factors once for several options.
     """
+    present_value: Figure  # a number for one scenario's flows; the stubs type both as Any
     if factors.ndim == 1:
-        return cash_flows_usd @ factors
-    return np.einsum("...t,...t->...", cash_flows_usd, factors)
+        present_value = cash_flows_usd @ factors
+    else:
+        present_value = np.einsum("...t,...t->...", cash_flows_usd, factors)
+    return present_value
 
 
-def npv_usd(cash_flows_usd: NDArray[np.float64], discount_rate_per_year: ArrayLike) -> NDArray[np.float64]:
+def npv_usd(cash_flows_usd: NDArray[np.float64], discount_rate_per_year: ArrayLike) -> Figure:
     """Net present value of monthly cash flows [USD], month 0 undiscounted.
 
     Equals ``numpy_financial.npv(monthly_rate(rate), flows)`` for each scenario.
@@ -139,7 +144,7 @@ def breakeven_month(
 
 def breakeven_utilisation(
     saving_usd: ArrayLike, saving_slope_usd: ArrayLike, utilisation: ArrayLike
-) -> NDArray[np.float64]:
+) -> Figure:
     """Utilisation at which buying and renting cost the same over the horizon [-].
 
     Both totals are linear in utilisation, so the saving is too:
@@ -170,7 +175,7 @@ def breakeven_utilisation(
 
 def loan_payment_usd_per_month(
     principal_usd: ArrayLike, loan_rate_per_year: ArrayLike, loan_term_months: ArrayLike
-) -> NDArray[np.float64]:
+) -> Figure:
     """Level monthly payment that repays a loan over its term [USD/month].
 
     Same as ``-numpy_financial.pmt(rate / 12, term, principal)``; a zero rate
@@ -193,9 +198,9 @@ def loan_payment_usd_per_month(
 def loan_balance_usd(
     principal_usd: ArrayLike,
     loan_rate_per_year: ArrayLike,
-    payment_usd_per_month: ArrayLike,
+    payment_usd_per_month: Numeric,
     months_paid: ArrayLike,
-) -> NDArray[np.float64]:
+) -> Figure:
     """Principal still owed after a number of level payments [USD].
 
     Examples

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
 from costmodel.counting import ceil_count
 from costmodel.counting import exceeds
 from costmodel.counting import whole
+from costmodel.elementwise import Figure
 from costmodel.elementwise import as_float
-from costmodel.elementwise import is_number
 from costmodel.elementwise import minimum
 from costmodel.inputs import BuyOption
 from costmodel.inputs import CoolingTier
 from costmodel.inputs import Facility
+from costmodel.inputs import Numeric
 from costmodel.inputs import Workload
 from costmodel.power import average_power_kw
 from costmodel.power import capped_power_kw
@@ -41,29 +44,29 @@ class Footprint:
     last tier).
     """
 
-    accelerators_bought: NDArray[np.float64]
-    systems: NDArray[np.float64]
-    system_power_max_kw: NDArray[np.float64]
-    system_power_idle_kw: NDArray[np.float64]
-    systems_per_rack: NDArray[np.float64]
-    racks: NDArray[np.float64]
-    kw_per_rack: NDArray[np.float64]
-    it_kw_max: NDArray[np.float64]
-    it_kw_average: NDArray[np.float64]
-    facility_kw_max: NDArray[np.float64]
-    facility_kw_average: NDArray[np.float64]
-    mwh_per_year: NDArray[np.float64]
-    cooling_tier_index: NDArray[np.intp]
-    cooling_tier_name: NDArray[np.str_]
-    needs_new_cooling: NDArray[np.bool_]
-    cooling_capex_usd_per_kw: NDArray[np.float64]
-    cooling_opex_usd_per_kw_month: NDArray[np.float64]
-    warnings: dict[str, NDArray[np.bool_]]
+    accelerators_bought: Numeric
+    systems: Numeric
+    system_power_max_kw: Numeric
+    system_power_idle_kw: Numeric
+    systems_per_rack: Numeric
+    racks: Numeric
+    kw_per_rack: Numeric
+    it_kw_max: Numeric
+    it_kw_average: Numeric
+    facility_kw_max: Numeric
+    facility_kw_average: Numeric
+    mwh_per_year: Numeric
+    cooling_tier_index: int | np.intp | NDArray[np.intp]
+    cooling_tier_name: Any
+    needs_new_cooling: np.bool_ | NDArray[np.bool_]
+    cooling_capex_usd_per_kw: Numeric
+    cooling_opex_usd_per_kw_month: Numeric
+    warnings: dict[str, bool | np.bool_ | NDArray[np.bool_]]
 
 
 def accelerators_to_buy(
-    accelerators: NDArray[np.float64], power_cap_throughput_loss: NDArray[np.float64]
-) -> NDArray[np.float64]:
+    accelerators: ArrayLike, power_cap_throughput_loss: ArrayLike
+) -> Figure:
     """Accelerators to buy so that a power-capped fleet still does the workload's work [-].
 
     A cap that loses a share of throughput makes each accelerator deliver
@@ -82,7 +85,7 @@ def accelerators_to_buy(
 
 
 def systems_needed(
-    accelerators: NDArray[np.float64], accelerators_per_system: NDArray[np.float64]
+    accelerators: ArrayLike, accelerators_per_system: ArrayLike
 ) -> NDArray[np.float64]:
     """Whole systems holding at least the given accelerators [-].
 
@@ -129,7 +132,11 @@ def fleet_footprint(
     tier_max = [tier.max_kw_per_rack for tier in cooling]
     raw_index = cooling_tier_index(kw_per_rack, tier_max)
     last = len(cooling) - 1
-    index = min(raw_index, last) if is_number(raw_index) else np.minimum(raw_index, last)
+    index: int | np.intp | NDArray[np.intp]
+    if isinstance(raw_index, np.integer):  # one scenario's tier (what is_number says of it)
+        index = last if raw_index > last else raw_index  # min(), in a form mypy can type
+    else:
+        index = np.minimum(raw_index, last)
     names = np.asarray([tier.name for tier in cooling])
     return Footprint(
         accelerators_bought=systems * whole(buy.accelerators_per_system),

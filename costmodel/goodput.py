@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from numpy.typing import NDArray
 
+from costmodel.elementwise import Figure
 from costmodel.elementwise import as_float
 from costmodel.elementwise import clip
 from costmodel.elementwise import divide_where
@@ -26,13 +26,14 @@ from costmodel.elementwise import isinf
 from costmodel.elementwise import isnan
 from costmodel.elementwise import where
 from costmodel.inputs import Goodput
+from costmodel.inputs import Numeric
 
 
 def job_mtbf_h(
     failures_per_accelerator_hour: ArrayLike,
-    accelerators_per_job: ArrayLike,
-    interruptions_per_hour: ArrayLike = 0.0,
-) -> NDArray[np.float64]:
+    accelerators_per_job: Numeric,
+    interruptions_per_hour: Numeric = 0.0,
+) -> Figure:
     """Mean time between interruptions of one job [h]; inf when nothing interrupts it.
 
     Examples
@@ -47,7 +48,7 @@ def job_mtbf_h(
     return where(rate > 0.0, 1.0 / where(rate > 0.0, rate, 1.0), np.inf)
 
 
-def young_daly_interval_h(checkpoint_cost_h: ArrayLike, mtbf_h: ArrayLike) -> NDArray[np.float64]:
+def young_daly_interval_h(checkpoint_cost_h: ArrayLike, mtbf_h: ArrayLike) -> Figure:
     """Optimal hours of work between checkpoints, sqrt(2 x C x MTBF) [h].
 
     Examples
@@ -63,8 +64,8 @@ def young_daly_interval_h(checkpoint_cost_h: ArrayLike, mtbf_h: ArrayLike) -> ND
 
 
 def efficiency(
-    interval_h: ArrayLike, checkpoint_cost_h: ArrayLike, restart_h: ArrayLike, mtbf_h: ArrayLike
-) -> NDArray[np.float64]:
+    interval_h: ArrayLike, checkpoint_cost_h: Numeric, restart_h: Numeric, mtbf_h: ArrayLike
+) -> Figure:
     """Share of a job's running time that is useful work [-] (0 when failures swamp it).
 
     Examples
@@ -85,7 +86,7 @@ def efficiency(
     return working * clip(1.0 - lost, 0.0, 1.0)
 
 
-def checkpoint_interval_h(goodput: Goodput, mtbf_h: ArrayLike) -> NDArray[np.float64]:
+def checkpoint_interval_h(goodput: Goodput, mtbf_h: ArrayLike) -> Figure:
     """The interval given, or the Young/Daly optimum where it is NaN [h].
 
     With no checkpoint cost the optimum is to checkpoint continuously (0 h).
@@ -95,8 +96,8 @@ def checkpoint_interval_h(goodput: Goodput, mtbf_h: ArrayLike) -> NDArray[np.flo
 
 
 def fleet_efficiency(
-    goodput: Goodput, accelerators: ArrayLike, interruptions_per_hour: ArrayLike = 0.0
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    goodput: Goodput, accelerators: ArrayLike, interruptions_per_hour: Numeric = 0.0
+) -> tuple[Figure, Figure, Figure]:
     """(efficiency [-], checkpoint interval used [h], MTBF of a job [h]) of a fleet's jobs.
 
     ``accelerators_per_job`` NaN means the whole fleet of ``accelerators`` is one job.

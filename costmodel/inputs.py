@@ -453,9 +453,10 @@ class InputError(ValueError):
         self.message = message
 
 
-def numeric_fields(obj: Any) -> Iterator[tuple[str, Any, Mapping[str, Any]]]:
+def numeric_fields(obj: object) -> Iterator[tuple[str, Any, Mapping[str, Any]]]:
     """Yield (field name, value, metadata) for each numeric field of an input dataclass."""
-    for name, metadata in numeric_field_metadata(type(obj)).items():
+    cls: type = type(obj)  # mypy takes type(x) for unhashable (python/mypy#11470)
+    for name, metadata in numeric_field_metadata(cls).items():
         yield name, getattr(obj, name), metadata
 
 
@@ -475,7 +476,7 @@ def numeric_field_metadata(cls: type) -> dict[str, Mapping[str, Any]]:
     return {f.name: f.metadata for f in fields(cls) if f.metadata.get("numeric")}
 
 
-def input_sections(inputs: Scenario) -> Iterator[tuple[str, Any]]:
+def input_sections(inputs: Scenario) -> Iterator[tuple[str, object]]:
     """Yield (dotted prefix, dataclass) for every section of a scenario."""
     yield "workload", inputs.workload
     yield "buy", inputs.buy
@@ -489,16 +490,16 @@ def input_sections(inputs: Scenario) -> Iterator[tuple[str, Any]]:
         yield f"cooling.{index}", tier
     for index, option in enumerate(inputs.rent):
         yield f"rent.{index}", option
-    for index, option in enumerate(inputs.api):
-        yield f"api.{index}", option
+    for index, api_option in enumerate(inputs.api):
+        yield f"api.{index}", api_option
 
 
 def batch_shape(inputs: Scenario) -> tuple[int, ...]:
     """Shape of the batch that all numeric inputs broadcast to (``()`` for one scenario)."""
-    shapes = {
-        np.shape(value)
-        for _, section in input_sections(inputs)
-        for name, value in vars(section).items()
-        if type(value) is not float and name in numeric_field_metadata(type(section))
-    }
+    shapes: set[tuple[int, ...]] = set()
+    for _, section in input_sections(inputs):
+        cls: type = type(section)  # mypy takes type(x) for unhashable (python/mypy#11470)
+        numeric_names = numeric_field_metadata(cls)
+        shapes.update(np.shape(value) for name, value in vars(section).items()
+                      if type(value) is not float and name in numeric_names)
     return np.broadcast_shapes(*shapes) if shapes else ()

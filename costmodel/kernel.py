@@ -19,13 +19,19 @@ later processes load it in well under a second.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+from typing import ParamSpec
+from typing import TypeVar
+from typing import cast
 
 import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from costmodel.inputs import Numeric
 from costmodel.timeline import MONTHS_PER_YEAR
 from costmodel.timeline import Line
 from costmodel.timeline import Payments
@@ -33,22 +39,25 @@ from costmodel.timeline import Payments
 # Columns of the packed calendar array: the fields of ``Payments`` after its kind, in its order.
 _CALENDAR_FIELDS = Payments._fields[1:]
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
 
 @dataclass(frozen=True)
 class SideFigures:
     """What the kernel keeps of one side (buying, or one rent option), batch-shaped."""
 
-    total_usd: NDArray[np.float64]
-    npv_usd: NDArray[np.float64]
-    gross_usd: NDArray[np.float64]  # sum of |monthly flow|; read for buying only
-    breakeven_month: NDArray[np.float64]  # NaN = never; computed for rent options only
+    total_usd: Numeric  # a NumPy float for one scenario, as each figure
+    npv_usd: Numeric
+    gross_usd: Numeric  # sum of |monthly flow|; read for buying only
+    breakeven_month: Numeric  # NaN = never; computed for rent options only
 
 
 def walk_months(
     shape: tuple[int, ...],
     n_months: int,
     horizon_months: NDArray[np.float64],
-    discount_rate_per_year: NDArray[np.float64],
+    discount_rate_per_year: Numeric,
     sides: Sequence[Sequence[Line]],
     breakeven_tolerance_share: float,
 ) -> list[SideFigures]:
@@ -114,7 +123,7 @@ def _pack(
         return calendars.reshape(1, len(owned), len(_CALENDAR_FIELDS)), np.array(
             [side for side, _ in owned], dtype=np.int64
         )
-    rows: dict[tuple[object, ...], list[object]] = {}
+    rows: dict[tuple[object, ...], list[Any]] = {}  # [amount summed (an array), *its calendar]
     for side, lines in enumerate(sides):
         for payment in (payment for line in lines for payment in line.payments):
             calendar = [getattr(payment, name) for name in _CALENDAR_FIELDS[1:]]
@@ -134,8 +143,23 @@ def _pack(
     )
 
 
-@numba.njit(cache=True, nogil=True)
-def _walk(calendars, owner, n_sides, horizon, log_discount, n_months, tolerance_share, out):
+def _compiled(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``numba.njit`` as the engine compiles: cached, without the GIL. Numba has no type hints;
+    the compiled function takes and returns what the Python one does, which the cast says."""
+    return cast(Callable[_P, _R], numba.njit(cache=True, nogil=True)(function))
+
+
+@_compiled
+def _walk(
+    calendars: NDArray[np.float64],
+    owner: NDArray[np.int64],
+    n_sides: int,
+    horizon: NDArray[np.float64],
+    log_discount: NDArray[np.float64],
+    n_months: int,
+    tolerance_share: float,
+    out: NDArray[np.float64],
+) -> None:
     """The monthly loop; the same arithmetic, month by month, as the NumPy writers and ``finance``."""
     flows = np.zeros((n_sides, n_months + 1))
     factors = np.empty(n_months + 1)

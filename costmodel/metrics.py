@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from numpy.typing import NDArray
 
+from costmodel.elementwise import Figure
 from costmodel.elementwise import as_float
 from costmodel.elementwise import divide_where
+from costmodel.inputs import Numeric
 
 SECONDS_PER_HOUR = 3600.0
 TOKENS_PER_MILLION = 1e6
 
 
 def useful_accelerator_hours(
-    accelerators: ArrayLike, hours_per_month: ArrayLike, utilisation: ArrayLike, horizon_months: ArrayLike
-) -> NDArray[np.float64]:
+    accelerators: ArrayLike, hours_per_month: Numeric, utilisation: Numeric, horizon_months: Numeric
+) -> Numeric:
     """Accelerator-hours of useful work the workload needs over the horizon [h].
 
     Both options deliver this work: renting at full throughput, buying with a
@@ -31,7 +32,7 @@ def useful_accelerator_hours(
 
 def cost_per_useful_accelerator_hour_usd(
     total_usd: ArrayLike, useful_hours: ArrayLike
-) -> NDArray[np.float64]:
+) -> Figure:
     """Total cost over the horizon per useful accelerator-hour [USD/h]; NaN without useful hours.
 
     Examples
@@ -46,7 +47,7 @@ def cost_per_useful_accelerator_hour_usd(
 
 def cost_per_million_tokens_usd(
     cost_per_accelerator_hour_usd: ArrayLike, tokens_per_s_per_accelerator: ArrayLike
-) -> NDArray[np.float64]:
+) -> Numeric:
     """Cost of generating one million tokens [USD/Mtoken]; NaN where throughput is not given.
 
     Parameters
@@ -67,7 +68,7 @@ def cost_per_million_tokens_usd(
     return as_float(cost_per_accelerator_hour_usd) / tokens_per_hour * TOKENS_PER_MILLION
 
 
-def per_million_tokens(amount: ArrayLike, million_tokens: ArrayLike) -> NDArray[np.float64]:
+def per_million_tokens(amount: ArrayLike, million_tokens: ArrayLike) -> Figure:
     """An amount per million tokens; NaN where no tokens are produced or throughput is not given."""
     tokens = as_float(million_tokens)
     return divide_where(tokens > 0.0, as_float(amount), tokens, np.nan)

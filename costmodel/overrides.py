@@ -44,13 +44,15 @@ def numeric_input_paths(inputs: Scenario) -> list[str]:
 def get_input(inputs: Scenario, path: str) -> Numeric:
     """Value of the numeric input at ``path``."""
     section, _, name = _locate(inputs, path)
-    return getattr(section, name)
+    value: Numeric = getattr(section, name)
+    return value
 
 
 def input_metadata(inputs: Scenario, path: str) -> dict[str, Any]:
     """Valid range and flags of the numeric input at ``path`` (see ``inputs.numeric``)."""
     section, _, name = _locate(inputs, path)
-    return dict(numeric_field_metadata(type(section))[name])
+    cls: type = type(section)  # mypy takes type(x) for unhashable (python/mypy#11470)
+    return dict(numeric_field_metadata(cls)[name])
 
 
 def with_overrides(inputs: Scenario, overrides: Mapping[str, ArrayLike]) -> Scenario:
@@ -126,7 +128,8 @@ def _locate(inputs: Scenario, path: str) -> tuple[Any, tuple[str, int | None], s
         section = items[position]
     else:
         raise InputError(path, "unknown input path")
-    if name not in numeric_field_metadata(type(section)):
+    cls: type = type(section)  # mypy takes type(x) for unhashable (python/mypy#11470)
+    if name not in numeric_field_metadata(cls):
         raise InputError(path, "not a numeric input")
     return section, (section_name, position), name
 
@@ -146,4 +149,5 @@ def _put_section(inputs: Scenario, where: tuple[str, int | None], section: Any) 
         return replace(inputs, **{section_name: section})
     items = list(getattr(inputs, section_name))
     items[position] = section
-    return replace(inputs, **{section_name: tuple(items)})
+    changes: dict[str, Any] = {section_name: tuple(items)}  # a field named at run time
+    return replace(inputs, **changes)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -11,15 +12,17 @@ from numpy.typing import NDArray
 from costmodel.counting import ceil_count
 from costmodel.counting import exceeds
 from costmodel.counting import floor_count
+from costmodel.elementwise import Figure
 from costmodel.elementwise import as_float
 from costmodel.elementwise import is_number
 from costmodel.elementwise import maximum
 from costmodel.elementwise import minimum
+from costmodel.inputs import Numeric
 
 KWH_PER_MWH = 1000.0
 
 
-def capped_power_kw(power_kw: ArrayLike, power_cap_share: ArrayLike) -> NDArray[np.float64]:
+def capped_power_kw(power_kw: ArrayLike, power_cap_share: Numeric) -> Numeric:
     """System power after a power cap [kW].
 
     Parameters
@@ -40,8 +43,8 @@ def capped_power_kw(power_kw: ArrayLike, power_cap_share: ArrayLike) -> NDArray[
 
 
 def average_power_kw(
-    power_idle_kw: ArrayLike, power_max_kw: ArrayLike, utilisation: ArrayLike
-) -> NDArray[np.float64]:
+    power_idle_kw: ArrayLike, power_max_kw: Numeric, utilisation: ArrayLike
+) -> Figure:
     """Average draw of a system that works a share of the hours [kW].
 
     average = idle + (max - idle) x utilisation.
@@ -66,7 +69,7 @@ def average_power_kw(
     return idle + (power_max_kw - idle) * as_float(utilisation)
 
 
-def facility_power_kw(it_power_kw: ArrayLike, pue: ArrayLike) -> NDArray[np.float64]:
+def facility_power_kw(it_power_kw: ArrayLike, pue: Numeric) -> Numeric:
     """Facility draw including cooling and distribution losses [kW].
 
     Parameters
@@ -84,7 +87,7 @@ def facility_power_kw(it_power_kw: ArrayLike, pue: ArrayLike) -> NDArray[np.floa
     return as_float(it_power_kw) * pue
 
 
-def energy_cost_usd(facility_kw: ArrayLike, hours: ArrayLike, usd_per_kwh: ArrayLike) -> NDArray[np.float64]:
+def energy_cost_usd(facility_kw: ArrayLike, hours: Numeric, usd_per_kwh: Numeric) -> Numeric:
     """Cost of drawing a constant power for a number of hours [USD].
 
     Parameters
@@ -108,7 +111,7 @@ def energy_cost_usd(facility_kw: ArrayLike, hours: ArrayLike, usd_per_kwh: Array
     return as_float(facility_kw) * hours * usd_per_kwh
 
 
-def energy_mwh(power_kw: ArrayLike, hours: ArrayLike) -> NDArray[np.float64]:
+def energy_mwh(power_kw: ArrayLike, hours: Numeric) -> Numeric:
     """Energy drawn at a constant power over a number of hours [MWh].
 
     Examples
@@ -121,10 +124,10 @@ def energy_mwh(power_kw: ArrayLike, hours: ArrayLike) -> NDArray[np.float64]:
 
 def systems_per_rack(
     rack_power_limit_kw: ArrayLike,
-    system_power_max_kw: ArrayLike,
+    system_power_max_kw: Numeric,
     rack_units_per_rack: ArrayLike,
-    system_rack_units: ArrayLike,
-) -> NDArray[np.float64]:
+    system_rack_units: Numeric,
+) -> Figure:
     """How many systems one rack holds, limited by its power budget and its units [-].
 
     0 means a single system does not fit the rack at all.
@@ -171,7 +174,7 @@ def racks_needed(systems: ArrayLike, systems_per_rack: ArrayLike) -> NDArray[np.
 
 def densest_rack_kw(
     systems: ArrayLike, systems_per_rack: ArrayLike, system_power_max_kw: ArrayLike
-) -> NDArray[np.float64]:
+) -> Figure:
     """Maximum draw of the fullest rack [kW] (only systems count; see ``racks_needed``).
 
     Examples
@@ -185,7 +188,9 @@ def densest_rack_kw(
     return per_rack * as_float(system_power_max_kw)
 
 
-def cooling_tier_index(kw_per_rack: ArrayLike, tier_max_kw_per_rack: Sequence[ArrayLike]) -> NDArray[np.intp]:
+def cooling_tier_index(
+    kw_per_rack: ArrayLike, tier_max_kw_per_rack: Sequence[ArrayLike]
+) -> np.intp | NDArray[np.intp]:
     """Index of the first cooling tier whose ``max_kw_per_rack`` handles a density [-].
 
     A tier handles densities up to and including its maximum. Densities above
@@ -207,13 +212,14 @@ def cooling_tier_index(kw_per_rack: ArrayLike, tier_max_kw_per_rack: Sequence[Ar
     [0, 1, 2, 3]
     """
     density = as_float(kw_per_rack)
+    index: np.intp | NDArray[np.intp]
     index = np.intp(0) if is_number(density) else np.zeros(density.shape, dtype=np.intp)
     for tier_max in tier_max_kw_per_rack:
         index = index + exceeds(density, tier_max)
     return index
 
 
-def tier_value(index: ArrayLike, tier_values: Sequence[ArrayLike]) -> NDArray[np.float64]:
+def tier_value(index: int | np.integer[Any] | NDArray[np.integer[Any]], tier_values: list[Numeric]) -> Figure:
     """Pick each scenario's figure from the tier it was assigned [same unit as the values].
 
     Examples
@@ -221,7 +227,8 @@ def tier_value(index: ArrayLike, tier_values: Sequence[ArrayLike]) -> NDArray[np
     >>> tier_value([0, 2], [10.0, 20.0, 30.0]).tolist()
     [10.0, 30.0]
     """
-    if is_number(index) and all(is_number(value) for value in tier_values):
+    # An index is a whole number or an array of them: isinstance says is_number's "a number".
+    if isinstance(index, (int, np.integer)) and all(is_number(value) for value in tier_values):
         return np.float64(tier_values[index])
     choices = [np.asarray(value, dtype=np.float64) for value in tier_values]
     return np.choose(np.asarray(index), choices)

@@ -36,7 +36,15 @@ def exceeds(value: float, limit: float) -> bool:
 
 def reference_evaluate(scenario: Scenario, *, with_breakeven_utilisation: bool = True) -> dict[str, Any]:
     """Every figure of one scalar scenario, computed month by month."""
-    workload, buy, facility, finance = scenario.workload, scenario.buy, scenario.facility, scenario.finance
+    # Read as the helpers below read sections (Any): a scalar scenario's fields are numbers, which
+    # the inputs' type (float or array, for batches) does not say.
+    workload: Any = scenario.workload
+    buy: Any = scenario.buy
+    facility: Any = scenario.facility
+    finance: Any = scenario.finance
+    carbon: Any = scenario.carbon
+    cooling: tuple[Any, ...] = scenario.cooling
+    rent_options: tuple[Any, ...] = scenario.rent
     horizon = round(finance.horizon_months)
     months = range(horizon + 1)
 
@@ -54,12 +62,12 @@ def reference_evaluate(scenario: Scenario, *, with_breakeven_utilisation: bool =
     it_kw_average = systems * (power_idle_kw + (power_max_kw - power_idle_kw) * workload.utilisation)
     facility_kw_average = it_kw_average * facility.pue
 
-    tier_index = len(scenario.cooling) - 1
-    for index, tier in enumerate(scenario.cooling):
+    tier_index = len(cooling) - 1
+    for index, tier in enumerate(cooling):
         if not exceeds(kw_per_rack, tier.max_kw_per_rack):
             tier_index = index
             break
-    tier = scenario.cooling[tier_index]
+    tier = cooling[tier_index]
     needs_new_cooling = exceeds(kw_per_rack, facility.existing_cooling_max_kw_per_rack)
 
     system_capex = systems * buy.system_price_usd
@@ -103,7 +111,6 @@ def reference_evaluate(scenario: Scenario, *, with_breakeven_utilisation: bool =
     )
     resale = _resale_share(buy, horizon) * system_capex
     buy_lines["residual_value"] = [-resale if m == horizon else 0.0 for m in months]
-    carbon = scenario.carbon
     embodied_tonnes = systems * buy.embodied_kg_co2e_per_system / 1000
     buy_kwh_per_month = facility_kw_average * workload.hours_per_month
     buy_tonnes_per_month = buy_kwh_per_month * facility.grid_kg_co2e_per_kwh / 1000
@@ -121,10 +128,10 @@ def reference_evaluate(scenario: Scenario, *, with_breakeven_utilisation: bool =
     buy_gross = sum(abs(flow) for flow in buy_flow)
 
     rent = []
-    for option in scenario.rent:
+    for option in rent_options:
         lines = _rent_lines(option, workload, horizon)
         rent_tonnes_per_month = _rent_tonnes_per_month(option, scenario)
-        lines["carbon"] = [0.0 if m == 0 else rent_tonnes_per_month * scenario.carbon.price_usd_per_tonne
+        lines["carbon"] = [0.0 if m == 0 else rent_tonnes_per_month * carbon.price_usd_per_tonne
                            for m in months]
         flow = [sum(line[m] for line in lines.values()) for m in months]
         total = sum(flow)
@@ -163,10 +170,10 @@ def reference_evaluate(scenario: Scenario, *, with_breakeven_utilisation: bool =
         at_full = reference_evaluate(
             replace(scenario, workload=replace(workload, utilisation=1.0)), with_breakeven_utilisation=False
         )
-        for position, option in enumerate(rent):
+        for position, figures in enumerate(rent):
             saving_at_idle = at_idle["rent"][position]["saving_usd"]
             saving_at_full = at_full["rent"][position]["saving_usd"]
-            option["breakeven_utilisation"] = _crossing(saving_at_idle, saving_at_full)
+            figures["breakeven_utilisation"] = _crossing(saving_at_idle, saving_at_full)
 
     return {
         "horizon_months": horizon,
@@ -263,12 +270,13 @@ def _resale_share(buy: Any, age: int) -> float:
     else:
         share = (1.0 - buy.residual_decline_per_year) ** (age / 12)
     launched = not math.isnan(buy.next_generation_launch_month) and age >= buy.next_generation_launch_month
-    return share * (1.0 - buy.next_generation_value_drop) if launched else share
+    resale: float = share * (1.0 - buy.next_generation_value_drop) if launched else share
+    return resale
 
 
 def _efficiency(scenario: Scenario, interruptions_per_hour: float) -> float:
     """Young/Daly first-order share of running time that is useful work."""
-    goodput = scenario.goodput
+    goodput: Any = scenario.goodput  # a scalar scenario's: numbers
     job = goodput.accelerators_per_job
     if math.isnan(job):
         job = scenario.workload.accelerators
@@ -282,12 +290,15 @@ def _efficiency(scenario: Scenario, interruptions_per_hour: float) -> float:
         tau = math.sqrt(2.0 * goodput.checkpoint_cost_h * mtbf)
     segment = tau + goodput.checkpoint_cost_h
     working = tau / segment if segment > 0 else 1.0
-    return working * min(1.0, max(0.0, 1.0 - (segment / 2 + goodput.restart_h) / mtbf))
+    efficiency: float = working * min(1.0, max(0.0, 1.0 - (segment / 2 + goodput.restart_h) / mtbf))
+    return efficiency
 
 
 def _rent_tonnes_per_month(option: Any, scenario: Scenario) -> float:
     """Emissions of rented accelerators drawing what a bought one does, times the cloud PUE."""
-    workload, buy, carbon = scenario.workload, scenario.buy, scenario.carbon
+    workload: Any = scenario.workload  # a scalar scenario's sections: numbers
+    buy: Any = scenario.buy
+    carbon: Any = scenario.carbon
     rented = ceil_count(
         workload.accelerators * option.equivalence_factor / round(option.accelerators_per_instance)
     ) * round(option.accelerators_per_instance)
@@ -303,11 +314,13 @@ def _rent_tonnes_per_month(option: Any, scenario: Scenario) -> float:
     intensity = option.grid_kg_co2e_per_kwh
     if math.isnan(intensity):
         intensity = carbon.default_grid_kg_co2e_per_kwh
-    return kwh * carbon.cloud_pue * intensity / 1000
+    tonnes: float = kwh * carbon.cloud_pue * intensity / 1000
+    return tonnes
 
 
 def _npv(flow: list[float], rate_per_month: float) -> float:
-    return sum(value / (1.0 + rate_per_month) ** month for month, value in enumerate(flow))
+    npv: float = sum(value / (1.0 + rate_per_month) ** month for month, value in enumerate(flow))
+    return npv
 
 
 def _crossing(saving_at_idle: float, saving_at_full: float) -> float:

@@ -15,15 +15,19 @@ Instance prices move by ``price_change_per_year``; egress and storage do not.
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
 from costmodel.counting import ceil_count
 from costmodel.counting import whole
+from costmodel.elementwise import Figure
 from costmodel.elementwise import as_float
 from costmodel.elementwise import zeros_like
 from costmodel.inputs import BillingBasis
+from costmodel.inputs import Numeric
 from costmodel.inputs import PricingModel
 from costmodel.inputs import RentOption
 from costmodel.inputs import Workload
@@ -48,7 +52,7 @@ def instances_needed(accelerators: ArrayLike, accelerators_per_instance: ArrayLi
     return ceil_count(as_float(accelerators) / whole(accelerators_per_instance))
 
 
-def accelerators_rented(option: RentOption, workload: Workload) -> NDArray[np.float64]:
+def accelerators_rented(option: RentOption, workload: Workload) -> Numeric:
     """The option's accelerators doing the workload's work: workload x equivalence factor [-].
 
     Examples
@@ -61,9 +65,18 @@ def accelerators_rented(option: RentOption, workload: Workload) -> NDArray[np.fl
     return as_float(workload.accelerators) * option.equivalence_factor
 
 
+# Prices as an array (one per price path, in strategies) give an array; one price, a Figure.
+@overload
+def usage_cost_usd(
+    instances: ArrayLike, price_usd_per_instance_hour: NDArray[np.float64], hours: ArrayLike
+) -> NDArray[np.float64]: ...
+@overload
 def usage_cost_usd(
     instances: ArrayLike, price_usd_per_instance_hour: ArrayLike, hours: ArrayLike
-) -> NDArray[np.float64]:
+) -> Figure: ...
+def usage_cost_usd(
+    instances: ArrayLike, price_usd_per_instance_hour: ArrayLike, hours: ArrayLike
+) -> Figure:
     """Cost of running instances for a number of hours [USD].
 
     Examples
@@ -77,8 +90,8 @@ def usage_cost_usd(
 
 
 def billed_hours_per_month(
-    option: RentOption, workload: Workload, utilisation: ArrayLike | None = None
-) -> NDArray[np.float64]:
+    option: RentOption, workload: Workload, utilisation: Numeric | None = None
+) -> Numeric:
     """Instance hours paid for each month: every hour held, or the hours used [h/month].
 
     The hours used are at the workload's utilisation, or at ``utilisation`` where given.
@@ -104,7 +117,7 @@ def billed_hours_per_month(
     return used
 
 
-def data_usd_per_month(tb: ArrayLike, usd_per_gb: ArrayLike) -> NDArray[np.float64]:
+def data_usd_per_month(tb: ArrayLike, usd_per_gb: Numeric) -> Numeric:
     """Monthly charge for data volumes priced per GB [USD/month].
 
     Examples
@@ -143,7 +156,7 @@ def rent_lines(option: RentOption, workload: Workload, horizon_months: NDArray[n
 
 def rent_utilisation_slope_usd(
     option: RentOption, workload: Workload, horizon_months: NDArray[np.float64]
-) -> NDArray[np.float64]:
+) -> Figure:
     """Change of the option's total cost per unit of utilisation [USD]; 0 when every hour held
     is paid."""
     if billing_basis(option) == BillingBasis.HELD:

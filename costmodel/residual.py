@@ -9,12 +9,10 @@ by ``next_generation_value_drop``.
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
 from numpy.typing import ArrayLike
-from numpy.typing import NDArray
 
+from costmodel.elementwise import Figure
 from costmodel.elementwise import as_float
 from costmodel.elementwise import clip
 from costmodel.elementwise import isnan
@@ -23,7 +21,7 @@ from costmodel.inputs import BuyOption
 from costmodel.timeline import MONTHS_PER_YEAR
 
 
-def resale_share(buy: BuyOption, age_months: ArrayLike) -> NDArray[np.float64]:
+def resale_share(buy: BuyOption, age_months: ArrayLike) -> Figure:
     """Resale value as a share of the system price at an age [-].
 
     Examples
@@ -35,6 +33,7 @@ def resale_share(buy: BuyOption, age_months: ArrayLike) -> NDArray[np.float64]:
     0.49
     """
     age = as_float(age_months)
+    base: Figure
     if buy.residual_curve:
         months, shares = zip(*buy.residual_curve, strict=True)
         base = np.interp(age, months, shares)
@@ -46,14 +45,12 @@ def resale_share(buy: BuyOption, age_months: ArrayLike) -> NDArray[np.float64]:
     launch = as_float(buy.next_generation_launch_month)
     # A launch month not given (NaN) compares False: never launched.
     launched = age >= launch
-    # numpy's stubs lose the float dtype of ``where``: these are float arrays.
-    kept = where(launched, 1.0 - as_float(buy.next_generation_value_drop), 1.0)
-    return cast(NDArray[np.float64], base * kept)
+    return base * where(launched, 1.0 - as_float(buy.next_generation_value_drop), 1.0)
 
 
 def book_value_usd(
     capex_usd: ArrayLike, depreciation_months: ArrayLike, age_months: ArrayLike
-) -> NDArray[np.float64]:
+) -> Figure:
     """Capex not yet depreciated (straight line) at an age [USD].
 
     Examples
@@ -62,4 +59,4 @@ def book_value_usd(
     24000.0
     """
     life = np.rint(as_float(depreciation_months))
-    return cast(NDArray[np.float64], as_float(capex_usd) * clip(1.0 - as_float(age_months) / life, 0.0, 1.0))
+    return as_float(capex_usd) * clip(1.0 - as_float(age_months) / life, 0.0, 1.0)

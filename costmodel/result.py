@@ -8,13 +8,14 @@ from dataclasses import fields
 from dataclasses import is_dataclass
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
 from costmodel.figures import finite_or_none
 from costmodel.footprint import Footprint
+from costmodel.inputs import Numeric
 from costmodel.vocabulary import RESULTS
 from costmodel.vocabulary import json_value
 
@@ -46,14 +47,14 @@ class BuyResult:
     """
 
     cash_flows: CashFlows
-    capex_usd: dict[str, NDArray[np.float64]]
-    total_capex_usd: NDArray[np.float64]
-    depreciation_usd_per_month: NDArray[np.float64]
-    depreciation_line_usd: NDArray[np.float64] | None
-    total_usd: NDArray[np.float64]
-    npv_usd: NDArray[np.float64]
-    cost_per_useful_accelerator_hour_usd: NDArray[np.float64]
-    cost_per_million_tokens_usd: NDArray[np.float64]
+    capex_usd: dict[str, Numeric]
+    total_capex_usd: Numeric
+    depreciation_usd_per_month: Numeric
+    depreciation_line_usd: Numeric | None
+    total_usd: Numeric
+    npv_usd: Numeric
+    cost_per_useful_accelerator_hour_usd: Numeric
+    cost_per_million_tokens_usd: Numeric
     goodput: GoodputResult
     residual: Residual
     carbon: Emissions
@@ -67,31 +68,31 @@ class GoodputResult:
     interval used (the Young/Daly optimum unless one was given; inf = never).
     """
 
-    share: NDArray[np.float64]
-    efficiency: NDArray[np.float64]
-    checkpoint_interval_h: NDArray[np.float64]
-    mtbf_h: NDArray[np.float64]
+    share: Numeric
+    efficiency: Numeric
+    checkpoint_interval_h: Numeric
+    mtbf_h: Numeric
 
 
 @dataclass(frozen=True)
 class Residual:
     """The systems' worth at the horizon: resale (cash) and book value (accounting) [USD]."""
 
-    resale_share: NDArray[np.float64]
-    resale_value_usd: NDArray[np.float64]
-    book_value_usd: NDArray[np.float64]
+    resale_share: Numeric
+    resale_value_usd: Numeric
+    book_value_usd: Numeric
 
 
 @dataclass(frozen=True)
 class Emissions:
     """Emissions of one option [t CO2e] (batch-shaped); NaN per token without a throughput."""
 
-    kwh_per_month: NDArray[np.float64]  # with the site's PUE when buying, the cloud's when renting
-    grid_kg_co2e_per_kwh: NDArray[np.float64]
-    tonnes_per_year: NDArray[np.float64]  # operational
-    embodied_tonnes: NDArray[np.float64]  # of making the bought systems; 0 when renting
-    total_tonnes: NDArray[np.float64]  # over the horizon, embodied included
-    tonnes_per_million_tokens: NDArray[np.float64]
+    kwh_per_month: Numeric  # with the site's PUE when buying, the cloud's when renting
+    grid_kg_co2e_per_kwh: Numeric
+    tonnes_per_year: Numeric  # operational
+    embodied_tonnes: Numeric  # of making the bought systems; 0 when renting
+    total_tonnes: Numeric  # over the horizon, embodied included
+    tonnes_per_million_tokens: Numeric
 
 
 @dataclass(frozen=True)
@@ -106,15 +107,15 @@ class ApiResult:
 
     name: str
     cash_flows: CashFlows
-    total_usd: NDArray[np.float64]
-    npv_usd: NDArray[np.float64]
-    blended_usd_per_million_tokens: NDArray[np.float64]  # the token mix's first-year price
-    cost_per_million_tokens_usd: NDArray[np.float64]  # total / tokens: price changes and minimum included
-    within_rate_limit: NDArray[np.bool_]
-    saving_by_buying_usd: NDArray[np.float64]
-    breakeven_tokens_per_month_buy: NDArray[np.float64]
-    breakeven_utilisation_buy: NDArray[np.float64]
-    breakeven_tokens_per_month_rent: dict[str, NDArray[np.float64]]
+    total_usd: Numeric
+    npv_usd: Numeric
+    blended_usd_per_million_tokens: Numeric  # the token mix's first-year price
+    cost_per_million_tokens_usd: Numeric  # total / tokens: price changes and minimum included
+    within_rate_limit: bool | np.bool_ | NDArray[np.bool_]
+    saving_by_buying_usd: Numeric
+    breakeven_tokens_per_month_buy: Numeric
+    breakeven_utilisation_buy: Numeric
+    breakeven_tokens_per_month_rent: dict[str, Numeric]
 
 
 @dataclass(frozen=True)
@@ -132,22 +133,22 @@ class RentResult:
 
     name: str
     pricing_model: str
-    equivalence_factor: NDArray[np.float64]
-    accelerators_rented: NDArray[np.float64]
-    instances: NDArray[np.float64]
+    equivalence_factor: Numeric
+    accelerators_rented: Numeric
+    instances: Numeric
     cash_flows: CashFlows
-    total_usd: NDArray[np.float64]
-    npv_usd: NDArray[np.float64]
-    cost_per_useful_accelerator_hour_usd: NDArray[np.float64]
-    cost_per_million_tokens_usd: NDArray[np.float64]
-    saving_usd: NDArray[np.float64]
-    npv_saving_usd: NDArray[np.float64]
-    breakeven_month: NDArray[np.float64]
-    breakeven_utilisation: NDArray[np.float64]
-    irr_per_year: NDArray[np.float64] | None
+    total_usd: Numeric
+    npv_usd: Numeric
+    cost_per_useful_accelerator_hour_usd: Numeric
+    cost_per_million_tokens_usd: Numeric
+    saving_usd: Numeric
+    npv_saving_usd: Numeric
+    breakeven_month: Numeric
+    breakeven_utilisation: Numeric
+    irr_per_year: Numeric | None
     goodput: GoodputResult
     carbon: Emissions
-    utilisation_slope_usd: NDArray[np.float64]
+    utilisation_slope_usd: Numeric
 
 
 @dataclass(frozen=True)
@@ -161,11 +162,11 @@ class Result:
 
     batch_shape: tuple[int, ...]
     months: NDArray[np.int64]
-    horizon_months: NDArray[np.float64]
+    horizon_months: Numeric
     footprint: Footprint
     buy: BuyResult
     rent: tuple[RentResult, ...]
-    tokens_per_month: NDArray[np.float64]
+    tokens_per_month: Numeric
     api: tuple[ApiResult, ...] = ()
     recommendation: str | None = None
     tornado: Tornado | None = None
@@ -178,11 +179,11 @@ class Result:
                 return option
         raise KeyError(name)
 
-    def cheapest_rent_index(self) -> NDArray[np.intp]:
+    def cheapest_rent_index(self) -> np.intp | NDArray[np.intp]:
         """Per scenario, the index of the rent option with the lowest NPV."""
         npvs = np.stack(np.broadcast_arrays(*[option.npv_usd for option in self.rent]))
-        # An array of indexes, which numpy's stubs cannot tell from a single one.
-        return cast(NDArray[np.intp], np.argmin(npvs, axis=0))
+        index: np.intp | NDArray[np.intp] = np.argmin(npvs, axis=0)  # the stubs type it as Any
+        return index
 
     def summary(self) -> dict[str, dict[str, NDArray[Any]]]:
         """Per rent option, batch-shaped arrays for sweeps.
@@ -193,7 +194,7 @@ class Result:
         buying has the lower NPV, else "rent").
         """
 
-        def full(value: NDArray[Any]) -> NDArray[Any]:
+        def full(value: ArrayLike) -> NDArray[Any]:
             return np.broadcast_to(value, self.batch_shape)
 
         return {

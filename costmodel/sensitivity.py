@@ -203,7 +203,8 @@ def one_at_a_time(
     pair = tuple(names.index(o.name) for o in (verdict.cheapest, verdict.runner_up) if o.kind == RENT)
     rows = _rows(inputs, paths, step_share, lambda batch: _margin(batch, winner),
                  lambda batch: _whole_counts(batch, pair)) if paths else ()
-    return Tornado(against=verdict.runner_up.name, base_saving_usd=float(verdict.margin_usd),
+    margin = verdict.margin_over_winner(verdict.runner_up)  # margin_usd, the runner-up being there
+    return Tornado(against=verdict.runner_up.name, base_saving_usd=margin,
                    step_share=step_share, rows=rows, against_kind=verdict.runner_up.kind,
                    winner=verdict.cheapest.label)
 
@@ -265,7 +266,8 @@ def _batch(inputs: Scenario, values: Mapping[str, float], paths: Sequence[str], 
 def _saving(batch: Scenario, index: int) -> list[float]:
     """Buying's NPV saving against one rent option, per scenario of a batch [USD]."""
     saving = npv_saving_usd(batch, index, ranges_checked=True)
-    return np.broadcast_to(saving, batch_shape(batch)).tolist()
+    savings: list[float] = np.broadcast_to(saving, batch_shape(batch)).tolist()
+    return savings
 
 
 def _margin(batch: Scenario, winner: int) -> list[float]:
@@ -274,7 +276,8 @@ def _margin(batch: Scenario, winner: int) -> list[float]:
     npvs = option_npvs(compute_result(batch, detail=False, ranges_checked=True))
     others = np.delete(np.where(np.isfinite(npvs), npvs, np.inf), winner, axis=0)
     margin = others.min(axis=0) - npvs[winner]
-    return np.broadcast_to(margin, batch_shape(batch)).tolist()
+    margins: list[float] = np.broadcast_to(margin, batch_shape(batch)).tolist()
+    return margins
 
 
 def _whole_counts(batch: Scenario, rent: tuple[int, ...]) -> dict[str, np.ndarray]:
@@ -307,7 +310,8 @@ def _steps(inputs: Scenario, values: Mapping[str, float], pairs: list[tuple[str,
     def keeps_base_counts(probes: np.ndarray) -> np.ndarray:
         """Per crossing (row) and probed value of its input (column): whether the counts are the base's."""
         found = counts(_batch(inputs, values, crossing_paths, probes))
-        return np.all([found[name] == at_base[name] for name in at_base], axis=0).reshape(probes.shape)
+        kept: np.ndarray = np.all([found[name] == at_base[name] for name in at_base], axis=0)
+        return kept.reshape(probes.shape)
 
     near, far = _bisect(np.array([values[path] for path in crossing_paths]),
                         np.array([pairs[p][1] for p in crossing]), keeps_base_counts)

@@ -265,11 +265,11 @@ def _shortfalls(system: System, left: int, rooms: Sequence[Room], cooling_left: 
         found.append(Shortfall(where, f"gives {kw:.2f} kW; {what} needs {need:.2f} kW, short by "
                                       f"{need - kw:.2f} kW", need - kw))
     for room in suited:
-        spare = cooling_left[room.name]
-        if math.isfinite(room.cooling_kw) and spare < system.power_kw:
-            reason = (f"cools {room.cooling_kw:.2f} kW of {Medium(room.medium)}-cooled IT, {spare:.2f} kW "
-                      f"left; {what} needs {need:.2f} kW")
-            found.append(Shortfall(f"room {room.name}", reason, need - spare))
+        cooling_spare = cooling_left[room.name]
+        if math.isfinite(room.cooling_kw) and cooling_spare < system.power_kw:
+            reason = (f"cools {room.cooling_kw:.2f} kW of {Medium(room.medium)}-cooled IT, "
+                      f"{cooling_spare:.2f} kW left; {what} needs {need:.2f} kW")
+            found.append(Shortfall(f"room {room.name}", reason, need - cooling_spare))
     if not found:
         found.append(Shortfall("site", f"no rack left with room for {what} ({need:.2f} kW)", need))
     return tuple(found)

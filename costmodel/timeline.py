@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 
 from costmodel.elementwise import as_float
 from costmodel.elementwise import where
+from costmodel.inputs import Numeric
 
 MONTHS_PER_YEAR = 12
 # Up to this many scenarios a running total over months is one np.cumsum, not a loop over months.
@@ -47,12 +48,12 @@ class Payments(NamedTuple):
     """
 
     kind: str  # "once", "recurring" or "each_term": which NumPy writer adds it
-    usd: ArrayLike
-    first_month: ArrayLike
-    every_months: ArrayLike
-    last_month: ArrayLike
-    growth_per_year: ArrayLike = 0.0
-    price_lock_months: ArrayLike = 1.0
+    usd: Numeric
+    first_month: Numeric
+    every_months: Numeric
+    last_month: Numeric
+    growth_per_year: Numeric = 0.0
+    price_lock_months: Numeric = 1.0
 
     @property
     def is_flat(self) -> bool:
@@ -84,24 +85,24 @@ class Payments(NamedTuple):
             )
 
 
-def once(usd: ArrayLike, month: ArrayLike) -> Payments:
+def once(usd: Numeric, month: Numeric) -> Payments:
     """A one-off amount at ``month`` (0..H) [USD] (see ``add_once``)."""
     return Payments("once", usd, month, 1.0, month)
 
 
 def recurring(
-    usd_per_month: ArrayLike,
+    usd_per_month: Numeric,
     *,
-    growth_per_year: ArrayLike = 0.0,
-    price_lock_months: ArrayLike = 1.0,
-    last_month: ArrayLike = math.inf,
+    growth_per_year: Numeric = 0.0,
+    price_lock_months: Numeric = 1.0,
+    last_month: Numeric = math.inf,
 ) -> Payments:
     """An amount in operating months 1..last_month [USD/month] (see ``add_recurring``)."""
     return Payments("recurring", usd_per_month, 1.0, 1.0, last_month, growth_per_year, price_lock_months)
 
 
 def each_term(
-    usd: ArrayLike, term_months: ArrayLike, *, horizon_months: ArrayLike, growth_per_year: ArrayLike = 0.0
+    usd: Numeric, term_months: Numeric, *, horizon_months: Numeric, growth_per_year: Numeric = 0.0
 ) -> Payments:
     """An amount at the start of every term, months 0, T, 2T, ... < horizon [USD] (see ``add_each_term``)."""
     last = as_float(horizon_months) - 1.0
@@ -120,7 +121,7 @@ class Line(NamedTuple):
             payment.write(out)
 
 
-def flat_line(name: str, usd_per_month: ArrayLike) -> Line:
+def flat_line(name: str, usd_per_month: Numeric) -> Line:
     """A line paying the same amount in every operating month [USD/month]."""
     return Line(name, (recurring(as_float(usd_per_month)),))
 
@@ -193,11 +194,11 @@ def price_factor_sum(growth_per_year: ArrayLike, months: ArrayLike) -> NDArray[n
 
 def add_recurring(
     out: NDArray[np.float64],
-    usd_per_month: ArrayLike,
+    usd_per_month: Numeric,
     *,
-    growth_per_year: ArrayLike = 0.0,
-    price_lock_months: ArrayLike = 1.0,
-    last_month: ArrayLike = math.inf,
+    growth_per_year: Numeric = 0.0,
+    price_lock_months: Numeric = 1.0,
+    last_month: Numeric = math.inf,
 ) -> None:
     """Add a monthly amount to operating months 1..last_month of ``out`` in place.
 
@@ -248,7 +249,7 @@ def add_recurring(
         out[..., 1 + start : 1 + end] += usd * factor
 
 
-def add_once(out: NDArray[np.float64], usd: ArrayLike, month: ArrayLike) -> None:
+def add_once(out: NDArray[np.float64], usd: Numeric, month: Numeric) -> None:
     """Add a one-off amount at ``month`` (one month, or one per scenario) in place.
 
     Parameters
@@ -277,11 +278,11 @@ def add_once(out: NDArray[np.float64], usd: ArrayLike, month: ArrayLike) -> None
 
 def add_each_term(
     out: NDArray[np.float64],
-    usd: ArrayLike,
-    term_months: ArrayLike,
+    usd: Numeric,
+    term_months: Numeric,
     *,
-    horizon_months: ArrayLike,
-    growth_per_year: ArrayLike = 0.0,
+    horizon_months: Numeric,
+    growth_per_year: Numeric = 0.0,
 ) -> None:
     """Add an amount at the start of every term (months 0, T, 2T, ... < horizon) in place.
 
@@ -320,7 +321,7 @@ def add_each_term(
     np.add(out, _column(usd) * factor, out=out, where=starts_term)
 
 
-def clear_after(out: NDArray[np.float64], horizon_months: ArrayLike) -> None:
+def clear_after(out: NDArray[np.float64], horizon_months: Numeric) -> None:
     """Zero the months after each scenario's horizon in place.
 
     A batch whose horizons differ shares one month axis as long as the longest

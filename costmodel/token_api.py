@@ -21,14 +21,13 @@ commitment is left out of V* (it only raises the API's cost below it).
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
 from numpy.typing import ArrayLike
 from numpy.typing import NDArray
 
 from costmodel.elementwise import as_float
 from costmodel.inputs import ApiOption
+from costmodel.inputs import Numeric
 from costmodel.inputs import TokenMix
 from costmodel.metrics import SECONDS_PER_HOUR
 from costmodel.metrics import TOKENS_PER_MILLION
@@ -57,7 +56,7 @@ def blended_usd_per_million_tokens(option: ApiOption, mix: TokenMix) -> NDArray[
 
 def million_tokens_per_month(
     useful_hours_per_month: ArrayLike, tokens_per_s: ArrayLike
-) -> NDArray[np.float64]:
+) -> Numeric:
     """Million tokens produced by useful accelerator-hours in a month [Mtoken/month].
 
     Examples
@@ -66,12 +65,11 @@ def million_tokens_per_month(
     2628.0
     """
     hours = as_float(useful_hours_per_month)
-    # numpy's stubs read an array times a scalar as "float64 | ndarray": it is an array here.
-    return cast(NDArray[np.float64], hours * as_float(tokens_per_s) * SECONDS_PER_HOUR / TOKENS_PER_MILLION)
+    return hours * as_float(tokens_per_s) * SECONDS_PER_HOUR / TOKENS_PER_MILLION
 
 
 def api_usd_by_month(
-    option: ApiOption, usd_per_month: ArrayLike, shape: tuple[int, ...], horizon_months: NDArray[np.float64]
+    option: ApiOption, usd_per_month: Numeric, shape: tuple[int, ...], horizon_months: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     """The API bill by month [USD]: first-year usage cost moving yearly, never below the minimum.
 

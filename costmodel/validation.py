@@ -46,7 +46,8 @@ def validate(inputs: Scenario, *, ranges: bool = True) -> None:
     if ranges:
         for prefix, section in input_sections(inputs):
             values = vars(section)
-            for name, (low, high, low_closed, high_closed, metadata) in _ranges(type(section)).items():
+            cls: type = type(section)  # mypy takes type(x) for unhashable (python/mypy#11470)
+            for name, (low, high, low_closed, high_closed, metadata) in _ranges(cls).items():
                 value = values[name]
                 # One scenario's inputs are plain floats, most of them finite and in range: checked
                 # with two comparisons, without arrays or a path to name.
@@ -118,7 +119,8 @@ def _scalar_in_range(value: float, metadata: Mapping[str, Any]) -> bool:
         return bool(metadata["nan_allowed"])
     if math.isinf(value) and not (metadata["inf_allowed"] and value > 0):
         return False
-    low, high = metadata["low"], metadata["high"]
+    low: float = metadata["low"]
+    high: float = metadata["high"]
     above_low = value > low if metadata["low_open"] else value >= low
     below_high = value < high if metadata["high_open"] else value <= high
     return above_low and below_high
@@ -165,7 +167,7 @@ def _check_tokens(inputs: Scenario) -> None:
     """The token mix sums to 1; API options have unique names and a throughput to price."""
     mix = inputs.tokens
     total = as_float(mix.input_share) + mix.cached_input_share + mix.output_share
-    if any_true(abs(total - 1.0) > 1e-9):
+    if any_true(np.abs(total - 1.0) > 1e-9):
         raise InputError(
             "tokens", f"input, cached-input and output shares must sum to 1, not {np.max(total):g}"
         )

@@ -157,8 +157,9 @@ class Verdict:
         if self.runner_up is None:
             text = f"{cheapest.label} is the only option given: over {horizon} months, {costs}"
         else:
+            margin = self.margin_over_winner(self.runner_up)  # margin_usd, the runner-up being there
             text = (f"{cheapest.label} is the cheapest over {horizon} months: {costs}, "
-                    f"{usd_short(self.margin_usd)} less than {self.runner_up.phrase} (NPV)")
+                    f"{usd_short(margin)} less than {self.runner_up.phrase} (NPV)")
             text += self._buying_clause()
         if self.left_out:
             text += "; left out: " + "; ".join(f"{o.name} ({o.reason})" for o in self.left_out)
@@ -210,14 +211,14 @@ def verdict_of(result: Result, inputs: Scenario) -> Verdict:
 
     options = [standing(BUY, result.buy, None, name="Buy")]
     left_out = []
-    for option in result.rent:
-        options.append(standing(RENT, option, option.cash_flows))
-    for option in result.api:
-        reason = _api_left_out(result, option)
+    for rent_option in result.rent:
+        options.append(standing(RENT, rent_option, rent_option.cash_flows))
+    for api_option in result.api:
+        reason = _api_left_out(result, api_option)
         if reason:
-            left_out.append(LeftOut(API, option.name, reason))
+            left_out.append(LeftOut(API, api_option.name, reason))
         else:
-            options.append(standing(API, option, option.cash_flows))
+            options.append(standing(API, api_option, api_option.cash_flows))
     for option in list(options):
         if not math.isfinite(option.npv_usd):
             options.remove(option)
@@ -232,15 +233,17 @@ def on_basis(verdict: Verdict, costs: dict[tuple[str, str], NDArray[np.float64]]
     first: each option's NPV, total and buying's discounted breakeven against it come from
     ``costs``, keyed by (kind, name); the options left out stay left out.
     """
-    buy = CashFlows({}, costs[(BUY, "Buy")], None)
-    factors = discount_factors(discount_rate_per_year, buy.per_month_usd.size - 1)
+    buy_costs = costs[(BUY, "Buy")]
+    buy = CashFlows({}, buy_costs, None)
+    factors = discount_factors(discount_rate_per_year, buy_costs.size - 1)
 
     def standing(option: Standing) -> Standing:
-        flows = CashFlows({}, costs[(option.kind, option.name)], None)
+        option_costs = costs[(option.kind, option.name)]
+        flows = CashFlows({}, option_costs, None)
         month = math.nan if option.kind == BUY else discounted_breakeven_month(buy, flows, factors)
         return Standing(option.kind, option.name,
-                        float(npv_usd(flows.per_month_usd, discount_rate_per_year)),
-                        float(np.sum(flows.per_month_usd)), month)
+                        float(npv_usd(option_costs, discount_rate_per_year)),
+                        float(np.sum(option_costs)), month)
 
     ranked = sorted((standing(option) for option in verdict.ranked),
                     key=lambda option: (option.npv_usd, option.kind != BUY))

@@ -58,7 +58,8 @@ from tco.services.cash_flows import cash_flow_table
 from tco.services.engine_inputs import PriceUsed
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.evaluation import Evaluation
-from tco.services.evaluation import scenario_evaluate
+from tco.services.figures import Showing
+from tco.services.figures import scenario_figures
 from tco.services.runs import run_result_frame
 from tco.services.strategies import scenario_strategies
 from tco.services.strategies_view import strategies_shown
@@ -76,6 +77,8 @@ TIMEOUT_MESSAGE = "The report took longer than its time limit; try again later."
 REPORT_SOFT_TIME_LIMIT_S = 300
 REPORT_TIME_LIMIT_S = 330
 SYSTEM_MESSAGE = "The report could not be built because of a service error ({error}); it has been logged."
+# A report shows the evaluation itself, built once per export: nothing to keep.
+REPORT = Showing("report", lambda scenario, evaluation: evaluation, kept=False)
 
 
 def report_export_request(
@@ -174,7 +177,7 @@ def report_content_for(
     """
     pinned = copy.copy(scenario)
     pinned.prices_as_of = prices_as_of or scenario.prices_as_of or timezone.localdate()
-    evaluation = scenario_evaluate(scenario=pinned, rent_options=list(scenario.rent_options.all()))
+    evaluation = scenario_figures(scenario=pinned, shown_as=REPORT).shown
     meta = ReportMeta(
         scenario_name=scenario.name,
         scenario_description=scenario.description,

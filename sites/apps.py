@@ -6,7 +6,3 @@ class SitesConfig(AppConfig):
     label = "dcim_sites"  # "sites" is django.contrib.sites' label
     verbose_name = "Sites"
     default_auto_field = "django.db.models.BigAutoField"
-
-    def ready(self) -> None:
-        # Connects the receivers that move a site's revision with its rows.
-        from sites import signals  # noqa: F401

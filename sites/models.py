@@ -53,7 +53,8 @@ class Site(RevisedModel):
     revision = models.PositiveIntegerField(
         default=1, editable=False,
         help_text="Bumped by every change of the site, its cooling, rooms, racks, power panels and "
-                  "feeds (sites/signals.py): its scenarios' cached figures are computed again.")
+                  "feeds (tco/services/evaluation_reads.py): its scenarios' cached figures are "
+                  "computed again.")
 
     class Meta:
         ordering = ["name"]

@@ -23,6 +23,8 @@ from typing import Any
 import pynetbox
 import requests
 from django.conf import settings
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db import transaction
 from django.utils import timezone
@@ -31,6 +33,7 @@ from django.utils.text import slugify
 from core import jobs
 from core import outbound
 from core.queues import Queue
+from core.text_input import control_character
 from costmodel.inputs import InputError
 from costmodel.sites import FeedType
 from costmodel.sites import Phase
@@ -250,7 +253,7 @@ def _upsert(model: type[models.Model], values: dict[str, Any], changes: Changes,
     label = str(values["name"])
     if row is None:
         row = model(**values)
-        row.full_clean()
+        _checked(row, kind, label)
         row.save()
         changes.created.setdefault(kind, []).append(label)
         return row
@@ -261,12 +264,30 @@ def _upsert(model: type[models.Model], values: dict[str, Any], changes: Changes,
             diff[name] = [_plain(old), _plain(value)]
             setattr(row, name, value)
     if diff:
-        row.full_clean()
+        _checked(row, kind, label)
         row.save()
         changes.updated.setdefault(kind, {})[label] = diff
     else:
         changes.unchanged[kind] = changes.unchanged.get(kind, 0) + 1
     return row
+
+
+# This app's field -> NetBox's name for it, so a refusal names what to fix in NetBox.
+NETBOX_FIELD_NAMES = {"units": "u_height", "max_utilisation": "max_utilization",
+                      "panel": "power_panel", "room": "location"}
+
+
+def _checked(row: models.Model, kind: str, label: str) -> None:
+    """The row's own rules (lengths, ranges, constraints); NetBoxPayloadError naming the object
+    and NetBox's field when one refuses it, never a bare ValidationError (issue 44)."""
+    try:
+        row.full_clean()
+    except ValidationError as exc:
+        name, messages = next(iter(exc.message_dict.items()))
+        where = f"{kind} {label[:100]}"
+        if name != NON_FIELD_ERRORS:
+            where += f".{NETBOX_FIELD_NAMES.get(name, name)}"
+        raise NetBoxPayloadError(where, "; ".join(messages)) from None
 
 
 def _differs(old: Any, new: Any) -> bool:
@@ -308,6 +329,9 @@ def _text(raw: dict[str, Any], name: str, where: str) -> str:
     value = _field(raw, name, where)
     if not isinstance(value, str) or not value.strip():
         raise NetBoxPayloadError(f"{where}.{name}", "must be non-empty text")
+    refusal = control_character(value)
+    if refusal is not None:  # PostgreSQL stores no NUL: a DataError when saved
+        raise NetBoxPayloadError(f"{where}.{name}", refusal)
     return value.strip()
 
 

@@ -7,9 +7,11 @@ class TcoConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Connects the receivers: re-pricing after a price refresh, a deleted run's result file.
-        from tco import signals  # noqa: F401
+        # Connects the receivers: re-pricing after a price refresh, a deleted run's result file,
+        # and the revisions the evaluation cache's key reads (tco/services/evaluation_reads.py).
+        from tco import signals
         from tco.runs import worker_steps
 
         # What a Celery worker does for sweep runs as it starts, lives and stops.
         worker_steps.install()
+        signals.connect_revisions()

@@ -77,7 +77,8 @@ SCENARIO_INPUTS: Mapping[str, str] = {
     "failures_per_accelerator_hour": "goodput.failures_per_accelerator_hour",
     "accelerators_per_job": "goodput.accelerators_per_job",
     "checkpoint_interval_h": "goodput.checkpoint_interval_h",
-    "checkpoint_cost_h": "goodput.checkpoint_cost_h",
+    # Typed in minutes, the engine's hours / 60: the bounds (at least 0) hold in either unit.
+    "checkpoint_cost_min": "goodput.checkpoint_cost_h",
     "restart_h": "goodput.restart_h",
     "grid_kg_co2e_per_kwh": "facility.grid_kg_co2e_per_kwh",
     "embodied_kg_co2e_per_system": "buy.embodied_kg_co2e_per_system",

@@ -1,6 +1,8 @@
 """Receivers: a price refresh that wrote prices re-prices the saved scenarios; a deleted run takes
-its stored objects with it (also when its scenario's deletion cascades); a changed contract
-discount or savings plan moves its price book's revision, which the evaluation cache's key names."""
+its stored objects with it (also when its scenario's deletion cascades); a saved or deleted row of
+a model the registry of reads says ``Revises`` (tco/services/evaluation_reads.py: a site's rooms,
+racks and feeds, a price book's terms, the catalog's specifications) moves the revision the
+evaluation cache's key reads."""
 from __future__ import annotations
 
 from functools import partial
@@ -12,11 +14,10 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from catalog.refresh.signals import prices_refreshed
-from tco.models import ContractDiscount
-from tco.models import ContractPriceBook
-from tco.models import SavingsPlanCommitment
 from tco.models import SweepRun
 from tco.runs.results import run_objects_delete
+from tco.services.evaluation_reads import READS
+from tco.services.evaluation_reads import Revises
 from tco.services.repricing import reprice_job_request
 
 
@@ -32,10 +33,16 @@ def reprice_after_refresh(sender: Any, job_id: int, **kwargs: Any) -> None:
     reprice_job_request(refresh_job_id=job_id)
 
 
-@receiver(post_save, sender=ContractDiscount, dispatch_uid="tco.revise_book_discount_saved")
-@receiver(post_delete, sender=ContractDiscount, dispatch_uid="tco.revise_book_discount_deleted")
-@receiver(post_save, sender=SavingsPlanCommitment, dispatch_uid="tco.revise_book_plan_saved")
-@receiver(post_delete, sender=SavingsPlanCommitment, dispatch_uid="tco.revise_book_plan_deleted")
-def revise_price_book(sender: Any, instance: ContractDiscount | SavingsPlanCommitment, **kwargs: Any) -> None:
-    """A term of a book changed: its revision moves (a book being deleted with it, none)."""
-    ContractPriceBook.revise(pk=instance.book_id)
+def connect_revisions() -> None:
+    """A receiver per ``Revises`` entry, on save and on delete (TcoConfig.ready)."""
+    for read in READS:
+        if not isinstance(read, Revises):
+            continue
+        uid = f"tco.revise_{read.revised._meta.label_lower}_by_{read.model._meta.label_lower}"
+        receiver = partial(_revise, read)
+        post_save.connect(receiver, sender=read.model, weak=False, dispatch_uid=f"{uid}_saved")
+        post_delete.connect(receiver, sender=read.model, weak=False, dispatch_uid=f"{uid}_deleted")
+
+
+def _revise(read: Revises, sender: Any, instance: Any, **kwargs: Any) -> None:
+    read.revise(instance)

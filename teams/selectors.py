@@ -17,6 +17,15 @@ from teams.models import Team
 User = AbstractBaseUser | AnonymousUser
 
 
+# How a new object's team is chosen when the client names none (``team_for_new_object``), as
+# the API's schema says it on every ``team`` field.
+DEFAULT_TEAM_RULE = ("Empty = your only team in which you may do this (a superuser's: the one "
+                     "team they are a member of); with several, a 400 on team lists them to "
+                     "choose from.")
+# Teams a refusal lists by name; the rest are counted.
+TEAMS_LISTED = 10
+
+
 class TeamChoiceError(ValueError):
     """No team can be chosen for a new object: the user has none, or several and named none."""
 
@@ -70,7 +79,7 @@ def team_for_new_object(user: User, *, team: Team | None = None,
         if not candidates.filter(pk=team.pk).exists():
             raise TeamChoiceError(f"you are not {role.value} or above in a team '{team.slug}'")
         return team
-    slugs = list(candidates.values_list("slug", flat=True)[:11])
+    slugs = list(candidates.order_by("slug").values_list("slug", flat=True)[:TEAMS_LISTED + 1])
     if len(slugs) == 1:
         return candidates.get()
     if user.is_superuser:
@@ -80,7 +89,10 @@ def team_for_new_object(user: User, *, team: Team | None = None,
     if not slugs:
         raise TeamChoiceError("you belong to no team that may do this; ask an administrator "
                               "to add you to one")
-    raise TeamChoiceError(f"name the team: one of {', '.join(slugs)}")
+    listed = ", ".join(slugs[:TEAMS_LISTED])
+    if len(slugs) > TEAMS_LISTED:
+        listed += f" and {candidates.count() - TEAMS_LISTED:,} more"
+    raise TeamChoiceError(f"name the team: one of {listed}")
 
 
 def team_ids_of(user: User) -> list[int]:

@@ -2,7 +2,8 @@
 
 The key is shown once, when the token is made; only its SHA-512 digest is stored
 (django-rest-knox). Every token expires at most API_TOKEN_TTL_DAYS after it is made, and past
-its expiry it is deleted, not only refused (a periodic clean-up, beat, hourly).
+its expiry it is deleted, not only refused: when it is next used (``expired_token_delete``,
+after the request's 401) and by a periodic clean-up (beat, hourly) for those never used again.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import datetime as dt
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from knox.crypto import hash_token
 from knox.models import AuthToken
 from knox.settings import knox_settings
 
@@ -57,3 +59,13 @@ def expired_tokens_delete() -> int:
     """Delete every token whose expiry has passed; returns how many were deleted."""
     deleted, _ = AuthToken.objects.filter(expiry__lt=timezone.now()).delete()
     return deleted
+
+
+def expired_token_delete(key: str) -> bool:
+    """Delete the token whose key is ``key`` if it has expired; whether one was deleted.
+
+    knox deletes it while refusing it, but inside the request's transaction (ATOMIC_REQUESTS),
+    which its 401 rolls back: this runs once the request's transaction is over.
+    """
+    deleted, _ = AuthToken.objects.filter(digest=hash_token(key), expiry__lt=timezone.now()).delete()
+    return bool(deleted)

@@ -47,6 +47,20 @@ def test_a_token_expires_after_the_configured_lifetime(settings, db):
     assert client_with(key).get("/api/v1/scenarios/").status_code == 401
 
 
+@pytest.mark.django_db(transaction=True)
+def test_an_expired_token_is_deleted_when_it_is_used(db):
+    expired, key = AuthToken.objects.create(user=get_user_model().objects.create_user("budget-tool"))
+    kept, _ = AuthToken.objects.create(user=get_user_model().objects.create_user("other-tool"))
+    AuthToken.objects.filter(pk__in=[expired.pk, kept.pk]).update(
+        expiry=timezone.now() - dt.timedelta(seconds=1))
+
+    assert client_with(key).get("/api/v1/scenarios/").status_code == 401
+
+    # Gone although the 401 rolled the request's transaction back; another expired token waits
+    # for its own next use or the hourly clean-up.
+    assert list(AuthToken.objects.values_list("pk", flat=True)) == [kept.pk]
+
+
 def test_only_the_keys_sha512_digest_is_stored(token):
     row, key = token
 

@@ -42,3 +42,27 @@ def test_the_docs_page_loads_swagger_ui_from_our_own_static_files(client):
 
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in page
     assert "cdn.jsdelivr.net" not in page
+
+
+def test_the_schema_is_generated_once_per_process_and_served_as_generated(client, monkeypatch, db):
+    from drf_spectacular.generators import SchemaGenerator
+
+    from core import openapi
+
+    monkeypatch.setattr(openapi, "_SCHEMAS", {})
+    generated = []
+    generate = SchemaGenerator.get_schema
+    monkeypatch.setattr(SchemaGenerator, "get_schema",
+                        lambda self, **kw: generated.append(1) or generate(self, **kw))
+
+    first = client.get("/api/schema/", {"format": "json"})
+    again = client.get("/api/schema/", {"format": "json"})
+    as_yaml = client.get("/api/schema/")
+    yaml_again = client.get("/api/schema/")
+
+    assert first.status_code == again.status_code == as_yaml.status_code == 200
+    assert len(generated) == 2  # once as JSON, once as YAML
+    assert first.content == again.content and as_yaml.content == yaml_again.content
+    assert first["Content-Type"] == "application/vnd.oai.openapi+json"
+    assert "/api/v1/scenarios/" in first.json()["paths"]
+    assert as_yaml.content.decode().startswith("openapi: 3.")

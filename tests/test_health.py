@@ -94,3 +94,38 @@ def test_embedded_filesystem_broker_delivers_to_a_real_worker(tmp_path, transact
     assert "pong" in ping.stdout
     assert (tmp_path / "broker" / "control").is_dir()
 
+
+
+@pytest.mark.worker
+def test_healthz_sees_a_worker_on_the_filesystem_broker_by_its_heartbeat(client, tmp_path, transactional_db):
+    """`make run`'s broker: a ping's reply waits for the folders' polls, longer than /healthz
+    waits, so the worker's heartbeat file is what it counts (issue 44)."""
+    from config.celery_app import app
+
+    broker = {"url": app.conf.broker_url, "options": app.conf.broker_transport_options}
+    # This process as `make run`'s web server: the filesystem broker under TCO_VAR_DIR.
+    app.conf.broker_url = "filesystem://"
+    app.conf.broker_transport_options = {
+        name: str(tmp_path / "broker" / folder)
+        for name, folder in (("data_folder_in", "queue"), ("data_folder_out", "queue"),
+                             ("control_folder", "control"))}
+    for folder in ("queue", "control"):
+        (tmp_path / "broker" / folder).mkdir(parents=True)
+    worker = WorkerProcess(broker_env={"REDIS_URL": "", "TCO_VAR_DIR": str(tmp_path)})
+    try:
+        before = client.get("/healthz").json()["workers"]
+        worker.start(wait=False)
+        deadline = time.monotonic() + 60
+        while (working := client.get("/healthz").json()["workers"])["count"] == 0:
+            assert time.monotonic() < deadline, worker.log_path.read_text()[-3000:]
+            time.sleep(0.5)
+        worker.stop()
+        after = client.get("/healthz").json()["workers"]
+    finally:
+        worker.stop()
+        app.conf.broker_url, app.conf.broker_transport_options = broker["url"], broker["options"]
+
+    assert before == {"ok": False, "count": 0}
+    assert working == {"ok": True, "count": 1}
+    assert after == {"ok": False, "count": 0}  # its stop step removed the heartbeat
+    assert worker.name.split("@")[1] not in str(working)

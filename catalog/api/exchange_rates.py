@@ -3,13 +3,9 @@ own, entered with their source. A rate is history: a correction is a new row, so
 listed, read and added, never changed."""
 from __future__ import annotations
 
-import datetime as dt
-from decimal import Decimal
-
-from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
 from django.db import transaction
-from django.utils import timezone
 from django_filters import rest_framework as filters
 from rest_framework import mixins
 from rest_framework import serializers
@@ -22,31 +18,13 @@ from catalog.selectors import visible_rows
 from core.currency import Currency
 from teams.models import Team
 from teams.permissions import TeamRolePermission
+from teams.selectors import DEFAULT_TEAM_RULE
 from teams.selectors import TeamChoiceError
 from teams.selectors import team_for_new_object
 from teams.selectors import team_ids_of
 
 UNKNOWN_CURRENCY = ('"{input}" is not an ISO 4217 currency this service knows; use one of '
                     + ", ".join(Currency.values))
-
-
-# The ECB's first euro reference rates; a rate before it is a typing error, as one after today.
-FIRST_RATE_DAY = dt.date(1999, 1, 4)
-# A team's rate may differ from the ECB's of its day (a bank's, a contract's), but not by more than
-# this factor either way: 1e9 or 1e-7 for EUR/USD is a typing error that multiplies every figure.
-RATE_BAND = 2
-
-
-def ecb_reference(base: str, quote: str, on: dt.date) -> tuple[Decimal, dt.date] | None:
-    """The ECB's rate of 1 ``base`` in ``quote`` on or before ``on`` (within
-    EXCHANGE_RATE_MAX_AGE_DAYS; the inverse of the pair's if only that is known), and its day."""
-    oldest = on - dt.timedelta(days=settings.EXCHANGE_RATE_MAX_AGE_DAYS)
-    ecb = ExchangeRate.objects.filter(team__isnull=True, on__lte=on, on__gte=oldest).order_by("-on")
-    direct = ecb.filter(base=base, quote=quote).first()
-    if direct is not None:
-        return direct.rate, direct.on
-    inverse = ecb.filter(base=quote, quote=base).first()
-    return (1 / inverse.rate, inverse.on) if inverse is not None else None
 
 
 def currency_field(**kwargs) -> serializers.ChoiceField:
@@ -69,7 +47,7 @@ class ExchangeRateSerializer(serializers.ModelSerializer):
                   "the source's title).")
     team = serializers.SlugRelatedField(
         slug_field="slug", queryset=Team.objects.all(), required=False,
-        help_text="The team whose rate this is (by slug); empty = your only team. Null on the ECB's "
+        help_text="The team whose rate this is (by slug). " + DEFAULT_TEAM_RULE + " Null on the ECB's "
                   "public rates.")
 
     class Meta:
@@ -83,28 +61,13 @@ class ExchangeRateSerializer(serializers.ModelSerializer):
         data.update(source=instance.source.key, source_title=instance.source.title)
         return data
 
-    def validate_rate(self, rate):
-        if rate <= 0:
-            raise serializers.ValidationError(
-                f"{rate.normalize():f} is not above zero: a rate is what one unit of the base "
-                "currency is worth in the quote currency, a positive number")
-        return rate
-
     def validate(self, attrs: dict) -> dict:
-        if attrs["base"] == attrs["quote"]:
-            raise serializers.ValidationError({"quote": [f"{attrs['quote']} is the base currency too; "
-                                                         "a rate is between two currencies"]})
-        if not FIRST_RATE_DAY <= attrs["on"] <= timezone.localdate():
-            raise serializers.ValidationError({"on": [
-                f"{attrs['on']} is outside the days a rate can be known: from {FIRST_RATE_DAY} (the "
-                f"ECB's first euro reference rate) to today, {timezone.localdate()}"]})
-        reference = ecb_reference(attrs["base"], attrs["quote"], attrs["on"])
-        if reference is not None and not 1 / RATE_BAND <= attrs["rate"] / reference[0] <= RATE_BAND:
-            raise serializers.ValidationError({"rate": [
-                f"1 {attrs['base']} = {attrs['rate'].normalize():f} {attrs['quote']} is more than "
-                f"{RATE_BAND} times off the ECB's {float(reference[0]):.6g} {attrs['quote']} of "
-                f"{reference[1]}; "
-                "check the direction (base and quote) and the figure"]})
+        """The model's rule, the admin's too (``ExchangeRate.clean``)."""
+        row = ExchangeRate(**{name: attrs[name] for name in ("base", "quote", "rate", "on")})
+        try:
+            row.clean()
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from exc
         return attrs
 
     @transaction.atomic

@@ -68,6 +68,8 @@ MIDDLEWARE = [
     "core.text_input.QueryStringControlCharacters",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # An expired API token answered 401 is deleted once the request's transaction is over.
+    "teams.middleware.ExpiredTokenDeletion",
     # Records the signed-in user on every history row (scenarios, rent options, prices).
     "simple_history.middleware.HistoryRequestMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -217,9 +219,10 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 # API tokens (django-rest-knox): stored as SHA-512 digests, the key shown once when created;
-# each expires API_TOKEN_TTL_DAYS after it was made. An expired one answers 401 and is deleted by
-# the hourly teams.tasks.expired_tokens_delete_task (knox's own delete in the request is rolled
-# back with the 401, under ATOMIC_REQUESTS).
+# each expires API_TOKEN_TTL_DAYS after it was made. An expired one answers 401 and is deleted
+# then, by teams.middleware.ExpiredTokenDeletion (knox's own delete in the request is rolled back
+# with the 401, under ATOMIC_REQUESTS), and by the hourly teams.tasks.expired_tokens_delete_task
+# if it is never used again.
 # Clients keep sending "Authorization: Token <key>".
 # Named, so the teams app's token names (teams.ApiTokenName) can refer to the token model.
 KNOX_TOKEN_MODEL = "knox.AuthToken"

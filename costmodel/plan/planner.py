@@ -108,12 +108,12 @@ def describe(solution: Solution) -> dict[str, Any]:
         owned_capacity += systems * unit.accelerators_per_system
         served_owned += np.array([x[program.served[choice.name][m]] for m in range(1, horizon + 1)])
     commitments = []
-    for choice in inputs.rent:
-        per_instance = float(choice.option.accelerators_per_instance) * choice.equivalence
+    for rent_choice in inputs.rent:
+        per_instance = float(rent_choice.option.accelerators_per_instance) * rent_choice.equivalence
         supply = np.zeros(horizon)
-        if choice.option.pricing_model == PricingModel.RESERVED:
-            term = int(round(float(choice.option.commitment_months)))
-            for start, var in program.commits[choice.name].items():
+        if rent_choice.option.pricing_model == PricingModel.RESERVED:
+            term = int(round(float(rent_choice.option.commitment_months)))
+            for start, var in program.commits[rent_choice.name].items():
                 count = int(round(x[var]))
                 if not count:
                     continue
@@ -121,18 +121,18 @@ def describe(solution: Solution) -> dict[str, Any]:
                 supply[start - 1 : min(end, horizon)] += count * per_instance
                 commitments.append(
                     {
-                        "choice": choice.name,
+                        "choice": rent_choice.name,
                         "start_month": start,
                         "end_month": end,
                         "instances": count,
-                        "accelerators": count * float(choice.option.accelerators_per_instance),
+                        "accelerators": count * float(rent_choice.option.accelerators_per_instance),
                         "months_after_horizon": max(0, end - horizon),
                     }
                 )
         else:
-            for m, var in program.instances[choice.name].items():
+            for m, var in program.instances[rent_choice.name].items():
                 supply[m - 1] = x[var] * per_instance
-        capacity[choice.name] = supply.tolist()
+        capacity[rent_choice.name] = supply.tolist()
     cash = solution.cash_by_category
     total = solution.cash_usd
     utilisation = np.divide(served_owned, owned_capacity, out=np.zeros(horizon), where=owned_capacity > 0)
@@ -186,11 +186,11 @@ def baselines(inputs: PlanInputs) -> dict[str, tuple[PlanInputs, int | None] | s
 def _baseline(base: tuple[PlanInputs, int | None] | str) -> dict[str, Any]:
     if isinstance(base, str):
         return {"available": False, "reason": base}
-    base, rent_last_month = base
+    inputs, rent_last_month = base
     try:
-        solution = solve_program(build_program(base, rent_last_month=rent_last_month))
+        solution = solve_program(build_program(inputs, rent_last_month=rent_last_month))
     except Infeasible:
-        reason = diagnose_infeasible(base, rent_last_month=rent_last_month)["message"]
+        reason = diagnose_infeasible(inputs, rent_last_month=rent_last_month)["message"]
         return {"available": False, "reason": reason}
     figures = describe(solution)
     keep = ("npv_usd", "total_usd", "cash_usd", "orders", "commitments", "capacity_accelerators")
@@ -199,7 +199,7 @@ def _baseline(base: tuple[PlanInputs, int | None] | str) -> dict[str, Any]:
 
 def _best_baseline(found: dict[str, dict[str, Any]]) -> str | None:
     available = {name: figures["npv_usd"] for name, figures in found.items() if figures["available"]}
-    return min(available, key=available.get) if available else None
+    return min(available, key=available.__getitem__) if available else None
 
 
 def explain(solution: Solution) -> list[dict[str, Any]]:

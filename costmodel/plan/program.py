@@ -105,7 +105,8 @@ class Program:
 
     @property
     def objective(self) -> NDArray[np.float64]:
-        return sum(matrix @ self.discount for matrix in self.cash.values()) + self.penalty
+        discounted: NDArray[np.float64] = sum(matrix @ self.discount for matrix in self.cash.values())
+        return discounted + self.penalty
 
     @property
     def fixed_npv_usd(self) -> float:
@@ -155,10 +156,10 @@ def build_program(
     demand = np.asarray(inputs.demand.accelerators, dtype=np.float64)
     utilisation = np.asarray(inputs.demand.utilisation, dtype=np.float64)
     horizon = len(demand)
-    months = np.arange(1, horizon + 1)
+    months = np.arange(1, horizon + 1)  # for arithmetic; loops count months as ints (dict keys)
     longest_term = max(
         (
-            int(round(c.option.commitment_months))
+            int(round(float(c.option.commitment_months)))
             for c in inputs.rent
             if c.option.pricing_model == PricingModel.RESERVED
         ),
@@ -209,7 +210,7 @@ def build_program(
         in_service = np.zeros(horizon + 1)
         in_service[1:] = np.where(choice.existing_age_months + months <= life, choice.existing_systems, 0.0)
         existing[choice.name] = in_service
-        for m in months:
+        for m in range(1, horizon + 1):
             if in_service[m]:
                 for category, usd in zip(
                     ("facility", "support", "staff", "licences"), per_system_opex, strict=True
@@ -265,7 +266,7 @@ def build_program(
             rack_terms[m].append((r, 1.0))
             site_terms[("racks", choice.site, "", m)].append((r, 1.0))
         if needs_racks:
-            for m in months:
+            for m in range(1, horizon + 1):
                 terms = [(fleet[m], 1.0)] if m in fleet else []
                 terms += [(fitted[m], -unit.systems_per_rack)] if m in fitted else []
                 build.row(
@@ -279,7 +280,7 @@ def build_program(
             storage[choice.name] = z
             build.pay("capex", z, 0, unit.fleet_capex_usd)
             capex_terms[0].append((z, unit.fleet_capex_usd))
-            for m in months:
+            for m in range(1, horizon + 1):
                 build.pay("support", z, int(m), unit.fleet_support_usd_per_month)
             build.row(
                 [(x, 1.0) for x in orders[choice.name].values()] + [(z, -most * horizon)],
@@ -288,7 +289,7 @@ def build_program(
                 Row("storage", 0, choice.name),
             )
         served[choice.name] = {}
-        for m in months:
+        for m in range(1, horizon + 1):
             s = build.var(np.inf, integer=False)
             served[choice.name][int(m)] = s
             build.pay(
@@ -307,10 +308,10 @@ def build_program(
     instances: dict[str, dict[int, int]] = {}
     commits: dict[str, dict[int, int]] = {}
     rent_until = horizon if rent_last_month is None else min(rent_last_month, horizon)
-    for choice in inputs.rent:
+    for rent_choice in inputs.rent:
         _add_rent_choice(
             build,
-            choice,
+            rent_choice,
             demand,
             utilisation,
             rent_until,
@@ -322,12 +323,11 @@ def build_program(
         )
 
     shortfall: dict[int, int] = {}
-    for m in months:
-        m = int(m)
+    for m in range(1, horizon + 1):
         if elastic:
             shortfall[m] = build.var(np.inf, integer=False)
-            for terms in (supply_terms, owned_terms, rent_terms):
-                terms[m].append((shortfall[m], 1.0))
+            for month_terms in (supply_terms, owned_terms, rent_terms):
+                month_terms[m].append((shortfall[m], 1.0))
         build.row(supply_terms[m], demand[m - 1], np.inf, Row("demand", m))
         if math.isfinite(limits.site_it_power_kw) and power_terms[m]:
             build.row(power_terms[m], -np.inf, limits.site_it_power_kw - power_used[m], Row("site_power", m))
@@ -365,25 +365,32 @@ def build_program(
 
     n_vars, n_rows = build.n_vars, len(build.rows)
 
+    entry_rows: tuple[int, ...]
+    entry_columns: tuple[int, ...]
+    entry_values: tuple[float, ...]
     if build.entries:
-        r, c, v = zip(*build.entries, strict=True)
+        entry_rows, entry_columns, entry_values = zip(*build.entries, strict=True)
     else:
-        r, c, v = (), (), ()
+        entry_rows, entry_columns, entry_values = (), (), ()
     A = sparse.csr_array(
-        (np.asarray(v, dtype=np.float64), (np.asarray(r, dtype=np.intp), np.asarray(c, dtype=np.intp))),
+        (np.asarray(entry_values, dtype=np.float64),
+         (np.asarray(entry_rows, dtype=np.intp), np.asarray(entry_columns, dtype=np.intp))),
         shape=(n_rows, n_vars),
     )
     cash = {}
     for category in CATEGORIES:
         items = build.cash.get(category, [])
+        paying: tuple[int, ...]
+        paid_months: tuple[int, ...]
+        amounts: tuple[float, ...]
         if items:
-            var, month, usd = zip(*items, strict=True)
+            paying, paid_months, amounts = zip(*items, strict=True)
         else:
-            var, month, usd = (), (), ()
+            paying, paid_months, amounts = (), (), ()
         cash[category] = sparse.csr_array(
             (
-                np.asarray(usd, dtype=np.float64),
-                (np.asarray(var, dtype=np.intp), np.asarray(month, dtype=np.intp)),
+                np.asarray(amounts, dtype=np.float64),
+                (np.asarray(paying, dtype=np.intp), np.asarray(paid_months, dtype=np.intp)),
             ),
             shape=(n_vars, n_months + 1),
         )

@@ -38,19 +38,22 @@ class Solution:
 
     @property
     def cash_usd(self) -> NDArray[np.float64]:
-        return sum(self.cash_by_category.values())
+        total = sum(self.cash_by_category.values())
+        assert isinstance(total, np.ndarray), "an array: there is at least one category"
+        return total
 
     @property
     def npv_usd(self) -> float:
         return float(self.program.objective @ self.x + self.program.fixed_npv_usd)
 
     def activity(self) -> NDArray[np.float64]:
-        return self.program.A @ self.x
+        activity: NDArray[np.float64] = self.program.A @ self.x  # SciPy has no type hints
+        return activity
 
     def at_limit(self, row: int, granularity: float = 0.0) -> bool:
         """Whether a row is at its bound, or closer to it than one whole unit (``granularity``) can go."""
         activity = float(self.activity()[row])
-        bound = (
+        bound: float = (
             self.program.row_ub[row] if np.isfinite(self.program.row_ub[row]) else self.program.row_lb[row]
         )
         return abs(activity - bound) < max(granularity, AT_LIMIT_TOLERANCE * max(1.0, abs(bound)))

@@ -294,7 +294,7 @@ def _rent(raw: Any, index: int, by_name: dict[str, Any]) -> RentChoice:
 def _limits(raw: Any) -> Limits:
     raw = _mapping(raw, "limits")
     names = {f.name for f in fields(Limits)}
-    values = {}
+    values: dict[str, Any] = {}  # Limits' fields by name (floats, one int), each checked below
     for key, value in raw.items():
         if key not in names:
             raise PlanInputError(f"limits.{key}", "is not a limit")

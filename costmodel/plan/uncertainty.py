@@ -178,19 +178,19 @@ def _fixed_capacity(
             systems[first : last + 1] += x[var]
         owned[choice.name] = systems * program.units[choice.name].accelerators_per_system
     reserved = np.zeros(horizon + 1)
-    for choice in inputs.rent:
-        if choice.option.pricing_model != PricingModel.RESERVED:
+    for rent_choice in inputs.rent:
+        if rent_choice.option.pricing_model != PricingModel.RESERVED:
             continue
-        per_instance = float(choice.option.accelerators_per_instance) * choice.equivalence
-        term = int(round(float(choice.option.commitment_months)))
-        for start, var in program.commits[choice.name].items():
+        per_instance = float(rent_choice.option.accelerators_per_instance) * rent_choice.equivalence
+        term = int(round(float(rent_choice.option.commitment_months)))
+        for start, var in program.commits[rent_choice.name].items():
             reserved[start : min(start + term, horizon + 1)] += x[var] * per_instance
     return owned, reserved
 
 
 def summarise(
     plan_npv: NDArray[np.float64], baseline_npv: Mapping[str, NDArray[np.float64]], best: str | None
-) -> dict:
+) -> dict[str, Any]:
     """Distribution of the plan's NPV saving against each baseline, and its chance of losing to the best."""
     summary: dict[str, Any] = {"draws": int(plan_npv.size)}
     for name, npv in baseline_npv.items():

@@ -58,7 +58,7 @@ class SystemUnitCosts:
 def system_unit_costs(inputs: PlanInputs, choice: OwnedChoice) -> SystemUnitCosts:
     """Cost one full rack of ``choice`` with the engine and divide each line by what it scales with."""
     buy = choice.buy
-    throughput_share = 1.0 - buy.power_cap_throughput_loss
+    throughput_share = 1.0 - float(buy.power_cap_throughput_loss)  # a plan's inputs are numbers
     engine_inputs = _one_rack_scenario(inputs, choice)
     facility = inputs.facility_of(choice)
     footprint = fleet_footprint(engine_inputs.workload, buy, facility, inputs.cooling)

@@ -9,8 +9,10 @@ import numpy as np
 from costmodel.inputs import InputError
 from costmodel.inputs import numeric_fields
 from costmodel.plan.inputs import CapexTiming
+from costmodel.plan.inputs import OwnedChoice
 from costmodel.plan.inputs import PlanInputError
 from costmodel.plan.inputs import PlanInputs
+from costmodel.plan.inputs import RentChoice
 from costmodel.validation import _check_pricing_terms
 from costmodel.validation import _check_range
 
@@ -53,20 +55,21 @@ def validate_plan(inputs: PlanInputs) -> None:
         _check_section(f"cooling.{index}", tier)
     if not inputs.cooling:
         raise PlanInputError("cooling", "needs at least one cooling tier")
-    names = [choice.name for choice in (*inputs.owned, *inputs.rent)]
+    choices: tuple[OwnedChoice | RentChoice, ...] = (*inputs.owned, *inputs.rent)
+    names = [choice.name for choice in choices]
     for index, name in enumerate(names):
         if not name or name in names[:index]:
             raise PlanInputError("choices", f"every choice needs a unique, non-empty name; {name!r} is not")
-    for index, choice in enumerate(inputs.rent):
-        _check_equivalence(f"rent.{index}.equivalence", choice.equivalence)
-        if not 0.0 <= choice.spot_share_cap <= 1.0:
+    for index, rent_choice in enumerate(inputs.rent):
+        _check_equivalence(f"rent.{index}.equivalence", rent_choice.equivalence)
+        if not 0.0 <= rent_choice.spot_share_cap <= 1.0:
             raise PlanInputError(f"rent.{index}.spot_share_cap", "must be a share from 0 to 1")
-        _check_section(f"rent.{index}", choice.option)
-        forward = choice.forward_usd_per_instance_hour
+        _check_section(f"rent.{index}", rent_choice.option)
+        forward = rent_choice.forward_usd_per_instance_hour
         if forward and (len(forward) != horizon or not all(price > 0 for price in forward)):
             raise PlanInputError(f"rent.{index}.forward_usd_per_instance_hour",
                                  f"needs one positive price per month ({horizon})")
-        _check_pricing_terms(f"rent.{index}", choice.option)
+        _check_pricing_terms(f"rent.{index}", rent_choice.option)
     _check_limits(inputs)
 
 

@@ -1,7 +1,7 @@
 """The result on a scenario's admin page and in the scenario list, in the vocabulary's words.
 
-Evaluating a scenario and drawing its chart take most of a second, so the page reads a cached
-rendering keyed by what can change the figures (tco/services/evaluation_cache.py).
+Evaluating a scenario and drawing its chart take most of a second, so the page shows its rendering
+through tco/services/figures.py, kept until something the figures read changes.
 """
 from __future__ import annotations
 
@@ -37,11 +37,11 @@ from tco.services.evaluation import billing_rows
 from tco.services.evaluation import monthly_frame
 from tco.services.evaluation import option_figures
 from tco.services.evaluation import option_phrase
-from tco.services.evaluation import scenario_evaluate
 from tco.services.evaluation_cache import cached
-from tco.services.evaluation_cache import evaluation_key as cache_key
+from tco.services.evaluation_cache import evaluation_key
+from tco.services.figures import Showing
+from tco.services.figures import scenario_figures
 from tco.services.money_view import money_view
-from tco.services.repricing import scenario_alert_today
 from tco.services.sizing import Sizing
 from tco.services.strategies_view import strategies_context
 from tco.services.useful_work import useful_work
@@ -75,13 +75,15 @@ FOOTPRINT_ROWS = ("accelerators_bought", "systems", "racks", "systems_per_rack",
 
 
 def scenario_result(scenario: Scenario) -> dict[str, Any]:
-    """The list's figures and the page's rendered result, from the cache when the scenario and
-    its prices are unchanged (rendering the tables and chart is most of a page's time)."""
+    """The list's figures and the page's rendered result, kept while nothing they read changes
+    (rendering the tables and chart is most of a page's time). ``price_alerts`` is the method
+    reading an approved scenario's alerts: a template calls it, the list never does."""
     try:
-        shown = cached(cache_key(scenario), lambda: _rendered_result(scenario))
+        figures = scenario_figures(scenario=scenario, shown_as=PAGE)
     except ScenarioInputError as exc:  # said on the page, not kept
         return {"evaluation_error": str(exc)}
-    return {**shown, "price_age_days": _age_days(shown["oldest_price"])}
+    return {**figures.shown, "price_age_days": _age_days(figures.shown["oldest_price"]),
+            "price_alerts": figures.alerts}
 
 
 def _age_days(known_on: dt.date | None) -> int | None:
@@ -128,21 +130,19 @@ def result_context(evaluation: Evaluation) -> dict[str, Any]:
     }
 
 
-def _pinned_context(scenario: Scenario, evaluation: Evaluation) -> dict[str, Any]:
-    """An approved answer's pin, its figures at today's prices beside it, and the alerts since."""
+def _pinned_context(evaluation: Evaluation) -> dict[str, Any]:
+    """An approved answer's pin and its figures at today's prices beside it."""
     today = evaluation.today
     rows = []
     if today is not None:
         for signed, now in zip(option_figures(evaluation.result), option_figures(today.result),
                                strict=True):
             rows.append((signed["name"], *(option_phrase(row) for row in (signed, now))))
-    alerts = scenario.price_alerts.filter(created_at__gte=scenario.approved_at)
     pinned_rates = [rate.describe() for rate in evaluation.rates]
     todays_rates = [] if today is None else [rate.describe() for rate in today.rates]
     return {"pinned_at": evaluation.pinned_at, "todays_rows": rows,
             "rates_moved": (pinned_rates, todays_rates) if pinned_rates != todays_rates else None,
-            "todays_differs": evaluation.differs_today, "todays_error": evaluation.today_error,
-            "price_alerts": [alert.message for alert in alerts]}
+            "todays_differs": evaluation.differs_today, "todays_error": evaluation.today_error}
 
 
 def key_figures(evaluation: Evaluation) -> dict[str, Any]:
@@ -237,7 +237,7 @@ def resolved_blanks(scenario: Scenario) -> dict[str, str]:
 
     Kept under the same key as the page's result: resolving the inputs reads the catalog (some
     ten queries), and they change only with what the key names."""
-    return cached(f"resolved-blanks:{cache_key(scenario)}", lambda: _resolved_blanks(scenario))
+    return cached(f"resolved-blanks:{evaluation_key(scenario)}", lambda: _resolved_blanks(scenario))
 
 
 def _resolved_blanks(scenario: Scenario) -> dict[str, str]:
@@ -333,18 +333,19 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def _rendered_result(scenario: Scenario) -> dict[str, Any]:
+def _rendered_result(scenario: Scenario, evaluation: Evaluation) -> dict[str, Any]:
     """The list's figures and the rendered result."""
-    evaluation = scenario_evaluate(scenario=scenario)
     with money_in(evaluation.currency):
         context = result_context(evaluation)
         context.update(strategies_context(scenario, evaluation))
         context["money"] = money_view(evaluation, cash_flow_table(scenario, evaluation, "year"),
                                       cash_flow_table(scenario, evaluation, "quarter"))
         if evaluation.pinned_at is not None:
-            # New prices change the cache key: this is where an approved page first sees them.
-            scenario_alert_today(scenario=scenario, evaluation=evaluation)
-            context.update(_pinned_context(scenario, evaluation))
+            context.update(_pinned_context(evaluation))
         shown = {name: context[name] for name in SUMMARY}
         shown["result_html"] = render_to_string(RESULT_TEMPLATE, context)
     return shown
+
+
+# The page's rendering: the scenario list and the team home show its summary (SUMMARY).
+PAGE = Showing("scenario-result", _rendered_result)

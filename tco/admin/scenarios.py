@@ -249,7 +249,7 @@ class ScenarioAdmin(NamedPickersMixin, TeamScopedAdminMixin, SimpleHistoryAdmin)
         ("Goodput: failures and checkpoints (empty = stated defaults)", {
             "classes": ["collapse"],
             "fields": [("failures_per_accelerator_hour", "accelerators_per_job"),
-                       ("checkpoint_interval_h", "checkpoint_cost_h", "restart_h")]}),
+                       ("checkpoint_interval_h", "checkpoint_cost_min", "restart_h")]}),
         ("Carbon (empty = stated defaults)", {
             "classes": ["collapse"],
             "fields": [("grid_kg_co2e_per_kwh", "embodied_kg_co2e_per_system"),

@@ -19,6 +19,7 @@ from tco.services.price_book_saves import price_book_create
 from tco.services.price_book_saves import price_book_update
 from teams.models import Team
 from teams.permissions import TeamRolePermission
+from teams.selectors import DEFAULT_TEAM_RULE
 from teams.selectors import TeamChoiceError
 from teams.selectors import for_teams
 
@@ -74,7 +75,7 @@ class PriceBookSerializer(serializers.ModelSerializer):
 
     team = serializers.SlugRelatedField(
         slug_field="slug", queryset=Team.objects.all(), required=False,
-        help_text="The team whose agreement this is (by slug); empty = your only team. It cannot move.")
+        help_text="The team whose agreement this is (by slug). " + DEFAULT_TEAM_RULE + " It cannot move.")
     discounts = ContractDiscountSerializer(many=True, required=False, help_text=(
         "Shares off list prices; the most specific matching one applies. Given on an edit, they "
         "replace the book's."))

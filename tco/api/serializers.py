@@ -23,6 +23,7 @@ from tco.models import Scenario
 from tco.models.scenario import CHEAPEST_REGION_WITH_PRICE
 from tco.services.sizing_spec import SizingSpecSerializer
 from teams.models import Team
+from teams.selectors import DEFAULT_TEAM_RULE
 from teams.selectors import teams_of
 
 
@@ -107,7 +108,7 @@ class ScenarioSerializer(serializers.ModelSerializer):
                                            help_text="Who created it; null for the demo ones.")
     team = serializers.SlugRelatedField(
         slug_field="slug", queryset=Team.objects.all(), required=False,
-        help_text="The team the scenario belongs to (by slug); empty = your only team. Only its "
+        help_text="The team the scenario belongs to (by slug). " + DEFAULT_TEAM_RULE + " Only its "
                   "members see the scenario; it cannot move to another team.")
     approved_by = serializers.StringRelatedField(read_only=True, allow_null=True)
     revision = serializers.IntegerField(

@@ -16,6 +16,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tco.api.alerts import PriceAlertSerializer
 from tco.api.concurrency import RevisionConflict
 from tco.api.concurrency import sent_revision
 from tco.api.concurrency import with_etag
@@ -35,13 +36,12 @@ from tco.models import Scenario
 from tco.models import StaleRevision
 from tco.selectors import scenarios_for
 from tco.services.evaluation import scenario_evaluate
-from tco.services.evaluation_cache import cached
-from tco.services.evaluation_cache import evaluation_key
+from tco.services.figures import SHOWN_FIELDS
+from tco.services.figures import Showing
+from tco.services.figures import scenario_figures
 from tco.services.history import field_changes
 from tco.services.history import scenario_records
 from tco.services.history import state_at
-from tco.services.repricing import scenario_alert_today
-from tco.services.repricing import scenario_snapshot_save
 from tco.services.scenarios import scenario_approve
 from tco.services.scenarios import scenario_clone
 from tco.services.scenarios import scenario_create
@@ -55,9 +55,9 @@ from tco.services.strategies import strategies_monte_carlo
 from teams.models import Role
 from teams.permissions import TeamRolePermission
 
-# What a cached evaluation's key and the role check read of a scenario (evaluation_key).
-CACHE_KEY_FIELDS = ("status", "revision", "prices_as_of", "system", "site", "team",
-                    "team__fiscal_year_start_month", "team__reporting_currency")
+# The evaluate endpoint's body: kept without the alerts since approval, which are read fresh.
+API_BODY = Showing("api-evaluation",
+                   lambda scenario, evaluation: EvaluationSerializer(evaluation.to_dict()).data)
 SCENARIO_EXAMPLE = OpenApiExample(
     "8x H100 training node vs AWS p5 on-demand",
     value={
@@ -98,10 +98,10 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
             return Scenario.objects.none()
         if self.action == "evaluate":
-            # A cached answer reads only the fields its key names (tco/services/evaluation_cache.py)
-            # and its team's: loading the scenario's eighty fields was a third of its time; a miss
-            # loads the scenario whole (evaluate below).
-            return scenarios_for(self.request.user).select_related("team").only(*CACHE_KEY_FIELDS)
+            # A cached answer reads only the fields showing figures reads (SHOWN_FIELDS) and the
+            # role check's team id: loading the scenario's eighty fields was a third of its time;
+            # a miss loads the scenario whole (tco/services/figures.py).
+            return scenarios_for(self.request.user).only(*SHOWN_FIELDS, "team")
         scenarios = scenarios_for(self.request.user).select_related(
             "accelerator", "system", "facility", "owner", "team", "approved_by")
         if self.action == "list":  # summaries: counts, not the options and curves themselves
@@ -222,29 +222,11 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         figures pinned at its approval, and under `pinned` the same at today's prices and the
         price alerts raised since it was approved (one is raised when today's prices flip the
         winner or move breakeven by the configured months)."""
-        scenario = self.get_object()
-        if scenario.is_approved:  # its alerts can be raised between two identical evaluations
-            return Response(self._evaluated(self._whole(scenario)))
-        # A draft's answer (and its snapshot) changes only with what the key names.
-        body = cached(f"api-evaluation:{evaluation_key(scenario)}",
-                      lambda: self._evaluated(self._whole(scenario)))
+        figures = scenario_figures(scenario=self.get_object(), shown_as=API_BODY)
+        body, alerts = figures.shown, figures.alerts()
+        if alerts is not None:
+            body["pinned"]["price_alerts"] = PriceAlertSerializer(alerts, many=True).data
         return Response(body)
-
-    @staticmethod
-    def _whole(scenario: Scenario) -> Scenario:
-        """The scenario with every field, for the engine (get_queryset loads the key's fields only)."""
-        return Scenario.objects.select_related("team").get(pk=scenario.pk)
-
-    def _evaluated(self, scenario: Scenario) -> dict:
-        evaluation = scenario_evaluate(scenario=scenario)
-        body = evaluation.to_dict()
-        if evaluation.pinned_at is None:
-            scenario_snapshot_save(scenario=scenario, evaluation=evaluation)
-        else:
-            scenario_alert_today(scenario=scenario, evaluation=evaluation)
-            body["pinned"]["price_alerts"] = scenario.price_alerts.filter(
-                created_at__gte=scenario.approved_at)
-        return EvaluationSerializer(body).data
 
     @extend_schema(parameters=STRATEGY_PARAMETERS, responses={200: StrategiesSerializer})
     @action(detail=True, methods=["get"])
@@ -256,7 +238,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         probability each strategy is cheapest and its spread of costs."""
         query = StrategiesQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        scenario = self._whole(self.get_object())
+        scenario = self.get_object()
         found = scenario_strategies(scenario, scenario_evaluate(scenario=scenario))
         body = strategies_body(found)
         paths = query.validated_data.get("paths")

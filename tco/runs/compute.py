@@ -206,7 +206,7 @@ def winners_and_margins(npvs, winner, margin):
         margin[point] = second - lowest if math.isfinite(second) else math.nan
 
 
-def _option_figure(option: engine.RentResult, metric: str) -> NDArray[np.float64]:
+def _option_figure(option: engine.RentResult, metric: str) -> engine.Numeric:
     # The rent side's cost per useful hour is the option's own; the others are named alike.
     if metric == "cost_per_useful_accelerator_hour_rent_usd":
         return option.cost_per_useful_accelerator_hour_usd

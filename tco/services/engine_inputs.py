@@ -773,8 +773,10 @@ def _goodput(scenario: Scenario, record: _Recorder) -> engine.Goodput:
         checkpoint_interval_h=record.optional(
             "goodput.checkpoint_interval_h", scenario.checkpoint_interval_h, "h",
             "the Young/Daly optimum sqrt(2 x checkpoint cost x MTBF)"),
-        checkpoint_cost_h=record.default("goodput.checkpoint_cost_h", scenario.checkpoint_cost_h,
-                                         "checkpoint_cost_h"),
+        checkpoint_cost_h=record.default(
+            "goodput.checkpoint_cost_h",
+            None if scenario.checkpoint_cost_min is None else scenario.checkpoint_cost_min / 60,
+            "checkpoint_cost_min", key="checkpoint_cost_h"),
         restart_h=record.default("goodput.restart_h", scenario.restart_h, "restart_h"),
     )
 

@@ -133,3 +133,38 @@ def test_the_upload_page_renders_and_is_linked_from_the_price_list(admin_client,
 
     assert reverse("admin:catalog_pricepoint_import") in listing
     assert admin_client.get(reverse("admin:catalog_pricepoint_import")).status_code == 200
+
+
+@pytest.mark.parametrize(("change", "field", "words"), [
+    ({"rate": "1000000000"}, "rate",
+     "1 EUR = 1000000000 USD is more than 2 times off the ECB's 1.1649 USD of 2026-03-04"),
+    ({"rate": "0.0000001"}, "rate", "1 EUR = 0.0000001 USD is more than 2 times off the ECB's 1.1649 USD"),
+    ({"on": "2099-01-01"}, "on", "2099-01-01 is outside the days a rate can be known: from 1999-01-04"),
+    ({"on": "1900-01-01"}, "on", "1900-01-01 is outside the days a rate can be known"),
+])
+def test_the_exchange_rate_form_applies_the_apis_bounds(admin_client, db, change, field, words):
+    """The same rule as POST /api/v1/exchange-rates/ (tests/tco/test_money_api.py)."""
+    from datetime import date
+    from decimal import Decimal
+
+    from catalog.choices import SourceKind
+    from catalog.exchange_rates.services import ecb_source
+    from catalog.models import ExchangeRate
+
+    ecb = ecb_source()
+    ExchangeRate.objects.create(base="EUR", quote="USD", rate=Decimal("1.1649"), on=date(2026, 3, 4),
+                                source=ecb)
+    treasury = Source.objects.create(key="treasury-2026-03", title="Treasury rate sheet, March 2026",
+                                     kind=SourceKind.REFERENCE_DOCUMENT)
+    form = {"base": "EUR", "quote": "USD", "rate": "1.15", "on": "2026-03-04",
+            "source": treasury.pk, "team": ""}
+
+    refused = admin_client.post(_url(ExchangeRate, "add"), {**form, **change})
+    saved = admin_client.post(_url(ExchangeRate, "add"), form)
+
+    assert refused.status_code == 200
+    [error] = refused.context["adminform"].form.errors[field]
+    assert words in error
+    assert saved.status_code == 302
+    assert list(ExchangeRate.objects.filter(source=treasury).values_list("rate", flat=True)) == [
+        Decimal("1.15")]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
+from django.test import override_settings
 
 from notifications.choices import Channel
 from notifications.choices import DeliveryStatus
@@ -50,15 +51,28 @@ def test_notify_puts_a_multi_line_subject_on_one_line():
 
 
 @pytest.mark.django_db
-def test_a_viewer_does_not_see_the_signing_secret_an_analyst_does():
-    subscription = Subscription.objects.create(team=team("alpha"), channel=Channel.WEBHOOK,
-                                               address="https://hooks.example.com/x")
-    pages = {}
-    for role in (Role.VIEWER, Role.ANALYST):
-        client = Client()
-        client.force_login(member(f"a-{role}", of="alpha", role=role, is_staff=True))
-        page = client.get(f"/admin/notifications/subscription/{subscription.pk}/change/")
-        assert page.status_code == 200
-        pages[role] = page.content.decode()
-    assert subscription.secret not in pages[Role.VIEWER]
-    assert subscription.secret in pages[Role.ANALYST]
+@override_settings(NOTIFY_WEBHOOK_ALLOWED_HOSTS=["hooks.example.com"])
+def test_the_signing_secret_is_shown_once_to_its_maker_and_on_renewal_never_to_a_viewer():
+    analyst, viewer = Client(), Client()
+    analyst.force_login(member("ann", of="alpha", role=Role.ANALYST, is_staff=True))
+    viewer.force_login(member("vic", of="alpha", role=Role.VIEWER, is_staff=True))
+    form = {"team": team("alpha").pk, "channel": Channel.WEBHOOK, "address": "https://hooks.example.com/x",
+            "events": "[]", "active": "on"}
+
+    made = analyst.post("/admin/notifications/subscription/add/", form, follow=True).content.decode()
+    subscription = Subscription.objects.get()
+    first = subscription.secret
+    change = f"/admin/notifications/subscription/{subscription.pk}/change/"
+    later = analyst.get(change).content.decode()
+    renewed = analyst.post(change, {**form, "new_secret": "on"}, follow=True).content.decode()
+    subscription.refresh_from_db()
+    after_renewal = analyst.get(change).content.decode()
+    viewed = viewer.get(change)
+
+    assert first in made and "shown this once" in made
+    assert first not in later and "Kept hidden" in later
+    assert subscription.secret != first and subscription.secret in renewed
+    assert subscription.secret not in after_renewal
+    assert viewed.status_code == 200
+    assert subscription.secret not in viewed.content.decode()
+    assert "Signing secret" not in viewed.content.decode()

@@ -8,6 +8,7 @@ import pytest
 
 from teams.models import Membership
 from teams.models import Role
+from teams.models import Team
 from tests.teams.conftest import client_of
 from tests.teams.conftest import p5_on_demand
 from tests.teams.conftest import scenario_body
@@ -87,3 +88,26 @@ def test_a_superuser_in_one_team_creates_there_without_naming_it_among_several_t
 
     assert (evaluated.status_code, created.status_code) == (200, 201)
     assert created.json()["team"] == "alpha" and evaluated.json()["priced_for"]["team"] == "alpha"
+
+
+def test_a_superuser_in_no_team_among_many_is_told_the_choices_and_the_schema_says_the_rule(catalog):
+    from teams.selectors import DEFAULT_TEAM_RULE
+
+    for number in range(1, 13):
+        team(f"t{number:02}")
+    from django.contrib.auth import get_user_model
+
+    api = client_of(get_user_model().objects.create_superuser("root", password="pw"))
+    body = scenario_body(prices_as_of=ON, rent_options=[{"offering": p5_on_demand().pk}])
+
+    evaluated = api.post("/api/v1/evaluate/", body, format="json")
+    created = api.post("/api/v1/scenarios/", body, format="json")
+    named = api.post("/api/v1/scenarios/", {**body, "team": "t12"}, format="json")
+    schema = api.get("/api/schema/", {"format": "json"}).json()["components"]["schemas"]
+
+    slugs = sorted(Team.objects.values_list("slug", flat=True))  # t01..t12 and the catalog's
+    choices = f"name the team: one of {', '.join(slugs[:10])} and {len(slugs) - 10} more"
+    assert evaluated.status_code == created.status_code == 400
+    assert evaluated.json()["team"] == created.json()["team"] == [choices]
+    assert named.status_code == 201 and named.json()["team"] == "t12"
+    assert DEFAULT_TEAM_RULE in schema["ScenarioRequest"]["properties"]["team"]["description"]

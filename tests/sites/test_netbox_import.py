@@ -78,6 +78,12 @@ def test_a_second_import_with_one_feed_changed_updates_only_that_feed():
      "99,999.9 A is more than NetBox stores (32,767 A)"),
     ("racks", 1, {"u_height": None}, "racks[1].u_height", "must be a number"),
     ("power-feeds", 2, {"phase": {"value": "two-phase", "label": "?"}}, "power-feeds[2].phase", "one of"),
+    # Refused by the rows' own rules, not a bare "(ValidationError)" or "(DataError)" (issue 44).
+    ("racks", 1, {"u_height": 1_000_000}, "racks R02.u_height", "less than or equal to 32767"),
+    ("racks", 0, {"u_height": 0}, "racks R01", "Constraint “rack_units_positive” is violated"),
+    ("power-feeds", 0, {"name": "R" * 5_000}, "power-feeds " + "R" * 100 + ".name",
+     "at most 100 characters (it has 5000)"),
+    ("sites", 0, {"name": "Frank\x00furt"}, "sites[0].name", "holds the control character NUL (U+0000)"),
 ])
 def test_a_bad_payload_is_refused_naming_the_field_and_writes_nothing(kind, index, change, where, reason):
     pages = recorded()

@@ -16,10 +16,10 @@ from django.utils import timezone
 from catalog.models import CloudOffering
 from catalog.models import PricePoint
 from catalog.models import Source
-from tco.admin.result import cache_key
 from tco.models import RentOption
 from tco.models import Scenario
 from tco.services.evaluation import scenario_evaluate
+from tco.services.evaluation_cache import evaluation_key
 from tco.services.repricing import scenario_snapshot_save
 
 P5_NAME = "AWS p5.48xlarge (8x H100 SXM5 80 GB), cheapest region, on-demand"
@@ -139,8 +139,8 @@ def test_a_snapshot_records_the_region_the_option_was_priced_in(demo_scenarios):
 
 def test_the_admin_page_is_rendered_again_when_another_region_is_priced(demo_scenarios):
     scenario = _h100(demo_scenarios)
-    before = cache_key(scenario)
+    before = evaluation_key(scenario)
 
     _regional_p5("us-west-2", "50")  # a region the scenario's rent options do not name
 
-    assert cache_key(scenario) != before
+    assert evaluation_key(scenario) != before

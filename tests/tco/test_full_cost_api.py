@@ -201,3 +201,37 @@ def test_the_evaluate_command_refuses_a_bad_api_option_naming_the_field(catalog,
         call_command("tco_evaluate", str(path), stdout=io.StringIO())
 
     assert refused.value.returncode != 0
+
+
+def test_a_checkpoint_time_in_minutes_reaches_the_engine_in_hours_exactly(api, catalog):
+    """5 minutes, kept as 0.0833 h before, moved the Young/Daly interval in its 4th digit."""
+    created = api.post("/api/v1/scenarios/", scenario_body(checkpoint_cost_min="5"),
+                       content_type="application/json").json()
+    data = api.post(f"/api/v1/scenarios/{created['id']}/evaluate/").json()
+
+    assert created["checkpoint_cost_min"] == "5.0000"
+    checkpoint = {a["path"]: a for a in data["assumptions"]}["goodput.checkpoint_cost_h"]
+    assert (checkpoint["value"], checkpoint["unit"]) == (5 / 60, "h")
+    mtbf = 1 / (8 * LLAMA3_RATE)  # 8 accelerators, Llama 3's failure rate
+    interval = data["result"]["buy"]["goodput"]["checkpoint_interval_h"]
+    assert math.isclose(interval, math.sqrt(2 * 5 / 60 * mtbf), rel_tol=1e-12)
+    assert not math.isclose(interval, math.sqrt(2 * 0.0833 * mtbf), rel_tol=1e-4)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_turns_stored_hours_into_minutes_and_back(api, catalog):
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    created = api.post("/api/v1/scenarios/", scenario_body(checkpoint_cost_min="5"),
+                       content_type="application/json").json()
+
+    MigrationExecutor(connection).migrate([("tco", "0001_squashed_0038_nebius_provider")])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT checkpoint_cost_h FROM tco_scenario WHERE id = %s", [created["id"]])
+        [hours] = cursor.fetchone()
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    assert str(hours) == "0.0833"  # 5 / 60 h to 4 decimals, as it was kept
+    assert str(Scenario.objects.get(pk=created["id"]).checkpoint_cost_min) == "4.9980"  # 0.0833 x 60
