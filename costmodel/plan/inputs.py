@@ -67,9 +67,9 @@ class Demand:
 
 @dataclass(frozen=True)
 class OwnedChoice:
-    """A system SKU the plan may buy in any month, and the fleet of it already owned.
+    """A system SKU the plan may buy from ``earliest_order_month`` on, and the fleet of it already owned.
 
-    An order placed in month t (0..H-1-L) serves from month t + L + 1; its capex
+    An order placed in month t (earliest..H-1-L) serves from month t + L + 1; its capex
     is paid in month t (``CapexTiming.ORDER``) or t + L (``DELIVERY``). Existing
     systems cost no capex and carry no residual value (both are sunk); every
     system retires once its age reaches ``service_life_months``.
@@ -85,6 +85,7 @@ class OwnedChoice:
     equivalence: float = 1.0
     can_order: bool = True
     site: str = ""  # the PlanSite it is placed at ("" when the plan has no sites)
+    earliest_order_month: int = 0  # a generation not yet on sale cannot be ordered before it is
 
 
 @dataclass(frozen=True)
@@ -112,12 +113,15 @@ class RentChoice:
     exit (months after the horizon are paid too), and are paid for every hour.
     ``spot_share_cap`` caps the share of each month's demand a spot offer may
     serve. Data charges (egress, storage) are charged in proportion to the share
-    of demand the offer serves.
+    of demand the offer serves. ``forward_usd_per_instance_hour``, where given, is the
+    price of month m (of a commitment starting in month m) at index m - 1, for months
+    1..H, in place of ``option.price_change_per_year``: a term structure's forward curve.
     """
 
     option: RentOption
     equivalence: float = 1.0
     spot_share_cap: float = 1.0
+    forward_usd_per_instance_hour: tuple[float, ...] = ()
 
     @property
     def name(self) -> str:

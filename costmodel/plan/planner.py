@@ -176,7 +176,7 @@ def baselines(inputs: PlanInputs) -> dict[str, tuple[PlanInputs, int | None] | s
         on_demand = tuple(c for c in inputs.rent if c.option.pricing_model == PricingModel.ON_DEMAND)
         result["all_buy"] = (
             replace(inputs, rent=on_demand, limits=limits),
-            min(c.lead_time_months for c in orderable),
+            min(c.earliest_order_month + c.lead_time_months for c in orderable),
         )
     else:
         result["all_buy"] = "no system can be bought"
@@ -346,11 +346,11 @@ def diagnose_infeasible(inputs: PlanInputs, *, rent_last_month: int | None = Non
         if in_month and label not in binding:
             binding.append(label)
     orderable = [c for c in inputs.owned if c.can_order]
-    earliest = min((c.lead_time_months + 1 for c in orderable), default=math.inf)
+    earliest = min((c.earliest_order_month + c.lead_time_months + 1 for c in orderable), default=math.inf)
     rent_offered = bool(inputs.rent) and (rent_last_month is None or first <= rent_last_month)
     if first < earliest and not rent_offered:
         binding.append(
-            f"lead time (no system ordered now serves before month {earliest}, and nothing is rented then)"
+            f"lead time (no system ordered serves before month {earliest}, and nothing is rented then)"
         )
     need = inputs.demand.accelerators[first - 1]
     served = need - short.get(first, 0.0)

@@ -230,7 +230,7 @@ def build_program(
         # Systems (and racks) arriving (+1) or retiring (-1) in each month, for the stock rows.
         system_changes: dict[int, list[tuple[int, float]]] = defaultdict(list)
         rack_changes: dict[int, list[tuple[int, float]]] = defaultdict(list)
-        order_months = range(0, horizon - lead) if choice.can_order else range(0)
+        order_months = range(choice.earliest_order_month, horizon - lead) if choice.can_order else range(0)
         for t in order_months:
             x = build.var(most, integer=True)
             orders[choice.name][t] = x
@@ -342,7 +342,7 @@ def build_program(
         first_owned = (
             min(
                 (
-                    0 if c.existing_systems else c.lead_time_months
+                    0 if c.existing_systems else c.earliest_order_month + c.lead_time_months
                     for c in inputs.owned
                     if c.existing_systems or c.can_order
                 ),
@@ -469,6 +469,13 @@ def _add_rent_choice(
     )
     price = float(option.price_usd_per_instance_hour)
 
+    def price_factor(m: int) -> float:
+        """Month m's instance price (or a term's starting then) over today's: its forward price
+        where the choice has a curve, else the option's yearly price change."""
+        if choice.forward_usd_per_instance_hour:
+            return choice.forward_usd_per_instance_hour[m - 1] / price
+        return float(growth ** float(price_year(m)))
+
     def data_share(m: int) -> float:
         return data_usd * per_instance / demand[m - 1] if demand[m - 1] > 0 else 0.0
 
@@ -479,7 +486,7 @@ def _add_rent_choice(
         for s in range(1, rent_until + 1):
             y = build.var(most, integer=True)
             commits[choice.name][s] = y
-            factor = growth ** float(price_year(s))
+            factor = price_factor(s)
             build.pay("reserved", y, s - 1, float(option.upfront_usd_per_instance) * factor)
             for m in range(s, s + term):
                 build.pay("reserved", y, m, price * hours_per_month * factor)
@@ -500,7 +507,7 @@ def _add_rent_choice(
         # Billed as the scenario bills the option: every hour held, or the hours used.
         hours = float(billed_hours_per_month(
             option, Workload(1.0, utilisation[m - 1], hours_per_month)))
-        build.pay(category, o, m, price * hours * growth ** float(price_year(m)))
+        build.pay(category, o, m, price * hours * price_factor(m))
         build.pay("data", o, m, data_share(m))
         supply_terms[m].append((o, per_instance))
         rent_terms[m].append((o, per_instance))

@@ -12,6 +12,8 @@ Example::
                 "capex_period_months": 3, "min_owned_share": 0, "min_rented_share": 0},
      "sites": [{"name": "Frankfurt", "it_power_kw": 500, "racks": 10, "cooling_kw": {"air": 48},
                 "facility": {"electricity_usd_per_kwh": 0.2, "pue": 1.4}}],  # own costs and limits
+     "term_structure": {"terms": ["on_demand", "12"]},                  # costmodel.plan.market
+     "next_generation": {"available_month": 12, "throughput_ratio": 2},
      "uncertainty": {"draws": 1000, "seed": 7,
                      "growth_delta_per_month": {"kind": "triangular", "low": -0.02, "mode": 0, "high": 0.02},
                      "rent_price_factor": {"kind": "triangular", "low": 0.8, "mode": 1, "high": 1.2}}}
@@ -21,7 +23,9 @@ when it has a sizing); ``utilisation`` to the scenario's; ``owned`` to one choic
 of the scenario's system; ``rent`` to all of the scenario's rent options. With ``sites``,
 each system to buy may be placed at every site (an owned item's ``site`` pins it to one), as
 one choice per site named "<system> at <site>" with the site's facility and limits; existing
-systems stay at the first.
+systems stay at the first. With ``term_structure``, each term of the scenario's curve is a rent
+choice and ``rent`` defaults to none; ``next_generation`` adds an owned choice available from its
+month (``costmodel.plan.market``, at the scenario's facility).
 """
 
 from __future__ import annotations
@@ -43,6 +47,13 @@ from costmodel.plan.inputs import PlanInputError
 from costmodel.plan.inputs import PlanInputs
 from costmodel.plan.inputs import PlanSite
 from costmodel.plan.inputs import RentChoice
+from costmodel.plan.market import next_generation_choice
+from costmodel.plan.market import term_choices
+from costmodel.plan.spec_values import mapping as _mapping
+from costmodel.plan.spec_values import number as _number
+from costmodel.plan.spec_values import whole as _whole
+from costmodel.strategies import NextGeneration
+from costmodel.term_structure import TermStructure
 
 MAX_MONTHS = 240
 # A plan's size: systems to buy, and months x choices (owned and rented), which sets the
@@ -62,17 +73,21 @@ OWNED_KEYS = {
     "site",
 }
 RENT_KEYS = {"name", "spot_share_cap", "equivalence"}
-SPEC_KEYS = {"demand", "utilisation", "owned", "rent", "limits", "uncertainty", "sites"}
+SPEC_KEYS = {"demand", "utilisation", "owned", "rent", "limits", "uncertainty", "sites", "term_structure",
+             "next_generation"}
 SITE_KEYS = {"name", "it_power_kw", "racks", "cooling_kw", "facility"}
 COOLING_MEDIA = ("air", "liquid")
 
 
 def plan_inputs(spec: Any, scenario: Scenario, *, system_name: str = "owned system",
-                cooling_media: dict[str, str] | None = None) -> PlanInputs:
+                cooling_media: dict[str, str] | None = None, curve: TermStructure | None = None,
+                next_generation: NextGeneration | None = None) -> PlanInputs:
     """PlanInputs from a spec and the scenario it plans for; ``PlanInputError`` names the field.
 
     ``cooling_media`` maps each cooling tier's name to the medium it serves (air, liquid), for
-    the sites' cooling limits.
+    the sites' cooling limits. ``curve`` is the scenario's term structure and ``next_generation``
+    the defaults of the generation after its accelerator, both in the scenario's currency, for a
+    spec that asks for them.
     """
     spec = _mapping(spec, "spec")
     unknown = set(spec) - SPEC_KEYS
@@ -99,11 +114,16 @@ def plan_inputs(spec: Any, scenario: Scenario, *, system_name: str = "owned syst
         raise PlanInputError("sites", "names a site twice")
     if sites:
         owned = _at_sites(owned, owned_spec, sites)
+    if "next_generation" in spec:
+        owned += (next_generation_choice(spec["next_generation"], next_generation, scenario.buy, months),)
     by_name = {option.name: option for option in scenario.rent}
-    rent_spec = spec.get("rent", [{"name": name} for name in by_name])
+    with_curve = "term_structure" in spec
+    rent_spec = spec.get("rent", [] if with_curve else [{"name": name} for name in by_name])
     if not isinstance(rent_spec, list):
         raise PlanInputError("rent", "must be a list of the scenario's rent options")
     rent = tuple(_rent(item, index, by_name) for index, item in enumerate(rent_spec))
+    if with_curve:
+        rent += term_choices(spec["term_structure"], curve, months)
     _size_check(months, len(owned), len(rent))
     return PlanInputs(
         demand=demand,
@@ -286,26 +306,3 @@ def _limits(raw: Any) -> Limits:
             else _number(value, f"limits.{key}")
         )
     return Limits(**values)
-
-
-def _mapping(raw: Any, path: str) -> dict[str, Any]:
-    if not isinstance(raw, dict):
-        raise PlanInputError(path, "must be an object")
-    return dict(raw)
-
-
-def _number(raw: Any, path: str) -> float:
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise PlanInputError(path, f"must be a number, got {raw!r}") from None
-    if math.isnan(value):
-        raise PlanInputError(path, "must be a number, got NaN")
-    return value
-
-
-def _whole(raw: Any, path: str, low: int, high: int) -> int:
-    value = _number(raw, path)
-    if value != int(value) or not low <= value <= high:
-        raise PlanInputError(path, f"must be a whole number from {low} to {high}")
-    return int(value)

@@ -32,6 +32,12 @@ def validate_plan(inputs: PlanInputs) -> None:
                 f"{prefix}.lead_time_months",
                 f"must be a whole number from 0 to {horizon - 1} (the horizon is {horizon} months)",
             )
+        if choice.can_order and not 0 <= choice.earliest_order_month < horizon - choice.lead_time_months:
+            raise PlanInputError(
+                f"{prefix}.earliest_order_month",
+                f"must be a whole month from 0 to {horizon - 1 - choice.lead_time_months} (the horizon "
+                f"is {horizon} months, the lead time {choice.lead_time_months})",
+            )
         if choice.capex_timing not in set(CapexTiming):
             raise PlanInputError(f"{prefix}.capex_timing", f"must be one of {', '.join(CapexTiming)}")
         if choice.existing_systems < 0 or choice.existing_age_months < 0:
@@ -59,6 +65,10 @@ def validate_plan(inputs: PlanInputs) -> None:
         if not 0.0 <= rent_choice.spot_share_cap <= 1.0:
             raise PlanInputError(f"rent.{index}.spot_share_cap", "must be a share from 0 to 1")
         _check_section(f"rent.{index}", rent_choice.option)
+        forward = rent_choice.forward_usd_per_instance_hour
+        if forward and (len(forward) != horizon or not all(price > 0 for price in forward)):
+            raise PlanInputError(f"rent.{index}.forward_usd_per_instance_hour",
+                                 f"needs one positive price per month ({horizon})")
         _check_pricing_terms(f"rent.{index}", rent_choice.option)
     _check_limits(inputs)
 

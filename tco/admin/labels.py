@@ -147,6 +147,9 @@ SPEC_WORDS = {
     "rent_price_factor": "rent price factor", "samples": "samples", "histogram_bins": "histogram bins",
     "step_share": "step (share of each input)", "paths": "inputs moved", "heatmap_axes": "heat map axes",
     "kind": "distribution", "low": "low", "mode": "most likely", "high": "high",
+    "term_structure": "terms of the rental curve", "terms": "terms", "next_generation": "next generation",
+    "available_month": "on sale from month", "system_price": "system price (reporting currency)",
+    "throughput_ratio": "throughput per accelerator (x today's)",
 }
 
 
@@ -159,7 +162,9 @@ def spec_table(spec: Any) -> str:
 
 
 def _spec_rows(value: Any, labels: tuple[str, ...]):
-    if isinstance(value, dict):
+    if isinstance(value, dict) and not value and labels:  # a setting asked for with its defaults
+        yield labels, "the defaults"
+    elif isinstance(value, dict):
         for key, item in value.items():
             if key == "seed":  # an identifier, not a quantity: no separators
                 yield (*labels, "Seed"), str(item)

@@ -42,6 +42,7 @@ FIELD_OF_PATH = {
     "limits.min_owned_share": "min_owned_share", "limits.min_rented_share": "min_rented_share",
     "uncertainty.draws": "draws", "uncertainty.growth_delta_per_month": "growth_spread_percent",
     "uncertainty.rent_price_factor": "rent_price_spread_percent",
+    "term_structure": "use_term_structure",
 }
 
 
@@ -78,6 +79,14 @@ class PlanForm(forms.Form):
         help_text="The scenario's on-demand, reserved and spot options; none ticked: all of them.")
     spot_share_cap = forms.FloatField(label="Most of the demand spot may carry (0-1)", required=False,
                                       min_value=0, max_value=1, help_text="Applies to spot options only.")
+    use_term_structure = forms.BooleanField(
+        label="Rent at the rental curve's terms", required=False,
+        help_text="Each term of the accelerator's latest curve (on demand, 1-36 months) becomes a choice, "
+                  "renewable; with none of the options above ticked, only the curve's terms serve.")
+    next_generation_month = forms.IntegerField(
+        label="Buy the next generation from month", required=False, min_value=0, max_value=MAX_MONTHS,
+        help_text="Empty: not offered. Its price and throughput per accelerator are the strategies' "
+                  "sourced defaults.")
     site_it_power_kw = forms.FloatField(label="Site IT power (kW)", required=False, min_value=0)
     site_racks = forms.FloatField(label="Site racks", required=False, min_value=0)
     capex_usd_per_period = forms.FloatField(
@@ -139,8 +148,13 @@ class PlanForm(forms.Form):
         chosen = cleaned.get("rent_options") or [name for name, _ in self.fields["rent_options"].choices]
         spot = self.spot_options
         cap = cleaned.get("spot_share_cap")
+        if cleaned.get("use_term_structure"):
+            spec["term_structure"] = {}
+            chosen = cleaned.get("rent_options") or []
         spec["rent"] = [{"name": name} | ({"spot_share_cap": cap} if cap is not None and name in spot else {})
                         for name in chosen]
+        if cleaned.get("next_generation_month") is not None:
+            spec["next_generation"] = {"available_month": cleaned["next_generation_month"]}
         limits = {name: cleaned[name] for name in ("site_it_power_kw", "site_racks", "capex_usd_per_period",
                                                    "capex_period_months", "min_owned_share",
                                                    "min_rented_share") if cleaned.get(name) is not None}
@@ -194,6 +208,8 @@ class PlanForm(forms.Form):
             field = "spot_share_cap" if path.endswith("spot_share_cap") else "rent_options"
         if field is None and path.startswith("demand."):
             field = "demand_table"
+        if field is None and path.startswith(("term_structure.", "next_generation.")):
+            field = "use_term_structure" if path.startswith("term") else "next_generation_month"
         self.add_error(field, exc.message if field else f"{path}: {exc.message}")
 
 
@@ -217,6 +233,8 @@ def initial_from_spec(spec: dict[str, Any]) -> dict[str, Any]:
     initial["spot_share_cap"] = next(
         (item["spot_share_cap"] for item in rent if "spot_share_cap" in item), None)
     initial |= dict(spec.get("limits") or {})
+    initial["use_term_structure"] = "term_structure" in spec
+    initial["next_generation_month"] = (spec.get("next_generation") or {}).get("available_month")
     uncertainty = spec.get("uncertainty")
     if uncertainty:
         initial["draws"] = uncertainty.get("draws", 0)

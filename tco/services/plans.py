@@ -44,6 +44,7 @@ from tco.runs.errors import RunSpecError
 from tco.services.engine_inputs import ScenarioInputError
 from tco.services.engine_inputs import reporting_currency
 from tco.services.evaluation import scenario_check
+from tco.services.strategies import scenario_market
 from tco.services.sweep_workers import chunk_places
 
 DRAWS_PER_CHUNK = 250
@@ -70,11 +71,17 @@ def scenario_plan_inputs(scenario: Scenario, spec: Any) -> PlanInputs:
         case = scenario_check(scenario=scenario, pinned=True)
     except ScenarioInputError as exc:
         raise PlanSpecError(f"scenario.{exc.field}", exc.message) from exc
+    market = (scenario_market(scenario, reporting_currency(scenario))
+              if isinstance(spec, dict) and {"term_structure", "next_generation"} & set(spec) else None)
     try:
         inputs = plan_inputs(with_site_rows(spec), case.inputs, system_name=scenario.system.name,
-                             cooling_media=cooling_media())
+                             cooling_media=cooling_media(),
+                             curve=None if market is None else market.terms,
+                             next_generation=None if market is None else market.next_generation)
         validate_plan(inputs)
     except InputError as exc:
+        if exc.path == "term_structure" and market is not None and market.missing:
+            raise PlanSpecError(exc.path, market.missing) from exc
         raise PlanSpecError(exc.path, exc.message) from exc
     return inputs
 

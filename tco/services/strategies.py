@@ -60,10 +60,21 @@ class ScenarioStrategies:
     inputs: StrategyInputs | None = None
 
 
-def scenario_strategies(scenario: Scenario, evaluation: Evaluation) -> ScenarioStrategies:
-    """The scenario's strategies at its accelerator's latest curve, in its reporting currency."""
+@dataclass(frozen=True)
+class ScenarioMarket:
+    """The scenario's accelerator's curve and next generation in the scenario's ``currency``;
+    ``missing`` says why there is no curve (or no rate to convert it)."""
+
+    terms: TermStructure | None
+    next_generation: NextGeneration | None
+    currency: str
+    missing: str = ""
+
+
+def scenario_market(scenario: Scenario, currency: str) -> ScenarioMarket:
+    """The scenario's accelerator's latest curve and its next generation's sourced defaults,
+    converted to ``currency`` (the scenario's reporting currency)."""
     accelerator = scenario.accelerator
-    currency = evaluation.currency
     quoted = term_structure(accelerator, as_of=timezone.localdate())
     following = NEXT_GENERATION.get(accelerator.family)
     book = rate_book([scenario.team_id] if scenario.team_id is not None else [])
@@ -73,19 +84,27 @@ def scenario_strategies(scenario: Scenario, evaluation: Evaluation) -> ScenarioS
             following = _reported_generation(following, book, currency,
                                              rate_date or scenario.prices_as_of or timezone.localdate())
         if quoted is None:
-            return ScenarioStrategies(None, None, following, currency,
-                                      f"No rental curve for {accelerator.name}: an administrator "
-                                      "imports one from a CSV file of dates, terms, prices and sources.")
-        terms = _reported_curve(quoted, book, currency, rate_date)
+            return ScenarioMarket(None, following, currency,
+                                  f"No rental curve for {accelerator.name}: an administrator "
+                                  "imports one from a CSV file of dates, terms, prices and sources.")
+        return ScenarioMarket(_reported_curve(quoted, book, currency, rate_date), following, currency)
     except NoRate as exc:
         words = f"Strategies over time need a rate to report their prices in {currency}: {exc}"
-        return ScenarioStrategies(None, None, None, currency, words)
+        return ScenarioMarket(None, None, currency, words)
+
+
+def scenario_strategies(scenario: Scenario, evaluation: Evaluation) -> ScenarioStrategies:
+    """The scenario's strategies at its accelerator's latest curve, in its reporting currency."""
+    currency = evaluation.currency
+    market = scenario_market(scenario, currency)
+    if market.terms is None:
+        return ScenarioStrategies(None, None, market.next_generation, currency, market.missing)
     # The systems' useful life is the scenario's own depreciation life.
     resale = MarketResale(float(evaluation.inputs.buy.depreciation_months), MARKET_RISK_SHARE)
-    inputs = StrategyInputs(evaluation.inputs, terms, following, market_resale=resale)
+    inputs = StrategyInputs(evaluation.inputs, market.terms, market.next_generation, market_resale=resale)
     with money_in(currency):  # the verdict's sentence names amounts
         verdict = evaluate_strategies(inputs)
-    return ScenarioStrategies(verdict, terms, following, currency, inputs=inputs)
+    return ScenarioStrategies(verdict, market.terms, market.next_generation, currency, inputs=inputs)
 
 
 def _converted(amount: float, given: str, book: RateBook, currency: str,
