@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.models import Accelerator
@@ -142,6 +143,7 @@ class ModelSpecField(serializers.Field):
         return value
 
 
+@extend_schema_field({"oneOf": [{"type": "number"}, {"type": "string", "enum": [FITTED]}]})
 class SoftwareGainField(serializers.Field):
     """A yearly software gain: a share a year (0.1 = 10 %), or "fitted" for the catalog's fit on
     dated results of one configuration; its range is checked with the sizing."""
