@@ -39,9 +39,8 @@ from catalog.services import quote_rows_check
 from catalog.signals import bump_catalog_revision
 from catalog.signals import revision_once
 from core import jobs
-from core.file_imports import FILE_IMPORT_TIME_LIMIT_S
 from core.file_imports import CheckedFile
-from core.file_imports import ImportStatus
+from core.file_imports import file_import_jobs
 from core.file_imports import file_import_run
 from core.file_imports import queued
 from core.queues import Queue
@@ -92,8 +91,4 @@ def _send(import_id: int) -> None:
     jobs.send(quote_import_task, (import_id,), queue=Queue.DEFAULT)
 
 
-QUOTE_IMPORT_JOBS = jobs.JobKind(
-    model=QuoteImport, running=ImportStatus.RUNNING, done=ImportStatus.DONE,
-    hard_limit_s=FILE_IMPORT_TIME_LIMIT_S, queue=Queue.DEFAULT, send=_send,
-    failed={"status": ImportStatus.FAILED},
-    requeue_as={ImportStatus.RUNNING: ImportStatus.PENDING, ImportStatus.PENDING: ImportStatus.PENDING})
+QUOTE_IMPORT_JOBS = file_import_jobs(QuoteImport, _send)

@@ -40,6 +40,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from core import jobs
+from core.queues import Queue
 
 # Room for the largest file the upload limits let through on a busy 2-core machine: a 100,000-row
 # quote file and a 200,000-row FOCUS file each import well within it (benchmarks/imports.py).
@@ -163,6 +164,16 @@ Check = Callable[[Any, Callable[[int], Any]], CheckedFile]
 
 class _TakenOver(Exception):
     """The job is no longer this run's: the reaper sent it again, or failed it."""
+
+
+def file_import_jobs(model: type[models.Model], send: Callable[[int], None]) -> jobs.JobKind:
+    """The job kind of a file import (core/jobs.py): a lost one is sent again as pending, up to
+    the attempts allowed, then failed."""
+    return jobs.JobKind(
+        model=model, running=ImportStatus.RUNNING, done=ImportStatus.DONE,
+        hard_limit_s=FILE_IMPORT_TIME_LIMIT_S, queue=Queue.DEFAULT, send=send,
+        failed={"status": ImportStatus.FAILED},
+        requeue_as={ImportStatus.RUNNING: ImportStatus.PENDING, ImportStatus.PENDING: ImportStatus.PENDING})
 
 
 def file_import_run(kind: jobs.JobKind, import_id: int, check: Check) -> None:

@@ -29,9 +29,8 @@ from typing import Any
 from django.db import transaction
 
 from core import jobs
-from core.file_imports import FILE_IMPORT_TIME_LIMIT_S
 from core.file_imports import CheckedFile
-from core.file_imports import ImportStatus
+from core.file_imports import file_import_jobs
 from core.file_imports import file_import_run
 from core.file_imports import queued
 from core.queues import Queue
@@ -95,8 +94,4 @@ def _send(import_id: int) -> None:
     jobs.send(cost_import_task, (import_id,), queue=Queue.DEFAULT)
 
 
-COST_IMPORT_JOBS = jobs.JobKind(
-    model=CostImport, running=ImportStatus.RUNNING, done=ImportStatus.DONE,
-    hard_limit_s=FILE_IMPORT_TIME_LIMIT_S, queue=Queue.DEFAULT, send=_send,
-    failed={"status": ImportStatus.FAILED},
-    requeue_as={ImportStatus.RUNNING: ImportStatus.PENDING, ImportStatus.PENDING: ImportStatus.PENDING})
+COST_IMPORT_JOBS = file_import_jobs(CostImport, _send)
