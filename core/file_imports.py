@@ -166,7 +166,7 @@ class _TakenOver(Exception):
     """The job is no longer this run's: the reaper sent it again, or failed it."""
 
 
-def file_import_jobs(model: type[models.Model], send: Callable[[int], None]) -> jobs.JobKind:
+def file_import_jobs(model: type[jobs.RecoverableJob], send: Callable[[int], None]) -> jobs.JobKind:
     """The job kind of a file import (core/jobs.py): a lost one is sent again as pending, up to
     the attempts allowed, then failed."""
     return jobs.JobKind(

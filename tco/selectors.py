@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 from tco.models import PriceAlert
 from tco.models import ProcurementPlan
 from tco.models import Scenario
+from tco.models import StrategyRun
 from tco.models import SweepRun
 from teams.models import Role
 from teams.selectors import User
@@ -31,3 +32,8 @@ def price_alerts_for(user: User) -> QuerySet[PriceAlert]:
 def plans_for(user: User, *, role: Role = Role.VIEWER) -> QuerySet[ProcurementPlan]:
     """Procurement plans over the scenarios of ``user``'s teams."""
     return for_teams(ProcurementPlan.objects.all(), user, team_path="scenario__team", role=role)
+
+
+def strategy_runs_for(user: User, *, role: Role = Role.VIEWER) -> QuerySet[StrategyRun]:
+    """Strategy Monte Carlo runs over the scenarios of ``user``'s teams."""
+    return for_teams(StrategyRun.objects.all(), user, team_path="scenario__team", role=role)

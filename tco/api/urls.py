@@ -9,6 +9,7 @@ from tco.api.runs import SweepRunViewSet
 from tco.api.sizing import ModelPresetListView
 from tco.api.sizing import SizingView
 from tco.api.sizing_throughput import ThroughputView
+from tco.api.strategy_runs import StrategyRunViewSet
 from tco.api.views import EvaluateView
 from tco.api.views import ScenarioViewSet
 from tco.api.vocabulary import VocabularyView
@@ -18,6 +19,7 @@ router.register("scenarios", ScenarioViewSet, basename="scenario")
 router.register("runs", SweepRunViewSet, basename="sweep-run")
 router.register("price-alerts", PriceAlertViewSet, basename="price-alert")
 router.register("plans", PlanViewSet, basename="plan")
+router.register("strategy-runs", StrategyRunViewSet, basename="strategy-run")
 router.register("price-books", PriceBookViewSet, basename="price-book")
 
 urlpatterns = [
