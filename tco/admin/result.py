@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from django.template.loader import render_to_string
 
+from catalog.models import Accelerator
 from catalog.models import Source
 from catalog.refresh.freshness import price_age
 from costmodel.figures import item
@@ -284,8 +285,10 @@ def _sizing_context(sizing: Sizing | None) -> dict:
     if sizing is None:
         return {}
     search = getattr(sizing.result, "layout_search", None)
+    # The chart names the accelerator as the catalog does, not by its slug.
+    accelerator = Accelerator.objects.filter(slug=sizing.accelerator).values_list("name", flat=True).first()
     chart = {} if search is None else {"interactivity_svg": inline_svg(interactivity_figure(
-        search, sizing.tokens_per_s_per_user_target, sizing.accelerator))}
+        search, sizing.tokens_per_s_per_user_target, accelerator or sizing.accelerator))}
     return {**chart, "sizing_title": sizing.describe(),
             "sizing_figures": [(_words(f.name), _shown(f.value), f.unit) for f in sizing.figures()],
             "sizing_assumptions": [(_words(a.name), _shown(a.value), a.unit, a.source)
