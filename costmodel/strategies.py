@@ -96,7 +96,7 @@ B200_AFTER_H100 = NextGeneration(
     system_price_usd=500_000.0,
     throughput_ratio=4000.0 / 1200.0,
     accelerators_per_system=8.0,
-    source="seed 003: 8x B200 baseboard ~$500,000; ~4,000 vs ~1,200 tokens/s (H100 SXM); "
+    source="seed 003: 8x B200 baseboard about USD 500,000; ~4,000 vs ~1,200 tokens/s (H100 SXM); "
     "a generation about every two years",
 )
 

@@ -984,6 +984,12 @@ def _egress_price(prefix: str, field: str, option: RentOption, offering: CloudOf
     path, field = f"{prefix}.egress_usd_per_gb", f"{field}.egress_usd_per_gb"
     if option.egress_usd_per_gb is not None:
         return record.scenario(path, option.egress_usd_per_gb, "USD/GB", field)
+    if not option.egress_tb_per_month:
+        # No egress volume: a published rate would multiply nothing, and converting it to the
+        # reporting currency would need a rate of the day that nothing else may need.
+        record.assumptions.append(Assumption(path, 0.0, f"{record.currency}/GB", "default",
+                                             "empty, and no egress volume: nothing to price"))
+        return 0.0
     rate = record.egress.get(offering.provider)
     if rate is None:
         record.assumptions.append(Assumption(

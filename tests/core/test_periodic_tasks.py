@@ -9,7 +9,8 @@ def test_every_installed_periodic_task_names_a_registered_task_on_a_served_queue
     app.loader.import_default_modules()  # the apps' tasks modules register their tasks
     installed = PeriodicTask.objects.order_by("name")
 
-    assert installed.count() == 12  # 5 price refreshes, ECB rates, 5 reapers, token cleanup
+    # 5 price refreshes, ECB rates, 6 reapers (FOCUS cost imports' from finops), token cleanup.
+    assert installed.count() == 13
     assert [task.name for task in installed if task.task not in app.tasks] == []
     assert {task.queue for task in installed} <= set(Queue)
 

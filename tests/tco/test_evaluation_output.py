@@ -71,9 +71,10 @@ def test_the_result_serializer_names_what_the_result_writes():
     fields_of_evaluation = [f.name for f in fields(Evaluation)
                             if f.name not in ("inputs", "throughput")]
     # Issue 23: "billing" states how each rent option of the inputs is billed (read from them);
-    # issue 25: "priced_for" says whose prices POST /evaluate/ used (the view adds it).
+    # issue 25: "priced_for" says whose prices POST /evaluate/ used (the view adds it); each
+    # per-token API billed for the fleet's own tokens ("api_at_fleet_tokens") is read from both.
     assert sorted(EvaluationSerializer().fields) == sorted([*fields_of_evaluation, "billing",
-                                                            "priced_for"])
+                                                            "priced_for", "api_at_fleet_tokens"])
 
 
 def _as_json(evaluation: Evaluation) -> tuple[str, str]:
